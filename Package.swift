@@ -1,0 +1,160 @@
+// swift-tools-version: 6.1
+// FitBase: a self-hostable backend and Swift SDK for fitness and health apps.
+// Read this file as a map of the system; ARCHITECTURE.md explains each part.
+import PackageDescription
+
+/// Compiler discipline shared by every target.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "FitBase",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .executable(name: "fitbase", targets: ["fitbase"]),
+        .library(name: "FitBaseCore", targets: ["FitBaseCore"]),
+        .library(name: "FitBaseClient", targets: ["FitBaseClient"]),
+        .library(name: "FitBaseServer", targets: ["FitBaseServer"]),
+    ],
+    dependencies: [
+        // HTTP server and the generated OpenAPI handlers.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
+        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // HTTP client: the SDK's transport on Linux.
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // Storage: one SQLKit layer over SQLite (embedded default) and PostgreSQL (scale-out).
+        .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
+        // Process plumbing: CLI, logging, lifecycle.
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // MARK: Shared by server and client
+
+        /// Pure domain: models, rules, calculations. Foundation only, no I/O.
+        .target(
+            name: "FitBaseCore",
+            swiftSettings: swiftSettings
+        ),
+        /// The wire contract: openapi.yaml and the code generated from it (types, server protocol, client).
+        .target(
+            name: "FitBaseAPI",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ],
+            resources: [.copy("openapi.yaml")],
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+
+        // MARK: Server
+
+        /// The server as a library: `buildApplication(configuration:)`, features, stores, integrations.
+        .target(
+            name: "FitBaseServer",
+            dependencies: [
+                "FitBaseCore",
+                "FitBaseAPI",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        /// The command-line entry point: serve, migrate.
+        .executableTarget(
+            name: "fitbase",
+            dependencies: [
+                "FitBaseServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Client SDK
+
+        /// The SDK app developers import: session, generated API client, (later) local store and sync.
+        .target(
+            name: "FitBaseClient",
+            dependencies: [
+                "FitBaseCore",
+                "FitBaseAPI",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                // URLSession on Apple platforms, AsyncHTTPClient elsewhere.
+                .product(
+                    name: "OpenAPIURLSession", package: "swift-openapi-urlsession",
+                    condition: .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS])
+                ),
+                .product(
+                    name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client",
+                    condition: .when(platforms: [.linux])
+                ),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Tests
+
+        /// Shared by the test targets: throw-away databases on every engine, test configurations.
+        .target(
+            name: "FitBaseTestSupport",
+            dependencies: [
+                "FitBaseServer",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/FitBaseTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FitBaseCoreTests",
+            dependencies: ["FitBaseCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FitBaseServerTests",
+            dependencies: [
+                "FitBaseServer",
+                "FitBaseAPI",
+                "FitBaseTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FitBaseClientTests",
+            dependencies: [
+                "FitBaseClient",
+                "FitBaseServer",
+                "FitBaseTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

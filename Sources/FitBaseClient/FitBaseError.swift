@@ -1,0 +1,60 @@
+import FitBaseAPI
+
+/// Every failure the SDK reports: a problem the server described, or a failure to reach or understand it.
+public enum FitBaseError: Error, Sendable, Equatable {
+    /// The server answered with an RFC 9457 problem; switch on ``APIProblem/code``.
+    case problem(APIProblem)
+    /// The server could not be reached or the connection failed.
+    case transport(String)
+    /// The server answered something the contract does not describe.
+    case unexpectedResponse(statusCode: Int)
+
+    /// A message suitable for showing to the app's user.
+    public var userFacingMessage: String {
+        switch self {
+        case .problem(let problem): problem.detail ?? problem.title
+        case .transport: "The server could not be reached. Check your connection and try again."
+        case .unexpectedResponse: "The server sent an unexpected answer. Please try again later."
+        }
+    }
+
+    static func from(statusCode: Int, problem: Components.Schemas.Problem?) -> FitBaseError {
+        guard let problem else { return .unexpectedResponse(statusCode: statusCode) }
+        return .problem(APIProblem(problem))
+    }
+
+    static func decoding<T>(_ body: () throws -> T) throws(FitBaseError) -> T {
+        do { return try body() } catch { throw .unexpectedResponse(statusCode: 200) }
+    }
+}
+
+/// A problem reported by the server (RFC 9457 with FitBase's stable `code`).
+public struct APIProblem: Sendable, Equatable {
+    /// Stable, machine-readable identifier, e.g. `not_found`, `validation_failed`.
+    public var code: String
+    /// HTTP status code.
+    public var status: Int
+    /// Short summary of the problem type.
+    public var title: String
+    /// Explanation of this occurrence.
+    public var detail: String?
+    /// Offending fields, for validation problems: `(field, message)`.
+    public var fieldErrors: [FieldError]
+    /// The request id to quote when reporting the problem.
+    public var requestID: String?
+
+    /// One offending field of a validation problem.
+    public struct FieldError: Sendable, Equatable {
+        public var field: String
+        public var message: String
+    }
+
+    init(_ problem: Components.Schemas.Problem) {
+        self.code = problem.code
+        self.status = problem.status
+        self.title = problem.title
+        self.detail = problem.detail
+        self.fieldErrors = (problem.errors ?? []).map { FieldError(field: $0.field, message: $0.message) }
+        self.requestID = problem.requestId
+    }
+}

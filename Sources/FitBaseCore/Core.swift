@@ -1,0 +1,1 @@
+public enum FitBaseCoreInfo { public static let name = "FitBase" }

@@ -1,0 +1,106 @@
+import FitBaseAPI
+import Hummingbird
+import Logging
+import NIOCore
+import OpenAPIRuntime
+import ServiceLifecycle
+
+import Foundation
+
+/// The server application type `buildApplication` returns.
+public typealias FitBaseApplication = Application<RouterResponder<FitBaseRequestContext>>
+
+/// Assembles the whole server: data directory, database pool, migrations, routes and background services.
+///
+/// `fitbase serve` and the tests call this same function. Migrations run before the server accepts connections;
+/// the database pool is a service that closes after the HTTP server has drained.
+/// - Parameter onListening: called once with the URL the server listens on (useful with port 0).
+public func buildApplication(
+    configuration: ServerConfiguration,
+    logger: Logger? = nil,
+    onListening: @escaping @Sendable (String) async -> Void = { _ in }
+) async throws -> FitBaseApplication {
+    let logger = logger ?? {
+        var logger = Logger(label: "fitbase")
+        logger.logLevel = configuration.logLevel
+        return logger
+    }()
+
+    try createDataDirectory(configuration.dataDirectory)
+    let openAPIDocument = try OpenAPIDocument.load()
+    let database = try await Database.open(configuration.database, logger: logger)
+
+    let routes = RouteTable()
+    let router = buildRouter(maxBodyBytes: configuration.maxBodyBytes, routes: routes)
+    let api = APIHandler(
+        serviceStatus: ServiceStatusController(database: database, openAPIDocument: openAPIDocument)
+    )
+    try api.registerHandlers(
+        on: RoutingTransport(router: router, routes: routes),
+        configuration: .init(jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
+    )
+
+    let host = configuration.host
+    var app = Application(
+        router: router,
+        configuration: .init(address: .hostname(host, port: configuration.port), serverName: "FitBase"),
+        services: [DatabaseService(database: database)],
+        onServerRunning: { channel in
+            let port = channel.localAddress?.port ?? configuration.port
+            let shownHost = host.contains(":") ? "[\(host)]" : host
+            await onListening("http://\(shownHost):\(port)")
+        },
+        logger: logger
+    )
+    app.beforeServerStarts {
+        try await MigrationRunner.forServer(database: database, logger: logger).run()
+    }
+    return app
+}
+
+/// A router with the middleware every route shares, outermost first: request id, request log, errors as problems,
+/// body limit. Routes added to it afterwards get all four.
+func buildRouter(maxBodyBytes: Int, routes: RouteTable) -> Router<FitBaseRequestContext> {
+    let router = Router(context: FitBaseRequestContext.self, options: .autoGenerateHeadEndpoints)
+    router.add(middleware: RequestIDMiddleware())
+    router.add(middleware: RequestLogMiddleware())
+    router.add(middleware: ProblemMiddleware(routes: routes))
+    router.add(middleware: BodyLimitMiddleware(maxBytes: maxBodyBytes))
+    return router
+}
+
+/// Creates the data directory (owner-only) if it does not exist.
+func createDataDirectory(_ path: String) throws(DataDirectoryError) {
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+        guard isDirectory.boolValue else { throw DataDirectoryError(path: path, reason: "it is a file") }
+        return
+    }
+    do {
+        try FileManager.default.createDirectory(
+            atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
+        )
+    } catch {
+        throw DataDirectoryError(path: path, reason: "\(error.localizedDescription)")
+    }
+}
+
+/// The data directory cannot be used; reported at start-up naming the setting.
+public struct DataDirectoryError: Error, CustomStringConvertible {
+    public let path: String
+    public let reason: String
+
+    public var description: String {
+        "cannot use data directory \(path) (set by --data-dir / FITBASE_DATA_DIR): \(reason)"
+    }
+}
+
+/// Keeps the database pool open while the server runs and closes it after the server has drained.
+struct DatabaseService: Service {
+    let database: Database
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await database.shutdown()
+    }
+}

@@ -1,0 +1,105 @@
+import FitBaseAPI
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+import Foundation
+
+/// A failure the client should see, rendered as RFC 9457 `application/problem+json` with a stable `code`.
+///
+/// Controllers throw these; ``ProblemMiddleware`` turns them (and every other error) into responses.
+public struct Problem: Error, Sendable, Equatable {
+    public var status: HTTPResponse.Status
+    /// Stable, snake_case identifier clients switch on.
+    public var code: String
+    /// Short summary of the problem type.
+    public var title: String
+    /// Explanation of this occurrence; never internals such as SQL or stack traces.
+    public var detail: String?
+    /// Offending fields, for validation problems.
+    public var fieldErrors: [FieldError]
+    /// Extra response headers, e.g. `Allow` or `Retry-After`.
+    public var headers: HTTPFields
+
+    public struct FieldError: Sendable, Equatable {
+        public var field: String
+        public var message: String
+
+        public init(field: String, message: String) {
+            self.field = field
+            self.message = message
+        }
+    }
+
+    public init(
+        _ status: HTTPResponse.Status, code: String, title: String? = nil, detail: String? = nil,
+        fieldErrors: [FieldError] = [], headers: HTTPFields = [:]
+    ) {
+        self.status = status
+        self.code = code
+        self.title = title ?? status.reasonPhrase
+        self.detail = detail
+        self.fieldErrors = fieldErrors
+        self.headers = headers
+    }
+
+    /// The `type` URI of this problem.
+    public var typeURI: String { "urn:fitbase:problem:\(code)" }
+
+    /// Renders the problem for a request.
+    func response(instance: String, requestID: String?) -> Response {
+        let body = Components.Schemas.Problem(
+            _type: typeURI,
+            title: title,
+            status: status.code,
+            detail: detail,
+            code: code,
+            instance: instance,
+            requestId: requestID,
+            errors: fieldErrors.isEmpty ? nil : fieldErrors.map { .init(field: $0.field, message: $0.message) }
+        )
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding a struct of strings and integers cannot fail.
+        let data = (try? encoder.encode(body)) ?? Data(#"{"code":"internal_error","status":500}"#.utf8)
+        var headers = self.headers
+        headers[.contentType] = "application/problem+json"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+extension Problem {
+    static func notFound(_ detail: String) -> Problem {
+        Problem(.notFound, code: "not_found", detail: detail)
+    }
+
+    static func methodNotAllowed(_ method: HTTPRequest.Method, path: String, allowed: [HTTPRequest.Method]) -> Problem {
+        var headers = HTTPFields()
+        headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ")
+        return Problem(
+            .methodNotAllowed, code: "method_not_allowed",
+            detail: "\(method.rawValue) is not allowed on \(path); allowed: \(allowed.map(\.rawValue).joined(separator: ", ")).",
+            headers: headers
+        )
+    }
+
+    static func payloadTooLarge(limit: Int) -> Problem {
+        Problem(
+            .contentTooLarge, code: "payload_too_large",
+            detail: "The request body exceeds the limit of \(limit) bytes."
+        )
+    }
+
+    static func malformedJSON(_ detail: String) -> Problem {
+        Problem(.badRequest, code: "malformed_json", title: "Malformed JSON", detail: detail)
+    }
+
+    static func invalidRequest(_ detail: String, fieldErrors: [FieldError] = []) -> Problem {
+        Problem(.badRequest, code: "invalid_request", title: "Invalid request", detail: detail, fieldErrors: fieldErrors)
+    }
+
+    static let internalError = Problem(
+        .internalServerError, code: "internal_error",
+        detail: "The server failed to handle the request. Quote the request id when reporting this."
+    )
+}

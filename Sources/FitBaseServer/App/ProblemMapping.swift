@@ -1,0 +1,114 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import OpenAPIRuntime
+
+/// Decides which ``Problem`` a thrown error becomes. Unknown errors become `internal_error` and nothing else.
+enum ProblemMapping {
+    /// The problem for `error`, or `nil` when it is an unexpected failure (a 500 that must be logged).
+    static func problem(for error: any Error) -> Problem? {
+        switch error {
+        case let problem as Problem:
+            return problem
+        case let serverError as ServerError:
+            return problem(forOpenAPI: serverError)
+        case let decodingError as DecodingError:
+            return problem(forDecoding: decodingError)
+        case let httpError as any HTTPResponseError:
+            return problem(forStatus: httpError.status, message: (httpError as? HTTPError)?.body)
+        default:
+            return nil
+        }
+    }
+
+    /// Errors from the generated server: our own errors come back wrapped; the rest are request-shape problems.
+    private static func problem(forOpenAPI error: ServerError) -> Problem? {
+        if let problem = problem(for: error.underlyingError) {
+            return problem
+        }
+        guard (400..<500).contains(error.httpStatus.code) else { return nil }
+        switch error.httpStatus {
+        case .unsupportedMediaType:
+            return Problem(.unsupportedMediaType, code: "unsupported_media_type", detail: error.causeDescription)
+        case .notAcceptable:
+            return Problem(.notAcceptable, code: "not_acceptable", detail: error.causeDescription)
+        default:
+            return .invalidRequest(error.causeDescription)
+        }
+    }
+
+    /// A request body that is not JSON, or not the JSON the operation expects, naming the field at fault.
+    static func problem(forDecoding error: DecodingError) -> Problem {
+        switch error {
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            let reason = context.underlyingError.map { " (\(describe($0)))" } ?? ""
+            return .malformedJSON("The request body is not valid JSON\(reason).")
+        case .dataCorrupted(let context):
+            return invalidField(context.codingPath, message: context.debugDescription)
+        case .keyNotFound(let key, let context):
+            return invalidField(context.codingPath + [key], message: "is required")
+        case .valueNotFound(_, let context):
+            return invalidField(context.codingPath, message: "must not be null")
+        case .typeMismatch(let type, let context):
+            return invalidField(context.codingPath, message: "must be \(jsonKind(of: type))")
+        @unknown default:
+            return .invalidRequest("The request body does not match the operation's schema.")
+        }
+    }
+
+    private static func invalidField(_ path: [any CodingKey], message: String) -> Problem {
+        let field = fieldPath(path)
+        return .invalidRequest("\(field.isEmpty ? "The request body" : field) \(message).", fieldErrors: [.init(field: field, message: message)])
+    }
+
+    /// `["samples", 3, "value"]` → `samples[3].value`.
+    static func fieldPath(_ path: [any CodingKey]) -> String {
+        var result = ""
+        for key in path {
+            if let index = key.intValue {
+                result += "[\(index)]"
+            } else {
+                result += result.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
+        }
+        return result
+    }
+
+    private static func jsonKind(of type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Bool.Type: "a boolean"
+        case is Int.Type, is Int32.Type, is Int64.Type: "an integer"
+        case is Double.Type, is Float.Type: "a number"
+        default:
+            String(describing: type).hasPrefix("Array") ? "an array" : "an object"
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        let text = "\(error)"
+        // Foundation's JSON errors carry their useful part in the debug description.
+        if let range = text.range(of: "NSDebugDescription=") {
+            return String(text[range.upperBound...].prefix { $0 != "," && $0 != "}" })
+        }
+        return text.count > 200 ? String(text.prefix(200)) + "…" : text
+    }
+
+    private static func problem(forStatus status: HTTPResponse.Status, message: String?) -> Problem {
+        switch status {
+        case .notFound:
+            return .notFound(message ?? "No such resource.")
+        case .contentTooLarge:
+            return Problem(.contentTooLarge, code: "payload_too_large", detail: message ?? "The request body is too large.")
+        case .badRequest:
+            return .invalidRequest(message ?? "The request is invalid.")
+        case .unauthorized:
+            return Problem(.unauthorized, code: "unauthenticated", detail: message)
+        case .forbidden:
+            return Problem(.forbidden, code: "forbidden", detail: message)
+        default:
+            let code = status.reasonPhrase.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }).joined(separator: "_")
+            return Problem(status, code: code.isEmpty ? "http_\(status.code)" : code, detail: message)
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+
+import Foundation
+
+/// Gives every request an id: the caller's `X-Request-ID` when it is a sensible token, a new UUID otherwise.
+/// The id is echoed in the response and put in the request's log metadata as `request_id`.
+struct RequestIDMiddleware: RouterMiddleware {
+    typealias Context = FitBaseRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let id = request.headers[.requestID].flatMap(Self.acceptable) ?? UUID().uuidString.lowercased()
+        var context = context
+        context.requestID = id
+        context.logger[metadataKey: "request_id"] = .string(id)
+        var response = try await next(request, context)
+        response.headers[.requestID] = id
+        return response
+    }
+
+    /// Accepts 1–128 characters of letters, digits and `-_.:`, so ids are safe to log and to echo.
+    static func acceptable(_ value: String) -> String? {
+        guard (1...128).contains(value.utf8.count),
+            value.utf8.allSatisfy({ $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ":") })
+        else { return nil }
+        return value
+    }
+}
+
+extension HTTPField.Name {
+    static let requestID = Self("X-Request-ID")!
+}
+
+extension UInt8 {
+    fileprivate var isASCIIAlphanumeric: Bool {
+        (0x30...0x39).contains(self) || (0x41...0x5A).contains(self) || (0x61...0x7A).contains(self)
+    }
+}

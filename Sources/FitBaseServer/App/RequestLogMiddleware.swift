@@ -1,0 +1,34 @@
+import Foundation
+import Hummingbird
+import Logging
+
+/// One structured log line per request: method, path, status, duration (and the request id from the metadata).
+struct RequestLogMiddleware: RouterMiddleware {
+    typealias Context = FitBaseRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        do {
+            let response = try await next(request, context)
+            log(request, status: response.status.code, since: start, context: context)
+            return response
+        } catch {
+            log(request, status: (error as? any HTTPResponseError)?.status.code ?? 500, since: start, context: context)
+            throw error
+        }
+    }
+
+    private func log(_ request: Request, status: Int, since start: ContinuousClock.Instant, context: Context) {
+        let elapsed = ContinuousClock.now - start
+        let milliseconds = Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15
+        context.logger.info(
+            "request",
+            metadata: [
+                "method": .string(request.method.rawValue),
+                "path": .string(request.uri.path),
+                "status": .stringConvertible(status),
+                "duration_ms": .string(String(format: "%.2f", milliseconds)),
+            ]
+        )
+    }
+}

@@ -1,0 +1,188 @@
+import Logging
+
+import Foundation
+
+/// Everything `fitbase serve` needs to start, resolved from flags, then the environment, then local defaults.
+///
+/// | setting | flag | environment | default |
+/// |---|---|---|---|
+/// | host | `--host` | `FITBASE_HOST` | `127.0.0.1` |
+/// | port | `--port` | `FITBASE_PORT` | `8080` (`0` picks a free port) |
+/// | data directory | `--data-dir` | `FITBASE_DATA_DIR` | `./fitbase-data` |
+/// | database | `--database-url` | `FITBASE_DATABASE_URL` | `sqlite://<data dir>/fitbase.sqlite` |
+/// | log level | `--log-level` | `FITBASE_LOG_LEVEL` | `info` |
+/// | public URL | `--public-url` | `FITBASE_PUBLIC_URL` | `http://<host>:<port>` |
+/// | request body limit | `--max-body-bytes` | `FITBASE_MAX_BODY_BYTES` | `1048576` (1 MiB) |
+public struct ServerConfiguration: Sendable {
+    /// Interface to bind.
+    public var host: String
+    /// TCP port; 0 lets the system choose (the chosen port is printed).
+    public var port: Int
+    /// Directory for the SQLite file and generated keys; created on start.
+    public var dataDirectory: String
+    /// SQLite file or PostgreSQL server.
+    public var database: DatabaseLocation
+    /// Minimum level logged.
+    public var logLevel: Logger.Level
+    /// The URL clients reach this server at (links in e-mails and invites are built on it).
+    public var publicURL: String
+    /// Largest request body accepted; larger bodies get 413.
+    public var maxBodyBytes: Int
+
+    /// Values as given on the command line; `nil` means "not given".
+    public struct Overrides: Sendable {
+        public var host: String?
+        public var port: String?
+        public var dataDirectory: String?
+        public var databaseURL: String?
+        public var logLevel: String?
+        public var publicURL: String?
+        public var maxBodyBytes: String?
+
+        public init(
+            host: String? = nil, port: String? = nil, dataDirectory: String? = nil, databaseURL: String? = nil,
+            logLevel: String? = nil, publicURL: String? = nil, maxBodyBytes: String? = nil
+        ) {
+            self.host = host
+            self.port = port
+            self.dataDirectory = dataDirectory
+            self.databaseURL = databaseURL
+            self.logLevel = logLevel
+            self.publicURL = publicURL
+            self.maxBodyBytes = maxBodyBytes
+        }
+    }
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        dataDirectory: String = "./fitbase-data",
+        database: DatabaseLocation? = nil,
+        logLevel: Logger.Level = .info,
+        publicURL: String? = nil,
+        maxBodyBytes: Int = 1 << 20
+    ) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.database = database ?? .sqlite(path: Self.defaultDatabasePath(in: dataDirectory))
+        self.logLevel = logLevel
+        self.publicURL = publicURL ?? "http://\(host):\(port)"
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    /// Resolves flags over `FITBASE_*` environment variables over defaults, validating every value.
+    public static func resolve(
+        flags: Overrides = .init(),
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ConfigurationError) -> ServerConfiguration {
+        func value(_ flag: String?, _ variable: String) -> Setting? {
+            if let flag { return Setting(text: flag, source: "--\(Self.flagName(variable))") }
+            if let env = environment[variable] { return Setting(text: env, source: variable) }
+            return nil
+        }
+
+        var host = "127.0.0.1"
+        if let setting = value(flags.host, "FITBASE_HOST") {
+            let text = setting.text.trimmingCharacters(in: .whitespaces)
+            guard !text.isEmpty, !text.contains(where: { $0.isWhitespace || $0 == "/" }) else {
+                throw ConfigurationError(setting: "host", source: setting.source, value: setting.text, expected: "an IP address or host name")
+            }
+            host = text
+        }
+
+        var port = 8080
+        if let setting = value(flags.port, "FITBASE_PORT") {
+            guard let parsed = Int(setting.text.trimmingCharacters(in: .whitespaces)), (0...65_535).contains(parsed) else {
+                throw ConfigurationError(setting: "port", source: setting.source, value: setting.text, expected: "an integer from 0 to 65535")
+            }
+            port = parsed
+        }
+
+        var dataDirectory = "./fitbase-data"
+        if let setting = value(flags.dataDirectory, "FITBASE_DATA_DIR") {
+            guard !setting.text.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw ConfigurationError(setting: "data-dir", source: setting.source, value: setting.text, expected: "a directory path")
+            }
+            dataDirectory = setting.text
+        }
+
+        var database: DatabaseLocation? = nil
+        if let setting = value(flags.databaseURL, "FITBASE_DATABASE_URL") {
+            guard let parsed = DatabaseLocation(parsing: setting.text) else {
+                throw ConfigurationError(
+                    setting: "database-url", source: setting.source, value: setting.text,
+                    expected: "sqlite:///path/file.sqlite, a file path, or postgres://user:password@host:port/database"
+                )
+            }
+            database = parsed
+        }
+
+        var logLevel = Logger.Level.info
+        if let setting = value(flags.logLevel, "FITBASE_LOG_LEVEL") {
+            guard let parsed = Logger.Level(rawValue: setting.text.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                throw ConfigurationError(
+                    setting: "log-level", source: setting.source, value: setting.text,
+                    expected: "one of trace, debug, info, notice, warning, error, critical"
+                )
+            }
+            logLevel = parsed
+        }
+
+        var publicURL: String? = nil
+        if let setting = value(flags.publicURL, "FITBASE_PUBLIC_URL") {
+            let text = setting.text.trimmingCharacters(in: .whitespaces)
+            guard let components = URLComponents(string: text), ["http", "https"].contains(components.scheme?.lowercased()),
+                components.host?.isEmpty == false, components.query == nil, components.fragment == nil
+            else {
+                throw ConfigurationError(setting: "public-url", source: setting.source, value: setting.text, expected: "an absolute http(s) URL such as https://api.example.com")
+            }
+            publicURL = text.hasSuffix("/") ? String(text.dropLast()) : text
+        }
+
+        var maxBodyBytes = 1 << 20
+        if let setting = value(flags.maxBodyBytes, "FITBASE_MAX_BODY_BYTES") {
+            guard let parsed = Int(setting.text.trimmingCharacters(in: .whitespaces)), parsed > 0 else {
+                throw ConfigurationError(setting: "max-body-bytes", source: setting.source, value: setting.text, expected: "a positive number of bytes")
+            }
+            maxBodyBytes = parsed
+        }
+
+        return ServerConfiguration(
+            host: host, port: port, dataDirectory: dataDirectory, database: database, logLevel: logLevel,
+            publicURL: publicURL, maxBodyBytes: maxBodyBytes
+        )
+    }
+
+    /// The SQLite file used when no database URL is given.
+    public static func defaultDatabasePath(in dataDirectory: String) -> String {
+        URL(fileURLWithPath: dataDirectory).appendingPathComponent("fitbase.sqlite").path
+    }
+
+    /// `FITBASE_MAX_BODY_BYTES` → `max-body-bytes`.
+    private static func flagName(_ variable: String) -> String {
+        switch variable {
+        case "FITBASE_DATA_DIR": "data-dir"
+        default: variable.dropFirst("FITBASE_".count).lowercased().replacingOccurrences(of: "_", with: "-")
+        }
+    }
+
+    private struct Setting {
+        let text: String
+        let source: String
+    }
+}
+
+/// An invalid setting, reported at start-up as one line naming the setting and where it came from.
+public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
+    /// The setting's name as in `--help`, e.g. `port`.
+    public let setting: String
+    /// The flag or environment variable that supplied the value.
+    public let source: String
+    public let value: String
+    public let expected: String
+
+    public var description: String {
+        "invalid \(setting) \"\(value)\" (from \(source)): expected \(expected)"
+    }
+}

@@ -1,0 +1,33 @@
+import FitBaseAPI
+import HTTPTypes
+import OpenAPIRuntime
+
+import Foundation
+
+/// Liveness, readiness and the contract: the endpoints operators and load balancers call.
+struct ServiceStatusController: Sendable {
+    let database: Database
+    let openAPIDocument: Data
+
+    func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
+        .ok(.init(body: .json(.init(status: .ok))))
+    }
+
+    /// Ready when the database answers a trivial query. A probe's own timeout bounds how long it waits.
+    func getReadiness(_ input: Operations.GetReadiness.Input) async throws -> Operations.GetReadiness.Output {
+        do {
+            try await database.ping()
+        } catch {
+            throw Problem(
+                .serviceUnavailable, code: "database_unavailable",
+                detail: "The database (\(database.engine.rawValue)) did not answer."
+            )
+        }
+        let engine: Components.Schemas.ReadinessStatus.DatabasePayload = database.engine == .sqlite ? .sqlite : .postgres
+        return .ok(.init(body: .json(.init(status: .ready, database: engine))))
+    }
+
+    func getOpenAPIDocument(_ input: Operations.GetOpenAPIDocument.Input) async throws -> Operations.GetOpenAPIDocument.Output {
+        .ok(.init(body: .yaml(HTTPBody(openAPIDocument))))
+    }
+}

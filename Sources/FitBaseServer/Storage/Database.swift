@@ -1,0 +1,180 @@
+@preconcurrency import AsyncKit
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresKit
+import SQLKit
+import SQLiteKit
+
+import Foundation
+
+/// The one storage handle every feature store is written against: a pool of SQLKit connections to SQLite or
+/// PostgreSQL, plus transactions. Stores never see which engine is underneath except through ``engine``.
+public final class Database: Sendable {
+    /// The engine in use; stores branch on it only for DDL and the rare dialect-specific statement.
+    public let engine: DatabaseEngine
+    /// Where the data lives (password-free when printed).
+    public let location: DatabaseLocation
+    private let pool: any SQLConnectionPool
+    private let logger: Logger
+
+    private init(location: DatabaseLocation, pool: any SQLConnectionPool, logger: Logger) {
+        self.engine = location.engine
+        self.location = location
+        self.pool = pool
+        self.logger = logger
+    }
+
+    /// Opens a pool for `location` and checks that the database answers, so a bad URL fails at start-up.
+    ///
+    /// SQLite: creates the file's directory if needed and switches the file to WAL. PostgreSQL: parses the URL
+    /// (`tlsmode`/`sslmode` honoured) and opens connections lazily up to `maxConnectionsPerEventLoop` per loop.
+    public static func open(
+        _ location: DatabaseLocation,
+        maxConnectionsPerEventLoop: Int = 4,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger
+    ) async throws(DatabaseOpenError) -> Database {
+        let pool: any SQLConnectionPool
+        switch location {
+        case .sqlite(let path):
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            } catch {
+                throw DatabaseOpenError(location: location, reason: "cannot create directory \(directory.path): \(error)")
+            }
+            pool = PooledSQLConnections(
+                pool: EventLoopGroupConnectionPool(
+                    source: SQLiteConnectionSetup(path: path, busyTimeoutMilliseconds: 5_000, threadPool: .singleton),
+                    maxConnectionsPerEventLoop: maxConnectionsPerEventLoop,
+                    pruneInterval: nil,
+                    logger: logger,
+                    on: eventLoopGroup
+                ),
+                logger: logger,
+                makeSQL: { $0.sql() }
+            )
+        case .postgres(let url):
+            let configuration: SQLPostgresConfiguration
+            do {
+                configuration = try SQLPostgresConfiguration(url: url)
+            } catch {
+                throw DatabaseOpenError(location: location, reason: "not a valid PostgreSQL URL (\(error))")
+            }
+            pool = PooledSQLConnections(
+                pool: EventLoopGroupConnectionPool(
+                    source: PostgresConnectionSource(sqlConfiguration: configuration),
+                    maxConnectionsPerEventLoop: maxConnectionsPerEventLoop,
+                    pruneInterval: .seconds(60),
+                    logger: logger,
+                    on: eventLoopGroup
+                ),
+                logger: logger,
+                makeSQL: { $0.sql() }
+            )
+        }
+        let database = Database(location: location, pool: pool, logger: logger)
+        do {
+            if case .sqlite = location {
+                try await database.enableWriteAheadLog()
+            } else {
+                try await database.ping()
+            }
+        } catch {
+            try? await pool.shutdown()
+            throw DatabaseOpenError(location: location, reason: String(reflecting: error))
+        }
+        return database
+    }
+
+    /// Runs `body` on one pooled connection.
+    public func withConnection<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
+    ) async throws -> Result {
+        try await pool.withConnection(body)
+    }
+
+    /// Runs `body` in one transaction on one connection: committed when `body` returns, rolled back when it throws.
+    ///
+    /// Every multi-row change goes through here. On SQLite the transaction starts `IMMEDIATE` (takes the write lock
+    /// up front, so two writers queue on the busy timeout instead of failing on lock upgrade). Transactions do not
+    /// nest: `body` must use the database it is given and not call `transaction` again.
+    public func transaction<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
+    ) async throws -> Result {
+        let begin = engine == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN"
+        let logger = self.logger
+        return try await pool.withConnection { connection in
+            try await connection.raw(SQLQueryString(begin)).run()
+            do {
+                let result = try await body(connection)
+                try await connection.raw("COMMIT").run()
+                return result
+            } catch {
+                do {
+                    try await connection.raw("ROLLBACK").run()
+                } catch let rollbackError {
+                    logger.warning("rollback failed", metadata: ["error": "\(String(reflecting: rollbackError))"])
+                }
+                throw error
+            }
+        }
+    }
+
+    /// Answers whether the database takes a trivial query; `/readyz` calls it.
+    public func ping() async throws {
+        try await withConnection { try await $0.raw("SELECT 1").run() }
+    }
+
+    /// Closes every pooled connection. Called once, after the HTTP server has drained.
+    public func shutdown() async throws {
+        try await pool.shutdown()
+    }
+
+    private func enableWriteAheadLog() async throws {
+        let mode = try await withConnection { connection in
+            try await connection.raw("PRAGMA journal_mode = WAL").first()?.decode(column: "journal_mode", as: String.self)
+        }
+        if mode?.lowercased() != "wal" {
+            logger.warning("SQLite did not switch to WAL; concurrent readers will block writers", metadata: ["journal_mode": "\(mode ?? "unknown")"])
+        }
+    }
+}
+
+/// Start-up failure to open the database; the message names the setting that chose it.
+public struct DatabaseOpenError: Error, CustomStringConvertible {
+    public let location: DatabaseLocation
+    public let reason: String
+
+    public var description: String {
+        "cannot open database \(location) (set by --database-url / FITBASE_DATABASE_URL): \(reason)"
+    }
+}
+
+/// A pool of connections of one engine, seen as SQLKit databases.
+private protocol SQLConnectionPool: Sendable {
+    func withConnection<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
+    ) async throws -> Result
+    func shutdown() async throws
+}
+
+private struct PooledSQLConnections<Source: ConnectionPoolSource>: SQLConnectionPool {
+    let pool: EventLoopGroupConnectionPool<Source>
+    let logger: Logger
+    let makeSQL: @Sendable (Source.Connection) -> any SQLDatabase
+
+    func withConnection<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
+    ) async throws -> Result {
+        let makeSQL = self.makeSQL
+        return try await pool.withConnection(logger: logger) { connection in
+            connection.eventLoop.makeFutureWithTask { try await body(makeSQL(connection)) }
+        }.get()
+    }
+
+    func shutdown() async throws {
+        try await pool.shutdownAsync()
+    }
+}

@@ -1,0 +1,13 @@
+import Logging
+
+/// Every migration of the server, in the order they are applied. Append only.
+enum FitBaseMigrations {
+    static let all: [any Migration] = []
+}
+
+extension MigrationRunner {
+    /// A runner over every migration of this build.
+    public static func forServer(database: Database, logger: Logger) -> MigrationRunner {
+        MigrationRunner(database: database, migrations: FitBaseMigrations.all, logger: logger)
+    }
+}

@@ -1,0 +1,143 @@
+import FitBaseTestSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+@testable import FitBaseServer
+
+/// The operational endpoints and the error format every route shares, on every engine.
+@Suite struct HTTPBasicsTests {
+    @Test(arguments: TestEngines.all)
+    func healthzAnswersWithoutTouchingAnything(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client in
+            let response = try await client.execute(uri: "/healthz", method: .get)
+            #expect(response.status == .ok)
+            #expect(try json(response)["status"] as? String == "ok")
+            #expect(response.headers[.requestID]?.isEmpty == false)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func readyzNamesTheDatabaseEngine(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client in
+            let response = try await client.execute(uri: "/readyz", method: .get)
+            #expect(response.status == .ok)
+            let body = try json(response)
+            #expect(body["status"] as? String == "ready")
+            #expect(body["database"] as? String == engine.rawValue)
+        }
+    }
+
+    @Test func openAPIDocumentIsByteIdenticalToTheSource() async throws {
+        let source = try Data(contentsOf: repositoryRoot.appendingPathComponent("Sources/FitBaseAPI/openapi.yaml"))
+        try await withApp(.sqlite) { client in
+            let response = try await client.execute(uri: "/openapi.yaml", method: .get)
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType]?.hasPrefix("application/yaml") == true)
+            #expect(Data(response.body.readableBytesView) == source)
+        }
+    }
+
+    @Test func unknownRouteIsProblem404() async throws {
+        try await withApp(.sqlite) { client in
+            let response = try await client.execute(uri: "/nope", method: .get)
+            #expect(response.status == .notFound)
+            let problem = try expectProblem(response, code: "not_found")
+            #expect(problem["instance"] as? String == "/nope")
+            #expect(problem["requestId"] as? String == response.headers[.requestID])
+            #expect(problem["type"] as? String == "urn:fitbase:problem:not_found")
+            #expect(problem["title"] as? String == "Not Found")
+        }
+    }
+
+    @Test func wrongMethodIsProblem405WithAllow() async throws {
+        try await withApp(.sqlite) { client in
+            let response = try await client.execute(uri: "/healthz", method: .delete)
+            #expect(response.status == .methodNotAllowed)
+            #expect(response.headers[.allow] == "GET, HEAD")
+            _ = try expectProblem(response, code: "method_not_allowed")
+        }
+    }
+
+    @Test func headIsAnsweredWhereGetIs() async throws {
+        try await withApp(.sqlite) { client in
+            let response = try await client.execute(uri: "/healthz", method: .head)
+            #expect(response.status == .ok)
+            #expect(response.body.readableBytes == 0)
+        }
+    }
+
+    @Test func bodyOverTheLimitIsProblem413() async throws {
+        try await withApp(.sqlite, maxBodyBytes: 1 << 20) { client in
+            let body = ByteBuffer(repeating: UInt8(ascii: "a"), count: 2 << 20)
+            let response = try await client.execute(uri: "/healthz", method: .post, body: body)
+            #expect(response.status == .contentTooLarge)
+            let problem = try expectProblem(response, code: "payload_too_large")
+            #expect((problem["detail"] as? String)?.contains("1048576") == true)
+        }
+    }
+
+    @Test func bodyAtTheLimitIsNotRefused() async throws {
+        try await withApp(.sqlite, maxBodyBytes: 64) { client in
+            let response = try await client.execute(uri: "/healthz", method: .post, body: ByteBuffer(repeating: 0x20, count: 64))
+            #expect(response.status == .methodNotAllowed)
+        }
+    }
+
+    @Test func requestIDIsEchoedWhenSensibleAndReplacedOtherwise() async throws {
+        try await withApp(.sqlite) { client in
+            let echoed = try await client.execute(uri: "/healthz", method: .get, headers: [.requestID: "client-abc.123:x_y"])
+            #expect(echoed.headers[.requestID] == "client-abc.123:x_y")
+
+            let hostile = try await client.execute(uri: "/healthz", method: .get, headers: [.requestID: "a b\u{7f}<script>"])
+            let replaced = try #require(hostile.headers[.requestID])
+            #expect(replaced != "a b\u{7f}<script>")
+            #expect(UUID(uuidString: replaced) != nil)
+
+            let tooLong = try await client.execute(uri: "/healthz", method: .get, headers: [.requestID: String(repeating: "x", count: 129)])
+            #expect(tooLong.headers[.requestID]?.count == 36)
+        }
+    }
+
+    @Test func everyResponseCarriesADistinctRequestID() async throws {
+        try await withApp(.sqlite) { client in
+            let first = try await client.execute(uri: "/healthz", method: .get)
+            let second = try await client.execute(uri: "/healthz", method: .get)
+            #expect(first.headers[.requestID] != second.headers[.requestID])
+        }
+    }
+
+    // MARK: Helpers
+
+    private func withApp(
+        _ engine: DatabaseEngine, maxBodyBytes: Int = 1 << 20,
+        _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
+        try await TestDatabase.with(engine) { database in
+            let app = try await buildApplication(
+                configuration: .testing(database, maxBodyBytes: maxBodyBytes), logger: TestDatabase.logger
+            )
+            try await app.test(.router, test)
+        }
+    }
+}
+
+/// Decodes a JSON object body.
+func json(_ response: TestResponse) throws -> [String: Any] {
+    try #require(JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])
+}
+
+/// Checks the RFC 9457 shape and the stable code, and returns the problem's fields.
+@discardableResult
+func expectProblem(_ response: TestResponse, code: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
+    #expect(response.headers[.contentType] == "application/problem+json", sourceLocation: sourceLocation)
+    let problem = try json(response)
+    #expect(problem["code"] as? String == code, sourceLocation: sourceLocation)
+    #expect(problem["status"] as? Int == Int(response.status.code), sourceLocation: sourceLocation)
+    #expect(problem["type"] as? String == "urn:fitbase:problem:\(code)", sourceLocation: sourceLocation)
+    #expect((problem["title"] as? String)?.isEmpty == false, sourceLocation: sourceLocation)
+    return problem
+}
