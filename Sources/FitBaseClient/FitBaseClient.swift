@@ -6,6 +6,8 @@ import OpenAPIRuntime
 #if canImport(OpenAPIURLSession)
 import OpenAPIURLSession
 #else
+import AsyncHTTPClient
+import NIOCore
 import OpenAPIAsyncHTTPClient
 #endif
 
@@ -62,9 +64,22 @@ public final class FitBaseClient: Sendable {
         #if canImport(OpenAPIURLSession)
         URLSessionTransport()
         #else
-        AsyncHTTPClientTransport()
+        AsyncHTTPClientTransport(configuration: .init(client: sharedHTTPClient, timeout: .seconds(30)))
         #endif
     }
+
+    #if !canImport(OpenAPIURLSession)
+    /// One process-wide HTTP client, never shut down (like `HTTPClient.shared`).
+    ///
+    /// An unreachable server fails at once instead of being retried until the request deadline: the SDK's callers
+    /// (and later its sync queue) decide when to try again, and an app offline should learn it immediately.
+    private static let sharedHTTPClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+    #endif
 }
 
 /// What ``FitBaseClient/serverStatus()`` found.
@@ -75,4 +90,11 @@ public struct ServerStatus: Sendable, Equatable {
     public var ready: Bool
     /// The database engine (`sqlite` or `postgres`) when ready.
     public var database: String?
+
+    /// Creates a status value (the SDK builds these from the server's answers).
+    public init(alive: Bool, ready: Bool, database: String?) {
+        self.alive = alive
+        self.ready = ready
+        self.database = database
+    }
 }

@@ -17,12 +17,15 @@ public final class Database: Sendable {
     public let location: DatabaseLocation
     private let pool: any SQLConnectionPool
     private let logger: Logger
+    /// SQLite only: queues write transactions in-process (see ``WriteGate``).
+    private let writeGate: WriteGate?
 
     private init(location: DatabaseLocation, pool: any SQLConnectionPool, logger: Logger) {
         self.engine = location.engine
         self.location = location
         self.pool = pool
         self.logger = logger
+        self.writeGate = location.engine == .sqlite ? WriteGate() : nil
     }
 
     /// Opens a pool for `location` and checks that the database answers, so a bad URL fails at start-up.
@@ -97,13 +100,19 @@ public final class Database: Sendable {
 
     /// Runs `body` in one transaction on one connection: committed when `body` returns, rolled back when it throws.
     ///
-    /// Every multi-row change goes through here. On SQLite the transaction starts `IMMEDIATE` (takes the write lock
-    /// up front, so two writers queue on the busy timeout instead of failing on lock upgrade). Transactions do not
-    /// nest: `body` must use the database it is given and not call `transaction` again.
+    /// Every change goes through here (on SQLite, writes outside a transaction can starve the lock holder). On SQLite
+    /// write transactions queue in-process and start `IMMEDIATE`, taking the write lock up front instead of failing on
+    /// lock upgrade. Transactions do not nest: `body` must use the database it is given and not call `transaction`.
     public func transaction<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
-        let begin = engine == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN"
+        guard let writeGate else { return try await runTransaction(begin: "BEGIN", body) }
+        return try await writeGate.run { try await self.runTransaction(begin: "BEGIN IMMEDIATE", body) }
+    }
+
+    private func runTransaction<Result: Sendable>(
+        begin: String, _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
+    ) async throws -> Result {
         let logger = self.logger
         return try await pool.withConnection { connection in
             try await connection.raw(SQLQueryString(begin)).run()

@@ -1,0 +1,227 @@
+import FitBaseTestSupport
+import Foundation
+import SQLKit
+import Testing
+
+@testable import FitBaseServer
+
+/// The storage layer on every engine: transactions, migrations, connection settings.
+@Suite struct StorageTests {
+    @Test(arguments: TestEngines.all)
+    func transactionCommitsWhenTheBodyReturns(engine: DatabaseEngine) async throws {
+        try await withDatabase(engine) { database in
+            try await createNotes(database)
+            try await database.transaction { db in
+                try await insertNote(db, "a")
+                try await insertNote(db, "b")
+            }
+            #expect(try await noteCount(database) == 2)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func transactionRollsBackEverythingWhenTheBodyThrows(engine: DatabaseEngine) async throws {
+        try await withDatabase(engine) { database in
+            try await createNotes(database)
+            await #expect(throws: Boom.self) {
+                try await database.transaction { db in
+                    try await insertNote(db, "a")
+                    throw Boom()
+                }
+            }
+            #expect(try await noteCount(database) == 0)
+            // The connection went back to the pool usable, not stuck inside the failed transaction.
+            try await database.transaction { db in try await insertNote(db, "c") }
+            #expect(try await noteCount(database) == 1)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func failedStatementRollsBackTheWholeTransaction(engine: DatabaseEngine) async throws {
+        try await withDatabase(engine) { database in
+            try await createNotes(database)
+            await #expect(throws: (any Error).self) {
+                try await database.transaction { db in
+                    try await insertNote(db, "unique")
+                    try await insertNote(db, "unique")  // primary-key violation
+                }
+            }
+            #expect(try await noteCount(database) == 0)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func concurrentTransactionsAllCommit(engine: DatabaseEngine) async throws {
+        try await withDatabase(engine) { database in
+            try await createNotes(database)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<40 {
+                    group.addTask {
+                        try await database.transaction { db in
+                            try await insertNote(db, "note-\(index)")
+                            try await insertNote(db, "note-\(index)-again")
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await noteCount(database) == 80)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func migrationsAppliedTwiceAreANoOp(engine: DatabaseEngine) async throws {
+        try await withDatabase(engine) { database in
+            let runner = MigrationRunner(database: database, migrations: [CreateWidgets(), SeedWidget()], logger: TestDatabase.logger)
+            #expect(try await runner.run() == ["test.create-widgets", "test.seed-widget"])
+            #expect(try await runner.run() == [])
+            let applied = try await runner.appliedNames()
+            #expect(applied == ["test.create-widgets", "test.seed-widget"])
+            let rows = try await database.withConnection { try await $0.select().column("name").from("widgets").all() }
+            #expect(rows.count == 1)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func concurrentRunnersApplyEachMigrationOnce(engine: DatabaseEngine) async throws {
+        try await withDatabase(engine) { database in
+            let runner = MigrationRunner(database: database, migrations: [CreateWidgets(), SeedWidget()], logger: TestDatabase.logger)
+            let results = try await withThrowingTaskGroup(of: [String].self) { group in
+                for _ in 0..<4 { group.addTask { try await runner.run() } }
+                return try await group.reduce(into: [String]()) { $0 += $1 }
+            }
+            #expect(results.sorted() == ["test.create-widgets", "test.seed-widget"])
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func failingMigrationLeavesNoTraceAndStopsTheRun(engine: DatabaseEngine) async throws {
+        try await withDatabase(engine) { database in
+            let runner = MigrationRunner(
+                database: database, migrations: [CreateWidgets(), HalfDoneThenFails(), SeedWidget()], logger: TestDatabase.logger
+            )
+            await #expect(throws: Boom.self) { try await runner.run() }
+            let applied = try await runner.appliedNames()
+            #expect(applied == ["test.create-widgets"])
+            // The half-done table of the failed migration was rolled back with it.
+            await #expect(throws: (any Error).self) {
+                try await database.withConnection { try await $0.select().column("*").from("gadgets").all() }
+            }
+        }
+    }
+
+    @Test func duplicateMigrationNamesAreRefused() async throws {
+        try await withDatabase(.sqlite) { database in
+            let runner = MigrationRunner(database: database, migrations: [CreateWidgets(), CreateWidgets()], logger: TestDatabase.logger)
+            await #expect(throws: MigrationError.self) { try await runner.run() }
+        }
+    }
+
+    @Test func serverMigrationsApplyOnAFreshDatabaseAndAgain() async throws {
+        for engine in TestEngines.all {
+            try await withDatabase(engine) { database in
+                let runner = MigrationRunner.forServer(database: database, logger: TestDatabase.logger)
+                try await runner.run()
+                #expect(try await runner.run() == [])
+            }
+        }
+    }
+
+    @Test func sqliteConnectionsUseWALForeignKeysAndABusyTimeout() async throws {
+        try await withDatabase(.sqlite) { database in
+            let settings = try await database.withConnection { db in
+                (
+                    try await db.raw("PRAGMA journal_mode").first()?.decode(column: "journal_mode", as: String.self),
+                    try await db.raw("PRAGMA foreign_keys").first()?.decode(column: "foreign_keys", as: Int.self),
+                    try await db.raw("PRAGMA busy_timeout").first()?.decode(column: "timeout", as: Int.self)
+                )
+            }
+            #expect(settings.0 == "wal")
+            #expect(settings.1 == 1)
+            #expect(settings.2 == 5_000)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func foreignKeysAreEnforced(engine: DatabaseEngine) async throws {
+        try await withDatabase(engine) { database in
+            try await database.withConnection { db in
+                try await db.create(table: "parents").column("id", type: .text, .primaryKey(autoIncrement: false)).run()
+                try await db.create(table: "children")
+                    .column("id", type: .text, .primaryKey(autoIncrement: false))
+                    .column("parent_id", type: .text, .notNull, .references("parents", "id"))
+                    .run()
+            }
+            await #expect(throws: (any Error).self) {
+                try await database.withConnection { db in
+                    try await db.insert(into: "children").columns("id", "parent_id").values(SQLBind("c"), SQLBind("missing")).run()
+                }
+            }
+        }
+    }
+
+    @Test func unreachablePostgresFailsAtOpenNamingTheSetting() async throws {
+        do {
+            _ = try await Database.open(.postgres(url: "postgres://nobody@127.0.0.1:1/none?tlsmode=disable"), logger: TestDatabase.logger)
+            Issue.record("opening an unreachable database should fail")
+        } catch {
+            #expect(error.description.contains("FITBASE_DATABASE_URL"))
+            #expect(error.description.contains("postgres://nobody@127.0.0.1:1/none"))
+        }
+    }
+
+    // MARK: Helpers
+
+    private func withDatabase(_ engine: DatabaseEngine, _ body: @escaping @Sendable (Database) async throws -> Void) async throws {
+        try await TestDatabase.with(engine) { test in
+            let database = try await Database.open(test.location, logger: TestDatabase.logger)
+            do {
+                try await body(database)
+            } catch {
+                try? await database.shutdown()
+                throw error
+            }
+            try await database.shutdown()
+        }
+    }
+}
+
+private struct Boom: Error {}
+
+private func createNotes(_ database: Database) async throws {
+    try await database.withConnection { db in
+        try await db.create(table: "notes").column("id", type: .text, .primaryKey(autoIncrement: false)).run()
+    }
+}
+
+private func insertNote(_ db: any SQLDatabase, _ id: String) async throws {
+    try await db.insert(into: "notes").columns("id").values(SQLBind(id)).run()
+}
+
+private func noteCount(_ database: Database) async throws -> Int {
+    try await database.withConnection { db in
+        try await db.raw("SELECT COUNT(*) AS n FROM notes").first()?.decode(column: "n", as: Int.self) ?? -1
+    }
+}
+
+private struct CreateWidgets: Migration {
+    let name = "test.create-widgets"
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.create(table: "widgets").column("name", type: .text, .primaryKey(autoIncrement: false)).run()
+    }
+}
+
+private struct SeedWidget: Migration {
+    let name = "test.seed-widget"
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.insert(into: "widgets").columns("name").values(SQLBind("first")).run()
+    }
+}
+
+private struct HalfDoneThenFails: Migration {
+    let name = "test.half-done"
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.create(table: "gadgets").column("id", type: .text).run()
+        throw Boom()
+    }
+}
