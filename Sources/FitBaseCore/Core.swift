@@ -1,1 +1,0 @@
-public enum FitBaseCoreInfo { public static let name = "FitBase" }

@@ -1,0 +1,46 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A typed identifier: an `Identifier<User>` cannot be passed where an `Identifier<Workout>` is expected.
+///
+/// On the wire and in storage it is a plain UUID string; the type parameter exists only for the compiler.
+public struct Identifier<Entity>: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The underlying UUID.
+    public let rawValue: UUID
+
+    /// Wraps an existing UUID.
+    public init(rawValue: UUID) {
+        self.rawValue = rawValue
+    }
+
+    /// A new random identifier.
+    public init() {
+        self.rawValue = UUID()
+    }
+
+    /// Parses a UUID string in any letter case; `nil` when it is not one.
+    public init?(_ text: String) {
+        guard let uuid = UUID(uuidString: text) else { return nil }
+        self.rawValue = uuid
+    }
+
+    /// The canonical lower-case form used on the wire.
+    public var description: String { rawValue.uuidString.lowercased() }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let uuid = UUID(uuidString: text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "is not a UUID")
+        }
+        self.rawValue = uuid
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}

@@ -1,0 +1,24 @@
+import FitBaseCore
+import Foundation
+import Testing
+
+@Suite struct IdentifierTests {
+    private enum Workout {}
+
+    @Test func encodesAsALowerCaseUUIDString() throws {
+        let id = Identifier<Workout>(rawValue: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!)
+        let data = try JSONEncoder().encode([id])
+        #expect(String(decoding: data, as: UTF8.self) == #"["e621e1f8-c36c-495a-93fc-0c247a3e6e5f"]"#)
+        #expect(try JSONDecoder().decode([Identifier<Workout>].self, from: data) == [id])
+    }
+
+    @Test func parsesEitherCaseAndRejectsNonUUIDs() {
+        #expect(Identifier<Workout>("E621E1F8-C36C-495A-93FC-0C247A3E6E5F") == Identifier<Workout>("e621e1f8-c36c-495a-93fc-0c247a3e6e5f"))
+        #expect(Identifier<Workout>("not-a-uuid") == nil)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode([Identifier<Workout>].self, from: Data(#"["nope"]"#.utf8)) }
+    }
+
+    @Test func freshIdentifiersDiffer() {
+        #expect(Identifier<Workout>() != Identifier<Workout>())
+    }
+}
