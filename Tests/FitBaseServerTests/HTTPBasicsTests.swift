@@ -12,7 +12,7 @@ import Testing
 @Suite struct HTTPBasicsTests {
     @Test(arguments: TestEngines.all)
     func healthzAnswersWithoutTouchingAnything(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client in
+        try await withApp(engine) { client, _ in
             let response = try await client.execute(uri: "/healthz", method: .get)
             #expect(response.status == .ok)
             #expect(try json(response)["status"] as? String == "ok")
@@ -22,7 +22,7 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func readyzNamesTheDatabaseEngine(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client in
+        try await withApp(engine) { client, _ in
             let response = try await client.execute(uri: "/readyz", method: .get)
             #expect(response.status == .ok)
             let body = try json(response)
@@ -33,7 +33,7 @@ import Testing
 
     @Test func openAPIDocumentIsByteIdenticalToTheSource() async throws {
         let source = try Data(contentsOf: repositoryRoot.appendingPathComponent("Sources/FitBaseAPI/openapi.yaml"))
-        try await withApp(.sqlite) { client in
+        try await withApp(.sqlite) { client, _ in
             let response = try await client.execute(uri: "/openapi.yaml", method: .get)
             #expect(response.status == .ok)
             #expect(response.headers[.contentType]?.hasPrefix("application/yaml") == true)
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func unknownRouteIsProblem404() async throws {
-        try await withApp(.sqlite) { client in
+        try await withApp(.sqlite) { client, _ in
             let response = try await client.execute(uri: "/nope", method: .get)
             #expect(response.status == .notFound)
             let problem = try expectProblem(response, code: "not_found")
@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func wrongMethodIsProblem405WithAllow() async throws {
-        try await withApp(.sqlite) { client in
+        try await withApp(.sqlite) { client, _ in
             let response = try await client.execute(uri: "/healthz", method: .delete)
             #expect(response.status == .methodNotAllowed)
             #expect(response.headers[.allow] == "GET, HEAD")
@@ -63,7 +63,7 @@ import Testing
     }
 
     @Test func headIsAnsweredWhereGetIs() async throws {
-        try await withApp(.sqlite) { client in
+        try await withApp(.sqlite) { client, _ in
             let response = try await client.execute(uri: "/healthz", method: .head)
             #expect(response.status == .ok)
             #expect(response.body.readableBytes == 0)
@@ -71,7 +71,7 @@ import Testing
     }
 
     @Test func bodyOverTheLimitIsProblem413() async throws {
-        try await withApp(.sqlite, maxBodyBytes: 1 << 20) { client in
+        try await withApp(.sqlite, maxBodyBytes: 1 << 20) { client, _ in
             let body = ByteBuffer(repeating: UInt8(ascii: "a"), count: 2 << 20)
             let response = try await client.execute(uri: "/healthz", method: .post, body: body)
             #expect(response.status == .contentTooLarge)
@@ -81,14 +81,14 @@ import Testing
     }
 
     @Test func bodyAtTheLimitIsNotRefused() async throws {
-        try await withApp(.sqlite, maxBodyBytes: 64) { client in
+        try await withApp(.sqlite, maxBodyBytes: 64) { client, _ in
             let response = try await client.execute(uri: "/healthz", method: .post, body: ByteBuffer(repeating: 0x20, count: 64))
             #expect(response.status == .methodNotAllowed)
         }
     }
 
     @Test func requestIDIsEchoedWhenSensibleAndReplacedOtherwise() async throws {
-        try await withApp(.sqlite) { client in
+        try await withApp(.sqlite) { client, _ in
             let echoed = try await client.execute(uri: "/healthz", method: .get, headers: [.requestID: "client-abc.123:x_y"])
             #expect(echoed.headers[.requestID] == "client-abc.123:x_y")
 
@@ -103,24 +103,10 @@ import Testing
     }
 
     @Test func everyResponseCarriesADistinctRequestID() async throws {
-        try await withApp(.sqlite) { client in
+        try await withApp(.sqlite) { client, _ in
             let first = try await client.execute(uri: "/healthz", method: .get)
             let second = try await client.execute(uri: "/healthz", method: .get)
             #expect(first.headers[.requestID] != second.headers[.requestID])
-        }
-    }
-
-    // MARK: Helpers
-
-    private func withApp(
-        _ engine: DatabaseEngine, maxBodyBytes: Int = 1 << 20,
-        _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void
-    ) async throws {
-        try await TestDatabase.with(engine) { database in
-            let app = try await buildApplication(
-                configuration: .testing(database, maxBodyBytes: maxBodyBytes), logger: TestDatabase.logger
-            )
-            try await app.test(.router, test)
         }
     }
 }

@@ -160,6 +160,29 @@ import Testing
         }
     }
 
+    @Test(arguments: TestEngines.all)
+    func storedInstantsReadBackEqualAndMatchInQueries(engine: DatabaseEngine) async throws {
+        try await withDatabase(engine) { database in
+            let written = (0..<50).map { _ in Date.storageNow.addingTimeInterval(Double.random(in: -1e6...1e6).rounded()) }
+            let found = try await database.transaction { db in
+                try await db.create(table: "moments").column("id", type: .int, .primaryKey(autoIncrement: false))
+                    .column("at", type: engine.instant, .notNull).run()
+                var found: [Date] = []
+                for (index, instant) in written.enumerated() {
+                    try await db.insert(into: "moments").columns("id", "at").values(SQLBind(index), SQLBind(instant)).run()
+                    let back = try #require(try await db.select().column("at").from("moments").where("id", .equal, index).first())
+                    let read = try back.decode(column: "at", as: Date.self)
+                    // What was read is what a cursor sends back: it must select the same row.
+                    let matches = try await db.select().column("id").from("moments").where("at", .equal, read).all()
+                    #expect(matches.count == 1)
+                    found.append(read)
+                }
+                return found
+            }
+            #expect(found == written)
+        }
+    }
+
     @Test func unreachablePostgresFailsAtOpenNamingTheSetting() async throws {
         do {
             _ = try await Database.open(.postgres(url: "postgres://nobody@127.0.0.1:1/none?tlsmode=disable"), logger: TestDatabase.logger)

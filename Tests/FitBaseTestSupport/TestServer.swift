@@ -7,7 +7,7 @@ extension ServerConfiguration {
     public static func testing(_ database: TestDatabase, maxBodyBytes: Int = 1 << 20) -> ServerConfiguration {
         ServerConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: database.dataDirectory, database: database.location,
-            logLevel: TestDatabase.logger.logLevel, maxBodyBytes: maxBodyBytes
+            logLevel: TestDatabase.logger.logLevel, maxBodyBytes: maxBodyBytes, bcryptCost: 4
         )
     }
 }

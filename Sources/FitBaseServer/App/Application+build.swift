@@ -32,8 +32,17 @@ public func buildApplication(
 
     let routes = RouteTable()
     let router = buildRouter(maxBodyBytes: configuration.maxBodyBytes, routes: routes)
+    let signer = try await SessionTokenSigner.load(dataDirectory: configuration.dataDirectory, issuer: configuration.publicURL)
+    let hasher = PasswordHasher(cost: configuration.bcryptCost)
+    let sessions = SessionStore(database: database)
+    router.add(middleware: AuthenticationMiddleware(signer: signer, sessions: sessions))
+
     let api = APIHandler(
-        serviceStatus: ServiceStatusController(database: database, openAPIDocument: openAPIDocument)
+        serviceStatus: ServiceStatusController(database: database, openAPIDocument: openAPIDocument),
+        accounts: AccountsController(
+            database: database, users: UserStore(database: database), sessions: sessions,
+            throttle: SignInThrottle(database: database), hasher: hasher, signer: signer
+        )
     )
     try api.registerHandlers(
         on: RoutingTransport(router: router, routes: routes),
@@ -44,7 +53,7 @@ public func buildApplication(
     var app = Application(
         router: router,
         configuration: .init(address: .hostname(host, port: configuration.port), serverName: "FitBase"),
-        services: [DatabaseService(database: database)],
+        services: [DatabaseService(database: database), hasher],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
             let shownHost = host.contains(":") ? "[\(host)]" : host

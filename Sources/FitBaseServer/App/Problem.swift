@@ -98,6 +98,18 @@ extension Problem {
         Problem(.badRequest, code: "invalid_request", title: "Invalid request", detail: detail, fieldErrors: fieldErrors)
     }
 
+    /// 401 with a `WWW-Authenticate: Bearer` challenge.
+    static func unauthenticated(_ code: String, _ detail: String) -> Problem {
+        Problem(.unauthorized, code: code, title: "Unauthorized", detail: detail, headers: [.wwwAuthenticate: "Bearer"])
+    }
+
+    static func validationFailed(_ fieldErrors: [FieldError]) -> Problem {
+        Problem(
+            .unprocessableContent, code: "validation_failed", title: "Validation failed",
+            detail: fieldErrors.map { "\($0.field) \($0.message)" }.joined(separator: "; "), fieldErrors: fieldErrors
+        )
+    }
+
     static let internalError = Problem(
         .internalServerError, code: "internal_error",
         detail: "The server failed to handle the request. Quote the request id when reporting this."

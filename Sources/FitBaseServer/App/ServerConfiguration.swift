@@ -13,6 +13,7 @@ import Foundation
 /// | log level | `--log-level` | `FITBASE_LOG_LEVEL` | `info` |
 /// | public URL | `--public-url` | `FITBASE_PUBLIC_URL` | `http://<host>:<port>` |
 /// | request body limit | `--max-body-bytes` | `FITBASE_MAX_BODY_BYTES` | `1048576` (1 MiB) |
+/// | bcrypt cost | — | `FITBASE_BCRYPT_COST` | `12` (4–31; tests use 4) |
 public struct ServerConfiguration: Sendable {
     /// Interface to bind.
     public var host: String
@@ -28,6 +29,8 @@ public struct ServerConfiguration: Sendable {
     public var publicURL: String
     /// Largest request body accepted; larger bodies get 413.
     public var maxBodyBytes: Int
+    /// bcrypt work factor for new password hashes (each step doubles the time).
+    public var bcryptCost: UInt8
 
     /// Values as given on the command line; `nil` means "not given".
     public struct Overrides: Sendable {
@@ -60,7 +63,8 @@ public struct ServerConfiguration: Sendable {
         database: DatabaseLocation? = nil,
         logLevel: Logger.Level = .info,
         publicURL: String? = nil,
-        maxBodyBytes: Int = 1 << 20
+        maxBodyBytes: Int = 1 << 20,
+        bcryptCost: UInt8 = 12
     ) {
         self.host = host
         self.port = port
@@ -69,6 +73,7 @@ public struct ServerConfiguration: Sendable {
         self.logLevel = logLevel
         self.publicURL = publicURL ?? "http://\(host):\(port)"
         self.maxBodyBytes = maxBodyBytes
+        self.bcryptCost = bcryptCost
     }
 
     /// Resolves flags over `FITBASE_*` environment variables over defaults, validating every value.
@@ -148,9 +153,17 @@ public struct ServerConfiguration: Sendable {
             maxBodyBytes = parsed
         }
 
+        var bcryptCost: UInt8 = 12
+        if let text = environment["FITBASE_BCRYPT_COST"] {
+            guard let parsed = UInt8(text.trimmingCharacters(in: .whitespaces)), (4...31).contains(parsed) else {
+                throw ConfigurationError(setting: "bcrypt-cost", source: "FITBASE_BCRYPT_COST", value: text, expected: "an integer from 4 to 31")
+            }
+            bcryptCost = parsed
+        }
+
         return ServerConfiguration(
             host: host, port: port, dataDirectory: dataDirectory, database: database, logLevel: logLevel,
-            publicURL: publicURL, maxBodyBytes: maxBodyBytes
+            publicURL: publicURL, maxBodyBytes: maxBodyBytes, bcryptCost: bcryptCost
         )
     }
 

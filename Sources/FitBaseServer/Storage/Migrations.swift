@@ -2,7 +2,11 @@ import Logging
 
 /// Every migration of the server, in the order they are applied. Append only.
 enum FitBaseMigrations {
-    static let all: [any Migration] = []
+    static let all: [any Migration] = [
+        CreateUsers(),
+        CreateSessions(),
+        CreateSignInFailures(),
+    ]
 }
 
 extension MigrationRunner {

@@ -1,0 +1,60 @@
+import SQLKit
+
+/// `users`: one row per account, whatever the sign-in method.
+struct CreateUsers: Migration {
+    let name = "2026-11-22.accounts.create-users"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.create(table: "users")
+            .column("id", type: engine.uuid, .primaryKey(autoIncrement: false))
+            .column("email", type: .text)  // normalised; NULL for provider accounts without one
+            .column("password_hash", type: .text)  // bcrypt; NULL for provider-only accounts
+            .column("display_name", type: .text)
+            .column("role", type: .text, .notNull, .default("user"))
+            .column("created_at", type: engine.instant, .notNull)
+            .column("updated_at", type: engine.instant, .notNull)
+            .run()
+        try await database.create(index: "users_email_unique").unique().on("users").column("email").run()
+    }
+}
+
+/// `sessions` (one per sign-in on a device, the refresh-token family) and `refresh_tokens` (stored as SHA-256 only).
+struct CreateSessions: Migration {
+    let name = "2026-11-22.accounts.create-sessions"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.create(table: "sessions")
+            .column("id", type: engine.uuid, .primaryKey(autoIncrement: false))
+            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .column("device_label", type: .text)
+            .column("created_at", type: engine.instant, .notNull)
+            .column("last_used_at", type: engine.instant, .notNull)
+            .column("revoked_at", type: engine.instant)
+            .run()
+        try await database.create(index: "sessions_user").on("sessions").column("user_id").run()
+
+        try await database.create(table: "refresh_tokens")
+            .column("token_hash", type: .text, .primaryKey(autoIncrement: false))
+            .column("session_id", type: engine.uuid, .notNull, .references("sessions", "id", onDelete: .cascade))
+            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .column("created_at", type: engine.instant, .notNull)
+            .column("expires_at", type: engine.instant, .notNull)
+            .column("replaced_at", type: engine.instant)  // set when rotated; presenting it again is reuse
+            .run()
+        try await database.create(index: "refresh_tokens_session").on("refresh_tokens").column("session_id").run()
+    }
+}
+
+/// `sign_in_failures`: recent failed password sign-ins per e-mail address, for throttling.
+struct CreateSignInFailures: Migration {
+    let name = "2026-11-22.accounts.create-sign-in-failures"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.create(table: "sign_in_failures")
+            .column("id", type: engine.uuid, .primaryKey(autoIncrement: false))
+            .column("subject", type: .text, .notNull)
+            .column("failed_at", type: engine.instant, .notNull)
+            .run()
+        try await database.create(index: "sign_in_failures_subject").on("sign_in_failures").column("subject").column("failed_at").run()
+    }
+}

@@ -1,0 +1,124 @@
+import Crypto
+import FitBaseCore
+import Foundation
+import JWTKit
+
+/// Signs and verifies the server's access tokens: ES256 JWTs with `sub`, `sid`, `iat`, `exp`, `iss` and `aud`.
+///
+/// The P-256 key is generated into the data directory on first run (`session-signing-key.pem`, mode 0600) and its
+/// public half is published at `/.well-known/jwks.json` under a `kid` derived from the key itself.
+struct SessionTokenSigner: Sendable {
+    /// How long an access token is valid.
+    static let accessTokenLifetime: TimeInterval = 15 * 60
+    static let audience = "fitbase"
+
+    let issuer: String
+    let keyID: String
+    private let keys: JWTKeyCollection
+    private let publicKey: ES256PublicKey
+
+    /// Loads the key from `dataDirectory`, creating it on first run.
+    static func load(dataDirectory: String, issuer: String) async throws -> SessionTokenSigner {
+        let path = URL(fileURLWithPath: dataDirectory).appendingPathComponent("session-signing-key.pem").path
+        let key: ES256PrivateKey
+        if let pem = FileManager.default.contents(atPath: path) {
+            do {
+                key = try ES256PrivateKey(pem: String(decoding: pem, as: UTF8.self))
+            } catch {
+                throw SigningKeyError(path: path, reason: "not a PEM P-256 private key (\(error))")
+            }
+        } else {
+            key = ES256PrivateKey()
+            let created = FileManager.default.createFile(
+                atPath: path, contents: Data(key.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600]
+            )
+            guard created else { throw SigningKeyError(path: path, reason: "cannot write the new key") }
+        }
+        return await SessionTokenSigner(key: key, issuer: issuer)
+    }
+
+    init(key: ES256PrivateKey, issuer: String) async {
+        let publicKey = key.publicKey
+        let parameters = publicKey.parameters
+        // RFC 7638-style thumbprint: stable for the key, different for every key.
+        let digest = SHA256.hash(data: Data("\(parameters?.x ?? "").\(parameters?.y ?? "")".utf8))
+        let keyID = Data(digest.prefix(12)).base64URLEncoded
+        self.issuer = issuer
+        self.keyID = keyID
+        self.publicKey = publicKey
+        self.keys = JWTKeyCollection()
+        await keys.add(ecdsa: key, kid: JWKIdentifier(string: keyID))
+    }
+
+    /// A signed access token for `session` of `user`, and its lifetime in seconds.
+    func issue(user: UserID, session: SessionID, now: Date) async throws -> (token: String, expiresIn: Int) {
+        let payload = AccessTokenPayload(
+            sub: .init(value: user.description),
+            sid: session.description,
+            iat: .init(value: now),
+            exp: .init(value: now.addingTimeInterval(Self.accessTokenLifetime)),
+            iss: .init(value: issuer),
+            aud: .init(value: [Self.audience])
+        )
+        let token = try await keys.sign(payload, kid: JWKIdentifier(string: keyID))
+        return (token, Int(Self.accessTokenLifetime))
+    }
+
+    /// The verified claims of `token`, or a 401 problem saying why it was refused.
+    func verify(_ token: String) async throws(Problem) -> AccessClaims {
+        let payload: AccessTokenPayload
+        do {
+            payload = try await keys.verify(token, as: AccessTokenPayload.self)
+        } catch let error as JWTError where error.errorType == .claimVerificationFailure {
+            throw .unauthenticated("token_expired", "The access token has expired; refresh the session.")
+        } catch {
+            throw .unauthenticated("invalid_token", "The access token is not valid.")
+        }
+        guard payload.iss.value == issuer, payload.aud.value.contains(Self.audience),
+            let user = UserID(payload.sub.value), let session = SessionID(payload.sid)
+        else {
+            throw .unauthenticated("invalid_token", "The access token is not valid.")
+        }
+        return AccessClaims(user: user, session: session, issuedAt: payload.iat.value)
+    }
+
+    /// The public key's coordinates (base64url), for the published key set.
+    var publicKeyCoordinates: (x: String, y: String) {
+        publicKey.parameters ?? ("", "")
+    }
+}
+
+/// What a verified access token says.
+struct AccessClaims: Sendable, Equatable {
+    let user: UserID
+    let session: SessionID
+    let issuedAt: Date
+}
+
+private struct AccessTokenPayload: JWTPayload {
+    var sub: SubjectClaim
+    var sid: String
+    var iat: IssuedAtClaim
+    var exp: ExpirationClaim
+    var iss: IssuerClaim
+    var aud: AudienceClaim
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {
+        try exp.verifyNotExpired()
+    }
+}
+
+/// The signing key file cannot be used; reported at start-up.
+struct SigningKeyError: Error, CustomStringConvertible {
+    let path: String
+    let reason: String
+    var description: String { "cannot use session signing key \(path) (in --data-dir / FITBASE_DATA_DIR): \(reason)" }
+}
+
+extension Data {
+    /// Base64url without padding (RFC 4648 §5), as JOSE uses it.
+    var base64URLEncoded: String {
+        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}

@@ -1,0 +1,75 @@
+import FitBaseCore
+import Foundation
+import HTTPTypes
+import SQLKit
+
+/// A row of `users`.
+struct UserRecord: Sendable, Equatable {
+    var id: UserID
+    var email: String?
+    var passwordHash: String?
+    var displayName: String?
+    var role: Role
+    var createdAt: Date
+    var updatedAt: Date
+}
+
+/// SQL for `users`. Every query is keyed by the user's id or e-mail; access rules are the controller's.
+struct UserStore: Sendable {
+    let database: Database
+
+    /// Inserts a new account on `db` (the caller's transaction). A taken e-mail is a 409 `email_taken`.
+    func insert(_ user: UserRecord, on db: any SQLDatabase) async throws {
+        do {
+            try await db.insert(into: "users")
+                .columns("id", "email", "password_hash", "display_name", "role", "created_at", "updated_at")
+                .values(
+                    SQLBind(user.id.rawValue), SQLBind(user.email), SQLBind(user.passwordHash), SQLBind(user.displayName),
+                    SQLBind(user.role.rawValue), SQLBind(user.createdAt), SQLBind(user.updatedAt)
+                )
+                .run()
+        } catch where Database.isUniqueViolation(error) {
+            throw Self.emailTaken
+        }
+    }
+
+    static let emailTaken = Problem(.conflict, code: "email_taken", detail: "An account with this e-mail address already exists.")
+
+    func find(id: UserID) async throws -> UserRecord? {
+        try await database.withConnection { db in
+            try await Self.select(on: db).where("id", .equal, id.rawValue).first().map(Self.record)
+        }
+    }
+
+    func find(email: EmailAddress) async throws -> UserRecord? {
+        try await database.withConnection { db in
+            try await Self.select(on: db).where("email", .equal, email.value).first().map(Self.record)
+        }
+    }
+
+    /// Sets the role (administration and tests).
+    func setRole(_ role: Role, for id: UserID) async throws {
+        try await database.transaction { db in
+            try await db.update("users").set("role", to: role.rawValue).set("updated_at", to: Date.storageNow)
+                .where("id", .equal, id.rawValue).run()
+        }
+    }
+
+    private static func select(on db: any SQLDatabase) -> SQLSelectBuilder {
+        db.select()
+            .columns("id", "email", "password_hash", "display_name", "role", "created_at", "updated_at")
+            .from("users")
+    }
+
+    private static func record(_ row: any SQLRow) throws -> UserRecord {
+        UserRecord(
+            id: UserID(rawValue: try row.decode(column: "id", as: UUID.self)),
+            email: try row.decode(column: "email", as: String?.self),
+            passwordHash: try row.decode(column: "password_hash", as: String?.self),
+            displayName: try row.decode(column: "display_name", as: String?.self),
+            role: Role(rawValue: try row.decode(column: "role", as: String.self)) ?? .user,
+            createdAt: try row.decode(column: "created_at", as: Date.self),
+            updatedAt: try row.decode(column: "updated_at", as: Date.self)
+        )
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+
+/// The list conventions every list endpoint shares: `limit` 1–100 (default 20), an opaque `cursor`.
+enum PageRequest {
+    static let defaultLimit = 20
+    static let maximumLimit = 100
+
+    /// The requested page size, or a 400 naming `limit`.
+    static func limit(_ requested: Int?) throws(Problem) -> Int {
+        guard let requested else { return defaultLimit }
+        guard (1...maximumLimit).contains(requested) else {
+            throw Problem.invalidRequest(
+                "limit must be between 1 and \(maximumLimit).", fieldErrors: [.init(field: "limit", message: "must be between 1 and \(maximumLimit)")]
+            )
+        }
+        return requested
+    }
+
+    /// Wraps a list's position so clients treat it as opaque.
+    static func encodeCursor(_ position: String) -> String {
+        Data(position.utf8).base64URLEncoded
+    }
+
+    static func decodeCursor(_ cursor: String) -> String? {
+        var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        return Data(base64Encoded: base64).map { String(decoding: $0, as: UTF8.self) }
+    }
+}

@@ -1,0 +1,29 @@
+import FitBaseCore
+import Foundation
+
+/// Who is calling, for the generated handlers, which see no Hummingbird context: set per request by
+/// ``AuthenticationMiddleware`` as a task-local value.
+struct RequestScope: Sendable {
+    /// The verified caller, when the request carried a valid access token for a live session.
+    var caller: Caller?
+    /// Why the presented token was refused, when it was; reported only by operations that need a caller.
+    var authenticationFailure: Problem?
+
+    @TaskLocal static var current = RequestScope(caller: nil, authenticationFailure: nil)
+
+    /// The caller, or the 401 problem an operation that requires authentication answers with.
+    static func requireCaller() throws(Problem) -> Caller {
+        if let caller = current.caller { return caller }
+        throw current.authenticationFailure
+            ?? .unauthenticated("authentication_required", "This operation needs an access token: Authorization: Bearer <token>.")
+    }
+}
+
+/// An authenticated caller.
+struct Caller: Sendable, Equatable {
+    let user: UserID
+    let session: SessionID
+    let role: Role
+    /// When the access token was issued (re-authentication checks use it).
+    let tokenIssuedAt: Date
+}

@@ -1,0 +1,24 @@
+import Foundation
+import SQLKit
+
+/// Column types that differ between the engines, so a migration can be written once.
+///
+/// Conventions every store follows: identifiers are `uuid` on PostgreSQL and `TEXT` on SQLite (bind Swift `UUID`);
+/// instants are `timestamptz` / `REAL` seconds since 1970 (bind Swift `Date`, UTC, microsecond precision);
+/// calendar dates are `TEXT` `YYYY-MM-DD` on both; booleans are `boolean` / `INTEGER`; JSON documents are `TEXT`.
+extension DatabaseEngine {
+    /// A UUID identifier column.
+    public var uuid: SQLDataType { self == .postgres ? .custom(SQLRaw("uuid")) : .text }
+    /// An instant in time (UTC).
+    public var instant: SQLDataType { self == .postgres ? .custom(SQLRaw("timestamptz")) : .real }
+    /// A boolean.
+    public var boolean: SQLDataType { self == .postgres ? .custom(SQLRaw("boolean")) : .int }
+}
+
+extension Date {
+    /// The current instant at the precision both engines store (microseconds). Anything written to the database takes
+    /// its time from here, so a value read back compares equal to the value written — list cursors depend on it.
+    public static var storageNow: Date {
+        Date(timeIntervalSinceReferenceDate: (Date.now.timeIntervalSinceReferenceDate * 1e6).rounded() / 1e6)
+    }
+}

@@ -1,0 +1,137 @@
+import FitBaseCore
+import FitBaseTestSupport
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+import Yams
+
+@testable import FitBaseServer
+
+/// Every operation of openapi.yaml × every kind of caller → the status the access rules promise.
+///
+/// The equivalent of the Firestore rules emulator: a new operation fails this test until its row is added.
+@Suite struct AccessMatrixTests {
+    /// The kinds of caller each operation is tried with. `owner` owns the resource the request names.
+    enum Caller: String, CaseIterable, Sendable {
+        case anonymous, otherUser, admin, owner
+    }
+
+    /// One operation's row: how to build the request for a caller, and what each caller gets.
+    struct Row: Sendable {
+        let operationID: String
+        let expected: [Caller: HTTPResponse.Status]
+        let request: @Sendable (Fixture, Caller) async throws -> (HTTPRequest.Method, String, [String: Any]?)
+    }
+
+    /// The accounts every row runs against: fresh per row, so rows cannot disturb each other.
+    struct Fixture: Sendable {
+        let client: any TestClientProtocol
+        let owner: TestAccount
+        let ownerSecondSession: String
+        let otherUser: TestAccount
+        let admin: TestAccount
+
+        func token(_ caller: Caller) -> String? {
+            switch caller {
+            case .anonymous: nil
+            case .otherUser: otherUser.accessToken
+            case .admin: admin.accessToken
+            case .owner: owner.accessToken
+            }
+        }
+    }
+
+    static func everyone(_ status: HTTPResponse.Status) -> [Caller: HTTPResponse.Status] {
+        Dictionary(uniqueKeysWithValues: Caller.allCases.map { ($0, status) })
+    }
+
+    static func signedIn(_ status: HTTPResponse.Status) -> [Caller: HTTPResponse.Status] {
+        [.anonymous: .unauthorized, .otherUser: status, .admin: status, .owner: status]
+    }
+
+    static let rows: [Row] = [
+        Row(operationID: "getHealth", expected: everyone(.ok)) { _, _ in (.get, "/healthz", nil) },
+        Row(operationID: "getReadiness", expected: everyone(.ok)) { _, _ in (.get, "/readyz", nil) },
+        Row(operationID: "getOpenAPIDocument", expected: everyone(.ok)) { _, _ in (.get, "/openapi.yaml", nil) },
+        Row(operationID: "getJWKS", expected: everyone(.ok)) { _, _ in (.get, "/.well-known/jwks.json", nil) },
+        Row(operationID: "signUp", expected: everyone(.created)) { _, _ in
+            (.post, "/v1/auth/signup", ["email": "new-\(UUID().uuidString.prefix(8))@example.com", "password": "a long enough secret"])
+        },
+        Row(operationID: "signIn", expected: everyone(.ok)) { fixture, _ in
+            (.post, "/v1/auth/signin", ["email": fixture.owner.email, "password": fixture.owner.password])
+        },
+        Row(operationID: "refreshSession", expected: everyone(.ok)) { fixture, _ in
+            let fresh = try await fixture.client.signIn(fixture.owner)
+            return (.post, "/v1/auth/refresh", ["refreshToken": fresh.refreshToken])
+        },
+        Row(operationID: "getMe", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me", nil) },
+        Row(operationID: "listSessions", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/sessions", nil) },
+        // Sessions are reachable only through their owner's /me: another user, even an admin, gets 404.
+        Row(
+            operationID: "deleteSession",
+            expected: [.anonymous: .unauthorized, .otherUser: .notFound, .admin: .notFound, .owner: .noContent]
+        ) { fixture, _ in (.delete, "/v1/me/sessions/\(fixture.ownerSecondSession)", nil) },
+        Row(operationID: "signOut", expected: signedIn(.noContent)) { _, _ in (.post, "/v1/auth/signout", nil) },
+    ]
+
+    @Test func everyOperationOfTheContractHasARow() throws {
+        let specified = try Self.operationIDs()
+        let covered = Set(Self.rows.map(\.operationID))
+        #expect(specified.subtracting(covered).sorted() == [], "operations without an access-matrix row")
+        #expect(covered.subtracting(specified).sorted() == [], "rows for operations the contract does not have")
+        #expect(covered.count == Self.rows.count, "an operation has two rows")
+    }
+
+    @Test(arguments: TestEngines.all)
+    func everyCallerGetsTheStatusTheRulesPromise(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, database in
+            let users = UserStore(database: try await Database.open(database.location, logger: TestDatabase.logger))
+            for row in Self.rows {
+                let owner = try await client.signUp()
+                let second = try await client.signIn(owner)
+                let admin = try await client.signUp()
+                try await users.setRole(.admin, for: try #require(UserID(admin.id)))
+                let fixture = Fixture(
+                    client: client, owner: owner, ownerSecondSession: try Self.sessionID(of: second),
+                    otherUser: try await client.signUp(), admin: admin
+                )
+                // The owner goes last: its request may consume what the others' requests only probe.
+                for caller in Caller.allCases {
+                    let (method, path, body) = try await row.request(fixture, caller)
+                    let response = try await client.json(method, path, body: body, token: fixture.token(caller))
+                    #expect(
+                        response.status == row.expected[caller],
+                        "\(row.operationID) as \(caller.rawValue): \(response.status.code) \(String(buffer: response.body))"
+                    )
+                }
+            }
+            try await users.database.shutdown()
+        }
+    }
+
+    /// Every `operationId` in openapi.yaml.
+    static func operationIDs() throws -> Set<String> {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("Sources/FitBaseAPI/openapi.yaml"), encoding: .utf8)
+        let document = try #require(try Yams.load(yaml: text) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: Any])
+        var ids: Set<String> = []
+        for case let item as [String: Any] in paths.values {
+            for case let operation as [String: Any] in item.values {
+                if let id = operation["operationId"] as? String { ids.insert(id) }
+            }
+        }
+        return ids
+    }
+
+    /// The session id inside an access token.
+    static func sessionID(of account: TestAccount) throws -> String {
+        let payload = try #require(account.accessToken.split(separator: ".").dropFirst().first)
+        var base64 = payload.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        let data = try #require(Data(base64Encoded: base64))
+        let claims = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return try #require(claims["sid"] as? String)
+    }
+}

@@ -1,0 +1,75 @@
+import FitBaseServer
+import FitBaseTestSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// Runs `test` against the real application on a fresh database of `engine`.
+func withApp(
+    _ engine: DatabaseEngine, maxBodyBytes: Int = 1 << 20,
+    _ test: @escaping @Sendable (any TestClientProtocol, TestDatabase) async throws -> Void
+) async throws {
+    try await TestDatabase.with(engine) { database in
+        let app = try await buildApplication(
+            configuration: .testing(database, maxBodyBytes: maxBodyBytes), logger: TestDatabase.logger
+        )
+        try await app.test(.router) { client in try await test(client, database) }
+    }
+}
+
+extension TestClientProtocol {
+    /// Sends `body` as JSON, with a bearer token when given.
+    @discardableResult
+    func json(
+        _ method: HTTPRequest.Method, _ uri: String, body: [String: Any]? = nil, token: String? = nil
+    ) async throws -> TestResponse {
+        var headers: HTTPFields = [:]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        var buffer: ByteBuffer?
+        if let body {
+            headers[.contentType] = "application/json"
+            buffer = ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body))
+        }
+        return try await execute(uri: uri, method: method, headers: headers, body: buffer)
+    }
+
+    /// Signs up a new account and returns its tokens.
+    func signUp(_ email: String = "user-\(UUID().uuidString.prefix(8))@example.com", password: String = "correct horse battery", device: String? = nil) async throws -> TestAccount {
+        var body: [String: Any] = ["email": email, "password": password]
+        if let device { body["deviceName"] = device }
+        let response = try await json(.post, "/v1/auth/signup", body: body)
+        try #require(response.status == .created, "signup answered \(response.status): \(String(buffer: response.body))")
+        return try TestAccount(response, email: email, password: password)
+    }
+
+    /// Signs in again as `account`, returning a new session's tokens.
+    func signIn(_ account: TestAccount, device: String? = nil) async throws -> TestAccount {
+        var body: [String: Any] = ["email": account.email, "password": account.password]
+        if let device { body["deviceName"] = device }
+        let response = try await json(.post, "/v1/auth/signin", body: body)
+        try #require(response.status == .ok, "signin answered \(response.status): \(String(buffer: response.body))")
+        return try TestAccount(response, email: account.email, password: account.password)
+    }
+}
+
+/// An account created in a test, with one session's tokens.
+struct TestAccount: Sendable {
+    let id: String
+    let email: String
+    let password: String
+    let accessToken: String
+    let refreshToken: String
+
+    init(_ response: TestResponse, email: String, password: String) throws {
+        let body = try json(response)
+        let user = try #require(body["user"] as? [String: Any])
+        self.id = try #require(user["id"] as? String)
+        self.email = email
+        self.password = password
+        self.accessToken = try #require(body["accessToken"] as? String)
+        self.refreshToken = try #require(body["refreshToken"] as? String)
+    }
+}
