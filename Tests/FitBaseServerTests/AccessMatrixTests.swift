@@ -73,7 +73,16 @@ import Yams
             operationID: "deleteSession",
             expected: [.anonymous: .unauthorized, .otherUser: .notFound, .admin: .notFound, .owner: .noContent]
         ) { fixture, _ in (.delete, "/v1/me/sessions/\(fixture.ownerSecondSession)", nil) },
+        Row(operationID: "updateMe", expected: signedIn(.ok)) { _, _ in (.patch, "/v1/me", ["fitnessLevel": "beginner"]) },
+        Row(operationID: "exportMe", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/export", nil) },
+        Row(operationID: "listConsents", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/consents", nil) },
+        Row(operationID: "recordConsent", expected: signedIn(.created)) { _, _ in
+            (.post, "/v1/me/consents", ["kind": "terms", "version": "2026-01", "granted": true])
+        },
         Row(operationID: "signOut", expected: signedIn(.noContent)) { _, _ in (.post, "/v1/auth/signout", nil) },
+        // Each caller deletes only their own account; the owner goes last, so the others' deletions prove nothing
+        // of the owner's was touched (the owner's own deletion still succeeds).
+        Row(operationID: "deleteMe", expected: signedIn(.noContent)) { _, _ in (.delete, "/v1/me", nil) },
     ]
 
     @Test func everyOperationOfTheContractHasARow() throws {

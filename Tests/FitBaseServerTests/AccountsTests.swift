@@ -51,7 +51,7 @@ import Testing
     func passwordPolicyAndEmailProblemsNameTheRule(email: String, password: String, field: String, rule: String) async throws {
         try await withApp(.sqlite) { client, _ in
             let response = try await client.json(.post, "/v1/auth/signup", body: ["email": email, "password": password])
-            #expect(response.status == .unprocessableContent)
+            #expect(response.status == .badRequest)
             let problem = try expectProblem(response, code: "validation_failed")
             let errors = try #require(problem["errors"] as? [[String: String]])
             #expect(errors.contains { $0["field"] == field && $0["message"]?.contains(rule) == true })
@@ -194,11 +194,11 @@ import Testing
 
             let signer = try await SessionTokenSigner.load(dataDirectory: database.dataDirectory, issuer: "http://127.0.0.1:0")
             let claims = try await signer.verify(account.accessToken)
-            let expired = try await signer.issue(user: claims.user, session: claims.session, now: .now.addingTimeInterval(-3600)).token
+            let expired = try await signer.issue(user: claims.user, session: claims.session, authenticatedAt: .now, now: .now.addingTimeInterval(-3600)).token
             try expectProblem(try await client.json(.get, "/v1/me", token: expired), code: "token_expired")
 
             let stranger = await SessionTokenSigner(key: ES256PrivateKey(), issuer: "http://127.0.0.1:0")
-            let forged = try await stranger.issue(user: claims.user, session: claims.session, now: .now).token
+            let forged = try await stranger.issue(user: claims.user, session: claims.session, authenticatedAt: .now, now: .now).token
             try expectProblem(try await client.json(.get, "/v1/me", token: forged), code: "invalid_token")
 
             let parts = account.accessToken.split(separator: ".")
@@ -206,7 +206,7 @@ import Testing
             try expectProblem(try await client.json(.get, "/v1/me", token: unsigned), code: "invalid_token")
 
             let otherIssuer = try await SessionTokenSigner.load(dataDirectory: database.dataDirectory, issuer: "https://elsewhere.example")
-            let wrongIssuer = try await otherIssuer.issue(user: claims.user, session: claims.session, now: .now).token
+            let wrongIssuer = try await otherIssuer.issue(user: claims.user, session: claims.session, authenticatedAt: .now, now: .now).token
             try expectProblem(try await client.json(.get, "/v1/me", token: wrongIssuer), code: "invalid_token")
         }
     }

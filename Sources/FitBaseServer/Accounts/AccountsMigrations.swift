@@ -58,3 +58,43 @@ struct CreateSignInFailures: Migration {
         try await database.create(index: "sign_in_failures_subject").on("sign_in_failures").column("subject").column("failed_at").run()
     }
 }
+
+/// `user_profiles`: onboarding answers and preferences, one row per account that has set any.
+struct CreateUserProfiles: Migration {
+    let name = "2026-11-22.accounts.create-user-profiles"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.create(table: "user_profiles")
+            .column("user_id", type: engine.uuid, .primaryKey(autoIncrement: false), .references("users", "id", onDelete: .cascade))
+            .column("fitness_level", type: .text)
+            .column("goals", type: .text, .notNull)  // JSON array
+            .column("preferred_workout_types", type: .text, .notNull)  // JSON array
+            .column("average_cycle_length", type: .int, .notNull)
+            .column("average_period_length", type: .int, .notNull)
+            .column("last_period_start_date", type: .text)
+            .column("cycle_tracking_enabled", type: engine.boolean, .notNull)
+            .column("notifications_enabled", type: engine.boolean)
+            .column("preferred_workout_time", type: .text)
+            .column("time_zone", type: .text)
+            .column("share_workout_data", type: engine.boolean, .notNull)
+            .column("updated_at", type: engine.instant, .notNull)
+            .run()
+    }
+}
+
+/// `consents`: every grant and withdrawal, kept as history; the latest per kind is in force.
+struct CreateConsents: Migration {
+    let name = "2026-11-22.accounts.create-consents"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.create(table: "consents")
+            .column("id", type: engine.uuid, .primaryKey(autoIncrement: false))
+            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .column("kind", type: .text, .notNull)
+            .column("version", type: .text, .notNull)
+            .column("granted", type: engine.boolean, .notNull)
+            .column("recorded_at", type: engine.instant, .notNull)
+            .run()
+        try await database.create(index: "consents_user_kind").on("consents").column("user_id").column("kind").run()
+    }
+}

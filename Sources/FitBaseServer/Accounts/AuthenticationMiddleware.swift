@@ -35,6 +35,6 @@ struct AuthenticationMiddleware: RouterMiddleware {
         guard let role = try await sessions.liveSessionRole(claims.session, user: claims.user) else {
             throw Problem.unauthenticated("session_revoked", "The session has ended; sign in again.")
         }
-        return Caller(user: claims.user, session: claims.session, role: role, tokenIssuedAt: claims.issuedAt)
+        return Caller(user: claims.user, session: claims.session, role: role, authenticatedAt: claims.authenticatedAt)
     }
 }

@@ -15,7 +15,7 @@ struct SessionRecord: Sendable, Equatable {
 /// How presenting a refresh token went.
 enum RefreshOutcome: Sendable {
     /// Rotated: the old token is spent, `newToken` replaces it.
-    case rotated(session: SessionID, user: UserID, newToken: String)
+    case rotated(session: SessionID, user: UserID, authenticatedAt: Date, newToken: String)
     /// The token was already spent: someone replayed it, so its whole session was revoked.
     case reused
     /// Unknown, expired, or its session has ended.
@@ -50,6 +50,7 @@ struct SessionStore: Sendable {
                 .column(SQLColumn("expires_at", table: "refresh_tokens"))
                 .column(SQLColumn("replaced_at", table: "refresh_tokens"))
                 .column(SQLColumn("revoked_at", table: "sessions"))
+                .column(SQLColumn("created_at", table: "sessions"))
                 .from("refresh_tokens")
                 .join("sessions", on: SQLColumn("id", table: "sessions"), .equal, SQLColumn("session_id", table: "refresh_tokens"))
                 .where(SQLColumn("token_hash", table: "refresh_tokens"), .equal, SQLBind(hash))
@@ -73,7 +74,9 @@ struct SessionStore: Sendable {
             }
             try await db.update("sessions").set("last_used_at", to: now).where("id", .equal, session.rawValue).run()
             let next = try await issueRefreshToken(session: session, user: user, now: now, on: db)
-            return .rotated(session: session, user: user, newToken: next)
+            return .rotated(
+                session: session, user: user, authenticatedAt: try row.decode(column: "created_at", as: Date.self), newToken: next
+            )
         }
     }
 

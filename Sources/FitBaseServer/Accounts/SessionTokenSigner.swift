@@ -51,10 +51,12 @@ struct SessionTokenSigner: Sendable {
     }
 
     /// A signed access token for `session` of `user`, and its lifetime in seconds.
-    func issue(user: UserID, session: SessionID, now: Date) async throws -> (token: String, expiresIn: Int) {
+    /// - Parameter authenticatedAt: when the user signed in to the session (OIDC `auth_time`); refreshing keeps it.
+    func issue(user: UserID, session: SessionID, authenticatedAt: Date, now: Date) async throws -> (token: String, expiresIn: Int) {
         let payload = AccessTokenPayload(
             sub: .init(value: user.description),
             sid: session.description,
+            auth_time: Int(authenticatedAt.timeIntervalSince1970),
             iat: .init(value: now),
             exp: .init(value: now.addingTimeInterval(Self.accessTokenLifetime)),
             iss: .init(value: issuer),
@@ -79,7 +81,9 @@ struct SessionTokenSigner: Sendable {
         else {
             throw .unauthenticated("invalid_token", "The access token is not valid.")
         }
-        return AccessClaims(user: user, session: session, issuedAt: payload.iat.value)
+        return AccessClaims(
+            user: user, session: session, authenticatedAt: Date(timeIntervalSince1970: TimeInterval(payload.auth_time))
+        )
     }
 
     /// The public key's coordinates (base64url), for the published key set.
@@ -92,12 +96,14 @@ struct SessionTokenSigner: Sendable {
 struct AccessClaims: Sendable, Equatable {
     let user: UserID
     let session: SessionID
-    let issuedAt: Date
+    /// When the user signed in to this session (password or provider), not when the token was refreshed.
+    let authenticatedAt: Date
 }
 
 private struct AccessTokenPayload: JWTPayload {
     var sub: SubjectClaim
     var sid: String
+    var auth_time: Int
     var iat: IssuedAtClaim
     var exp: ExpirationClaim
     var iss: IssuerClaim

@@ -36,9 +36,11 @@ struct UserStore: Sendable {
     static let emailTaken = Problem(.conflict, code: "email_taken", detail: "An account with this e-mail address already exists.")
 
     func find(id: UserID) async throws -> UserRecord? {
-        try await database.withConnection { db in
-            try await Self.select(on: db).where("id", .equal, id.rawValue).first().map(Self.record)
-        }
+        try await database.withConnection { db in try await Self.find(id: id, on: db) }
+    }
+
+    static func find(id: UserID, on db: any SQLDatabase) async throws -> UserRecord? {
+        try await select(on: db).where("id", .equal, id.rawValue).first().map(record)
     }
 
     func find(email: EmailAddress) async throws -> UserRecord? {

@@ -3,7 +3,8 @@ import FitBaseAPI
 /// The generated `APIProtocol`, answered by forwarding each operation to its feature's controller.
 struct APIHandler: APIProtocol {
     let serviceStatus: ServiceStatusController
-    let accounts: AccountsController
+    let auth: AuthController
+    let me: MeController
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
         try await serviceStatus.getHealth(input)
@@ -20,34 +21,54 @@ struct APIHandler: APIProtocol {
     // MARK: Accounts
 
     func getJWKS(_ input: Operations.GetJWKS.Input) async throws -> Operations.GetJWKS.Output {
-        try await accounts.getJWKS(input)
+        try await auth.getJWKS(input)
     }
 
     func signUp(_ input: Operations.SignUp.Input) async throws -> Operations.SignUp.Output {
-        try await accounts.signUp(input)
+        try await auth.signUp(input)
     }
 
     func signIn(_ input: Operations.SignIn.Input) async throws -> Operations.SignIn.Output {
-        try await accounts.signIn(input)
+        try await auth.signIn(input)
     }
 
     func refreshSession(_ input: Operations.RefreshSession.Input) async throws -> Operations.RefreshSession.Output {
-        try await accounts.refreshSession(input)
+        try await auth.refreshSession(input)
     }
 
     func signOut(_ input: Operations.SignOut.Input) async throws -> Operations.SignOut.Output {
-        try await accounts.signOut(input)
+        try await auth.signOut(input)
     }
 
     func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output {
-        try await accounts.getMe(input)
+        try await me.getMe(input)
     }
 
     func listSessions(_ input: Operations.ListSessions.Input) async throws -> Operations.ListSessions.Output {
-        try await accounts.listSessions(input)
+        try await me.listSessions(input)
     }
 
     func deleteSession(_ input: Operations.DeleteSession.Input) async throws -> Operations.DeleteSession.Output {
-        try await accounts.deleteSession(input)
+        try await me.deleteSession(input)
+    }
+
+    func updateMe(_ input: Operations.UpdateMe.Input) async throws -> Operations.UpdateMe.Output {
+        try await me.updateMe(input)
+    }
+
+    func deleteMe(_ input: Operations.DeleteMe.Input) async throws -> Operations.DeleteMe.Output {
+        try await me.deleteMe(input)
+    }
+
+    func exportMe(_ input: Operations.ExportMe.Input) async throws -> Operations.ExportMe.Output {
+        try await me.exportMe(input)
+    }
+
+    func listConsents(_ input: Operations.ListConsents.Input) async throws -> Operations.ListConsents.Output {
+        try await me.listConsents(input)
+    }
+
+    func recordConsent(_ input: Operations.RecordConsent.Input) async throws -> Operations.RecordConsent.Output {
+        try await me.recordConsent(input)
     }
 }

@@ -37,11 +37,18 @@ public func buildApplication(
     let sessions = SessionStore(database: database)
     router.add(middleware: AuthenticationMiddleware(signer: signer, sessions: sessions))
 
+    let users = UserStore(database: database)
+    let profiles = ProfileStore(database: database)
+    let registry = AccountDataRegistry(owners: [AccountProfileOwner(), SessionsOwner(), ConsentsOwner()])
     let api = APIHandler(
         serviceStatus: ServiceStatusController(database: database, openAPIDocument: openAPIDocument),
-        accounts: AccountsController(
-            database: database, users: UserStore(database: database), sessions: sessions,
-            throttle: SignInThrottle(database: database), hasher: hasher, signer: signer
+        auth: AuthController(
+            database: database, users: users, sessions: sessions, throttle: SignInThrottle(database: database),
+            hasher: hasher, signer: signer, profiles: profiles
+        ),
+        me: MeController(
+            database: database, users: users, profiles: profiles, sessions: sessions,
+            consents: ConsentStore(database: database), registry: registry, logger: logger
         )
     )
     try api.registerHandlers(

@@ -105,7 +105,7 @@ extension Problem {
 
     static func validationFailed(_ fieldErrors: [FieldError]) -> Problem {
         Problem(
-            .unprocessableContent, code: "validation_failed", title: "Validation failed",
+            .badRequest, code: "validation_failed", title: "Validation failed",
             detail: fieldErrors.map { "\($0.field) \($0.message)" }.joined(separator: "; "), fieldErrors: fieldErrors
         )
     }

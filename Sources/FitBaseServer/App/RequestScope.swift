@@ -24,6 +24,6 @@ struct Caller: Sendable, Equatable {
     let user: UserID
     let session: SessionID
     let role: Role
-    /// When the access token was issued (re-authentication checks use it).
-    let tokenIssuedAt: Date
+    /// When the user signed in to this session (re-authentication checks use it).
+    let authenticatedAt: Date
 }

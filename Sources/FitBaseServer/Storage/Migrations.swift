@@ -6,6 +6,8 @@ enum FitBaseMigrations {
         CreateUsers(),
         CreateSessions(),
         CreateSignInFailures(),
+        CreateUserProfiles(),
+        CreateConsents(),
     ]
 }
 

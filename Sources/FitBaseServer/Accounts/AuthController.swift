@@ -3,14 +3,15 @@ import FitBaseCore
 import Foundation
 import SQLKit
 
-/// Sign-up, sign-in, session rotation and the signed-in user's account and sessions.
-struct AccountsController: Sendable {
+/// Sign-up, sign-in, session rotation and sign-out, and the key set that verifies access tokens.
+struct AuthController: Sendable {
     let database: Database
     let users: UserStore
     let sessions: SessionStore
     let throttle: SignInThrottle
     let hasher: PasswordHasher
     let signer: SessionTokenSigner
+    let profiles: ProfileStore
 
     func getJWKS(_ input: Operations.GetJWKS.Input) async throws -> Operations.GetJWKS.Output {
         let (x, y) = signer.publicKeyCoordinates
@@ -41,7 +42,7 @@ struct AccountsController: Sendable {
             try await users.insert(user, on: db)
             return try await sessions.start(user: user.id, deviceLabel: deviceLabel, now: now, on: db)
         }
-        return .created(.init(body: .json(try await authSession(user, session: session, refreshToken: refreshToken, now: now))))
+        return .created(.init(body: .json(try await authSession(user, session: session, refreshToken: refreshToken, authenticatedAt: now, now: now))))
     }
 
     func signIn(_ input: Operations.SignIn.Input) async throws -> Operations.SignIn.Output {
@@ -68,18 +69,18 @@ struct AccountsController: Sendable {
         let (session, refreshToken) = try await database.transaction { [sessions] db in
             try await sessions.start(user: user.id, deviceLabel: deviceLabel, now: now, on: db)
         }
-        return .ok(.init(body: .json(try await authSession(user, session: session, refreshToken: refreshToken, now: now))))
+        return .ok(.init(body: .json(try await authSession(user, session: session, refreshToken: refreshToken, authenticatedAt: now, now: now))))
     }
 
     func refreshSession(_ input: Operations.RefreshSession.Input) async throws -> Operations.RefreshSession.Output {
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
         let now = Date.storageNow
         switch try await sessions.rotate(body.refreshToken, now: now) {
-        case .rotated(let session, let userID, let newToken):
+        case .rotated(let session, let userID, let authenticatedAt, let newToken):
             guard let user = try await users.find(id: userID) else {
                 throw Problem.unauthenticated("invalid_refresh_token", "The refresh token is not valid.")
             }
-            return .ok(.init(body: .json(try await authSession(user, session: session, refreshToken: newToken, now: now))))
+            return .ok(.init(body: .json(try await authSession(user, session: session, refreshToken: newToken, authenticatedAt: authenticatedAt, now: now))))
         case .reused:
             throw Problem.unauthenticated(
                 "refresh_token_reused", "This refresh token was already used; the session has been ended. Sign in again."
@@ -95,50 +96,16 @@ struct AccountsController: Sendable {
         return .noContent(.init())
     }
 
-    func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output {
-        let caller = try RequestScope.requireCaller()
-        guard let user = try await users.find(id: caller.user) else {
-            throw Problem.unauthenticated("session_revoked", "The account no longer exists.")
-        }
-        return .ok(.init(body: .json(Self.wire(user))))
-    }
-
-    func listSessions(_ input: Operations.ListSessions.Input) async throws -> Operations.ListSessions.Output {
-        let caller = try RequestScope.requireCaller()
-        let limit = try PageRequest.limit(input.query.limit)
-        let cursor = try input.query.cursor.map(SessionCursor.init(encoded:))
-        let page = try await sessions.list(user: caller.user, limit: limit + 1, after: cursor.map { ($0.createdAt, $0.id) })
-        let items = page.prefix(limit).map { session in
-            Components.Schemas.SessionInfo(
-                id: session.id.description, deviceLabel: session.deviceLabel, createdAt: session.createdAt,
-                lastUsedAt: session.lastUsedAt, current: session.id == caller.session
-            )
-        }
-        let next = page.count > limit ? page.prefix(limit).last.map { SessionCursor(createdAt: $0.createdAt, id: $0.id).encoded } : nil
-        return .ok(.init(body: .json(.init(items: Array(items), nextCursor: next))))
-    }
-
-    func deleteSession(_ input: Operations.DeleteSession.Input) async throws -> Operations.DeleteSession.Output {
-        let caller = try RequestScope.requireCaller()
-        guard let session = SessionID(input.path.sessionId),
-            try await sessions.revoke(session, of: caller.user, now: .storageNow)
-        else {
-            throw Problem.notFound("No live session \(input.path.sessionId) belongs to you.")
-        }
-        return .noContent(.init())
-    }
-
     // MARK: Wire mapping
 
-    private func authSession(_ user: UserRecord, session: SessionID, refreshToken: String, now: Date) async throws -> Components.Schemas.AuthSession {
-        let (accessToken, expiresIn) = try await signer.issue(user: user.id, session: session, now: now)
-        return .init(user: Self.wire(user), accessToken: accessToken, refreshToken: refreshToken, expiresIn: expiresIn, tokenType: .bearer)
-    }
-
-    static func wire(_ user: UserRecord) -> Components.Schemas.User {
-        .init(
-            id: user.id.description, email: user.email, displayName: user.displayName,
-            role: user.role == .admin ? .admin : .user, createdAt: user.createdAt
+    private func authSession(
+        _ user: UserRecord, session: SessionID, refreshToken: String, authenticatedAt: Date, now: Date
+    ) async throws -> Components.Schemas.AuthSession {
+        let (accessToken, expiresIn) = try await signer.issue(user: user.id, session: session, authenticatedAt: authenticatedAt, now: now)
+        let profile = try await profiles.profile(of: user.id)
+        return .init(
+            user: UserWire.user(user, profile: profile), accessToken: accessToken, refreshToken: refreshToken,
+            expiresIn: expiresIn, tokenType: .bearer
         )
     }
 
@@ -146,26 +113,4 @@ struct AccountsController: Sendable {
         guard let name = name?.trimmingCharacters(in: .whitespacesAndNewlines), !name.isEmpty else { return nil }
         return String(name.prefix(100))
     }
-}
-
-/// Position in the session list: the last item's creation time and id.
-private struct SessionCursor {
-    let createdAt: Date
-    let id: SessionID
-
-    init(createdAt: Date, id: SessionID) {
-        self.createdAt = createdAt
-        self.id = id
-    }
-
-    init(encoded: String) throws(Problem) {
-        let parts = PageRequest.decodeCursor(encoded)?.split(separator: "|")
-        guard let parts, parts.count == 2, let seconds = Double(parts[0]), let id = SessionID(String(parts[1])) else {
-            throw Problem.invalidRequest("cursor is not a cursor this list returned.", fieldErrors: [.init(field: "cursor", message: "is not valid")])
-        }
-        self.createdAt = Date(timeIntervalSince1970: seconds)
-        self.id = id
-    }
-
-    var encoded: String { PageRequest.encodeCursor("\(createdAt.timeIntervalSince1970)|\(id)") }
 }

@@ -1,0 +1,69 @@
+import FitBaseCore
+import Foundation
+import OpenAPIRuntime
+import SQLKit
+
+/// The account itself: e-mail, name, role, profile — exactly as `GET /v1/me` shows it.
+struct AccountProfileOwner: AccountDataOwner {
+    let section = "account"
+
+    func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
+        guard let record = try await UserStore.find(id: user, on: db) else { return try OpenAPIValueContainer(unvalidatedValue: nil) }
+        let wire = UserWire.user(record, profile: try await ProfileStore.profile(of: user, on: db))
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        return try JSONDecoder().decode(OpenAPIValueContainer.self, from: encoder.encode(wire))
+    }
+
+    func delete(_ user: UserID, on db: any SQLDatabase) async throws {
+        try await db.delete(from: "user_profiles").where("user_id", .equal, user.rawValue).run()
+    }
+}
+
+/// Sessions (devices) and their refresh tokens; only metadata is exported, never token hashes.
+struct SessionsOwner: AccountDataOwner {
+    let section = "sessions"
+
+    func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
+        let rows = try await db.select().columns("id", "device_label", "created_at", "last_used_at", "revoked_at").from("sessions")
+            .where("user_id", .equal, user.rawValue).orderBy("created_at").all()
+        let sessions: [(any Sendable)?] = try rows.map { row in
+            [
+                "id": SessionID(rawValue: try row.decode(column: "id", as: UUID.self)).description,
+                "deviceLabel": try row.decode(column: "device_label", as: String?.self),
+                "createdAt": try row.decode(column: "created_at", as: Date.self).formatted(.iso8601),
+                "lastUsedAt": try row.decode(column: "last_used_at", as: Date.self).formatted(.iso8601),
+                "revokedAt": try row.decode(column: "revoked_at", as: Date?.self)?.formatted(.iso8601),
+            ] as [String: (any Sendable)?]
+        }
+        return try OpenAPIValueContainer(unvalidatedValue: sessions)
+    }
+
+    func delete(_ user: UserID, on db: any SQLDatabase) async throws {
+        try await db.delete(from: "refresh_tokens").where("user_id", .equal, user.rawValue).run()
+        try await db.delete(from: "sessions").where("user_id", .equal, user.rawValue).run()
+    }
+}
+
+/// Every consent answer.
+struct ConsentsOwner: AccountDataOwner {
+    let section = "consents"
+
+    func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
+        let rows = try await db.select().columns("kind", "version", "granted", "recorded_at").from("consents")
+            .where("user_id", .equal, user.rawValue).orderBy("recorded_at").all()
+        let events: [(any Sendable)?] = try rows.map { row in
+            [
+                "kind": try row.decode(column: "kind", as: String.self),
+                "version": try row.decode(column: "version", as: String.self),
+                "granted": try row.decode(column: "granted", as: Bool.self),
+                "recordedAt": try row.decode(column: "recorded_at", as: Date.self).formatted(.iso8601),
+            ] as [String: (any Sendable)?]
+        }
+        return try OpenAPIValueContainer(unvalidatedValue: events)
+    }
+
+    func delete(_ user: UserID, on db: any SQLDatabase) async throws {
+        try await db.delete(from: "consents").where("user_id", .equal, user.rawValue).run()
+    }
+}

@@ -1,0 +1,57 @@
+import FitBaseCore
+import Foundation
+import SQLKit
+
+/// What a user may consent to.
+enum ConsentKind: String, Sendable, CaseIterable {
+    case terms, privacy, healthData, marketing
+}
+
+/// One recorded answer.
+struct ConsentEvent: Sendable, Equatable {
+    let kind: ConsentKind
+    let version: String
+    let granted: Bool
+    let recordedAt: Date
+}
+
+/// SQL for `consents`: an append-only history; the latest answer per kind is in force.
+struct ConsentStore: Sendable {
+    let database: Database
+
+    func record(_ kind: ConsentKind, version: String, granted: Bool, for user: UserID, now: Date) async throws {
+        try await database.transaction { db in
+            try await db.insert(into: "consents").columns("id", "user_id", "kind", "version", "granted", "recorded_at")
+                .values(SQLBind(UUID()), SQLBind(user.rawValue), SQLBind(kind.rawValue), SQLBind(version), SQLBind(granted), SQLBind(now))
+                .run()
+        }
+    }
+
+    /// Every answer of `user`, oldest first.
+    func history(of user: UserID) async throws -> [ConsentEvent] {
+        try await database.withConnection { db in
+            try await db.select().columns("kind", "version", "granted", "recorded_at").from("consents")
+                .where("user_id", .equal, user.rawValue)
+                .orderBy("recorded_at").orderBy("id")
+                .all()
+                .compactMap { row in
+                    guard let kind = ConsentKind(rawValue: try row.decode(column: "kind", as: String.self)) else { return nil }
+                    return ConsentEvent(
+                        kind: kind, version: try row.decode(column: "version", as: String.self),
+                        granted: try row.decode(column: "granted", as: Bool.self),
+                        recordedAt: try row.decode(column: "recorded_at", as: Date.self)
+                    )
+                }
+        }
+    }
+
+    /// Whether the latest answer of `user` for `kind` is a grant. Features that need consent call this.
+    func isGranted(_ kind: ConsentKind, for user: UserID) async throws -> Bool {
+        try await database.withConnection { db in
+            try await db.select().column("granted").from("consents")
+                .where("user_id", .equal, user.rawValue).where("kind", .equal, kind.rawValue)
+                .orderBy("recorded_at", .descending).orderBy("id", .descending).limit(1)
+                .first()?.decode(column: "granted", as: Bool.self) ?? false
+        }
+    }
+}

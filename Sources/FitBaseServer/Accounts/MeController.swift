@@ -1,0 +1,155 @@
+import FitBaseAPI
+import FitBaseCore
+import Foundation
+import HTTPTypes
+import Logging
+import OpenAPIRuntime
+
+/// The signed-in user's own account: profile, consents, sessions, export and deletion. Every operation acts on the
+/// caller only; there is no way to name another user here.
+struct MeController: Sendable {
+    /// How recently the caller must have signed in to delete the account.
+    static let reauthenticationWindow: TimeInterval = 5 * 60
+
+    let database: Database
+    let users: UserStore
+    let profiles: ProfileStore
+    let sessions: SessionStore
+    let consents: ConsentStore
+    let registry: AccountDataRegistry
+    let logger: Logger
+
+    func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output {
+        let caller = try RequestScope.requireCaller()
+        return .ok(.init(body: .json(try await wireUser(caller.user))))
+    }
+
+    func updateMe(_ input: Operations.UpdateMe.Input) async throws -> Operations.UpdateMe.Output {
+        let caller = try RequestScope.requireCaller()
+        guard case .json(let update) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
+        let today = Self.today(in: try await profiles.profile(of: caller.user).timeZone)
+        _ = try await profiles.update(caller.user, now: .storageNow) { profile in
+            try ProfileUpdate.apply(update, to: &profile, today: today)
+        }
+        return .ok(.init(body: .json(try await wireUser(caller.user))))
+    }
+
+    func deleteMe(_ input: Operations.DeleteMe.Input) async throws -> Operations.DeleteMe.Output {
+        let caller = try RequestScope.requireCaller()
+        guard Date.now.timeIntervalSince(caller.authenticatedAt) <= Self.reauthenticationWindow else {
+            throw Problem.unauthenticated(
+                "reauthentication_required", "Deleting the account needs a sign-in from the last 5 minutes; sign in again first."
+            )
+        }
+        try await registry.deleteAccount(caller.user, database: database)
+        logger.notice("account deleted", metadata: ["user": "\(caller.user)"])
+        return .noContent(.init())
+    }
+
+    func exportMe(_ input: Operations.ExportMe.Input) async throws -> Operations.ExportMe.Output {
+        let caller = try RequestScope.requireCaller()
+        let now = Date.now
+        let sections = try await registry.export(caller.user, database: database)
+        let document = Components.Schemas.AccountExport(
+            exportedAt: now, userId: caller.user.description,
+            sections: .init(additionalProperties: try OpenAPIObjectContainer(unvalidatedValue: sections.mapValues { $0.value }))
+        )
+        // A bare `attachment`: the generated server percent-encodes header values, which would garble `; filename=`.
+        return .ok(.init(headers: .init(contentDisposition: "attachment"), body: .json(document)))
+    }
+
+    func listConsents(_ input: Operations.ListConsents.Input) async throws -> Operations.ListConsents.Output {
+        let caller = try RequestScope.requireCaller()
+        let history = try await consents.history(of: caller.user)
+        let items = ConsentKind.allCases.compactMap { kind in Self.wire(kind, history: history) }
+        return .ok(.init(body: .json(.init(items: items))))
+    }
+
+    func recordConsent(_ input: Operations.RecordConsent.Input) async throws -> Operations.RecordConsent.Output {
+        let caller = try RequestScope.requireCaller()
+        guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
+        let version = body.version.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !version.isEmpty, version.count <= 64 else {
+            throw Problem.validationFailed([.init(field: "version", message: "must be 1–64 characters")])
+        }
+        guard let kind = ConsentKind(rawValue: body.kind.rawValue) else {
+            throw Problem.validationFailed([.init(field: "kind", message: "is not a consent kind")])
+        }
+        try await consents.record(kind, version: version, granted: body.granted, for: caller.user, now: .storageNow)
+        let history = try await consents.history(of: caller.user)
+        guard let consent = Self.wire(kind, history: history) else { throw Problem.internalError }
+        return .created(.init(body: .json(consent)))
+    }
+
+    func listSessions(_ input: Operations.ListSessions.Input) async throws -> Operations.ListSessions.Output {
+        let caller = try RequestScope.requireCaller()
+        let limit = try PageRequest.limit(input.query.limit)
+        let cursor = try input.query.cursor.map(SessionCursor.init(encoded:))
+        let page = try await sessions.list(user: caller.user, limit: limit + 1, after: cursor.map { ($0.createdAt, $0.id) })
+        let items = page.prefix(limit).map { session in
+            Components.Schemas.SessionInfo(
+                id: session.id.description, deviceLabel: session.deviceLabel, createdAt: session.createdAt,
+                lastUsedAt: session.lastUsedAt, current: session.id == caller.session
+            )
+        }
+        let next = page.count > limit ? page.prefix(limit).last.map { SessionCursor(createdAt: $0.createdAt, id: $0.id).encoded } : nil
+        return .ok(.init(body: .json(.init(items: Array(items), nextCursor: next))))
+    }
+
+    func deleteSession(_ input: Operations.DeleteSession.Input) async throws -> Operations.DeleteSession.Output {
+        let caller = try RequestScope.requireCaller()
+        guard let session = SessionID(input.path.sessionId),
+            try await sessions.revoke(session, of: caller.user, now: .storageNow)
+        else {
+            throw Problem.notFound("No live session \(input.path.sessionId) belongs to you.")
+        }
+        return .noContent(.init())
+    }
+
+    // MARK: Helpers
+
+    private func wireUser(_ id: UserID) async throws -> Components.Schemas.User {
+        guard let user = try await users.find(id: id) else {
+            throw Problem.unauthenticated("session_revoked", "The account no longer exists.")
+        }
+        return UserWire.user(user, profile: try await profiles.profile(of: id))
+    }
+
+    private static func wire(_ kind: ConsentKind, history: [ConsentEvent]) -> Components.Schemas.Consent? {
+        let events = history.filter { $0.kind == kind }
+        guard let latest = events.last, let wireKind = Components.Schemas.ConsentKind(rawValue: kind.rawValue) else { return nil }
+        return .init(
+            kind: wireKind, version: latest.version, granted: latest.granted, recordedAt: latest.recordedAt,
+            history: events.map { .init(version: $0.version, granted: $0.granted, recordedAt: $0.recordedAt) }
+        )
+    }
+
+    /// Today's date (`YYYY-MM-DD`) in the user's time zone, for "not in the future" checks.
+    private static func today(in timeZone: String?) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone.flatMap(TimeZone.init(identifier:)) ?? .gmt
+        let parts = calendar.dateComponents([.year, .month, .day], from: .now)
+        return String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
+    }
+}
+/// Position in the session list: the last item's creation time and id.
+private struct SessionCursor {
+    let createdAt: Date
+    let id: SessionID
+
+    init(createdAt: Date, id: SessionID) {
+        self.createdAt = createdAt
+        self.id = id
+    }
+
+    init(encoded: String) throws(Problem) {
+        let parts = PageRequest.decodeCursor(encoded)?.split(separator: "|")
+        guard let parts, parts.count == 2, let seconds = Double(parts[0]), let id = SessionID(String(parts[1])) else {
+            throw Problem.invalidRequest("cursor is not a cursor this list returned.", fieldErrors: [.init(field: "cursor", message: "is not valid")])
+        }
+        self.createdAt = Date(timeIntervalSince1970: seconds)
+        self.id = id
+    }
+
+    var encoded: String { PageRequest.encodeCursor("\(createdAt.timeIntervalSince1970)|\(id)") }
+}

@@ -1,0 +1,73 @@
+import FitBaseCore
+import Foundation
+import SQLKit
+
+/// SQL for `user_profiles` (and the display name, which lives on `users`).
+struct ProfileStore: Sendable {
+    let database: Database
+
+    /// The profile of `user`, with defaults for what was never set.
+    func profile(of user: UserID) async throws -> Profile {
+        try await database.withConnection { db in try await Self.profile(of: user, on: db) }
+    }
+
+    /// Reads, changes and writes the profile in one transaction; `change` may throw to abort with a problem.
+    func update(_ user: UserID, now: Date, _ change: @escaping @Sendable (inout Profile) throws -> Void) async throws -> Profile {
+        try await database.transaction { db in
+            var profile = try await Self.profile(of: user, on: db)
+            try change(&profile)
+            try await db.update("users").set("display_name", to: profile.displayName).set("updated_at", to: now)
+                .where("id", .equal, user.rawValue).run()
+            let values: [any Encodable & Sendable] = [
+                profile.fitnessLevel?.rawValue, try Self.json(profile.goals.map(\.rawValue)),
+                try Self.json(profile.preferredWorkoutTypes.map(\.rawValue)), profile.averageCycleLength,
+                profile.averagePeriodLength, profile.lastPeriodStartDate, profile.cycleTrackingEnabled,
+                profile.notificationsEnabled, profile.preferredWorkoutTime, profile.timeZone, profile.shareWorkoutData, now,
+            ]
+            try await db.insert(into: "user_profiles")
+                .columns(["user_id"] + Self.columns + ["updated_at"])
+                .values([SQLBind(user.rawValue)] + values.map { SQLBind($0) })
+                .onConflict(with: ["user_id"]) { conflict in
+                    (Self.columns + ["updated_at"]).reduce(conflict) { $0.set(excludedValueOf: $1) }
+                }
+                .run()
+            return profile
+        }
+    }
+
+    private static let columns = [
+        "fitness_level", "goals", "preferred_workout_types", "average_cycle_length", "average_period_length",
+        "last_period_start_date", "cycle_tracking_enabled", "notifications_enabled", "preferred_workout_time",
+        "time_zone", "share_workout_data",
+    ]
+
+    static func profile(of user: UserID, on db: any SQLDatabase) async throws -> Profile {
+        let displayName = try await db.select().column("display_name").from("users").where("id", .equal, user.rawValue)
+            .first()?.decode(column: "display_name", as: String?.self)
+        guard let row = try await db.select().columns(columns).from("user_profiles").where("user_id", .equal, user.rawValue).first() else {
+            return Profile(displayName: displayName)
+        }
+        return Profile(
+            displayName: displayName,
+            fitnessLevel: try row.decode(column: "fitness_level", as: String?.self).flatMap(FitnessLevel.init(rawValue:)),
+            goals: try strings(row, "goals").compactMap(FitnessGoal.init(rawValue:)),
+            preferredWorkoutTypes: try strings(row, "preferred_workout_types").compactMap(WorkoutType.init(rawValue:)),
+            averageCycleLength: try row.decode(column: "average_cycle_length", as: Int.self),
+            averagePeriodLength: try row.decode(column: "average_period_length", as: Int.self),
+            lastPeriodStartDate: try row.decode(column: "last_period_start_date", as: String?.self),
+            cycleTrackingEnabled: try row.decode(column: "cycle_tracking_enabled", as: Bool.self),
+            notificationsEnabled: try row.decode(column: "notifications_enabled", as: Bool?.self),
+            preferredWorkoutTime: try row.decode(column: "preferred_workout_time", as: String?.self),
+            timeZone: try row.decode(column: "time_zone", as: String?.self),
+            shareWorkoutData: try row.decode(column: "share_workout_data", as: Bool.self)
+        )
+    }
+
+    private static func strings(_ row: any SQLRow, _ column: String) throws -> [String] {
+        try JSONDecoder().decode([String].self, from: Data(try row.decode(column: column, as: String.self).utf8))
+    }
+
+    private static func json(_ values: [String]) throws -> String {
+        String(decoding: try JSONEncoder().encode(values), as: UTF8.self)
+    }
+}

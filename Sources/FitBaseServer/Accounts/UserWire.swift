@@ -1,0 +1,28 @@
+import FitBaseAPI
+import FitBaseCore
+
+/// Maps account records to the contract's `User`, the one place that shape is built.
+enum UserWire {
+    static func user(_ user: UserRecord, profile: Profile) -> Components.Schemas.User {
+        .init(
+            id: user.id.description,
+            email: user.email,
+            displayName: profile.displayName,
+            role: user.role == .admin ? .admin : .user,
+            signInMethods: user.passwordHash == nil ? [] : [.password],
+            createdAt: user.createdAt,
+            fitnessLevel: profile.fitnessLevel.flatMap { .init(rawValue: $0.rawValue) },
+            goals: profile.goals.compactMap { .init(rawValue: $0.rawValue) },
+            preferredWorkoutTypes: profile.preferredWorkoutTypes.compactMap { .init(rawValue: $0.rawValue) },
+            averageCycleLength: profile.averageCycleLength,
+            averagePeriodLength: profile.averagePeriodLength,
+            lastPeriodStartDate: profile.lastPeriodStartDate,
+            cycleTrackingEnabled: profile.cycleTrackingEnabled,
+            notificationsEnabled: profile.notificationsEnabled,
+            preferredWorkoutTime: profile.preferredWorkoutTime,
+            timeZone: profile.timeZone,
+            privacy: .init(shareWorkoutData: profile.shareWorkoutData),
+            onboardingCompleted: profile.onboardingCompleted
+        )
+    }
+}
