@@ -66,6 +66,18 @@ import Yams
             let fresh = try await fixture.client.signIn(fixture.owner)
             return (.post, "/v1/auth/refresh", ["refreshToken": fresh.refreshToken])
         },
+        Row(operationID: "signInWithApple", expected: everyone(.ok)) { _, _ in
+            let sub = "matrix.\(UUID().uuidString)"
+            return (.post, "/v1/auth/apple", ["identityToken": try await FakeIdentityProvider.appleToken(subject: sub, rawNonce: "n"), "rawNonce": "n"])
+        },
+        Row(operationID: "signInWithGoogle", expected: everyone(.ok)) { _, _ in
+            let token = try await FakeIdentityProvider.googleToken(subject: UUID().uuidString, email: "g-\(UUID().uuidString.prefix(8))@example.com", nonce: nil)
+            return (.post, "/v1/auth/google", ["idToken": token])
+        },
+        // Apple authenticates itself with the signed payload; a caller's bearer token neither helps nor hurts.
+        Row(operationID: "receiveAppleNotification", expected: everyone(.ok)) { _, _ in
+            (.post, "/v1/auth/apple/notifications", ["payload": try await FakeIdentityProvider.appleNotification(type: "email-enabled", subject: "unknown")])
+        },
         Row(operationID: "getMe", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me", nil) },
         Row(operationID: "listSessions", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/sessions", nil) },
         // Sessions are reachable only through their owner's /me: another user, even an admin, gets 404.
@@ -95,7 +107,7 @@ import Yams
 
     @Test(arguments: TestEngines.all)
     func everyCallerGetsTheStatusTheRulesPromise(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client, database in
+        try await withProviderApp(engine) { client, _, database in
             let users = UserStore(database: try await Database.open(database.location, logger: TestDatabase.logger))
             for row in Self.rows {
                 let owner = try await client.signUp()

@@ -4,10 +4,13 @@ import Logging
 
 extension ServerConfiguration {
     /// A configuration for tests: the given database, its temp data directory, port 0, quiet logs.
-    public static func testing(_ database: TestDatabase, maxBodyBytes: Int = 1 << 20) -> ServerConfiguration {
+    public static func testing(
+        _ database: TestDatabase, maxBodyBytes: Int = 1 << 20, identityProviders: IdentityProvidersConfiguration = .init()
+    ) -> ServerConfiguration {
         ServerConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: database.dataDirectory, database: database.location,
-            logLevel: TestDatabase.logger.logLevel, maxBodyBytes: maxBodyBytes, bcryptCost: 4
+            logLevel: TestDatabase.logger.logLevel, maxBodyBytes: maxBodyBytes, bcryptCost: 4,
+            identityProviders: identityProviders
         )
     }
 }

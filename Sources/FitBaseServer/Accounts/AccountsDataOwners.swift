@@ -9,7 +9,10 @@ struct AccountProfileOwner: AccountDataOwner {
 
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
         guard let record = try await UserStore.find(id: user, on: db) else { return try OpenAPIValueContainer(unvalidatedValue: nil) }
-        let wire = UserWire.user(record, profile: try await ProfileStore.profile(of: user, on: db))
+        let wire = UserWire.user(
+            record, profile: try await ProfileStore.profile(of: user, on: db),
+            identities: try await IdentityStore.identities(of: user, on: db)
+        )
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         return try JSONDecoder().decode(OpenAPIValueContainer.self, from: encoder.encode(wire))

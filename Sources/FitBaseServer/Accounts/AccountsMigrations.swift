@@ -98,3 +98,26 @@ struct CreateConsents: Migration {
         try await database.create(index: "consents_user_kind").on("consents").column("user_id").column("kind").run()
     }
 }
+
+/// `user_identities`: Sign in with Apple and Google accounts, keyed by the provider's `sub`.
+struct CreateUserIdentities: Migration {
+    let name = "2026-11-22.accounts.create-user-identities"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.create(table: "user_identities")
+            .column("provider", type: .text, .notNull)
+            .column("subject", type: .text, .notNull)
+            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .column("audience", type: .text, .notNull)  // the client id the token was issued to (needed to revoke)
+            .column("email", type: .text)
+            .column("email_verified", type: engine.boolean, .notNull)
+            .column("is_private_email", type: engine.boolean, .notNull)
+            .column("email_relay_enabled", type: engine.boolean, .notNull)
+            .column("sealed_refresh_token", type: .text)  // Apple refresh token, AES-GCM under the master key
+            .column("created_at", type: engine.instant, .notNull)
+            .column("updated_at", type: engine.instant, .notNull)
+            .primaryKey("provider", "subject")
+            .run()
+        try await database.create(index: "user_identities_user").on("user_identities").column("user_id").run()
+    }
+}

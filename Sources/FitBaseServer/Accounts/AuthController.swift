@@ -11,7 +11,7 @@ struct AuthController: Sendable {
     let throttle: SignInThrottle
     let hasher: PasswordHasher
     let signer: SessionTokenSigner
-    let profiles: ProfileStore
+    let responses: AuthSessionBuilder
 
     func getJWKS(_ input: Operations.GetJWKS.Input) async throws -> Operations.GetJWKS.Output {
         let (x, y) = signer.publicKeyCoordinates
@@ -38,11 +38,11 @@ struct AuthController: Sendable {
             displayName: displayName?.isEmpty == false ? displayName : nil, role: .user, createdAt: now, updatedAt: now
         )
         let deviceLabel = Self.deviceLabel(body.deviceName)
-        let (session, refreshToken) = try await database.transaction { [users, sessions] db in
-            try await users.insert(user, on: db)
+        let (session, refreshToken) = try await database.transaction { [sessions] db in
+            try await UserStore.insert(user, on: db)
             return try await sessions.start(user: user.id, deviceLabel: deviceLabel, now: now, on: db)
         }
-        return .created(.init(body: .json(try await authSession(user, session: session, refreshToken: refreshToken, authenticatedAt: now, now: now))))
+        return .created(.init(body: .json(try await responses.authSession(user, session: session, refreshToken: refreshToken, authenticatedAt: now, now: now))))
     }
 
     func signIn(_ input: Operations.SignIn.Input) async throws -> Operations.SignIn.Output {
@@ -69,7 +69,7 @@ struct AuthController: Sendable {
         let (session, refreshToken) = try await database.transaction { [sessions] db in
             try await sessions.start(user: user.id, deviceLabel: deviceLabel, now: now, on: db)
         }
-        return .ok(.init(body: .json(try await authSession(user, session: session, refreshToken: refreshToken, authenticatedAt: now, now: now))))
+        return .ok(.init(body: .json(try await responses.authSession(user, session: session, refreshToken: refreshToken, authenticatedAt: now, now: now))))
     }
 
     func refreshSession(_ input: Operations.RefreshSession.Input) async throws -> Operations.RefreshSession.Output {
@@ -80,7 +80,7 @@ struct AuthController: Sendable {
             guard let user = try await users.find(id: userID) else {
                 throw Problem.unauthenticated("invalid_refresh_token", "The refresh token is not valid.")
             }
-            return .ok(.init(body: .json(try await authSession(user, session: session, refreshToken: newToken, authenticatedAt: authenticatedAt, now: now))))
+            return .ok(.init(body: .json(try await responses.authSession(user, session: session, refreshToken: newToken, authenticatedAt: authenticatedAt, now: now))))
         case .reused:
             throw Problem.unauthenticated(
                 "refresh_token_reused", "This refresh token was already used; the session has been ended. Sign in again."
@@ -96,20 +96,7 @@ struct AuthController: Sendable {
         return .noContent(.init())
     }
 
-    // MARK: Wire mapping
-
-    private func authSession(
-        _ user: UserRecord, session: SessionID, refreshToken: String, authenticatedAt: Date, now: Date
-    ) async throws -> Components.Schemas.AuthSession {
-        let (accessToken, expiresIn) = try await signer.issue(user: user.id, session: session, authenticatedAt: authenticatedAt, now: now)
-        let profile = try await profiles.profile(of: user.id)
-        return .init(
-            user: UserWire.user(user, profile: profile), accessToken: accessToken, refreshToken: refreshToken,
-            expiresIn: expiresIn, tokenType: .bearer
-        )
-    }
-
-    private static func deviceLabel(_ name: String?) -> String? {
+    static func deviceLabel(_ name: String?) -> String? {
         guard let name = name?.trimmingCharacters(in: .whitespacesAndNewlines), !name.isEmpty else { return nil }
         return String(name.prefix(100))
     }

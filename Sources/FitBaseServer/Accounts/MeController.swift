@@ -17,6 +17,9 @@ struct MeController: Sendable {
     let sessions: SessionStore
     let consents: ConsentStore
     let registry: AccountDataRegistry
+    let responses: AuthSessionBuilder
+    /// Revokes Sign in with Apple tokens before an account is deleted; `nil` when Apple is not configured.
+    let appleRevoker: AppleTokenRevoker?
     let logger: Logger
 
     func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output {
@@ -41,6 +44,7 @@ struct MeController: Sendable {
                 "reauthentication_required", "Deleting the account needs a sign-in from the last 5 minutes; sign in again first."
             )
         }
+        await appleRevoker?.revokeTokens(of: caller.user)
         try await registry.deleteAccount(caller.user, database: database)
         logger.notice("account deleted", metadata: ["user": "\(caller.user)"])
         return .noContent(.init())
@@ -112,7 +116,7 @@ struct MeController: Sendable {
         guard let user = try await users.find(id: id) else {
             throw Problem.unauthenticated("session_revoked", "The account no longer exists.")
         }
-        return UserWire.user(user, profile: try await profiles.profile(of: id))
+        return try await responses.user(user)
     }
 
     private static func wire(_ kind: ConsentKind, history: [ConsentEvent]) -> Components.Schemas.Consent? {

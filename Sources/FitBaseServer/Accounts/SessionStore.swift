@@ -91,6 +91,14 @@ struct SessionStore: Sendable {
         }
     }
 
+    /// Ends every session of `user` (Apple `consent-revoked`).
+    func revokeAll(of user: UserID, now: Date) async throws {
+        try await database.transaction { db in
+            try await db.update("sessions").set("revoked_at", to: now)
+                .where("user_id", .equal, user.rawValue).where("revoked_at", .is, SQLLiteral.null).run()
+        }
+    }
+
     /// The role of `user` if `session` is theirs and still live; `nil` otherwise. Called on every authenticated request.
     func liveSessionRole(_ session: SessionID, user: UserID) async throws -> Role? {
         try await database.withConnection { db in

@@ -120,11 +120,3 @@ struct SigningKeyError: Error, CustomStringConvertible {
     let reason: String
     var description: String { "cannot use session signing key \(path) (in --data-dir / FITBASE_DATA_DIR): \(reason)" }
 }
-
-extension Data {
-    /// Base64url without padding (RFC 4648 §5), as JOSE uses it.
-    var base64URLEncoded: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-}

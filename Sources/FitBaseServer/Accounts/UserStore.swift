@@ -19,7 +19,7 @@ struct UserStore: Sendable {
     let database: Database
 
     /// Inserts a new account on `db` (the caller's transaction). A taken e-mail is a 409 `email_taken`.
-    func insert(_ user: UserRecord, on db: any SQLDatabase) async throws {
+    static func insert(_ user: UserRecord, on db: any SQLDatabase) async throws {
         do {
             try await db.insert(into: "users")
                 .columns("id", "email", "password_hash", "display_name", "role", "created_at", "updated_at")

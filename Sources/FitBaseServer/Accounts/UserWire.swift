@@ -3,13 +3,16 @@ import FitBaseCore
 
 /// Maps account records to the contract's `User`, the one place that shape is built.
 enum UserWire {
-    static func user(_ user: UserRecord, profile: Profile) -> Components.Schemas.User {
-        .init(
+    static func user(_ user: UserRecord, profile: Profile, identities: [IdentityRecord]) -> Components.Schemas.User {
+        var methods: [Components.Schemas.User.SignInMethodsPayloadPayload] = user.passwordHash == nil ? [] : [.password]
+        methods += identities.map { $0.provider == .apple ? .apple : .google }
+        return .init(
             id: user.id.description,
             email: user.email,
+            emailIsPrivateRelay: identities.contains { $0.isPrivateEmail } ? true : nil,
             displayName: profile.displayName,
             role: user.role == .admin ? .admin : .user,
-            signInMethods: user.passwordHash == nil ? [] : [.password],
+            signInMethods: methods,
             createdAt: user.createdAt,
             fitnessLevel: profile.fitnessLevel.flatMap { .init(rawValue: $0.rawValue) },
             goals: profile.goals.compactMap { .init(rawValue: $0.rawValue) },

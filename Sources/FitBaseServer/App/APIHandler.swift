@@ -4,6 +4,7 @@ import FitBaseAPI
 struct APIHandler: APIProtocol {
     let serviceStatus: ServiceStatusController
     let auth: AuthController
+    let providers: ProviderSignInController
     let me: MeController
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
@@ -70,5 +71,17 @@ struct APIHandler: APIProtocol {
 
     func recordConsent(_ input: Operations.RecordConsent.Input) async throws -> Operations.RecordConsent.Output {
         try await me.recordConsent(input)
+    }
+
+    func signInWithApple(_ input: Operations.SignInWithApple.Input) async throws -> Operations.SignInWithApple.Output {
+        try await providers.signInWithApple(input)
+    }
+
+    func signInWithGoogle(_ input: Operations.SignInWithGoogle.Input) async throws -> Operations.SignInWithGoogle.Output {
+        try await providers.signInWithGoogle(input)
+    }
+
+    func receiveAppleNotification(_ input: Operations.ReceiveAppleNotification.Input) async throws -> Operations.ReceiveAppleNotification.Output {
+        try await providers.receiveAppleNotification(input)
     }
 }

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import FitBaseAPI
 import Hummingbird
 import Logging
@@ -34,21 +35,52 @@ public func buildApplication(
     let router = buildRouter(maxBodyBytes: configuration.maxBodyBytes, routes: routes)
     let signer = try await SessionTokenSigner.load(dataDirectory: configuration.dataDirectory, issuer: configuration.publicURL)
     let hasher = PasswordHasher(cost: configuration.bcryptCost)
-    let sessions = SessionStore(database: database)
-    router.add(middleware: AuthenticationMiddleware(signer: signer, sessions: sessions))
+    let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(timeout: .init(connect: .seconds(10), read: .seconds(30))))
+    let providers = configuration.identityProviders
+    let masterKey = try MasterKey.load(
+        environmentValue: providers.masterKey,
+        file: providers.masterKeyFile ?? URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("master.key").path
+    )
 
     let users = UserStore(database: database)
+    let sessions = SessionStore(database: database)
     let profiles = ProfileStore(database: database)
-    let registry = AccountDataRegistry(owners: [AccountProfileOwner(), SessionsOwner(), ConsentsOwner()])
+    let identities = IdentityStore(database: database)
+    let registry = AccountDataRegistry(owners: [AccountProfileOwner(), IdentitiesOwner(), SessionsOwner(), ConsentsOwner()])
+    let responses = AuthSessionBuilder(signer: signer, profiles: profiles, identities: identities)
+    let keyFetcher = HTTPJSONWebKeySetFetcher(client: httpClient)
+    let appleVerifier = providers.appleAudiences.isEmpty ? nil : IdentityTokenVerifier(
+        provider: .apple, issuers: ["https://appleid.apple.com"], audiences: Set(providers.appleAudiences),
+        keys: CachedKeySet(url: providers.appleJWKSURL, fetcher: keyFetcher)
+    )
+    let googleVerifier = providers.googleAudiences.isEmpty ? nil : IdentityTokenVerifier(
+        provider: .google, issuers: ["accounts.google.com", "https://accounts.google.com"], audiences: Set(providers.googleAudiences),
+        keys: CachedKeySet(url: providers.googleJWKSURL, fetcher: keyFetcher)
+    )
+    let appleTokens = try AppleClientCredentials.load(providers).map { credentials in
+        AppleTokenRevoker(
+            identities: identities,
+            client: HTTPAppleTokenClient(client: httpClient, baseURL: providers.appleAPIURL, credentials: credentials),
+            masterKey: masterKey, logger: logger
+        )
+    }
+    router.add(middleware: AuthenticationMiddleware(signer: signer, sessions: sessions))
+
     let api = APIHandler(
         serviceStatus: ServiceStatusController(database: database, openAPIDocument: openAPIDocument),
         auth: AuthController(
             database: database, users: users, sessions: sessions, throttle: SignInThrottle(database: database),
-            hasher: hasher, signer: signer, profiles: profiles
+            hasher: hasher, signer: signer, responses: responses
+        ),
+        providers: ProviderSignInController(
+            apple: appleVerifier, google: googleVerifier, linker: ProviderAccountLinker(database: database, sessions: sessions),
+            responses: responses, appleTokens: appleTokens, sessions: sessions, identities: identities, registry: registry,
+            database: database, logger: logger
         ),
         me: MeController(
             database: database, users: users, profiles: profiles, sessions: sessions,
-            consents: ConsentStore(database: database), registry: registry, logger: logger
+            consents: ConsentStore(database: database), registry: registry, responses: responses, appleRevoker: appleTokens,
+            logger: logger
         )
     )
     try api.registerHandlers(
@@ -60,7 +92,7 @@ public func buildApplication(
     var app = Application(
         router: router,
         configuration: .init(address: .hostname(host, port: configuration.port), serverName: "FitBase"),
-        services: [DatabaseService(database: database), hasher],
+        services: [DatabaseService(database: database), hasher, HTTPClientService(client: httpClient)],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
             let shownHost = host.contains(":") ? "[\(host)]" : host
@@ -108,6 +140,16 @@ public struct DataDirectoryError: Error, CustomStringConvertible {
 
     public var description: String {
         "cannot use data directory \(path) (set by --data-dir / FITBASE_DATA_DIR): \(reason)"
+    }
+}
+
+/// Shuts the outbound HTTP client (identity providers' keys, Apple's token endpoints) down with the server.
+struct HTTPClientService: Service {
+    let client: HTTPClient
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await client.shutdown()
     }
 }
 

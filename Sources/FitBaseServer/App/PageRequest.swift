@@ -22,8 +22,6 @@ enum PageRequest {
     }
 
     static func decodeCursor(_ cursor: String) -> String? {
-        var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64).map { String(decoding: $0, as: UTF8.self) }
+        Data(base64URLEncoded: cursor).map { String(decoding: $0, as: UTF8.self) }
     }
 }

@@ -14,6 +14,8 @@ import Foundation
 /// | public URL | `--public-url` | `FITBASE_PUBLIC_URL` | `http://<host>:<port>` |
 /// | request body limit | `--max-body-bytes` | `FITBASE_MAX_BODY_BYTES` | `1048576` (1 MiB) |
 /// | bcrypt cost | — | `FITBASE_BCRYPT_COST` | `12` (4–31; tests use 4) |
+///
+/// Identity providers and the master key: ``IdentityProvidersConfiguration``.
 public struct ServerConfiguration: Sendable {
     /// Interface to bind.
     public var host: String
@@ -31,6 +33,8 @@ public struct ServerConfiguration: Sendable {
     public var maxBodyBytes: Int
     /// bcrypt work factor for new password hashes (each step doubles the time).
     public var bcryptCost: UInt8
+    /// Sign in with Apple, Google and the master key (environment only; see ``IdentityProvidersConfiguration``).
+    public var identityProviders: IdentityProvidersConfiguration
 
     /// Values as given on the command line; `nil` means "not given".
     public struct Overrides: Sendable {
@@ -64,7 +68,8 @@ public struct ServerConfiguration: Sendable {
         logLevel: Logger.Level = .info,
         publicURL: String? = nil,
         maxBodyBytes: Int = 1 << 20,
-        bcryptCost: UInt8 = 12
+        bcryptCost: UInt8 = 12,
+        identityProviders: IdentityProvidersConfiguration = .init()
     ) {
         self.host = host
         self.port = port
@@ -74,6 +79,7 @@ public struct ServerConfiguration: Sendable {
         self.publicURL = publicURL ?? "http://\(host):\(port)"
         self.maxBodyBytes = maxBodyBytes
         self.bcryptCost = bcryptCost
+        self.identityProviders = identityProviders
     }
 
     /// Resolves flags over `FITBASE_*` environment variables over defaults, validating every value.
@@ -163,7 +169,8 @@ public struct ServerConfiguration: Sendable {
 
         return ServerConfiguration(
             host: host, port: port, dataDirectory: dataDirectory, database: database, logLevel: logLevel,
-            publicURL: publicURL, maxBodyBytes: maxBodyBytes, bcryptCost: bcryptCost
+            publicURL: publicURL, maxBodyBytes: maxBodyBytes, bcryptCost: bcryptCost,
+            identityProviders: try IdentityProvidersConfiguration.resolve(environment: environment)
         )
     }
 

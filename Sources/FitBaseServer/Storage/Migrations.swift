@@ -8,6 +8,7 @@ enum FitBaseMigrations {
         CreateSignInFailures(),
         CreateUserProfiles(),
         CreateConsents(),
+        CreateUserIdentities(),
     ]
 }
 

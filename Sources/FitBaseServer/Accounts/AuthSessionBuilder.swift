@@ -1,0 +1,24 @@
+import FitBaseAPI
+import FitBaseCore
+import Foundation
+
+/// Builds the `AuthSession` every sign-in path answers with: a fresh access token plus the user.
+struct AuthSessionBuilder: Sendable {
+    let signer: SessionTokenSigner
+    let profiles: ProfileStore
+    let identities: IdentityStore
+
+    func authSession(
+        _ user: UserRecord, session: SessionID, refreshToken: String, authenticatedAt: Date, now: Date, isNewUser: Bool? = nil
+    ) async throws -> Components.Schemas.AuthSession {
+        let (accessToken, expiresIn) = try await signer.issue(user: user.id, session: session, authenticatedAt: authenticatedAt, now: now)
+        return .init(
+            user: try await self.user(user), accessToken: accessToken, refreshToken: refreshToken,
+            expiresIn: expiresIn, tokenType: .bearer, isNewUser: isNewUser
+        )
+    }
+
+    func user(_ user: UserRecord) async throws -> Components.Schemas.User {
+        UserWire.user(user, profile: try await profiles.profile(of: user.id), identities: try await identities.identities(of: user.id))
+    }
+}

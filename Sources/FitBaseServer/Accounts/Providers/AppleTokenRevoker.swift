@@ -1,0 +1,42 @@
+import FitBaseCore
+import Foundation
+import Logging
+
+/// Keeps and revokes the Apple refresh tokens of Sign in with Apple accounts. Tokens are sealed under the master
+/// key, bound to the identity they belong to.
+struct AppleTokenRevoker: Sendable {
+    let identities: IdentityStore
+    let client: any AppleTokenClient
+    let masterKey: MasterKey
+    let logger: Logger
+
+    /// Trades the app's authorization code for a refresh token and stores it sealed. Failures are logged, not
+    /// thrown: the sign-in itself was valid, and only later revocation depends on the token.
+    func storeRefreshToken(code: String, for identity: VerifiedIdentity) async {
+        do {
+            let token = try await client.exchange(code: code, clientID: identity.audience)
+            let sealed = try masterKey.seal(Data(token.utf8), context: Self.context(identity.provider, identity.subject))
+            try await identities.storeSealedRefreshToken(sealed.base64EncodedString(), provider: identity.provider, subject: identity.subject)
+        } catch {
+            logger.warning("Apple authorization code exchange failed; the token cannot be revoked later", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Revokes every stored Apple token of `user` (before the account is deleted). Failures are logged and do not
+    /// stop the deletion: the user's right to erasure comes first.
+    func revokeTokens(of user: UserID) async {
+        do {
+            for identity in try await identities.identities(of: user) where identity.provider == .apple {
+                guard let sealed = identity.sealedRefreshToken.flatMap({ Data(base64Encoded: $0) }) else { continue }
+                let token = try masterKey.open(sealed, context: Self.context(identity.provider, identity.subject))
+                try await client.revoke(refreshToken: String(decoding: token, as: UTF8.self), clientID: identity.audience)
+            }
+        } catch {
+            logger.error("revoking Sign in with Apple tokens failed", metadata: ["user": "\(user)", "error": "\(error)"])
+        }
+    }
+
+    private static func context(_ provider: IdentityProvider, _ subject: String) -> String {
+        "user_identities/\(provider.rawValue)/\(subject)/refresh_token"
+    }
+}

@@ -1,0 +1,132 @@
+import FitBaseAPI
+import FitBaseCore
+import Foundation
+import HTTPTypes
+import JWTKit
+import Logging
+
+/// Sign in with Apple and Google using the ID token the app got from the provider's SDK, and Apple's
+/// server-to-server notifications about those accounts.
+struct ProviderSignInController: Sendable {
+    let apple: IdentityTokenVerifier?
+    let google: IdentityTokenVerifier?
+    let linker: ProviderAccountLinker
+    let responses: AuthSessionBuilder
+    let appleTokens: AppleTokenRevoker?
+    let sessions: SessionStore
+    let identities: IdentityStore
+    let registry: AccountDataRegistry
+    let database: Database
+    let logger: Logger
+
+    func signInWithApple(_ input: Operations.SignInWithApple.Input) async throws -> Operations.SignInWithApple.Output {
+        guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
+        let verifier = try Self.configured(apple, "Sign in with Apple", "FITBASE_APPLE_AUDIENCES")
+        let identity = try await verifier.verify(body.identityToken, nonce: .sha256Hex(of: body.rawNonce))
+        let name = [body.fullName?.givenName, body.fullName?.familyName].compactMap { $0?.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: " ")
+        let now = Date.storageNow
+        let outcome = try await linker.signIn(
+            identity, displayName: name.isEmpty ? nil : String(name.prefix(100)),
+            deviceLabel: AuthController.deviceLabel(body.deviceName), now: now
+        )
+        if let code = body.authorizationCode, !code.isEmpty, let appleTokens {
+            await appleTokens.storeRefreshToken(code: code, for: identity)
+        }
+        return .ok(.init(body: .json(try await session(outcome, now: now))))
+    }
+
+    func signInWithGoogle(_ input: Operations.SignInWithGoogle.Input) async throws -> Operations.SignInWithGoogle.Output {
+        guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
+        let verifier = try Self.configured(google, "Google sign-in", "FITBASE_GOOGLE_AUDIENCES")
+        let identity = try await verifier.verify(body.idToken, nonce: body.nonce.map { .equal(to: $0) } ?? .none)
+        let now = Date.storageNow
+        let outcome = try await linker.signIn(
+            identity, displayName: identity.name.map { String($0.prefix(100)) },
+            deviceLabel: AuthController.deviceLabel(body.deviceName), now: now
+        )
+        return .ok(.init(body: .json(try await session(outcome, now: now))))
+    }
+
+    /// Apple's notifications: `email-disabled` / `email-enabled` (private relay forwarding), `consent-revoked` (the
+    /// user stopped using Sign in with Apple with the app: their sessions end), `account-delete` (the Apple ID is
+    /// gone: the account is deleted). Repeats are harmless; unknown users and event types are acknowledged.
+    func receiveAppleNotification(
+        _ input: Operations.ReceiveAppleNotification.Input
+    ) async throws -> Operations.ReceiveAppleNotification.Output {
+        guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
+        let verifier = try Self.configured(apple, "Sign in with Apple", "FITBASE_APPLE_AUDIENCES")
+        let claims = try await verifier.verifySignature(body.payload, as: AppleNotificationClaims.self)
+        _ = try verifier.checkIssuerAndAudience(iss: claims.iss, aud: claims.aud)
+        guard let data = claims.events.data(using: .utf8), let event = try? JSONDecoder().decode(AppleNotificationEvent.self, from: data) else {
+            throw Problem.invalidRequest("The notification's events claim is not an Apple event.")
+        }
+        let identity = try await database.withConnection { db in try await IdentityStore.find(.apple, subject: event.sub, on: db) }
+        guard let identity else {
+            logger.info("Apple notification for an unknown account", metadata: ["type": "\(event.type)"])
+            return .ok(.init())
+        }
+        switch event.type {
+        case "email-disabled":
+            try await identities.setEmailRelayEnabled(false, provider: .apple, subject: event.sub)
+        case "email-enabled":
+            try await identities.setEmailRelayEnabled(true, provider: .apple, subject: event.sub)
+        case "consent-revoked":
+            try await sessions.revokeAll(of: identity.user, now: .storageNow)
+        case "account-delete":
+            try await registry.deleteAccount(identity.user, database: database)
+        default:
+            logger.info("ignored Apple notification", metadata: ["type": "\(event.type)"])
+        }
+        logger.notice("Apple notification processed", metadata: ["type": "\(event.type)", "user": "\(identity.user)"])
+        return .ok(.init())
+    }
+
+    private func session(_ outcome: ProviderAccountLinker.Outcome, now: Date) async throws -> Components.Schemas.AuthSession {
+        try await responses.authSession(
+            outcome.user, session: outcome.session, refreshToken: outcome.refreshToken, authenticatedAt: now, now: now,
+            isNewUser: outcome.isNewUser
+        )
+    }
+
+    private static func configured(_ verifier: IdentityTokenVerifier?, _ name: String, _ setting: String) throws(Problem) -> IdentityTokenVerifier {
+        guard let verifier else {
+            throw Problem(.serviceUnavailable, code: "provider_not_configured", detail: "\(name) is not configured on this server (\(setting)).")
+        }
+        return verifier
+    }
+}
+
+/// The claims of an Apple server-to-server notification: the event is a JSON document inside a string.
+private struct AppleNotificationClaims: JWTPayload {
+    let iss: String
+    let aud: [String]
+    let events: String
+
+    enum CodingKeys: String, CodingKey { case iss, aud, events }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        iss = try container.decode(String.self, forKey: .iss)
+        if let single = try? container.decode(String.self, forKey: .aud) {
+            aud = [single]
+        } else {
+            aud = try container.decode([String].self, forKey: .aud)
+        }
+        events = try container.decode(String.self, forKey: .events)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(iss, forKey: .iss)
+        try container.encode(aud, forKey: .aud)
+        try container.encode(events, forKey: .events)
+    }
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+private struct AppleNotificationEvent: Decodable {
+    let type: String
+    let sub: String
+}

@@ -1,0 +1,55 @@
+import Crypto
+import Foundation
+
+/// The server's master key: a 256-bit AES key kept outside the database. It seals secrets stored in rows (Apple
+/// refresh tokens now, users' health data keys later), so a copy of the database alone reveals none of them.
+///
+/// From `FITBASE_MASTER_KEY` (base64 of 32 bytes) when set, else the file `FITBASE_MASTER_KEY_FILE`
+/// (default `<data dir>/master.key`, created with mode 0600 on first run).
+struct MasterKey: Sendable {
+    private let key: SymmetricKey
+
+    init(key: SymmetricKey) {
+        self.key = key
+    }
+
+    static func load(environmentValue: String?, file: String) throws -> MasterKey {
+        if let environmentValue {
+            guard let data = Data(base64Encoded: environmentValue.trimmingCharacters(in: .whitespacesAndNewlines)), data.count == 32 else {
+                throw MasterKeyError(source: "FITBASE_MASTER_KEY", reason: "must be the base64 of exactly 32 bytes")
+            }
+            return MasterKey(key: SymmetricKey(data: data))
+        }
+        if let data = FileManager.default.contents(atPath: file) {
+            guard data.count == 32 else {
+                throw MasterKeyError(source: "FITBASE_MASTER_KEY_FILE (\(file))", reason: "must hold exactly 32 bytes")
+            }
+            return MasterKey(key: SymmetricKey(data: data))
+        }
+        let key = SymmetricKey(size: .bits256)
+        let created = FileManager.default.createFile(
+            atPath: file, contents: key.withUnsafeBytes { Data($0) }, attributes: [.posixPermissions: 0o600]
+        )
+        guard created else { throw MasterKeyError(source: "FITBASE_MASTER_KEY_FILE (\(file))", reason: "cannot create the file") }
+        return MasterKey(key: key)
+    }
+
+    /// AES-256-GCM seals `plaintext`, bound to `context` (e.g. the row it belongs to) so it cannot be moved.
+    func seal(_ plaintext: Data, context: String) throws -> Data {
+        guard let combined = try AES.GCM.seal(plaintext, using: key, authenticating: Data(context.utf8)).combined else {
+            throw MasterKeyError(source: "seal", reason: "AES-GCM produced no output")
+        }
+        return combined
+    }
+
+    /// Opens what ``seal(_:context:)`` produced for the same `context`; throws if it was altered or moved.
+    func open(_ sealed: Data, context: String) throws -> Data {
+        try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: key, authenticating: Data(context.utf8))
+    }
+}
+
+struct MasterKeyError: Error, CustomStringConvertible {
+    let source: String
+    let reason: String
+    var description: String { "invalid master key from \(source): \(reason)" }
+}
