@@ -31,9 +31,8 @@ struct Serve: AsyncParsableCommand {
                 // Written straight to the file descriptor: a pipe would otherwise buffer the banner.
                 FileHandle.standardOutput.write(Data(banner.utf8))
             }
-        } catch let error as DatabaseOpenError {
-            exitWithStartupError(error)
-        } catch let error as DataDirectoryError {
+        } catch {
+            // Everything buildApplication throws is a start-up problem: a setting, a key file, the database.
             exitWithStartupError(error)
         }
         try await app.runService()

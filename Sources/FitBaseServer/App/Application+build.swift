@@ -1,12 +1,11 @@
 import AsyncHTTPClient
 import FitBaseAPI
+import Foundation
 import Hummingbird
 import Logging
 import NIOCore
 import OpenAPIRuntime
 import ServiceLifecycle
-
-import Foundation
 
 /// The server application type `buildApplication` returns.
 public typealias FitBaseApplication = Application<RouterResponder<FitBaseRequestContext>>
@@ -27,61 +26,33 @@ public func buildApplication(
         return logger
     }()
 
+    // Everything that can fail on configuration comes first, before any resource that must be shut down.
     try createDataDirectory(configuration.dataDirectory)
     let openAPIDocument = try OpenAPIDocument.load()
-    let database = try await Database.open(configuration.database, logger: logger)
-
-    let routes = RouteTable()
-    let router = buildRouter(maxBodyBytes: configuration.maxBodyBytes, routes: routes)
     let signer = try await SessionTokenSigner.load(dataDirectory: configuration.dataDirectory, issuer: configuration.publicURL)
-    let hasher = PasswordHasher(cost: configuration.bcryptCost)
-    let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(timeout: .init(connect: .seconds(10), read: .seconds(30))))
     let providers = configuration.identityProviders
     let masterKey = try MasterKey.load(
         environmentValue: providers.masterKey,
         file: providers.masterKeyFile ?? URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("master.key").path
     )
+    let appleCredentials = try AppleClientCredentials.load(providers)
+    let database = try await Database.open(configuration.database, logger: logger)
 
-    let users = UserStore(database: database)
-    let sessions = SessionStore(database: database)
-    let profiles = ProfileStore(database: database)
-    let identities = IdentityStore(database: database)
-    let registry = AccountDataRegistry(owners: [AccountProfileOwner(), IdentitiesOwner(), SessionsOwner(), ConsentsOwner()])
-    let responses = AuthSessionBuilder(signer: signer, profiles: profiles, identities: identities)
-    let keyFetcher = HTTPJSONWebKeySetFetcher(client: httpClient)
-    let appleVerifier = providers.appleAudiences.isEmpty ? nil : IdentityTokenVerifier(
-        provider: .apple, issuers: ["https://appleid.apple.com"], audiences: Set(providers.appleAudiences),
-        keys: CachedKeySet(url: providers.appleJWKSURL, fetcher: keyFetcher)
+    // From here on nothing throws before the application's services own the pools and clients.
+    let hasher = PasswordHasher(cost: configuration.bcryptCost)
+    let httpClient = HTTPClient(
+        eventLoopGroupProvider: .singleton, configuration: .init(timeout: .init(connect: .seconds(10), read: .seconds(30)))
     )
-    let googleVerifier = providers.googleAudiences.isEmpty ? nil : IdentityTokenVerifier(
-        provider: .google, issuers: ["accounts.google.com", "https://accounts.google.com"], audiences: Set(providers.googleAudiences),
-        keys: CachedKeySet(url: providers.googleJWKSURL, fetcher: keyFetcher)
+    let accounts = AccountsFeature(
+        database: database, signer: signer, hasher: hasher, httpClient: httpClient, masterKey: masterKey,
+        appleCredentials: appleCredentials, providers: providers, logger: logger
     )
-    let appleTokens = try AppleClientCredentials.load(providers).map { credentials in
-        AppleTokenRevoker(
-            identities: identities,
-            client: HTTPAppleTokenClient(client: httpClient, baseURL: providers.appleAPIURL, credentials: credentials),
-            masterKey: masterKey, logger: logger
-        )
-    }
-    router.add(middleware: AuthenticationMiddleware(signer: signer, sessions: sessions))
-
+    let routes = RouteTable()
+    let router = buildRouter(maxBodyBytes: configuration.maxBodyBytes, routes: routes)
+    router.add(middleware: accounts.authentication)
     let api = APIHandler(
         serviceStatus: ServiceStatusController(database: database, openAPIDocument: openAPIDocument),
-        auth: AuthController(
-            database: database, users: users, sessions: sessions, throttle: SignInThrottle(database: database),
-            hasher: hasher, signer: signer, responses: responses
-        ),
-        providers: ProviderSignInController(
-            apple: appleVerifier, google: googleVerifier, linker: ProviderAccountLinker(database: database, sessions: sessions),
-            responses: responses, appleTokens: appleTokens, sessions: sessions, identities: identities, registry: registry,
-            database: database, logger: logger
-        ),
-        me: MeController(
-            database: database, users: users, profiles: profiles, sessions: sessions,
-            consents: ConsentStore(database: database), registry: registry, responses: responses, appleRevoker: appleTokens,
-            logger: logger
-        )
+        auth: accounts.auth, providers: accounts.providers, me: accounts.me
     )
     try api.registerHandlers(
         on: RoutingTransport(router: router, routes: routes),

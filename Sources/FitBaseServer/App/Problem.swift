@@ -1,9 +1,8 @@
 import FitBaseAPI
+import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-
-import Foundation
 
 /// A failure the client should see, rendered as RFC 9457 `application/problem+json` with a stable `code`.
 ///

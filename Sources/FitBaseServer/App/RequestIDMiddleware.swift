@@ -1,8 +1,7 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
-
-import Foundation
 
 /// Gives every request an id: the caller's `X-Request-ID` when it is a sensible token, a new UUID otherwise.
 /// The id is echoed in the response and put in the request's log metadata as `request_id`.

@@ -1,6 +1,5 @@
-import Logging
-
 import Foundation
+import Logging
 
 /// Everything `fitbase serve` needs to start, resolved from flags, then the environment, then local defaults.
 ///

@@ -1,8 +1,7 @@
 import FitBaseAPI
+import Foundation
 import HTTPTypes
 import OpenAPIRuntime
-
-import Foundation
 
 /// Liveness, readiness and the contract: the endpoints operators and load balancers call.
 struct ServiceStatusController: Sendable {

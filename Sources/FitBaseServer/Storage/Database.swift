@@ -1,12 +1,11 @@
 @preconcurrency import AsyncKit
+import Foundation
 import Logging
 import NIOCore
 import NIOPosix
 import PostgresKit
-import SQLKit
 import SQLiteKit
-
-import Foundation
+import SQLKit
 
 /// The one storage handle every feature store is written against: a pool of SQLKit connections to SQLite or
 /// PostgreSQL, plus transactions. Stores never see which engine is underneath except through ``engine``.

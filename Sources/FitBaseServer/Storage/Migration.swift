@@ -1,7 +1,6 @@
+import Foundation
 import Logging
 import SQLKit
-
-import Foundation
 
 /// One schema change. Each migration is its own type, applied once, in order, inside a transaction.
 ///

@@ -1,0 +1,55 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+
+/// Wires the accounts feature: stores, identity providers, controllers and the authentication middleware.
+struct AccountsFeature: Sendable {
+    let authentication: AuthenticationMiddleware
+    let auth: AuthController
+    let providers: ProviderSignInController
+    let me: MeController
+
+    init(
+        database: Database, signer: SessionTokenSigner, hasher: PasswordHasher, httpClient: HTTPClient,
+        masterKey: MasterKey, appleCredentials: AppleClientCredentials?, providers configuration: IdentityProvidersConfiguration,
+        logger: Logger
+    ) {
+        let users = UserStore(database: database)
+        let sessions = SessionStore(database: database)
+        let profiles = ProfileStore(database: database)
+        let identities = IdentityStore(database: database)
+        let registry = AccountDataRegistry(owners: [AccountProfileOwner(), IdentitiesOwner(), SessionsOwner(), ConsentsOwner()])
+        let responses = AuthSessionBuilder(signer: signer, profiles: profiles, identities: identities)
+        let keyFetcher = HTTPJSONWebKeySetFetcher(client: httpClient)
+        let apple = configuration.appleAudiences.isEmpty ? nil : IdentityTokenVerifier(
+            provider: .apple, issuers: ["https://appleid.apple.com"], audiences: Set(configuration.appleAudiences),
+            keys: CachedKeySet(url: configuration.appleJWKSURL, fetcher: keyFetcher)
+        )
+        let google = configuration.googleAudiences.isEmpty ? nil : IdentityTokenVerifier(
+            provider: .google, issuers: ["accounts.google.com", "https://accounts.google.com"],
+            audiences: Set(configuration.googleAudiences), keys: CachedKeySet(url: configuration.googleJWKSURL, fetcher: keyFetcher)
+        )
+        let appleTokens = appleCredentials.map { credentials in
+            AppleTokenRevoker(
+                identities: identities,
+                client: HTTPAppleTokenClient(client: httpClient, baseURL: configuration.appleAPIURL, credentials: credentials),
+                masterKey: masterKey, logger: logger
+            )
+        }
+
+        authentication = AuthenticationMiddleware(signer: signer, sessions: sessions)
+        auth = AuthController(
+            database: database, users: users, sessions: sessions, throttle: SignInThrottle(database: database),
+            hasher: hasher, signer: signer, responses: responses
+        )
+        providers = ProviderSignInController(
+            apple: apple, google: google, linker: ProviderAccountLinker(database: database, sessions: sessions),
+            responses: responses, appleTokens: appleTokens, sessions: sessions, identities: identities, registry: registry,
+            database: database, logger: logger
+        )
+        me = MeController(
+            database: database, users: users, profiles: profiles, sessions: sessions, consents: ConsentStore(database: database),
+            registry: registry, responses: responses, appleRevoker: appleTokens, logger: logger
+        )
+    }
+}
