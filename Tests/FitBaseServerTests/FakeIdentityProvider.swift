@@ -1,6 +1,4 @@
-import Crypto
 import CryptoExtras
-import FitBaseServer
 import FitBaseTestSupport
 import Foundation
 import HTTPTypes
@@ -10,6 +8,8 @@ import JWTKit
 import NIOCore
 import Synchronization
 import Testing
+
+@testable import FitBaseServer
 
 /// A local stand-in for Apple's and Google's identity endpoints, speaking their wire formats: a JWKS at
 /// `/auth/keys` (Apple) and `/oauth2/v3/certs` (Google), Apple's `/auth/token` and `/auth/revoke` (form-encoded,
@@ -127,7 +127,7 @@ final class FakeIdentityProvider: Sendable {
         let now = Date.now
         let claims = Claims(
             iss: issuer, sub: subject, aud: audience, exp: Int(now.addingTimeInterval(expiresIn).timeIntervalSince1970),
-            iat: Int(now.timeIntervalSince1970) - 5, nonce: sha256Hex(rawNonce), email: email,
+            iat: Int(now.timeIntervalSince1970) - 5, nonce: FitBaseServer.sha256Hex(rawNonce), email: email,
             email_verified: email == nil ? nil : .string(emailVerified), is_private_email: email == nil ? nil : .string(privateEmail)
         )
         return try await sign(claims, key: key, kid: kid)
@@ -169,17 +169,13 @@ final class FakeIdentityProvider: Sendable {
         return try await keys.sign(claims, kid: JWKIdentifier(string: kid))
     }
 
-    static func sha256Hex(_ text: String) -> String {
-        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
-    }
-
     // MARK: Endpoints
 
     private static func jwksResponse() throws -> Response {
         let (modulus, exponent) = try signingKey.publicKey.getKeyPrimitives()
         return try jsonResponse(["keys": [[
             "kty": "RSA", "kid": "fake-apple-1", "use": "sig", "alg": "RS256",
-            "n": base64URL(modulus), "e": base64URL(exponent),
+            "n": modulus.base64URLEncoded, "e": exponent.base64URLEncoded,
         ]]])
     }
 
@@ -213,8 +209,4 @@ final class FakeIdentityProvider: Sendable {
         return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    private static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
 }

@@ -1,4 +1,3 @@
-import Crypto
 import FitBaseCore
 import Foundation
 import SQLKit
@@ -157,6 +156,6 @@ struct SessionStore: Sendable {
     }
 
     static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        sha256Hex(token)
     }
 }

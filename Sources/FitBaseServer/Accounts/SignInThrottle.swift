@@ -1,4 +1,3 @@
-import Crypto
 import FitBaseCore
 import Foundation
 import HTTPTypes
@@ -53,6 +52,6 @@ struct SignInThrottle: Sendable {
     }
 
     private static func subject(_ email: EmailAddress) -> String {
-        SHA256.hash(data: Data("email:\(email.value)".utf8)).map { String(format: "%02x", $0) }.joined()
+        sha256Hex("email:\(email.value)")
     }
 }

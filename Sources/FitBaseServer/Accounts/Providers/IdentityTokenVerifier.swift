@@ -51,7 +51,7 @@ struct IdentityTokenVerifier: Sendable {
         }
         switch nonce {
         case .sha256Hex(let raw):
-            let expected = SHA256.hash(data: Data(raw.utf8)).map { String(format: "%02x", $0) }.joined()
+            let expected = sha256Hex(raw)
             guard claims.nonce == expected else {
                 throw Self.reject("identity_token_nonce_mismatch", "The identity token's nonce does not match rawNonce.")
             }

@@ -1,0 +1,8 @@
+import Crypto
+import Foundation
+
+/// The SHA-256 of `text`'s UTF-8 bytes as 64 lower-case hex digits: how refresh tokens and throttled addresses are
+/// stored, and how Apple's nonce is compared.
+func sha256Hex(_ text: String) -> String {
+    SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+}
