@@ -95,6 +95,7 @@ let package = Package(
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            resources: [.copy("Catalog/Resources/demo-catalog.json")],
             swiftSettings: swiftSettings
         ),
         /// The command-line entry point: serve, migrate.

@@ -32,6 +32,10 @@ import Yams
         let ownerSecondSession: String
         let otherUser: TestAccount
         let admin: TestAccount
+        /// A workout a program uses, one no program uses, and that program.
+        let workoutID: String
+        let unusedWorkoutID: String
+        let programID: String
 
         func token(_ caller: Caller) -> String? {
             switch caller {
@@ -43,8 +47,19 @@ import Yams
         }
     }
 
+    nonisolated(unsafe) static let workoutBody: [String: Any] = [  // never mutated
+        "title": "Matrix Flow", "description": "A test workout.", "type": "yoga", "durationMinutes": 20, "intensity": "low",
+        "phases": ["luteal"], "equipment": ["yogaMat"], "thumbnailURL": "https://cdn.example/m.jpg",
+        "videoURL": "https://cdn.example/m.m3u8", "instructorName": "Ana Ruiz", "tags": ["flow"], "isFeatured": false,
+        "isPremium": true, "targetAreas": ["core"], "benefits": ["Calm"],
+    ]
+
     static func everyone(_ status: HTTPResponse.Status) -> [Caller: HTTPResponse.Status] {
         Dictionary(uniqueKeysWithValues: Caller.allCases.map { ($0, status) })
+    }
+
+    static func adminOnly(_ status: HTTPResponse.Status) -> [Caller: HTTPResponse.Status] {
+        [.anonymous: .unauthorized, .otherUser: .forbidden, .admin: status, .owner: .forbidden]
     }
 
     static func signedIn(_ status: HTTPResponse.Status) -> [Caller: HTTPResponse.Status] {
@@ -78,6 +93,20 @@ import Yams
         Row(operationID: "receiveAppleNotification", expected: everyone(.ok)) { _, _ in
             (.post, "/v1/auth/apple/notifications", ["payload": try await FakeIdentityProvider.appleNotification(type: "email-enabled", subject: "unknown")])
         },
+        // The catalog is open to everyone; managing it needs the admin role ("owner" is an ordinary user here).
+        Row(operationID: "listWorkouts", expected: everyone(.ok)) { _, _ in (.get, "/v1/workouts?phase=luteal&q=flow", nil) },
+        Row(operationID: "listFeaturedWorkouts", expected: everyone(.ok)) { _, _ in (.get, "/v1/workouts/featured", nil) },
+        Row(operationID: "listWorkoutsForPhase", expected: everyone(.ok)) { _, _ in (.get, "/v1/workouts/phase/menstrual", nil) },
+        Row(operationID: "getWorkout", expected: everyone(.ok)) { fixture, _ in (.get, "/v1/workouts/\(fixture.workoutID)", nil) },
+        Row(operationID: "listPrograms", expected: everyone(.ok)) { _, _ in (.get, "/v1/programs", nil) },
+        Row(operationID: "getProgram", expected: everyone(.ok)) { fixture, _ in (.get, "/v1/programs/\(fixture.programID)", nil) },
+        Row(operationID: "createWorkout", expected: adminOnly(.created)) { _, _ in (.post, "/v1/admin/workouts", workoutBody) },
+        Row(operationID: "replaceWorkout", expected: adminOnly(.ok)) { fixture, _ in
+            (.put, "/v1/admin/workouts/\(fixture.workoutID)", workoutBody)
+        },
+        Row(operationID: "deleteWorkout", expected: adminOnly(.noContent)) { fixture, _ in
+            (.delete, "/v1/admin/workouts/\(fixture.unusedWorkoutID)", nil)
+        },
         Row(operationID: "getMe", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me", nil) },
         Row(operationID: "listSessions", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/sessions", nil) },
         // Sessions are reachable only through their owner's /me: another user, even an admin, gets 404.
@@ -108,15 +137,22 @@ import Yams
     @Test(arguments: TestEngines.all)
     func everyCallerGetsTheStatusTheRulesPromise(engine: DatabaseEngine) async throws {
         try await withProviderApp(engine) { client, _, database in
-            let users = UserStore(database: try await Database.open(database.location, logger: TestDatabase.logger))
+            let storage = try await Database.open(database.location, logger: TestDatabase.logger)
+            let users = UserStore(database: storage)
             for row in Self.rows {
+                let used = CatalogTests.fixture[0]
+                var unused = CatalogTests.fixture[1]
+                unused.id = WorkoutID()
+                let program = CatalogProgram(id: ProgramID(), title: "P", description: "", level: .beginner, isPremium: false, weeks: [[used.id]])
+                try await CatalogImporter.importCatalog(([used, unused], [program]), into: storage)
                 let owner = try await client.signUp()
                 let second = try await client.signIn(owner)
                 let admin = try await client.signUp()
                 try await users.setRole(.admin, for: try #require(UserID(admin.id)))
                 let fixture = Fixture(
                     client: client, owner: owner, ownerSecondSession: try Self.sessionID(of: second),
-                    otherUser: try await client.signUp(), admin: admin
+                    otherUser: try await client.signUp(), admin: admin,
+                    workoutID: used.id.description, unusedWorkoutID: unused.id.description, programID: program.id.description
                 )
                 // The owner goes last: its request may consume what the others' requests only probe.
                 for caller in Caller.allCases {
@@ -128,7 +164,7 @@ import Yams
                     )
                 }
             }
-            try await users.database.shutdown()
+            try await storage.shutdown()
         }
     }
 

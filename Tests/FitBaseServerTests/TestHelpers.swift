@@ -9,12 +9,13 @@ import Testing
 
 /// Runs `test` against the real application on a fresh database of `engine`.
 func withApp(
-    _ engine: DatabaseEngine, maxBodyBytes: Int = 1 << 20, identityProviders: IdentityProvidersConfiguration = .init(),
+    _ engine: DatabaseEngine, maxBodyBytes: Int = 1 << 20, demoCatalog: Bool = false,
+    identityProviders: IdentityProvidersConfiguration = .init(),
     _ test: @escaping @Sendable (any TestClientProtocol, TestDatabase) async throws -> Void
 ) async throws {
     try await TestDatabase.with(engine) { database in
         let app = try await buildApplication(
-            configuration: .testing(database, maxBodyBytes: maxBodyBytes, identityProviders: identityProviders),
+            configuration: .testing(database, maxBodyBytes: maxBodyBytes, demoCatalog: demoCatalog, identityProviders: identityProviders),
             logger: TestDatabase.logger
         )
         try await app.test(.router) { client in try await test(client, database) }

@@ -3,13 +3,14 @@ import Foundation
 import Logging
 
 extension ServerConfiguration {
-    /// A configuration for tests: the given database, its temp data directory, port 0, quiet logs.
+    /// A configuration for tests: the given database, its temp data directory, port 0, quiet logs, no demo catalog.
     public static func testing(
-        _ database: TestDatabase, maxBodyBytes: Int = 1 << 20, identityProviders: IdentityProvidersConfiguration = .init()
+        _ database: TestDatabase, maxBodyBytes: Int = 1 << 20, demoCatalog: Bool = false,
+        identityProviders: IdentityProvidersConfiguration = .init()
     ) -> ServerConfiguration {
         ServerConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: database.dataDirectory, database: database.location,
-            logLevel: TestDatabase.logger.logLevel, maxBodyBytes: maxBodyBytes, bcryptCost: 4,
+            logLevel: TestDatabase.logger.logLevel, maxBodyBytes: maxBodyBytes, bcryptCost: 4, loadsDemoCatalog: demoCatalog,
             identityProviders: identityProviders
         )
     }

@@ -6,6 +6,7 @@ struct APIHandler: APIProtocol {
     let auth: AuthController
     let providers: ProviderSignInController
     let me: MeController
+    let catalog: CatalogController
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
         try await serviceStatus.getHealth(input)
@@ -83,5 +84,43 @@ struct APIHandler: APIProtocol {
 
     func receiveAppleNotification(_ input: Operations.ReceiveAppleNotification.Input) async throws -> Operations.ReceiveAppleNotification.Output {
         try await providers.receiveAppleNotification(input)
+    }
+
+    // MARK: Catalog
+
+    func listWorkouts(_ input: Operations.ListWorkouts.Input) async throws -> Operations.ListWorkouts.Output {
+        try await catalog.listWorkouts(input)
+    }
+
+    func listFeaturedWorkouts(_ input: Operations.ListFeaturedWorkouts.Input) async throws -> Operations.ListFeaturedWorkouts.Output {
+        try await catalog.listFeaturedWorkouts(input)
+    }
+
+    func listWorkoutsForPhase(_ input: Operations.ListWorkoutsForPhase.Input) async throws -> Operations.ListWorkoutsForPhase.Output {
+        try await catalog.listWorkoutsForPhase(input)
+    }
+
+    func getWorkout(_ input: Operations.GetWorkout.Input) async throws -> Operations.GetWorkout.Output {
+        try await catalog.getWorkout(input)
+    }
+
+    func listPrograms(_ input: Operations.ListPrograms.Input) async throws -> Operations.ListPrograms.Output {
+        try await catalog.listPrograms(input)
+    }
+
+    func getProgram(_ input: Operations.GetProgram.Input) async throws -> Operations.GetProgram.Output {
+        try await catalog.getProgram(input)
+    }
+
+    func createWorkout(_ input: Operations.CreateWorkout.Input) async throws -> Operations.CreateWorkout.Output {
+        try await catalog.createWorkout(input)
+    }
+
+    func replaceWorkout(_ input: Operations.ReplaceWorkout.Input) async throws -> Operations.ReplaceWorkout.Output {
+        try await catalog.replaceWorkout(input)
+    }
+
+    func deleteWorkout(_ input: Operations.DeleteWorkout.Input) async throws -> Operations.DeleteWorkout.Output {
+        try await catalog.deleteWorkout(input)
     }
 }

@@ -52,7 +52,8 @@ public func buildApplication(
     router.add(middleware: accounts.authentication)
     let api = APIHandler(
         serviceStatus: ServiceStatusController(database: database, openAPIDocument: openAPIDocument),
-        auth: accounts.auth, providers: accounts.providers, me: accounts.me
+        auth: accounts.auth, providers: accounts.providers, me: accounts.me,
+        catalog: CatalogController(database: database, store: CatalogStore(database: database), premiumAccess: AdministratorsOnlyPremiumAccess())
     )
     try api.registerHandlers(
         on: RoutingTransport(router: router, routes: routes),
@@ -73,6 +74,7 @@ public func buildApplication(
     )
     app.beforeServerStarts {
         try await MigrationRunner.forServer(database: database, logger: logger).run()
+        if configuration.loadsDemoCatalog { try await DemoCatalog.loadIfEmpty(into: database, logger: logger) }
     }
     return app
 }

@@ -13,6 +13,7 @@ import Logging
 /// | public URL | `--public-url` | `FITBASE_PUBLIC_URL` | `http://<host>:<port>` |
 /// | request body limit | `--max-body-bytes` | `FITBASE_MAX_BODY_BYTES` | `1048576` (1 MiB) |
 /// | bcrypt cost | — | `FITBASE_BCRYPT_COST` | `12` (4–31; tests use 4) |
+/// | load the demo catalog into an empty catalog | — | `FITBASE_DEMO_CATALOG` | `true` |
 ///
 /// Identity providers and the master key: ``IdentityProvidersConfiguration``.
 public struct ServerConfiguration: Sendable {
@@ -32,6 +33,8 @@ public struct ServerConfiguration: Sendable {
     public var maxBodyBytes: Int
     /// bcrypt work factor for new password hashes (each step doubles the time).
     public var bcryptCost: UInt8
+    /// Whether an empty catalog gets the demo workouts on start.
+    public var loadsDemoCatalog: Bool
     /// Sign in with Apple, Google and the master key (environment only; see ``IdentityProvidersConfiguration``).
     public var identityProviders: IdentityProvidersConfiguration
 
@@ -68,6 +71,7 @@ public struct ServerConfiguration: Sendable {
         publicURL: String? = nil,
         maxBodyBytes: Int = 1 << 20,
         bcryptCost: UInt8 = 12,
+        loadsDemoCatalog: Bool = true,
         identityProviders: IdentityProvidersConfiguration = .init()
     ) {
         self.host = host
@@ -78,6 +82,7 @@ public struct ServerConfiguration: Sendable {
         self.publicURL = publicURL ?? "http://\(host):\(port)"
         self.maxBodyBytes = maxBodyBytes
         self.bcryptCost = bcryptCost
+        self.loadsDemoCatalog = loadsDemoCatalog
         self.identityProviders = identityProviders
     }
 
@@ -166,9 +171,17 @@ public struct ServerConfiguration: Sendable {
             bcryptCost = parsed
         }
 
+        var loadsDemoCatalog = true
+        if let text = environment["FITBASE_DEMO_CATALOG"] {
+            guard let parsed = Bool(text.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                throw ConfigurationError(setting: "demo-catalog", source: "FITBASE_DEMO_CATALOG", value: text, expected: "true or false")
+            }
+            loadsDemoCatalog = parsed
+        }
+
         return ServerConfiguration(
             host: host, port: port, dataDirectory: dataDirectory, database: database, logLevel: logLevel,
-            publicURL: publicURL, maxBodyBytes: maxBodyBytes, bcryptCost: bcryptCost,
+            publicURL: publicURL, maxBodyBytes: maxBodyBytes, bcryptCost: bcryptCost, loadsDemoCatalog: loadsDemoCatalog,
             identityProviders: try IdentityProvidersConfiguration.resolve(environment: environment)
         )
     }

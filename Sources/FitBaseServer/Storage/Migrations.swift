@@ -9,6 +9,7 @@ enum FitBaseMigrations {
         CreateUserProfiles(),
         CreateConsents(),
         CreateUserIdentities(),
+        CreateCatalog(),
     ]
 }
 

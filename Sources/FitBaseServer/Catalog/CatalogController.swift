@@ -1,0 +1,166 @@
+import FitBaseAPI
+import FitBaseCore
+import Foundation
+import HTTPTypes
+
+/// Browsing the catalog (open to everyone) and managing it (administrators).
+struct CatalogController: Sendable {
+    let database: Database
+    let store: CatalogStore
+    let premiumAccess: any PremiumContentAccess
+
+    func listWorkouts(_ input: Operations.ListWorkouts.Input) async throws -> Operations.ListWorkouts.Output {
+        let q = input.query
+        if let minimum = q.minDuration, let maximum = q.maxDuration, minimum > maximum {
+            throw Problem.invalidRequest(
+                "minDuration must not exceed maxDuration.", fieldErrors: [.init(field: "minDuration", message: "must not exceed maxDuration")]
+            )
+        }
+        let query = WorkoutQuery(
+            types: (q._type ?? []).compactMap { WorkoutType(rawValue: $0.rawValue) },
+            intensity: q.intensity.flatMap { Intensity(rawValue: $0.rawValue) },
+            phase: q.phase.flatMap { CyclePhase(rawValue: $0.rawValue) },
+            equipment: q.equipment.map { Set($0.compactMap { Equipment(rawValue: $0.rawValue) }) },
+            minDuration: q.minDuration, maxDuration: q.maxDuration,
+            targetArea: q.targetArea.flatMap { TargetArea(rawValue: $0.rawValue) },
+            featured: q.featured, premium: q.premium, text: q.q,
+            sort: q.sort.flatMap { WorkoutSort(rawValue: $0.rawValue) } ?? .featured
+        )
+        return .ok(.init(body: .json(try await page(query, limit: q.limit, cursor: q.cursor))))
+    }
+
+    func listFeaturedWorkouts(_ input: Operations.ListFeaturedWorkouts.Input) async throws -> Operations.ListFeaturedWorkouts.Output {
+        let query = WorkoutQuery(featured: true, sort: .title)
+        return .ok(.init(body: .json(try await page(query, limit: input.query.limit, cursor: input.query.cursor))))
+    }
+
+    func listWorkoutsForPhase(_ input: Operations.ListWorkoutsForPhase.Input) async throws -> Operations.ListWorkoutsForPhase.Output {
+        let query = WorkoutQuery(phase: CyclePhase(rawValue: input.path.phase.rawValue), sort: .featured)
+        return .ok(.init(body: .json(try await page(query, limit: input.query.limit, cursor: input.query.cursor))))
+    }
+
+    func getWorkout(_ input: Operations.GetWorkout.Input) async throws -> Operations.GetWorkout.Output {
+        guard let id = WorkoutID(input.path.workoutId), let workout = try await store.workout(id) else {
+            throw Problem.notFound("No workout \(input.path.workoutId).")
+        }
+        let entitled = try await premiumAccess.isEntitled(RequestScope.current.caller)
+        return .ok(.init(body: .json(Self.wire(workout, entitled: entitled))))
+    }
+
+    func listPrograms(_ input: Operations.ListPrograms.Input) async throws -> Operations.ListPrograms.Output {
+        .ok(.init(body: .json(.init(items: try await store.programs().map(Self.wire)))))
+    }
+
+    func getProgram(_ input: Operations.GetProgram.Input) async throws -> Operations.GetProgram.Output {
+        guard let id = ProgramID(input.path.programId), let program = try await store.program(id) else {
+            throw Problem.notFound("No program \(input.path.programId).")
+        }
+        return .ok(.init(body: .json(Self.wire(program))))
+    }
+
+    // MARK: Administration
+
+    func createWorkout(_ input: Operations.CreateWorkout.Input) async throws -> Operations.CreateWorkout.Output {
+        try Self.requireAdmin()
+        guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
+        let workout = try Self.validated(body, id: WorkoutID())
+        try await save(workout)
+        return .created(.init(body: .json(Self.wire(workout, entitled: true))))
+    }
+
+    func replaceWorkout(_ input: Operations.ReplaceWorkout.Input) async throws -> Operations.ReplaceWorkout.Output {
+        try Self.requireAdmin()
+        guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
+        guard let id = WorkoutID(input.path.workoutId), try await store.workout(id) != nil else {
+            throw Problem.notFound("No workout \(input.path.workoutId).")
+        }
+        let workout = try Self.validated(body, id: id)
+        try await save(workout)
+        return .ok(.init(body: .json(Self.wire(workout, entitled: true))))
+    }
+
+    func deleteWorkout(_ input: Operations.DeleteWorkout.Input) async throws -> Operations.DeleteWorkout.Output {
+        try Self.requireAdmin()
+        let engine = database.engine
+        guard let id = WorkoutID(input.path.workoutId),
+            try await database.transaction({ db in try await CatalogStore.delete(id, engine: engine, on: db) })
+        else {
+            throw Problem.notFound("No workout \(input.path.workoutId).")
+        }
+        return .noContent(.init())
+    }
+
+    // MARK: Helpers
+
+    private func save(_ workout: CatalogWorkout) async throws {
+        let engine = database.engine
+        try await database.transaction { db in try await CatalogStore.upsert(workout, engine: engine, now: .storageNow, on: db) }
+    }
+
+    private func page(_ query: WorkoutQuery, limit: Int?, cursor: String?) async throws -> Components.Schemas.WorkoutPage {
+        let limit = try PageRequest.limit(limit)
+        let offset = try cursor.map(Self.offset(fromCursor:)) ?? 0
+        let (workouts, hasMore) = try await store.workouts(matching: query, offset: offset, limit: limit)
+        let entitled = try await premiumAccess.isEntitled(RequestScope.current.caller)
+        return .init(
+            items: workouts.map { Self.wire($0, entitled: entitled) },
+            nextCursor: hasMore ? PageRequest.encodeCursor("offset:\(offset + limit)") : nil
+        )
+    }
+
+    private static func offset(fromCursor cursor: String) throws(Problem) -> Int {
+        guard let text = PageRequest.decodeCursor(cursor), text.hasPrefix("offset:"), let offset = Int(text.dropFirst(7)), offset >= 0 else {
+            throw Problem.invalidRequest("cursor is not a cursor this list returned.", fieldErrors: [.init(field: "cursor", message: "is not valid")])
+        }
+        return offset
+    }
+
+    private static func requireAdmin() throws(Problem) {
+        guard try RequestScope.requireCaller().role == .admin else {
+            throw Problem(.forbidden, code: "forbidden", detail: "Managing the catalog needs the admin role.")
+        }
+    }
+
+    private static func validated(_ input: Components.Schemas.WorkoutInput, id: WorkoutID) throws(Problem) -> CatalogWorkout {
+        let raw = CatalogFile.Workout(
+            id: id.description, title: input.title, description: input.description, type: input._type.rawValue,
+            durationMinutes: input.durationMinutes, intensity: input.intensity.rawValue, phases: input.phases.map(\.rawValue),
+            equipment: input.equipment.map(\.rawValue), thumbnailURL: input.thumbnailURL, videoURL: input.videoURL,
+            instructorName: input.instructorName, tags: input.tags, isFeatured: input.isFeatured, isPremium: input.isPremium,
+            targetAreas: input.targetAreas.map(\.rawValue), benefits: input.benefits
+        )
+        do {
+            return try CatalogImporter.workout(raw)
+        } catch let error as CatalogImporter.InvalidRecord {
+            throw .validationFailed(error.problems.map { problem in
+                let parts = problem.split(separator: ":", maxSplits: 1)
+                return .init(field: String(parts[0]), message: parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : problem)
+            })
+        } catch {
+            throw .internalError
+        }
+    }
+
+    static func wire(_ workout: CatalogWorkout, entitled: Bool) -> Components.Schemas.Workout {
+        let locked = workout.isPremium && !entitled
+        return .init(
+            id: workout.id.description, title: workout.title, description: workout.description,
+            _type: .init(rawValue: workout.type.rawValue) ?? .strength, durationMinutes: workout.durationMinutes,
+            intensity: .init(rawValue: workout.intensity.rawValue) ?? .medium,
+            phases: workout.phases.compactMap { .init(rawValue: $0.rawValue) },
+            equipment: workout.equipment.compactMap { .init(rawValue: $0.rawValue) },
+            thumbnailURL: workout.thumbnailURL, videoURL: locked ? nil : workout.videoURL, videoLocked: locked,
+            instructorName: workout.instructorName, tags: workout.tags, isFeatured: workout.isFeatured,
+            isPremium: workout.isPremium, targetAreas: workout.targetAreas.compactMap { .init(rawValue: $0.rawValue) },
+            benefits: workout.benefits
+        )
+    }
+
+    static func wire(_ program: CatalogProgram) -> Components.Schemas.Program {
+        .init(
+            id: program.id.description, title: program.title, description: program.description,
+            level: .init(rawValue: program.level.rawValue) ?? .beginner, isPremium: program.isPremium,
+            weeks: program.weeks.enumerated().map { .init(week: $0.offset + 1, workoutIds: $0.element.map(\.description)) }
+        )
+    }
+}

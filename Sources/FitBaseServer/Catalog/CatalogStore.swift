@@ -1,0 +1,264 @@
+import FitBaseCore
+import Foundation
+import HTTPTypes
+import SQLKit
+
+/// What a catalog listing asks for. Every filter is optional; `equipment` keeps workouts the caller can do with
+/// what they have.
+struct WorkoutQuery: Sendable {
+    var types: [WorkoutType] = []
+    var intensity: Intensity?
+    var phase: CyclePhase?
+    var equipment: Set<Equipment>?
+    var minDuration: Int?
+    var maxDuration: Int?
+    var targetArea: TargetArea?
+    var featured: Bool?
+    var premium: Bool?
+    var text: String?
+    var sort: WorkoutSort = .featured
+}
+
+/// Orders of a catalog listing; ties break on title, then id, so pages are stable.
+enum WorkoutSort: String, Sendable, CaseIterable {
+    case featured, newest, title, shortest, longest
+}
+
+/// SQL for the catalog. Reads are open to everyone (premium video URLs are the controller's business); writes come
+/// from administrators and the catalog importer, each workout in its own rows, side tables and search index.
+struct CatalogStore: Sendable {
+    let database: Database
+
+    // MARK: Reading
+
+    /// One page of workouts matching `query`, and whether more follow.
+    func workouts(matching query: WorkoutQuery, offset: Int, limit: Int) async throws -> (workouts: [CatalogWorkout], hasMore: Bool) {
+        let engine = database.engine
+        return try await database.withConnection { db in
+            var select = Self.selectWorkouts(on: db)
+            if !query.types.isEmpty { select = select.where("type", .in, query.types.map(\.rawValue)) }
+            if let intensity = query.intensity { select = select.where("intensity", .equal, intensity.rawValue) }
+            if let phase = query.phase {
+                select = select.where(SQLQueryString("id IN (SELECT workout_id FROM workout_phases WHERE phase = \(bind: phase.rawValue))"))
+            }
+            if let area = query.targetArea {
+                select = select.where(SQLQueryString("id IN (SELECT workout_id FROM workout_target_areas WHERE target_area = \(bind: area.rawValue))"))
+            }
+            if let available = query.equipment {
+                let usable = Array(available.union([.none])).map(\.rawValue) as [any Encodable & Sendable]
+                select = select.where(SQLQueryString(
+                    "NOT EXISTS (SELECT 1 FROM workout_equipment e WHERE e.workout_id = workouts.id AND e.equipment NOT IN (\(binds: usable)))"
+                ))
+            }
+            if let minimum = query.minDuration { select = select.where("duration_minutes", .greaterThanOrEqual, minimum) }
+            if let maximum = query.maxDuration { select = select.where("duration_minutes", .lessThanOrEqual, maximum) }
+            if let featured = query.featured { select = select.where("is_featured", .equal, featured) }
+            if let premium = query.premium { select = select.where("is_premium", .equal, premium) }
+            if let text = query.text, let search = SearchTerms(text) {
+                select = select.where(engine == .sqlite
+                    ? SQLQueryString("id IN (SELECT workout_id FROM workouts_fts WHERE workouts_fts MATCH \(bind: search.fts5))")
+                    : SQLQueryString("search @@ to_tsquery('english', \(bind: search.tsquery))"))
+            }
+            switch query.sort {
+            case .featured: select = select.orderBy("is_featured", .descending)
+            case .newest: select = select.orderBy("created_at", .descending)
+            case .title: break
+            case .shortest: select = select.orderBy("duration_minutes", .ascending)
+            case .longest: select = select.orderBy("duration_minutes", .descending)
+            }
+            let rows = try await select.orderBy("title").orderBy("id").offset(offset).limit(limit + 1).all()
+            let workouts = try await Self.workouts(from: rows.prefix(limit), on: db)
+            return (workouts, rows.count > limit)
+        }
+    }
+
+    func workout(_ id: WorkoutID) async throws -> CatalogWorkout? {
+        try await database.withConnection { db in
+            let rows = try await Self.selectWorkouts(on: db).where("id", .equal, id.rawValue).all()
+            return try await Self.workouts(from: rows[...], on: db).first
+        }
+    }
+
+    func programs() async throws -> [CatalogProgram] {
+        try await database.withConnection { db in
+            let rows = try await db.select().columns("id", "title", "description", "level", "is_premium").from("programs")
+                .orderBy("title").orderBy("id").all()
+            return try await Self.programs(from: rows, on: db)
+        }
+    }
+
+    func program(_ id: ProgramID) async throws -> CatalogProgram? {
+        try await database.withConnection { db in
+            let rows = try await db.select().columns("id", "title", "description", "level", "is_premium").from("programs")
+                .where("id", .equal, id.rawValue).all()
+            return try await Self.programs(from: rows, on: db).first
+        }
+    }
+
+    /// Whether the catalog holds no workout yet (the demo catalog is loaded then).
+    func isEmpty() async throws -> Bool {
+        try await database.withConnection { db in try await db.select().column("id").from("workouts").limit(1).first() == nil }
+    }
+
+    // MARK: Writing (inside the caller's transaction)
+
+    /// Creates or replaces `workout`, keeping its creation time when it existed.
+    static func upsert(_ workout: CatalogWorkout, engine: DatabaseEngine, now: Date, on db: any SQLDatabase) async throws {
+        let id = workout.id.rawValue
+        let values: [any Encodable & Sendable] = [
+            id, workout.title, workout.description, workout.type.rawValue, workout.durationMinutes, workout.intensity.rawValue,
+            workout.thumbnailURL, workout.videoURL, workout.instructorName, try json(workout.tags), workout.isFeatured,
+            workout.isPremium, try json(workout.benefits), now, now,
+        ]
+        let updated = [
+            "title", "description", "type", "duration_minutes", "intensity", "thumbnail_url", "video_url", "instructor_name",
+            "tags", "is_featured", "is_premium", "benefits", "updated_at",
+        ]
+        try await db.insert(into: "workouts").columns(workoutColumns + ["created_at", "updated_at"]).values(values.map { SQLBind($0) })
+            .onConflict(with: ["id"]) { conflict in updated.reduce(conflict) { $0.set(excludedValueOf: $1) } }
+            .run()
+        for (table, column, items) in [
+            ("workout_phases", "phase", workout.phases.map(\.rawValue)),
+            ("workout_equipment", "equipment", workout.equipment.map(\.rawValue)),
+            ("workout_target_areas", "target_area", workout.targetAreas.map(\.rawValue)),
+        ] {
+            try await db.delete(from: table).where("workout_id", .equal, id).run()
+            for item in Set(items) {
+                try await db.insert(into: table).columns("workout_id", column).values(SQLBind(id), SQLBind(item)).run()
+            }
+        }
+        if engine == .sqlite {
+            try await db.delete(from: "workouts_fts").where("workout_id", .equal, id).run()
+            try await db.insert(into: "workouts_fts").columns("workout_id", "title", "description", "tags", "instructor_name")
+                .values(SQLBind(id), SQLBind(workout.title), SQLBind(workout.description), SQLBind(workout.tags.joined(separator: " ")), SQLBind(workout.instructorName))
+                .run()
+        }
+    }
+
+    /// Deletes a workout; 409 `workout_in_use` while a program lists it.
+    static func delete(_ id: WorkoutID, engine: DatabaseEngine, on db: any SQLDatabase) async throws -> Bool {
+        if try await db.select().column("program_id").from("program_workouts").where("workout_id", .equal, id.rawValue).first() != nil {
+            throw Problem(.conflict, code: "workout_in_use", detail: "A program includes this workout; remove it from the program first.")
+        }
+        if engine == .sqlite { try await db.delete(from: "workouts_fts").where("workout_id", .equal, id.rawValue).run() }
+        return !(try await db.delete(from: "workouts").where("id", .equal, id.rawValue).returning("id").all()).isEmpty
+    }
+
+    /// Creates or replaces `program` and its week-by-week workout list.
+    static func upsert(_ program: CatalogProgram, now: Date, on db: any SQLDatabase) async throws {
+        let id = program.id.rawValue
+        try await db.insert(into: "programs").columns("id", "title", "description", "level", "is_premium", "created_at", "updated_at")
+            .values(
+                SQLBind(id), SQLBind(program.title), SQLBind(program.description), SQLBind(program.level.rawValue),
+                SQLBind(program.isPremium), SQLBind(now), SQLBind(now)
+            )
+            .onConflict(with: ["id"]) { conflict in
+                ["title", "description", "level", "is_premium", "updated_at"].reduce(conflict) { $0.set(excludedValueOf: $1) }
+            }
+            .run()
+        try await db.delete(from: "program_workouts").where("program_id", .equal, id).run()
+        for (week, workouts) in program.weeks.enumerated() {
+            for (position, workout) in workouts.enumerated() {
+                try await db.insert(into: "program_workouts").columns("program_id", "week", "position", "workout_id")
+                    .values(SQLBind(id), SQLBind(week + 1), SQLBind(position), SQLBind(workout.rawValue)).run()
+            }
+        }
+    }
+
+    // MARK: Rows
+
+    private static let workoutColumns = [
+        "id", "title", "description", "type", "duration_minutes", "intensity", "thumbnail_url", "video_url",
+        "instructor_name", "tags", "is_featured", "is_premium", "benefits",
+    ]
+
+    private static func selectWorkouts(on db: any SQLDatabase) -> SQLSelectBuilder {
+        db.select().columns(workoutColumns).from("workouts")
+    }
+
+    /// Rows of `workouts` with their phases, equipment and target areas (three queries for the whole page).
+    private static func workouts(from rows: ArraySlice<any SQLRow>, on db: any SQLDatabase) async throws -> [CatalogWorkout] {
+        let ids = try rows.map { try $0.decode(column: "id", as: UUID.self) }
+        guard !ids.isEmpty else { return [] }
+        func sideValues(_ table: String, _ column: String) async throws -> [UUID: [String]] {
+            let side = try await db.select().columns("workout_id", column).from(table).where("workout_id", .in, ids)
+                .orderBy(column).all()
+            var values: [UUID: [String]] = [:]
+            for row in side {
+                values[try row.decode(column: "workout_id", as: UUID.self), default: []].append(try row.decode(column: column, as: String.self))
+            }
+            return values
+        }
+        let phases = try await sideValues("workout_phases", "phase")
+        let equipment = try await sideValues("workout_equipment", "equipment")
+        let areas = try await sideValues("workout_target_areas", "target_area")
+        return try zip(rows, ids).map { row, id in
+            CatalogWorkout(
+                id: WorkoutID(rawValue: id),
+                title: try row.decode(column: "title", as: String.self),
+                description: try row.decode(column: "description", as: String.self),
+                type: WorkoutType(rawValue: try row.decode(column: "type", as: String.self)) ?? .strength,
+                durationMinutes: try row.decode(column: "duration_minutes", as: Int.self),
+                intensity: Intensity(rawValue: try row.decode(column: "intensity", as: String.self)) ?? .medium,
+                phases: CyclePhase.allCases.filter { (phases[id] ?? []).contains($0.rawValue) },
+                equipment: Equipment.allCases.filter { (equipment[id] ?? []).contains($0.rawValue) },
+                thumbnailURL: try row.decode(column: "thumbnail_url", as: String.self),
+                videoURL: try row.decode(column: "video_url", as: String.self),
+                instructorName: try row.decode(column: "instructor_name", as: String.self),
+                tags: try strings(row, "tags"),
+                isFeatured: try row.decode(column: "is_featured", as: Bool.self),
+                isPremium: try row.decode(column: "is_premium", as: Bool.self),
+                targetAreas: TargetArea.allCases.filter { (areas[id] ?? []).contains($0.rawValue) },
+                benefits: try strings(row, "benefits")
+            )
+        }
+    }
+
+    private static func programs(from rows: [any SQLRow], on db: any SQLDatabase) async throws -> [CatalogProgram] {
+        let ids = try rows.map { try $0.decode(column: "id", as: UUID.self) }
+        guard !ids.isEmpty else { return [] }
+        let entries = try await db.select().columns("program_id", "week", "workout_id").from("program_workouts")
+            .where("program_id", .in, ids).orderBy("week").orderBy("position").all()
+        var weeks: [UUID: [Int: [WorkoutID]]] = [:]
+        for entry in entries {
+            let program = try entry.decode(column: "program_id", as: UUID.self)
+            let week = try entry.decode(column: "week", as: Int.self)
+            weeks[program, default: [:]][week, default: []].append(WorkoutID(rawValue: try entry.decode(column: "workout_id", as: UUID.self)))
+        }
+        return try zip(rows, ids).map { row, id in
+            let byWeek = weeks[id] ?? [:]
+            return CatalogProgram(
+                id: ProgramID(rawValue: id),
+                title: try row.decode(column: "title", as: String.self),
+                description: try row.decode(column: "description", as: String.self),
+                level: FitnessLevel(rawValue: try row.decode(column: "level", as: String.self)) ?? .beginner,
+                isPremium: try row.decode(column: "is_premium", as: Bool.self),
+                weeks: byWeek.keys.sorted().map { byWeek[$0] ?? [] }
+            )
+        }
+    }
+
+    private static func strings(_ row: any SQLRow, _ column: String) throws -> [String] {
+        try JSONDecoder().decode([String].self, from: Data(try row.decode(column: column, as: String.self).utf8))
+    }
+
+    private static func json(_ values: [String]) throws -> String {
+        String(decoding: try JSONEncoder().encode(values), as: UTF8.self)
+    }
+}
+
+/// Free text turned into safe search syntax: words only (letters and digits), prefix-matched, all required.
+struct SearchTerms: Sendable {
+    let words: [String]
+
+    init?(_ text: String) {
+        let words = text.lowercased().split { !$0.isLetter && !$0.isNumber }.prefix(8).map(String.init)
+        guard !words.isEmpty else { return nil }
+        self.words = words
+    }
+
+    /// SQLite FTS5: `"word"*` for each word (implicit AND).
+    var fts5: String { words.map { "\"\($0)\"*" }.joined(separator: " ") }
+    /// PostgreSQL: `word:* & word:*`.
+    var tsquery: String { words.map { "\($0):*" }.joined(separator: " & ") }
+}
