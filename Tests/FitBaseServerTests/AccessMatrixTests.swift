@@ -36,6 +36,8 @@ import Yams
         let workoutID: String
         let unusedWorkoutID: String
         let programID: String
+        /// A period the owner logged.
+        let periodID: String
 
         func token(_ caller: Caller) -> String? {
             switch caller {
@@ -60,6 +62,11 @@ import Yams
 
     static func adminOnly(_ status: HTTPResponse.Status) -> [Caller: HTTPResponse.Status] {
         [.anonymous: .unauthorized, .otherUser: .forbidden, .admin: status, .owner: .forbidden]
+    }
+
+    /// A resource of the owner's named by id: everyone else gets 404, as if it did not exist.
+    static func ownerOnly(_ status: HTTPResponse.Status) -> [Caller: HTTPResponse.Status] {
+        [.anonymous: .unauthorized, .otherUser: .notFound, .admin: .notFound, .owner: status]
     }
 
     static func signedIn(_ status: HTTPResponse.Status) -> [Caller: HTTPResponse.Status] {
@@ -107,6 +114,21 @@ import Yams
         Row(operationID: "deleteWorkout", expected: adminOnly(.noContent)) { fixture, _ in
             (.delete, "/v1/admin/workouts/\(fixture.unusedWorkoutID)", nil)
         },
+        // Cycle data is the caller's own: other users, admins included, cannot reach the owner's periods.
+        Row(operationID: "logPeriod", expected: signedIn(.created)) { _, _ in
+            (.post, "/v1/cycle/periods", ["startDate": CycleController.today(in: nil).adding(days: -40).description])
+        },
+        Row(operationID: "updatePeriod", expected: ownerOnly(.ok)) { fixture, _ in
+            (.put, "/v1/cycle/periods/\(fixture.periodID)", ["startDate": CycleController.today(in: nil).adding(days: -11).description])
+        },
+        Row(operationID: "deletePeriod", expected: ownerOnly(.noContent)) { fixture, _ in (.delete, "/v1/cycle/periods/\(fixture.periodID)", nil) },
+        Row(operationID: "getCycleHistory", expected: signedIn(.ok)) { _, _ in (.get, "/v1/cycle/history", nil) },
+        Row(operationID: "getCurrentCycle", expected: [.anonymous: .unauthorized, .otherUser: .notFound, .admin: .notFound, .owner: .ok]) { _, _ in
+            (.get, "/v1/cycle/current", nil)
+        },
+        Row(operationID: "getCyclePredictions", expected: [.anonymous: .unauthorized, .otherUser: .notFound, .admin: .notFound, .owner: .ok]) { _, _ in
+            (.get, "/v1/cycle/predictions", nil)
+        },
         Row(operationID: "getMe", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me", nil) },
         Row(operationID: "listSessions", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/sessions", nil) },
         // Sessions are reachable only through their owner's /me: another user, even an admin, gets 404.
@@ -149,10 +171,15 @@ import Yams
                 let second = try await client.signIn(owner)
                 let admin = try await client.signUp()
                 try await users.setRole(.admin, for: try #require(UserID(admin.id)))
+                let logged = try await client.json(
+                    .post, "/v1/cycle/periods", body: ["startDate": CycleController.today(in: nil).adding(days: -10).description], token: owner.accessToken
+                )
+                let periodID = try #require(json(logged)["id"] as? String)
                 let fixture = Fixture(
                     client: client, owner: owner, ownerSecondSession: try Self.sessionID(of: second),
                     otherUser: try await client.signUp(), admin: admin,
-                    workoutID: used.id.description, unusedWorkoutID: unused.id.description, programID: program.id.description
+                    workoutID: used.id.description, unusedWorkoutID: unused.id.description, programID: program.id.description,
+                    periodID: periodID
                 )
                 // The owner goes last: its request may consume what the others' requests only probe.
                 for caller in Caller.allCases {

@@ -12,13 +12,12 @@ struct AccountsFeature: Sendable {
     init(
         database: Database, signer: SessionTokenSigner, hasher: PasswordHasher, httpClient: HTTPClient,
         masterKey: MasterKey, appleCredentials: AppleClientCredentials?, providers configuration: IdentityProvidersConfiguration,
-        logger: Logger
+        registry: AccountDataRegistry, logger: Logger
     ) {
         let users = UserStore(database: database)
         let sessions = SessionStore(database: database)
         let profiles = ProfileStore(database: database)
         let identities = IdentityStore(database: database)
-        let registry = AccountDataRegistry(owners: [AccountProfileOwner(), IdentitiesOwner(), SessionsOwner(), ConsentsOwner()])
         let responses = AuthSessionBuilder(signer: signer, profiles: profiles, identities: identities)
         let keyFetcher = HTTPJSONWebKeySetFetcher(client: httpClient)
         let apple = configuration.appleAudiences.isEmpty ? nil : IdentityTokenVerifier(

@@ -7,6 +7,7 @@ struct APIHandler: APIProtocol {
     let providers: ProviderSignInController
     let me: MeController
     let catalog: CatalogController
+    let cycle: CycleController
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
         try await serviceStatus.getHealth(input)
@@ -122,5 +123,31 @@ struct APIHandler: APIProtocol {
 
     func deleteWorkout(_ input: Operations.DeleteWorkout.Input) async throws -> Operations.DeleteWorkout.Output {
         try await catalog.deleteWorkout(input)
+    }
+
+    // MARK: Cycle
+
+    func logPeriod(_ input: Operations.LogPeriod.Input) async throws -> Operations.LogPeriod.Output {
+        try await cycle.logPeriod(input)
+    }
+
+    func updatePeriod(_ input: Operations.UpdatePeriod.Input) async throws -> Operations.UpdatePeriod.Output {
+        try await cycle.updatePeriod(input)
+    }
+
+    func deletePeriod(_ input: Operations.DeletePeriod.Input) async throws -> Operations.DeletePeriod.Output {
+        try await cycle.deletePeriod(input)
+    }
+
+    func getCycleHistory(_ input: Operations.GetCycleHistory.Input) async throws -> Operations.GetCycleHistory.Output {
+        try await cycle.getCycleHistory(input)
+    }
+
+    func getCurrentCycle(_ input: Operations.GetCurrentCycle.Input) async throws -> Operations.GetCurrentCycle.Output {
+        try await cycle.getCurrentCycle(input)
+    }
+
+    func getCyclePredictions(_ input: Operations.GetCyclePredictions.Input) async throws -> Operations.GetCyclePredictions.Output {
+        try await cycle.getCyclePredictions(input)
     }
 }

@@ -43,9 +43,13 @@ public func buildApplication(
     let httpClient = HTTPClient(
         eventLoopGroupProvider: .singleton, configuration: .init(timeout: .init(connect: .seconds(10), read: .seconds(30)))
     )
+    // Every feature that stores a user's rows adds its owner here, so export and deletion cover it.
+    let registry = AccountDataRegistry(owners: [
+        AccountProfileOwner(), IdentitiesOwner(), SessionsOwner(), ConsentsOwner(), CyclePeriodsOwner(),
+    ])
     let accounts = AccountsFeature(
         database: database, signer: signer, hasher: hasher, httpClient: httpClient, masterKey: masterKey,
-        appleCredentials: appleCredentials, providers: providers, logger: logger
+        appleCredentials: appleCredentials, providers: providers, registry: registry, logger: logger
     )
     let routes = RouteTable()
     let router = buildRouter(maxBodyBytes: configuration.maxBodyBytes, routes: routes)
@@ -53,7 +57,8 @@ public func buildApplication(
     let api = APIHandler(
         serviceStatus: ServiceStatusController(database: database, openAPIDocument: openAPIDocument),
         auth: accounts.auth, providers: accounts.providers, me: accounts.me,
-        catalog: CatalogController(database: database, store: CatalogStore(database: database), premiumAccess: AdministratorsOnlyPremiumAccess())
+        catalog: CatalogController(database: database, store: CatalogStore(database: database), premiumAccess: AdministratorsOnlyPremiumAccess()),
+        cycle: CycleController(store: CycleStore(database: database), profiles: ProfileStore(database: database))
     )
     try api.registerHandlers(
         on: RoutingTransport(router: router, routes: routes),

@@ -10,6 +10,7 @@ enum FitBaseMigrations {
         CreateConsents(),
         CreateUserIdentities(),
         CreateCatalog(),
+        CreateCyclePeriods(),
     ]
 }
 

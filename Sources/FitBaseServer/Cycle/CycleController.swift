@@ -1,0 +1,144 @@
+import FitBaseAPI
+import FitBaseCore
+import Foundation
+import HTTPTypes
+
+/// Period logging, today's phase and predictions for the signed-in user. Periods are reachable only by their owner.
+struct CycleController: Sendable {
+    let store: CycleStore
+    let profiles: ProfileStore
+
+    func logPeriod(_ input: Operations.LogPeriod.Input) async throws -> Operations.LogPeriod.Output {
+        let caller = try RequestScope.requireCaller()
+        guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
+        let period = try await validated(body, id: PeriodID(), user: caller.user)
+        try await store.save(period, of: caller.user, now: .storageNow)
+        return .created(.init(body: .json(Self.wire(period))))
+    }
+
+    func updatePeriod(_ input: Operations.UpdatePeriod.Input) async throws -> Operations.UpdatePeriod.Output {
+        let caller = try RequestScope.requireCaller()
+        guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
+        guard let id = PeriodID(input.path.periodId), try await store.period(id, of: caller.user) != nil else {
+            throw Problem.notFound("No period \(input.path.periodId) of yours.")
+        }
+        let period = try await validated(body, id: id, user: caller.user)
+        try await store.save(period, of: caller.user, now: .storageNow)
+        return .ok(.init(body: .json(Self.wire(period))))
+    }
+
+    func deletePeriod(_ input: Operations.DeletePeriod.Input) async throws -> Operations.DeletePeriod.Output {
+        let caller = try RequestScope.requireCaller()
+        guard let id = PeriodID(input.path.periodId), try await store.delete(id, of: caller.user) else {
+            throw Problem.notFound("No period \(input.path.periodId) of yours.")
+        }
+        return .noContent(.init())
+    }
+
+    func getCycleHistory(_ input: Operations.GetCycleHistory.Input) async throws -> Operations.GetCycleHistory.Output {
+        let caller = try RequestScope.requireCaller()
+        let periods = try await store.periods(of: caller.user)
+        let items = periods.enumerated().map { index, period in
+            Components.Schemas.CycleHistory.ItemsPayloadPayload(
+                period: Self.wire(period),
+                cycleLength: index + 1 < periods.count ? period.start.days(until: periods[index + 1].start) : nil
+            )
+        }
+        return .ok(.init(body: .json(.init(items: items.reversed()))))
+    }
+
+    func getCurrentCycle(_ input: Operations.GetCurrentCycle.Input) async throws -> Operations.GetCurrentCycle.Output {
+        let caller = try RequestScope.requireCaller()
+        let prediction = try await predict(for: caller.user).prediction
+        let today = prediction.today
+        return .ok(.init(body: .json(.init(
+            phase: Self.wire(today.phase), cycleDay: today.cycleDay, daysUntilNextPhase: today.daysUntilNextPhase,
+            nextPhase: Self.wire(today.nextPhase), confidence: .init(rawValue: prediction.confidence.rawValue) ?? .low,
+            isLate: today.isLate
+        ))))
+    }
+
+    func getCyclePredictions(_ input: Operations.GetCyclePredictions.Input) async throws -> Operations.GetCyclePredictions.Output {
+        let caller = try RequestScope.requireCaller()
+        let days = input.query.days ?? 35
+        guard (1...120).contains(days) else {
+            throw Problem.invalidRequest("days must be between 1 and 120.", fieldErrors: [.init(field: "days", message: "must be between 1 and 120")])
+        }
+        let (prediction, today) = try await predict(for: caller.user)
+        // Day by day from the current cycle's first day (at most 60 days back) to `days` days after today: logged days
+        // first, then predicted cycles of the expected length.
+        let first = max(prediction.lastPeriodStart, today.adding(days: -60))
+        let calendar = (0..<(first.days(until: today) + days)).map { offset -> Components.Schemas.CyclePredictions.CalendarPayloadPayload in
+            let day = first.adding(days: offset)
+            let sinceStart = prediction.nextPeriodStart.days(until: day)
+            let cycleDay = sinceStart >= 0
+                ? sinceStart % prediction.expectedLength + 1
+                : prediction.lastPeriodStart.days(until: day) + 1
+            let phase = CyclePhases.position(cycleDay: cycleDay, length: max(prediction.expectedLength, cycleDay), periodLength: prediction.periodLength).phase
+            return .init(date: day.description, phase: Self.wire(phase), predicted: day >= today)
+        }
+        return .ok(.init(body: .json(.init(
+            nextPeriodStart: prediction.nextPeriodStart.description,
+            nextPeriodRange: .init(start: prediction.nextPeriodRange.lowerBound.description, end: prediction.nextPeriodRange.upperBound.description),
+            ovulationDate: prediction.ovulationDate.description,
+            fertileWindow: .init(start: prediction.fertileWindow.lowerBound.description, end: prediction.fertileWindow.upperBound.description),
+            calendar: calendar,
+            basis: .init(cyclesUsed: prediction.basis.cyclesUsed, meanLength: prediction.basis.meanLength, variability: prediction.basis.variability),
+            confidence: .init(rawValue: prediction.confidence.rawValue) ?? .low,
+            patterns: CyclePredictor.Pattern.allCases.filter(prediction.patterns.contains).compactMap { .init(rawValue: $0.rawValue) }
+        ))))
+    }
+
+    // MARK: Helpers
+
+    /// The prediction from logged periods, or from the profile's last period date when none are logged.
+    private func predict(for user: UserID) async throws -> (prediction: CyclePredictor.Prediction, today: CalendarDay) {
+        let profile = try await profiles.profile(of: user)
+        let today = Self.today(in: profile.timeZone)
+        var periods = try await store.periods(of: user).map { CyclePredictor.Period(start: $0.start, end: $0.end) }
+        if periods.isEmpty, let last = profile.lastPeriodStartDate.flatMap(CalendarDay.init) { periods = [.init(start: last)] }
+        let predictor = CyclePredictor(profileCycleLength: profile.averageCycleLength, profilePeriodLength: profile.averagePeriodLength)
+        guard let prediction = predictor.predict(periods: periods, today: today) else {
+            throw Problem(.notFound, code: "no_cycle_data", detail: "Log a period (or set lastPeriodStartDate in your profile) first.")
+        }
+        return (prediction, today)
+    }
+
+    private func validated(_ body: Components.Schemas.PeriodInput, id: PeriodID, user: UserID) async throws -> LoggedPeriod {
+        let today = Self.today(in: try await profiles.profile(of: user).timeZone)
+        var errors: [Problem.FieldError] = []
+        let start = CalendarDay(body.startDate)
+        if start == nil { errors.append(.init(field: "startDate", message: "must be a date written YYYY-MM-DD")) }
+        if let start, start > today { errors.append(.init(field: "startDate", message: "must not be in the future")) }
+        let end = body.endDate.flatMap(CalendarDay.init)
+        if body.endDate != nil && end == nil { errors.append(.init(field: "endDate", message: "must be a date written YYYY-MM-DD")) }
+        if let start, let end, !(0...19).contains(start.days(until: end)) {
+            errors.append(.init(field: "endDate", message: "must be on or after startDate and within 20 days of it"))
+        }
+        guard let start, errors.isEmpty else { throw Problem.validationFailed(errors) }
+        return LoggedPeriod(
+            id: id, start: start, end: end, flow: body.flow?.rawValue,
+            symptoms: Array((body.symptoms ?? []).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.prefix(30)),
+            notes: body.notes
+        )
+    }
+
+    /// Today in the user's time zone (UTC when unset).
+    static func today(in timeZone: String?) -> CalendarDay {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone.flatMap(TimeZone.init(identifier:)) ?? .gmt
+        let parts = calendar.dateComponents([.year, .month, .day], from: .now)
+        return CalendarDay(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1) ?? CalendarDay(daysSince1970: 0)
+    }
+
+    private static func wire(_ phase: CyclePhase) -> Components.Schemas.CyclePhase {
+        .init(rawValue: phase.rawValue) ?? .luteal
+    }
+
+    private static func wire(_ period: LoggedPeriod) -> Components.Schemas.LoggedPeriod {
+        .init(
+            id: period.id.description, startDate: period.start.description, endDate: period.end?.description,
+            flow: period.flow.flatMap { .init(rawValue: $0) }, symptoms: period.symptoms, notes: period.notes
+        )
+    }
+}

@@ -1,0 +1,122 @@
+import FitBaseCore
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import SQLKit
+
+/// `cycle_periods`: one row per logged period of a user.
+struct CreateCyclePeriods: Migration {
+    let name = "2026-11-22.cycle.create-periods"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.create(table: "cycle_periods")
+            .column("id", type: engine.uuid, .primaryKey(autoIncrement: false))
+            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .column("start_date", type: .text, .notNull)  // YYYY-MM-DD in the user's time zone
+            .column("end_date", type: .text)
+            .column("flow", type: .text)
+            .column("symptoms", type: .text, .notNull)  // JSON array
+            .column("notes", type: .text)
+            .column("created_at", type: engine.instant, .notNull)
+            .column("updated_at", type: engine.instant, .notNull)
+            .run()
+        try await database.create(index: "cycle_periods_user_start").unique().on("cycle_periods").column("user_id").column("start_date").run()
+    }
+}
+
+/// The tag of ``PeriodID``.
+enum LoggedPeriodTag {}
+typealias PeriodID = Identifier<LoggedPeriodTag>
+
+/// A logged period.
+struct LoggedPeriod: Sendable, Equatable {
+    var id: PeriodID
+    var start: CalendarDay
+    var end: CalendarDay?
+    var flow: String?
+    var symptoms: [String]
+    var notes: String?
+}
+
+/// SQL for `cycle_periods`, always scoped to one user.
+struct CycleStore: Sendable {
+    let database: Database
+
+    func periods(of user: UserID) async throws -> [LoggedPeriod] {
+        try await database.withConnection { db in
+            try await db.select().columns("id", "start_date", "end_date", "flow", "symptoms", "notes").from("cycle_periods")
+                .where("user_id", .equal, user.rawValue).orderBy("start_date").all().map(Self.period)
+        }
+    }
+
+    /// Inserts or replaces `period` of `user`; 409 `period_exists` when another period starts the same day.
+    func save(_ period: LoggedPeriod, of user: UserID, now: Date) async throws {
+        let symptoms = String(decoding: try JSONEncoder().encode(period.symptoms), as: UTF8.self)
+        do {
+            try await database.transaction { db in
+                try await db.insert(into: "cycle_periods")
+                    .columns("id", "user_id", "start_date", "end_date", "flow", "symptoms", "notes", "created_at", "updated_at")
+                    .values(
+                        SQLBind(period.id.rawValue), SQLBind(user.rawValue), SQLBind(period.start.description),
+                        SQLBind(period.end?.description), SQLBind(period.flow), SQLBind(symptoms), SQLBind(period.notes), SQLBind(now), SQLBind(now)
+                    )
+                    .onConflict(with: ["id"]) { conflict in
+                        ["start_date", "end_date", "flow", "symptoms", "notes", "updated_at"].reduce(conflict) { $0.set(excludedValueOf: $1) }
+                    }
+                    .run()
+            }
+        } catch where Database.isUniqueViolation(error) {
+            throw Problem(.conflict, code: "period_exists", detail: "A period starting \(period.start) is already logged.")
+        }
+    }
+
+    /// The period `id` if it belongs to `user`.
+    func period(_ id: PeriodID, of user: UserID) async throws -> LoggedPeriod? {
+        try await database.withConnection { db in
+            try await db.select().columns("id", "start_date", "end_date", "flow", "symptoms", "notes").from("cycle_periods")
+                .where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue).first().map(Self.period)
+        }
+    }
+
+    func delete(_ id: PeriodID, of user: UserID) async throws -> Bool {
+        try await database.transaction { db in
+            !(try await db.delete(from: "cycle_periods").where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue)
+                .returning("id").all()).isEmpty
+        }
+    }
+
+    private static func period(_ row: any SQLRow) throws -> LoggedPeriod {
+        LoggedPeriod(
+            id: PeriodID(rawValue: try row.decode(column: "id", as: UUID.self)),
+            start: CalendarDay(try row.decode(column: "start_date", as: String.self)) ?? CalendarDay(daysSince1970: 0),
+            end: try row.decode(column: "end_date", as: String?.self).flatMap(CalendarDay.init),
+            flow: try row.decode(column: "flow", as: String?.self),
+            symptoms: try JSONDecoder().decode([String].self, from: Data(try row.decode(column: "symptoms", as: String.self).utf8)),
+            notes: try row.decode(column: "notes", as: String?.self)
+        )
+    }
+}
+
+/// Logged periods in the account export and deletion.
+struct CyclePeriodsOwner: AccountDataOwner {
+    let section = "cyclePeriods"
+
+    func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
+        let rows = try await db.select().columns("start_date", "end_date", "flow", "symptoms", "notes").from("cycle_periods")
+            .where("user_id", .equal, user.rawValue).orderBy("start_date").all()
+        let periods: [(any Sendable)?] = try rows.map { row in
+            [
+                "startDate": try row.decode(column: "start_date", as: String.self),
+                "endDate": try row.decode(column: "end_date", as: String?.self),
+                "flow": try row.decode(column: "flow", as: String?.self),
+                "symptoms": try JSONDecoder().decode([String].self, from: Data(try row.decode(column: "symptoms", as: String.self).utf8)),
+                "notes": try row.decode(column: "notes", as: String?.self),
+            ] as [String: (any Sendable)?]
+        }
+        return try OpenAPIValueContainer(unvalidatedValue: periods)
+    }
+
+    func delete(_ user: UserID, on db: any SQLDatabase) async throws {
+        try await db.delete(from: "cycle_periods").where("user_id", .equal, user.rawValue).run()
+    }
+}

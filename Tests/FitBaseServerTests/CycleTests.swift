@@ -1,0 +1,93 @@
+import FitBaseCore
+import FitBaseTestSupport
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+
+@testable import FitBaseServer
+
+/// Period logging, current phase and predictions over HTTP, on every engine.
+@Suite struct CycleTests {
+    let today = CycleController.today(in: nil)
+
+    @Test(arguments: TestEngines.all)
+    func loggedPeriodsDriveHistoryPhaseAndPredictions(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, _ in
+            let account = try await client.signUp()
+            // Four periods 30 days apart, the last one 9 days ago.
+            for back in [99, 69, 39, 9] {
+                let start = today.adding(days: -back)
+                let response = try await client.json(.post, "/v1/cycle/periods", body: [
+                    "startDate": start.description, "endDate": start.adding(days: 4).description, "flow": "medium", "symptoms": ["cramps"],
+                ], token: account.accessToken)
+                #expect(response.status == .created)
+            }
+            let history = try json(try await client.json(.get, "/v1/cycle/history", token: account.accessToken))
+            let items = try #require(history["items"] as? [[String: Any]])
+            #expect(items.map { $0["cycleLength"] as? Int } == [nil, 30, 30, 30])
+
+            let current = try json(try await client.json(.get, "/v1/cycle/current", token: account.accessToken))
+            #expect(current["cycleDay"] as? Int == 10)
+            #expect(current["phase"] as? String == "follicular")
+            #expect(current["isLate"] as? Bool == false)
+
+            let predictions = try json(try await client.json(.get, "/v1/cycle/predictions?days=40", token: account.accessToken))
+            #expect(predictions["nextPeriodStart"] as? String == today.adding(days: 21).description)
+            #expect(predictions["ovulationDate"] as? String == today.adding(days: 7).description)
+            let calendar = try #require(predictions["calendar"] as? [[String: Any]])
+            #expect(calendar.count == 9 + 40)
+            #expect(calendar.first?["date"] as? String == today.adding(days: -9).description)
+            #expect(calendar.first?["phase"] as? String == "menstrual")
+            #expect(calendar.filter { $0["predicted"] as? Bool == false }.count == 9)
+            #expect(calendar[9 + 21]["phase"] as? String == "menstrual")
+            #expect((predictions["basis"] as? [String: Any])?["cyclesUsed"] as? Int == 3)
+        }
+    }
+
+    @Test func badPeriodsAreRefusedNamingTheField() async throws {
+        try await withApp(.sqlite) { client, _ in
+            let account = try await client.signUp()
+            let future = try await client.json(.post, "/v1/cycle/periods", body: ["startDate": today.adding(days: 2).description], token: account.accessToken)
+            #expect(try json(future)["errors"] as? [[String: String]] == [["field": "startDate", "message": "must not be in the future"]])
+            let backwards = try await client.json(.post, "/v1/cycle/periods", body: [
+                "startDate": today.adding(days: -3).description, "endDate": today.adding(days: -5).description,
+            ], token: account.accessToken)
+            #expect((try json(backwards)["errors"] as? [[String: String]])?.first?["field"] == "endDate")
+            #expect(try await client.json(.post, "/v1/cycle/periods", body: ["startDate": "2026-02-30"], token: account.accessToken).status == .badRequest)
+            #expect(try await client.json(.post, "/v1/cycle/periods", body: ["startDate": today.description, "flow": "torrential"], token: account.accessToken).status == .badRequest)
+            #expect(try await client.json(.post, "/v1/cycle/periods", body: ["startDate": today.description], token: account.accessToken).status == .created)
+            try expectProblem(try await client.json(.post, "/v1/cycle/periods", body: ["startDate": today.description], token: account.accessToken), code: "period_exists")
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func periodsBelongToTheirOwnerOnly(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, _ in
+            let owner = try await client.signUp()
+            let other = try await client.signUp()
+            let logged = try json(try await client.json(.post, "/v1/cycle/periods", body: ["startDate": today.adding(days: -3).description], token: owner.accessToken))
+            let id = try #require(logged["id"] as? String)
+            #expect(try await client.json(.delete, "/v1/cycle/periods/\(id)", token: other.accessToken).status == .notFound)
+            #expect(try await client.json(.put, "/v1/cycle/periods/\(id)", body: ["startDate": today.description], token: other.accessToken).status == .notFound)
+            #expect(try await client.json(.get, "/v1/cycle/current", token: other.accessToken).status == .notFound)
+            let updated = try await client.json(.put, "/v1/cycle/periods/\(id)", body: ["startDate": today.adding(days: -4).description, "notes": "earlier"], token: owner.accessToken)
+            #expect(try json(updated)["startDate"] as? String == today.adding(days: -4).description)
+            #expect(try await client.json(.delete, "/v1/cycle/periods/\(id)", token: owner.accessToken).status == .noContent)
+            #expect((try json(try await client.json(.get, "/v1/cycle/history", token: owner.accessToken))["items"] as? [Any])?.isEmpty == true)
+        }
+    }
+
+    @Test func withoutLogsTheProfilesLastPeriodIsUsed() async throws {
+        try await withApp(.sqlite) { client, _ in
+            let account = try await client.signUp()
+            try expectProblem(try await client.json(.get, "/v1/cycle/current", token: account.accessToken), code: "no_cycle_data")
+            try await client.json(.patch, "/v1/me", body: ["lastPeriodStartDate": today.adding(days: -30).description, "averageCycleLength": 28], token: account.accessToken)
+            let current = try json(try await client.json(.get, "/v1/cycle/current", token: account.accessToken))
+            #expect(current["cycleDay"] as? Int == 31)
+            #expect(current["isLate"] as? Bool == true)
+            #expect(current["phase"] as? String == "luteal")
+            #expect(current["confidence"] as? String == "low")
+        }
+    }
+}
