@@ -36,8 +36,9 @@ import Yams
         let workoutID: String
         let unusedWorkoutID: String
         let programID: String
-        /// A period the owner logged.
+        /// A period and a workout the owner logged.
         let periodID: String
+        let logID: String
 
         func token(_ caller: Caller) -> String? {
             switch caller {
@@ -116,10 +117,10 @@ import Yams
         },
         // Cycle data is the caller's own: other users, admins included, cannot reach the owner's periods.
         Row(operationID: "logPeriod", expected: signedIn(.created)) { _, _ in
-            (.post, "/v1/cycle/periods", ["startDate": CycleController.today(in: nil).adding(days: -40).description])
+            (.post, "/v1/cycle/periods", ["startDate": LocalCalendar.today(in: nil).adding(days: -40).description])
         },
         Row(operationID: "updatePeriod", expected: ownerOnly(.ok)) { fixture, _ in
-            (.put, "/v1/cycle/periods/\(fixture.periodID)", ["startDate": CycleController.today(in: nil).adding(days: -11).description])
+            (.put, "/v1/cycle/periods/\(fixture.periodID)", ["startDate": LocalCalendar.today(in: nil).adding(days: -11).description])
         },
         Row(operationID: "deletePeriod", expected: ownerOnly(.noContent)) { fixture, _ in (.delete, "/v1/cycle/periods/\(fixture.periodID)", nil) },
         Row(operationID: "getCycleHistory", expected: signedIn(.ok)) { _, _ in (.get, "/v1/cycle/history", nil) },
@@ -129,6 +130,12 @@ import Yams
         Row(operationID: "getCyclePredictions", expected: [.anonymous: .unauthorized, .otherUser: .notFound, .admin: .notFound, .owner: .ok]) { _, _ in
             (.get, "/v1/cycle/predictions", nil)
         },
+        Row(operationID: "logWorkout", expected: signedIn(.created)) { fixture, _ in
+            (.post, "/v1/history", ["workoutId": fixture.workoutID, "completedAt": "2026-01-05T10:00:00Z", "duration": 30])
+        },
+        Row(operationID: "listHistory", expected: signedIn(.ok)) { _, _ in (.get, "/v1/history", nil) },
+        Row(operationID: "getHistoryStats", expected: signedIn(.ok)) { _, _ in (.get, "/v1/history/stats", nil) },
+        Row(operationID: "deleteWorkoutLog", expected: ownerOnly(.noContent)) { fixture, _ in (.delete, "/v1/history/\(fixture.logID)", nil) },
         Row(operationID: "getMe", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me", nil) },
         Row(operationID: "listSessions", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/sessions", nil) },
         // Sessions are reachable only through their owner's /me: another user, even an admin, gets 404.
@@ -172,14 +179,19 @@ import Yams
                 let admin = try await client.signUp()
                 try await users.setRole(.admin, for: try #require(UserID(admin.id)))
                 let logged = try await client.json(
-                    .post, "/v1/cycle/periods", body: ["startDate": CycleController.today(in: nil).adding(days: -10).description], token: owner.accessToken
+                    .post, "/v1/cycle/periods", body: ["startDate": LocalCalendar.today(in: nil).adding(days: -10).description], token: owner.accessToken
                 )
                 let periodID = try #require(json(logged)["id"] as? String)
+                let workoutLog = try await client.json(
+                    .post, "/v1/history", body: ["workoutId": used.id.description, "completedAt": "2026-01-04T10:00:00Z", "duration": 20],
+                    token: owner.accessToken
+                )
+                let logID = try #require(json(workoutLog)["id"] as? String)
                 let fixture = Fixture(
                     client: client, owner: owner, ownerSecondSession: try Self.sessionID(of: second),
                     otherUser: try await client.signUp(), admin: admin,
                     workoutID: used.id.description, unusedWorkoutID: unused.id.description, programID: program.id.description,
-                    periodID: periodID
+                    periodID: periodID, logID: logID
                 )
                 // The owner goes last: its request may consume what the others' requests only probe.
                 for caller in Caller.allCases {

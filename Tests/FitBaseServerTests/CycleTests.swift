@@ -9,7 +9,7 @@ import Testing
 
 /// Period logging, current phase and predictions over HTTP, on every engine.
 @Suite struct CycleTests {
-    let today = CycleController.today(in: nil)
+    let today = LocalCalendar.today(in: nil)
 
     @Test(arguments: TestEngines.all)
     func loggedPeriodsDriveHistoryPhaseAndPredictions(engine: DatabaseEngine) async throws {

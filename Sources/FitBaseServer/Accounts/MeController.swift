@@ -30,7 +30,7 @@ struct MeController: Sendable {
     func updateMe(_ input: Operations.UpdateMe.Input) async throws -> Operations.UpdateMe.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let update) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        let today = Self.today(in: try await profiles.profile(of: caller.user).timeZone)
+        let today = LocalCalendar.today(in: try await profiles.profile(of: caller.user).timeZone).description
         _ = try await profiles.update(caller.user, now: .storageNow) { profile in
             try ProfileUpdate.apply(update, to: &profile, today: today)
         }
@@ -126,14 +126,6 @@ struct MeController: Sendable {
             kind: wireKind, version: latest.version, granted: latest.granted, recordedAt: latest.recordedAt,
             history: events.map { .init(version: $0.version, granted: $0.granted, recordedAt: $0.recordedAt) }
         )
-    }
-
-    /// Today's date (`YYYY-MM-DD`) in the user's time zone, for "not in the future" checks.
-    private static func today(in timeZone: String?) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone.flatMap(TimeZone.init(identifier:)) ?? .gmt
-        let parts = calendar.dateComponents([.year, .month, .day], from: .now)
-        return String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
     }
 }
 /// Position in the session list: the last item's creation time and id.

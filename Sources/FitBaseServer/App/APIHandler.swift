@@ -8,6 +8,7 @@ struct APIHandler: APIProtocol {
     let me: MeController
     let catalog: CatalogController
     let cycle: CycleController
+    let history: HistoryController
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
         try await serviceStatus.getHealth(input)
@@ -149,5 +150,23 @@ struct APIHandler: APIProtocol {
 
     func getCyclePredictions(_ input: Operations.GetCyclePredictions.Input) async throws -> Operations.GetCyclePredictions.Output {
         try await cycle.getCyclePredictions(input)
+    }
+
+    // MARK: History
+
+    func logWorkout(_ input: Operations.LogWorkout.Input) async throws -> Operations.LogWorkout.Output {
+        try await history.logWorkout(input)
+    }
+
+    func listHistory(_ input: Operations.ListHistory.Input) async throws -> Operations.ListHistory.Output {
+        try await history.listHistory(input)
+    }
+
+    func deleteWorkoutLog(_ input: Operations.DeleteWorkoutLog.Input) async throws -> Operations.DeleteWorkoutLog.Output {
+        try await history.deleteWorkoutLog(input)
+    }
+
+    func getHistoryStats(_ input: Operations.GetHistoryStats.Input) async throws -> Operations.GetHistoryStats.Output {
+        try await history.getHistoryStats(input)
     }
 }

@@ -45,7 +45,7 @@ public func buildApplication(
     )
     // Every feature that stores a user's rows adds its owner here, so export and deletion cover it.
     let registry = AccountDataRegistry(owners: [
-        AccountProfileOwner(), IdentitiesOwner(), SessionsOwner(), ConsentsOwner(), CyclePeriodsOwner(),
+        AccountProfileOwner(), IdentitiesOwner(), SessionsOwner(), ConsentsOwner(), CyclePeriodsOwner(), WorkoutLogsOwner(),
     ])
     let accounts = AccountsFeature(
         database: database, signer: signer, hasher: hasher, httpClient: httpClient, masterKey: masterKey,
@@ -54,11 +54,18 @@ public func buildApplication(
     let routes = RouteTable()
     let router = buildRouter(maxBodyBytes: configuration.maxBodyBytes, routes: routes)
     router.add(middleware: accounts.authentication)
+    let profiles = ProfileStore(database: database)
+    let catalogStore = CatalogStore(database: database)
+    let cycleStore = CycleStore(database: database)
     let api = APIHandler(
         serviceStatus: ServiceStatusController(database: database, openAPIDocument: openAPIDocument),
         auth: accounts.auth, providers: accounts.providers, me: accounts.me,
-        catalog: CatalogController(database: database, store: CatalogStore(database: database), premiumAccess: AdministratorsOnlyPremiumAccess()),
-        cycle: CycleController(store: CycleStore(database: database), profiles: ProfileStore(database: database))
+        catalog: CatalogController(database: database, store: catalogStore, premiumAccess: AdministratorsOnlyPremiumAccess()),
+        cycle: CycleController(store: cycleStore, profiles: profiles),
+        history: HistoryController(
+            history: HistoryStore(database: database), catalog: catalogStore, profiles: profiles,
+            cycle: CycleReckoner(store: cycleStore, profiles: profiles)
+        )
     )
     try api.registerHandlers(
         on: RoutingTransport(router: router, routes: routes),

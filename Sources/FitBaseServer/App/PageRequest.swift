@@ -24,4 +24,17 @@ enum PageRequest {
     static func decodeCursor(_ cursor: String) -> String? {
         Data(base64URLEncoded: cursor).map { String(decoding: $0, as: UTF8.self) }
     }
+
+    /// An opaque cursor for lists paged by position (the catalog, history).
+    static func cursor(offset: Int) -> String {
+        encodeCursor("offset:\(offset)")
+    }
+
+    /// The position a ``cursor(offset:)`` names, or a 400 naming `cursor`.
+    static func offset(fromCursor cursor: String) throws(Problem) -> Int {
+        guard let text = decodeCursor(cursor), text.hasPrefix("offset:"), let offset = Int(text.dropFirst(7)), offset >= 0 else {
+            throw Problem.invalidRequest("cursor is not a cursor this list returned.", fieldErrors: [.init(field: "cursor", message: "is not valid")])
+        }
+        return offset
+    }
 }

@@ -99,20 +99,13 @@ struct CatalogController: Sendable {
 
     private func page(_ query: WorkoutQuery, limit: Int?, cursor: String?) async throws -> Components.Schemas.WorkoutPage {
         let limit = try PageRequest.limit(limit)
-        let offset = try cursor.map(Self.offset(fromCursor:)) ?? 0
+        let offset = try cursor.map(PageRequest.offset(fromCursor:)) ?? 0
         let (workouts, hasMore) = try await store.workouts(matching: query, offset: offset, limit: limit)
         let entitled = try await premiumAccess.isEntitled(RequestScope.current.caller)
         return .init(
             items: workouts.map { Self.wire($0, entitled: entitled) },
-            nextCursor: hasMore ? PageRequest.encodeCursor("offset:\(offset + limit)") : nil
+            nextCursor: hasMore ? PageRequest.cursor(offset: offset + limit) : nil
         )
-    }
-
-    private static func offset(fromCursor cursor: String) throws(Problem) -> Int {
-        guard let text = PageRequest.decodeCursor(cursor), text.hasPrefix("offset:"), let offset = Int(text.dropFirst(7)), offset >= 0 else {
-            throw Problem.invalidRequest("cursor is not a cursor this list returned.", fieldErrors: [.init(field: "cursor", message: "is not valid")])
-        }
-        return offset
     }
 
     private static func requireAdmin() throws(Problem) {

@@ -91,21 +91,18 @@ struct CycleController: Sendable {
 
     // MARK: Helpers
 
-    /// The prediction from logged periods, or from the profile's last period date when none are logged.
+    /// The prediction for today in the user's time zone; 404 `no_cycle_data` without any cycle data.
     private func predict(for user: UserID) async throws -> (prediction: CyclePredictor.Prediction, today: CalendarDay) {
         let profile = try await profiles.profile(of: user)
-        let today = Self.today(in: profile.timeZone)
-        var periods = try await store.periods(of: user).map { CyclePredictor.Period(start: $0.start, end: $0.end) }
-        if periods.isEmpty, let last = profile.lastPeriodStartDate.flatMap(CalendarDay.init) { periods = [.init(start: last)] }
-        let predictor = CyclePredictor(profileCycleLength: profile.averageCycleLength, profilePeriodLength: profile.averagePeriodLength)
-        guard let prediction = predictor.predict(periods: periods, today: today) else {
+        let today = LocalCalendar.today(in: profile.timeZone)
+        guard let prediction = try await CycleReckoner(store: store, profiles: profiles).prediction(for: user, on: today, profile: profile) else {
             throw Problem(.notFound, code: "no_cycle_data", detail: "Log a period (or set lastPeriodStartDate in your profile) first.")
         }
         return (prediction, today)
     }
 
     private func validated(_ body: Components.Schemas.PeriodInput, id: PeriodID, user: UserID) async throws -> LoggedPeriod {
-        let today = Self.today(in: try await profiles.profile(of: user).timeZone)
+        let today = LocalCalendar.today(in: try await profiles.profile(of: user).timeZone)
         var errors: [Problem.FieldError] = []
         let start = CalendarDay(body.startDate)
         if start == nil { errors.append(.init(field: "startDate", message: "must be a date written YYYY-MM-DD")) }
@@ -121,14 +118,6 @@ struct CycleController: Sendable {
             symptoms: Array((body.symptoms ?? []).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.prefix(30)),
             notes: body.notes
         )
-    }
-
-    /// Today in the user's time zone (UTC when unset).
-    static func today(in timeZone: String?) -> CalendarDay {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone.flatMap(TimeZone.init(identifier:)) ?? .gmt
-        let parts = calendar.dateComponents([.year, .month, .day], from: .now)
-        return CalendarDay(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1) ?? CalendarDay(daysSince1970: 0)
     }
 
     private static func wire(_ phase: CyclePhase) -> Components.Schemas.CyclePhase {

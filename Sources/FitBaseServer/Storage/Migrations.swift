@@ -11,6 +11,7 @@ enum FitBaseMigrations {
         CreateUserIdentities(),
         CreateCatalog(),
         CreateCyclePeriods(),
+        CreateWorkoutLogs(),
     ]
 }
 

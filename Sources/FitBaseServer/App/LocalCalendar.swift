@@ -1,0 +1,19 @@
+import FitBaseCore
+import Foundation
+
+/// Turns instants into the user's local calendar days. Time zones with half- and quarter-hour offsets and daylight
+/// saving are Foundation's business; everything after this works on whole days.
+enum LocalCalendar {
+    /// The day `instant` falls on in `timeZone` (an IANA name; UTC when `nil` or unknown).
+    static func day(of instant: Date, in timeZone: String?) -> CalendarDay {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone.flatMap(TimeZone.init(identifier:)) ?? .gmt
+        let parts = calendar.dateComponents([.year, .month, .day], from: instant)
+        return CalendarDay(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1) ?? CalendarDay(daysSince1970: 0)
+    }
+
+    /// Today in `timeZone`.
+    static func today(in timeZone: String?) -> CalendarDay {
+        day(of: .now, in: timeZone)
+    }
+}

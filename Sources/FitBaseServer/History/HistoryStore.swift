@@ -1,0 +1,148 @@
+import FitBaseCore
+import Foundation
+import OpenAPIRuntime
+import SQLKit
+
+/// `workout_logs`: completed workouts, with the local day and cycle position fixed when they were logged.
+struct CreateWorkoutLogs: Migration {
+    let name = "2026-11-22.history.create-workout-logs"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.create(table: "workout_logs")
+            .column("id", type: engine.uuid, .primaryKey(autoIncrement: false))
+            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .column("workout_id", type: engine.uuid, .notNull)  // no foreign key: history outlives catalog edits
+            .column("workout_type", type: .text, .notNull)
+            .column("workout_title", type: .text, .notNull)
+            .column("completed_at", type: engine.instant, .notNull)
+            .column("local_date", type: .text, .notNull)  // YYYY-MM-DD in the user's time zone when logged
+            .column("duration_minutes", type: .int, .notNull)
+            .column("rating", type: .int)
+            .column("energy_before", type: .int)
+            .column("energy_after", type: .int)
+            .column("notes", type: .text)
+            .column("cycle_phase", type: .text)
+            .column("cycle_day", type: .int)
+            .column("created_at", type: engine.instant, .notNull)
+            .run()
+        try await database.create(index: "workout_logs_user_completed").on("workout_logs").column("user_id").column("completed_at").run()
+    }
+}
+
+enum WorkoutLogTag {}
+typealias WorkoutLogID = Identifier<WorkoutLogTag>
+
+/// A completed workout.
+struct WorkoutLog: Sendable, Equatable {
+    var id: WorkoutLogID
+    var workout: WorkoutID
+    var workoutType: WorkoutType
+    var workoutTitle: String
+    var completedAt: Date
+    var localDate: CalendarDay
+    var durationMinutes: Int
+    var rating: Int?
+    var energyBefore: Int?
+    var energyAfter: Int?
+    var notes: String?
+    var cyclePhase: CyclePhase?
+    var cycleDay: Int?
+}
+
+/// SQL for `workout_logs`, always scoped to one user.
+struct HistoryStore: Sendable {
+    let database: Database
+
+    func insert(_ log: WorkoutLog, of user: UserID, now: Date) async throws {
+        try await database.transaction { db in
+            try await db.insert(into: "workout_logs")
+                .columns(
+                    "id", "user_id", "workout_id", "workout_type", "workout_title", "completed_at", "local_date", "duration_minutes",
+                    "rating", "energy_before", "energy_after", "notes", "cycle_phase", "cycle_day", "created_at"
+                )
+                .values(
+                    SQLBind(log.id.rawValue), SQLBind(user.rawValue), SQLBind(log.workout.rawValue), SQLBind(log.workoutType.rawValue),
+                    SQLBind(log.workoutTitle), SQLBind(log.completedAt), SQLBind(log.localDate.description), SQLBind(log.durationMinutes),
+                    SQLBind(log.rating), SQLBind(log.energyBefore), SQLBind(log.energyAfter), SQLBind(log.notes),
+                    SQLBind(log.cyclePhase?.rawValue), SQLBind(log.cycleDay), SQLBind(now)
+                )
+                .run()
+        }
+    }
+
+    /// Logs of `user` between the local dates `from` and `to` (inclusive), newest first, one page at `offset`.
+    func logs(of user: UserID, from: CalendarDay?, to: CalendarDay?, offset: Int, limit: Int) async throws -> [WorkoutLog] {
+        try await database.withConnection { db in
+            var query = Self.select(on: db).where("user_id", .equal, user.rawValue)
+            if let from { query = query.where("local_date", .greaterThanOrEqual, from.description) }
+            if let to { query = query.where("local_date", .lessThanOrEqual, to.description) }
+            return try await query.orderBy("completed_at", .descending).orderBy("id", .descending).offset(offset).limit(limit).all().map(Self.log)
+        }
+    }
+
+    /// Every log of `user` (for statistics).
+    func allLogs(of user: UserID) async throws -> [WorkoutLog] {
+        try await database.withConnection { db in
+            try await Self.select(on: db).where("user_id", .equal, user.rawValue).orderBy("completed_at").all().map(Self.log)
+        }
+    }
+
+    func delete(_ id: WorkoutLogID, of user: UserID) async throws -> Bool {
+        try await database.transaction { db in
+            !(try await db.delete(from: "workout_logs").where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue)
+                .returning("id").all()).isEmpty
+        }
+    }
+
+    private static func select(on db: any SQLDatabase) -> SQLSelectBuilder {
+        db.select().columns(
+            "id", "workout_id", "workout_type", "workout_title", "completed_at", "local_date", "duration_minutes", "rating",
+            "energy_before", "energy_after", "notes", "cycle_phase", "cycle_day"
+        ).from("workout_logs")
+    }
+
+    private static func log(_ row: any SQLRow) throws -> WorkoutLog {
+        WorkoutLog(
+            id: WorkoutLogID(rawValue: try row.decode(column: "id", as: UUID.self)),
+            workout: WorkoutID(rawValue: try row.decode(column: "workout_id", as: UUID.self)),
+            workoutType: WorkoutType(rawValue: try row.decode(column: "workout_type", as: String.self)) ?? .strength,
+            workoutTitle: try row.decode(column: "workout_title", as: String.self),
+            completedAt: try row.decode(column: "completed_at", as: Date.self),
+            localDate: CalendarDay(try row.decode(column: "local_date", as: String.self)) ?? CalendarDay(daysSince1970: 0),
+            durationMinutes: try row.decode(column: "duration_minutes", as: Int.self),
+            rating: try row.decode(column: "rating", as: Int?.self),
+            energyBefore: try row.decode(column: "energy_before", as: Int?.self),
+            energyAfter: try row.decode(column: "energy_after", as: Int?.self),
+            notes: try row.decode(column: "notes", as: String?.self),
+            cyclePhase: try row.decode(column: "cycle_phase", as: String?.self).flatMap(CyclePhase.init(rawValue:)),
+            cycleDay: try row.decode(column: "cycle_day", as: Int?.self)
+        )
+    }
+}
+
+/// Workout history in the account export and deletion.
+struct WorkoutLogsOwner: AccountDataOwner {
+    let section = "workoutHistory"
+
+    func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
+        let rows = try await db.select().columns("workout_id", "workout_title", "completed_at", "duration_minutes", "rating", "energy_before", "energy_after", "notes")
+            .from("workout_logs").where("user_id", .equal, user.rawValue).orderBy("completed_at").all()
+        let logs: [(any Sendable)?] = try rows.map { row in
+            [
+                "workoutId": WorkoutID(rawValue: try row.decode(column: "workout_id", as: UUID.self)).description,
+                "workoutTitle": try row.decode(column: "workout_title", as: String.self),
+                "completedAt": try row.decode(column: "completed_at", as: Date.self).formatted(.iso8601),
+                "durationMinutes": try row.decode(column: "duration_minutes", as: Int.self),
+                "rating": try row.decode(column: "rating", as: Int?.self),
+                "energyBefore": try row.decode(column: "energy_before", as: Int?.self),
+                "energyAfter": try row.decode(column: "energy_after", as: Int?.self),
+                "notes": try row.decode(column: "notes", as: String?.self),
+            ] as [String: (any Sendable)?]
+        }
+        return try OpenAPIValueContainer(unvalidatedValue: logs)
+    }
+
+    func delete(_ user: UserID, on db: any SQLDatabase) async throws {
+        try await db.delete(from: "workout_logs").where("user_id", .equal, user.rawValue).run()
+    }
+}
