@@ -10,19 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 duration="${1:-15}"
 connections="${2:-8}"
-command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk"; exit 1; }
-
-swift build -c release --product fitbase >/dev/null
-bin="$(swift build -c release --show-bin-path)/fitbase"
-work=$(mktemp -d /tmp/fitbase-bench.XXXXXX)
-pid=""
-cleanup() { [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
-
-"$bin" serve --port 0 --data-dir "$work/data" --log-level warning >"$work/out" 2>"$work/err" &
-pid=$!
-for _ in $(seq 1 100); do grep -q 'listening on' "$work/out" 2>/dev/null && break; sleep 0.1; done
-url=$(grep -o 'http://127.0.0.1:[0-9]*' "$work/out" | head -n 1)
+# shellcheck source=scripts/bench-server.sh
+source scripts/bench-server.sh
 echo "server: $url (bcrypt cost ${FITBASE_BCRYPT_COST:-12}, database $(grep '^Database' "$work/out" | cut -d' ' -f2-))"
 
 # One account to sign in to, and a pool of sessions whose refresh tokens the refresh run rotates.

@@ -1,0 +1,16 @@
+# Sourced by the bench-*.sh scripts: builds the release binary and starts `fitbase serve` on a free port with a temp
+# data dir (SQLite, or FITBASE_DATABASE_URL), setting $url, $work and $pid and stopping the server on exit.
+command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk"; exit 1; }
+
+swift build -c release --product fitbase >/dev/null
+bin="$(swift build -c release --show-bin-path)/fitbase"
+work=$(mktemp -d /tmp/fitbase-bench.XXXXXX)
+pid=""
+cleanup() { [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+
+"$bin" serve --port 0 --data-dir "$work/data" --log-level warning >"$work/out" 2>"$work/err" &
+pid=$!
+for _ in $(seq 1 100); do grep -q 'listening on' "$work/out" 2>/dev/null && break; sleep 0.1; done
+url=$(grep -o 'http://127.0.0.1:[0-9]*' "$work/out" | head -n 1)
+[ -n "$url" ] || { echo "fitbase serve did not start:"; cat "$work/out" "$work/err"; exit 1; }
