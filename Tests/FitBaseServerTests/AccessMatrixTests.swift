@@ -39,6 +39,8 @@ import Yams
         /// A period and a workout the owner logged.
         let periodID: String
         let logID: String
+        /// A training plan of the owner's.
+        let planID: String
 
         func token(_ caller: Caller) -> String? {
             switch caller {
@@ -56,6 +58,10 @@ import Yams
         "videoURL": "https://cdn.example/m.m3u8", "instructorName": "Ana Ruiz", "tags": ["flow"], "isFeatured": false,
         "isPremium": true, "targetAreas": ["core"], "benefits": ["Calm"],
     ]
+
+    static func planBody(_ workout: String) -> [String: Any] {
+        ["name": "Plan", "startDate": "2026-01-05", "daysPerWeek": 2, "weeklyWorkouts": [["week": 1, "days": [["day": 1, "workoutIds": [workout]]]]]]
+    }
 
     static func everyone(_ status: HTTPResponse.Status) -> [Caller: HTTPResponse.Status] {
         Dictionary(uniqueKeysWithValues: Caller.allCases.map { ($0, status) })
@@ -136,6 +142,11 @@ import Yams
         Row(operationID: "listHistory", expected: signedIn(.ok)) { _, _ in (.get, "/v1/history", nil) },
         Row(operationID: "getHistoryStats", expected: signedIn(.ok)) { _, _ in (.get, "/v1/history/stats", nil) },
         Row(operationID: "deleteWorkoutLog", expected: ownerOnly(.noContent)) { fixture, _ in (.delete, "/v1/history/\(fixture.logID)", nil) },
+        Row(operationID: "listPlans", expected: signedIn(.ok)) { _, _ in (.get, "/v1/plans", nil) },
+        Row(operationID: "createPlan", expected: signedIn(.created)) { fixture, _ in (.post, "/v1/plans", planBody(fixture.workoutID)) },
+        Row(operationID: "getPlan", expected: ownerOnly(.ok)) { fixture, _ in (.get, "/v1/plans/\(fixture.planID)", nil) },
+        Row(operationID: "replacePlan", expected: ownerOnly(.ok)) { fixture, _ in (.put, "/v1/plans/\(fixture.planID)", planBody(fixture.workoutID)) },
+        Row(operationID: "deletePlan", expected: ownerOnly(.noContent)) { fixture, _ in (.delete, "/v1/plans/\(fixture.planID)", nil) },
         Row(operationID: "getMe", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me", nil) },
         Row(operationID: "listSessions", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/sessions", nil) },
         // Sessions are reachable only through their owner's /me: another user, even an admin, gets 404.
@@ -187,11 +198,13 @@ import Yams
                     token: owner.accessToken
                 )
                 let logID = try #require(json(workoutLog)["id"] as? String)
+                let plan = try await client.json(.post, "/v1/plans", body: Self.planBody(used.id.description), token: owner.accessToken)
+                let planID = try #require(json(plan)["id"] as? String)
                 let fixture = Fixture(
                     client: client, owner: owner, ownerSecondSession: try Self.sessionID(of: second),
                     otherUser: try await client.signUp(), admin: admin,
                     workoutID: used.id.description, unusedWorkoutID: unused.id.description, programID: program.id.description,
-                    periodID: periodID, logID: logID
+                    periodID: periodID, logID: logID, planID: planID
                 )
                 // The owner goes last: its request may consume what the others' requests only probe.
                 for caller in Caller.allCases {

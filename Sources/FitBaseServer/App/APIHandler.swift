@@ -9,6 +9,7 @@ struct APIHandler: APIProtocol {
     let catalog: CatalogController
     let cycle: CycleController
     let history: HistoryController
+    let plans: PlanController
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
         try await serviceStatus.getHealth(input)
@@ -168,5 +169,27 @@ struct APIHandler: APIProtocol {
 
     func getHistoryStats(_ input: Operations.GetHistoryStats.Input) async throws -> Operations.GetHistoryStats.Output {
         try await history.getHistoryStats(input)
+    }
+
+    // MARK: Plans
+
+    func listPlans(_ input: Operations.ListPlans.Input) async throws -> Operations.ListPlans.Output {
+        try await plans.listPlans(input)
+    }
+
+    func createPlan(_ input: Operations.CreatePlan.Input) async throws -> Operations.CreatePlan.Output {
+        try await plans.createPlan(input)
+    }
+
+    func getPlan(_ input: Operations.GetPlan.Input) async throws -> Operations.GetPlan.Output {
+        try await plans.getPlan(input)
+    }
+
+    func replacePlan(_ input: Operations.ReplacePlan.Input) async throws -> Operations.ReplacePlan.Output {
+        try await plans.replacePlan(input)
+    }
+
+    func deletePlan(_ input: Operations.DeletePlan.Input) async throws -> Operations.DeletePlan.Output {
+        try await plans.deletePlan(input)
     }
 }

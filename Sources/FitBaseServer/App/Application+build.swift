@@ -46,6 +46,7 @@ public func buildApplication(
     // Every feature that stores a user's rows adds its owner here, so export and deletion cover it.
     let registry = AccountDataRegistry(owners: [
         AccountProfileOwner(), IdentitiesOwner(), SessionsOwner(), ConsentsOwner(), CyclePeriodsOwner(), WorkoutLogsOwner(),
+        TrainingPlansOwner(),
     ])
     let accounts = AccountsFeature(
         database: database, signer: signer, hasher: hasher, httpClient: httpClient, masterKey: masterKey,
@@ -65,7 +66,8 @@ public func buildApplication(
         history: HistoryController(
             history: HistoryStore(database: database), catalog: catalogStore, profiles: profiles,
             cycle: CycleReckoner(store: cycleStore, profiles: profiles)
-        )
+        ),
+        plans: PlanController(plans: PlanStore(database: database), catalog: catalogStore)
     )
     try api.registerHandlers(
         on: RoutingTransport(router: router, routes: routes),

@@ -12,6 +12,7 @@ enum FitBaseMigrations {
         CreateCatalog(),
         CreateCyclePeriods(),
         CreateWorkoutLogs(),
+        CreateTrainingPlans(),
     ]
 }
 

@@ -1,0 +1,191 @@
+import FitBaseCore
+import Foundation
+import OpenAPIRuntime
+import SQLKit
+
+/// `training_plans`: a user's plans, with a version and update time per row so the sync feed can carry them as they
+/// are (the weekly schedule is one JSON document, replaced whole, which is what last-writer-wins sync needs).
+struct CreateTrainingPlans: Migration {
+    let name = "2026-11-22.plans.create"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.create(table: "training_plans")
+            .column("id", type: engine.uuid, .primaryKey(autoIncrement: false))
+            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .column("name", type: .text, .notNull)
+            .column("notes", type: .text)
+            .column("start_date", type: .text, .notNull)
+            .column("end_date", type: .text)
+            .column("days_per_week", type: .int, .notNull)
+            .column("is_completed", type: engine.boolean, .notNull)
+            .column("weekly_workouts", type: .text, .notNull)  // JSON: [{week, days: [{day, workoutIds}]}]
+            .column("version", type: .bigint, .notNull)
+            .column("created_at", type: engine.instant, .notNull)
+            .column("updated_at", type: engine.instant, .notNull)
+            .run()
+        try await database.create(index: "training_plans_user").on("training_plans").column("user_id").column("updated_at").run()
+    }
+}
+
+enum TrainingPlanTag {}
+typealias PlanID = Identifier<TrainingPlanTag>
+
+/// A training plan: weeks of days (1 = Monday … 7 = Sunday), each with the workouts to do.
+struct TrainingPlan: Sendable, Equatable {
+    struct Week: Sendable, Equatable, Codable {
+        var week: Int
+        var days: [Day]
+    }
+
+    struct Day: Sendable, Equatable, Codable {
+        var day: Int
+        var workoutIds: [String]
+    }
+
+    var id: PlanID
+    var name: String
+    var notes: String?
+    var startDate: CalendarDay
+    var endDate: CalendarDay?
+    var daysPerWeek: Int
+    var isCompleted: Bool
+    var weeklyWorkouts: [Week]
+    var version: Int
+    var createdAt: Date
+    var updatedAt: Date
+
+    init(
+        id: PlanID, name: String, notes: String?, startDate: CalendarDay, endDate: CalendarDay?, daysPerWeek: Int,
+        isCompleted: Bool, weeklyWorkouts: [Week], version: Int, createdAt: Date, updatedAt: Date
+    ) {
+        self.id = id
+        self.name = name
+        self.notes = notes
+        self.startDate = startDate
+        self.endDate = endDate
+        self.daysPerWeek = daysPerWeek
+        self.isCompleted = isCompleted
+        self.weeklyWorkouts = weeklyWorkouts
+        self.version = version
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
+/// SQL for `training_plans`, always scoped to one user.
+struct PlanStore: Sendable {
+    let database: Database
+
+    func plans(of user: UserID, offset: Int, limit: Int) async throws -> [TrainingPlan] {
+        try await database.withConnection { db in
+            try await Self.select(on: db).where("user_id", .equal, user.rawValue)
+                .orderBy("start_date", .descending).orderBy("id").offset(offset).limit(limit).all().map(Self.plan)
+        }
+    }
+
+    func plan(_ id: PlanID, of user: UserID) async throws -> TrainingPlan? {
+        try await database.withConnection { db in
+            try await Self.select(on: db).where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue).first().map(Self.plan)
+        }
+    }
+
+    func insert(_ plan: TrainingPlan, of user: UserID) async throws {
+        try await database.transaction { db in
+            try await db.insert(into: "training_plans")
+                .columns(Self.columns + ["user_id"])
+                .values(try Self.values(plan) + [SQLBind(user.rawValue)])
+                .run()
+        }
+    }
+
+    /// Replaces the plan if it is the user's, bumping its version; `nil` when there is no such plan of theirs.
+    func replace(_ plan: TrainingPlan, of user: UserID, now: Date) async throws -> TrainingPlan? {
+        try await database.transaction { db in
+            guard let current = try await Self.select(on: db).where("id", .equal, plan.id.rawValue)
+                .where("user_id", .equal, user.rawValue).first().map(Self.plan)
+            else { return nil }
+            var updated = plan
+            updated.version = current.version + 1
+            updated.createdAt = current.createdAt
+            updated.updatedAt = now
+            try await db.update("training_plans")
+                .set("name", to: updated.name).set("notes", to: updated.notes).set("start_date", to: updated.startDate.description)
+                .set("end_date", to: updated.endDate?.description).set("days_per_week", to: updated.daysPerWeek)
+                .set("is_completed", to: updated.isCompleted).set("weekly_workouts", to: try Self.json(updated.weeklyWorkouts))
+                .set("version", to: updated.version).set("updated_at", to: now)
+                .where("id", .equal, plan.id.rawValue).where("user_id", .equal, user.rawValue).run()
+            return updated
+        }
+    }
+
+    func delete(_ id: PlanID, of user: UserID) async throws -> Bool {
+        try await database.transaction { db in
+            !(try await db.delete(from: "training_plans").where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue)
+                .returning("id").all()).isEmpty
+        }
+    }
+
+    private static let columns = [
+        "id", "name", "notes", "start_date", "end_date", "days_per_week", "is_completed", "weekly_workouts", "version",
+        "created_at", "updated_at",
+    ]
+
+    private static func values(_ plan: TrainingPlan) throws -> [SQLBind] {
+        [
+            SQLBind(plan.id.rawValue), SQLBind(plan.name), SQLBind(plan.notes), SQLBind(plan.startDate.description),
+            SQLBind(plan.endDate?.description), SQLBind(plan.daysPerWeek), SQLBind(plan.isCompleted),
+            SQLBind(try json(plan.weeklyWorkouts)), SQLBind(plan.version), SQLBind(plan.createdAt), SQLBind(plan.updatedAt),
+        ]
+    }
+
+    private static func select(on db: any SQLDatabase) -> SQLSelectBuilder {
+        db.select().columns(columns).from("training_plans")
+    }
+
+    private static func plan(_ row: any SQLRow) throws -> TrainingPlan {
+        TrainingPlan(
+            id: PlanID(rawValue: try row.decode(column: "id", as: UUID.self)),
+            name: try row.decode(column: "name", as: String.self),
+            notes: try row.decode(column: "notes", as: String?.self),
+            startDate: CalendarDay(try row.decode(column: "start_date", as: String.self)) ?? CalendarDay(daysSince1970: 0),
+            endDate: try row.decode(column: "end_date", as: String?.self).flatMap(CalendarDay.init),
+            daysPerWeek: try row.decode(column: "days_per_week", as: Int.self),
+            isCompleted: try row.decode(column: "is_completed", as: Bool.self),
+            weeklyWorkouts: try JSONDecoder().decode([TrainingPlan.Week].self, from: Data(try row.decode(column: "weekly_workouts", as: String.self).utf8)),
+            version: try row.decode(column: "version", as: Int.self),
+            createdAt: try row.decode(column: "created_at", as: Date.self),
+            updatedAt: try row.decode(column: "updated_at", as: Date.self)
+        )
+    }
+
+    private static func json(_ weeks: [TrainingPlan.Week]) throws -> String {
+        String(decoding: try JSONEncoder().encode(weeks), as: UTF8.self)
+    }
+}
+
+/// Training plans in the account export and deletion.
+struct TrainingPlansOwner: AccountDataOwner {
+    let section = "trainingPlans"
+
+    func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
+        let rows = try await db.select().columns("name", "notes", "start_date", "end_date", "days_per_week", "is_completed", "weekly_workouts")
+            .from("training_plans").where("user_id", .equal, user.rawValue).orderBy("start_date").all()
+        let plans: [(any Sendable)?] = try rows.map { row in
+            [
+                "name": try row.decode(column: "name", as: String.self),
+                "notes": try row.decode(column: "notes", as: String?.self),
+                "startDate": try row.decode(column: "start_date", as: String.self),
+                "endDate": try row.decode(column: "end_date", as: String?.self),
+                "daysPerWeek": try row.decode(column: "days_per_week", as: Int.self),
+                "isCompleted": try row.decode(column: "is_completed", as: Bool.self),
+                "weeklyWorkouts": try JSONDecoder().decode([TrainingPlan.Week].self, from: Data(try row.decode(column: "weekly_workouts", as: String.self).utf8))
+                    .map { week in ["week": week.week, "days": week.days.map { ["day": $0.day, "workoutIds": $0.workoutIds] as [String: any Sendable] }] as [String: any Sendable] },
+            ] as [String: (any Sendable)?]
+        }
+        return try OpenAPIValueContainer(unvalidatedValue: plans)
+    }
+
+    func delete(_ user: UserID, on db: any SQLDatabase) async throws {
+        try await db.delete(from: "training_plans").where("user_id", .equal, user.rawValue).run()
+    }
+}
