@@ -30,9 +30,8 @@ struct MeController: Sendable {
     func updateMe(_ input: Operations.UpdateMe.Input) async throws -> Operations.UpdateMe.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let update) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        let today = LocalCalendar.today(in: try await profiles.profile(of: caller.user).timeZone).description
         _ = try await profiles.update(caller.user, now: .storageNow) { profile in
-            try ProfileUpdate.apply(update, to: &profile, today: today)
+            try ProfileUpdate.apply(update, to: &profile, today: LocalCalendar.today(in: profile.timeZone).description)
         }
         return .ok(.init(body: .json(try await wireUser(caller.user))))
     }

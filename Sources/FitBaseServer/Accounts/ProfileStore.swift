@@ -19,8 +19,8 @@ struct ProfileStore: Sendable {
             try await db.update("users").set("display_name", to: profile.displayName).set("updated_at", to: now)
                 .where("id", .equal, user.rawValue).run()
             let values: [any Encodable & Sendable] = [
-                profile.fitnessLevel?.rawValue, try Self.json(profile.goals.map(\.rawValue)),
-                try Self.json(profile.preferredWorkoutTypes.map(\.rawValue)), profile.averageCycleLength,
+                profile.fitnessLevel?.rawValue, try jsonText(profile.goals.map(\.rawValue)),
+                try jsonText(profile.preferredWorkoutTypes.map(\.rawValue)), profile.averageCycleLength,
                 profile.averagePeriodLength, profile.lastPeriodStartDate, profile.cycleTrackingEnabled,
                 profile.notificationsEnabled, profile.preferredWorkoutTime, profile.timeZone, profile.shareWorkoutData, now,
             ]
@@ -50,8 +50,8 @@ struct ProfileStore: Sendable {
         return Profile(
             displayName: displayName,
             fitnessLevel: try row.decode(column: "fitness_level", as: String?.self).flatMap(FitnessLevel.init(rawValue:)),
-            goals: try strings(row, "goals").compactMap(FitnessGoal.init(rawValue:)),
-            preferredWorkoutTypes: try strings(row, "preferred_workout_types").compactMap(WorkoutType.init(rawValue:)),
+            goals: try row.decodeJSON(column: "goals", as: [String].self).compactMap(FitnessGoal.init(rawValue:)),
+            preferredWorkoutTypes: try row.decodeJSON(column: "preferred_workout_types", as: [String].self).compactMap(WorkoutType.init(rawValue:)),
             averageCycleLength: try row.decode(column: "average_cycle_length", as: Int.self),
             averagePeriodLength: try row.decode(column: "average_period_length", as: Int.self),
             lastPeriodStartDate: try row.decode(column: "last_period_start_date", as: String?.self),
@@ -61,13 +61,5 @@ struct ProfileStore: Sendable {
             timeZone: try row.decode(column: "time_zone", as: String?.self),
             shareWorkoutData: try row.decode(column: "share_workout_data", as: Bool.self)
         )
-    }
-
-    private static func strings(_ row: any SQLRow, _ column: String) throws -> [String] {
-        try JSONDecoder().decode([String].self, from: Data(try row.decode(column: column, as: String.self).utf8))
-    }
-
-    private static func json(_ values: [String]) throws -> String {
-        String(decoding: try JSONEncoder().encode(values), as: UTF8.self)
     }
 }

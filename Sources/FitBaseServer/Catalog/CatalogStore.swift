@@ -107,8 +107,8 @@ struct CatalogStore: Sendable {
         let id = workout.id.rawValue
         let values: [any Encodable & Sendable] = [
             id, workout.title, workout.description, workout.type.rawValue, workout.durationMinutes, workout.intensity.rawValue,
-            workout.thumbnailURL, workout.videoURL, workout.instructorName, try json(workout.tags), workout.isFeatured,
-            workout.isPremium, try json(workout.benefits), now, now,
+            workout.thumbnailURL, workout.videoURL, workout.instructorName, try jsonText(workout.tags), workout.isFeatured,
+            workout.isPremium, try jsonText(workout.benefits), now, now,
         ]
         let updated = [
             "title", "description", "type", "duration_minutes", "intensity", "thumbnail_url", "video_url", "instructor_name",
@@ -205,11 +205,11 @@ struct CatalogStore: Sendable {
                 thumbnailURL: try row.decode(column: "thumbnail_url", as: String.self),
                 videoURL: try row.decode(column: "video_url", as: String.self),
                 instructorName: try row.decode(column: "instructor_name", as: String.self),
-                tags: try strings(row, "tags"),
+                tags: try row.decodeJSON(column: "tags", as: [String].self),
                 isFeatured: try row.decode(column: "is_featured", as: Bool.self),
                 isPremium: try row.decode(column: "is_premium", as: Bool.self),
                 targetAreas: TargetArea.allCases.filter { (areas[id] ?? []).contains($0.rawValue) },
-                benefits: try strings(row, "benefits")
+                benefits: try row.decodeJSON(column: "benefits", as: [String].self)
             )
         }
     }
@@ -236,14 +236,6 @@ struct CatalogStore: Sendable {
                 weeks: byWeek.keys.sorted().map { byWeek[$0] ?? [] }
             )
         }
-    }
-
-    private static func strings(_ row: any SQLRow, _ column: String) throws -> [String] {
-        try JSONDecoder().decode([String].self, from: Data(try row.decode(column: column, as: String.self).utf8))
-    }
-
-    private static func json(_ values: [String]) throws -> String {
-        String(decoding: try JSONEncoder().encode(values), as: UTF8.self)
     }
 }
 

@@ -51,7 +51,7 @@ struct CycleStore: Sendable {
 
     /// Inserts or replaces `period` of `user`; 409 `period_exists` when another period starts the same day.
     func save(_ period: LoggedPeriod, of user: UserID, now: Date) async throws {
-        let symptoms = String(decoding: try JSONEncoder().encode(period.symptoms), as: UTF8.self)
+        let symptoms = try jsonText(period.symptoms)
         do {
             try await database.transaction { db in
                 try await db.insert(into: "cycle_periods")
@@ -91,7 +91,7 @@ struct CycleStore: Sendable {
             start: CalendarDay(try row.decode(column: "start_date", as: String.self)) ?? CalendarDay(daysSince1970: 0),
             end: try row.decode(column: "end_date", as: String?.self).flatMap(CalendarDay.init),
             flow: try row.decode(column: "flow", as: String?.self),
-            symptoms: try JSONDecoder().decode([String].self, from: Data(try row.decode(column: "symptoms", as: String.self).utf8)),
+            symptoms: try row.decodeJSON(column: "symptoms", as: [String].self),
             notes: try row.decode(column: "notes", as: String?.self)
         )
     }
@@ -109,7 +109,7 @@ struct CyclePeriodsOwner: AccountDataOwner {
                 "startDate": try row.decode(column: "start_date", as: String.self),
                 "endDate": try row.decode(column: "end_date", as: String?.self),
                 "flow": try row.decode(column: "flow", as: String?.self),
-                "symptoms": try JSONDecoder().decode([String].self, from: Data(try row.decode(column: "symptoms", as: String.self).utf8)),
+                "symptoms": try row.decodeJSON(column: "symptoms", as: [String].self),
                 "notes": try row.decode(column: "notes", as: String?.self),
             ] as [String: (any Sendable)?]
         }

@@ -111,7 +111,7 @@ struct PlanStore: Sendable {
             try await db.update("training_plans")
                 .set("name", to: updated.name).set("notes", to: updated.notes).set("start_date", to: updated.startDate.description)
                 .set("end_date", to: updated.endDate?.description).set("days_per_week", to: updated.daysPerWeek)
-                .set("is_completed", to: updated.isCompleted).set("weekly_workouts", to: try Self.json(updated.weeklyWorkouts))
+                .set("is_completed", to: updated.isCompleted).set("weekly_workouts", to: try jsonText(updated.weeklyWorkouts))
                 .set("version", to: updated.version).set("updated_at", to: now)
                 .where("id", .equal, plan.id.rawValue).where("user_id", .equal, user.rawValue).run()
             return updated
@@ -134,7 +134,7 @@ struct PlanStore: Sendable {
         [
             SQLBind(plan.id.rawValue), SQLBind(plan.name), SQLBind(plan.notes), SQLBind(plan.startDate.description),
             SQLBind(plan.endDate?.description), SQLBind(plan.daysPerWeek), SQLBind(plan.isCompleted),
-            SQLBind(try json(plan.weeklyWorkouts)), SQLBind(plan.version), SQLBind(plan.createdAt), SQLBind(plan.updatedAt),
+            SQLBind(try jsonText(plan.weeklyWorkouts)), SQLBind(plan.version), SQLBind(plan.createdAt), SQLBind(plan.updatedAt),
         ]
     }
 
@@ -151,15 +151,11 @@ struct PlanStore: Sendable {
             endDate: try row.decode(column: "end_date", as: String?.self).flatMap(CalendarDay.init),
             daysPerWeek: try row.decode(column: "days_per_week", as: Int.self),
             isCompleted: try row.decode(column: "is_completed", as: Bool.self),
-            weeklyWorkouts: try JSONDecoder().decode([TrainingPlan.Week].self, from: Data(try row.decode(column: "weekly_workouts", as: String.self).utf8)),
+            weeklyWorkouts: try row.decodeJSON(column: "weekly_workouts", as: [TrainingPlan.Week].self),
             version: try row.decode(column: "version", as: Int.self),
             createdAt: try row.decode(column: "created_at", as: Date.self),
             updatedAt: try row.decode(column: "updated_at", as: Date.self)
         )
-    }
-
-    private static func json(_ weeks: [TrainingPlan.Week]) throws -> String {
-        String(decoding: try JSONEncoder().encode(weeks), as: UTF8.self)
     }
 }
 
@@ -178,7 +174,7 @@ struct TrainingPlansOwner: AccountDataOwner {
                 "endDate": try row.decode(column: "end_date", as: String?.self),
                 "daysPerWeek": try row.decode(column: "days_per_week", as: Int.self),
                 "isCompleted": try row.decode(column: "is_completed", as: Bool.self),
-                "weeklyWorkouts": try JSONDecoder().decode([TrainingPlan.Week].self, from: Data(try row.decode(column: "weekly_workouts", as: String.self).utf8))
+                "weeklyWorkouts": try row.decodeJSON(column: "weekly_workouts", as: [TrainingPlan.Week].self)
                     .map { week in ["week": week.week, "days": week.days.map { ["day": $0.day, "workoutIds": $0.workoutIds] as [String: any Sendable] }] as [String: any Sendable] },
             ] as [String: (any Sendable)?]
         }
