@@ -147,6 +147,10 @@ import Yams
         Row(operationID: "getPlan", expected: ownerOnly(.ok)) { fixture, _ in (.get, "/v1/plans/\(fixture.planID)", nil) },
         Row(operationID: "replacePlan", expected: ownerOnly(.ok)) { fixture, _ in (.put, "/v1/plans/\(fixture.planID)", planBody(fixture.workoutID)) },
         Row(operationID: "deletePlan", expected: ownerOnly(.noContent)) { fixture, _ in (.delete, "/v1/plans/\(fixture.planID)", nil) },
+        // Recommendations are always the caller's own (there is no way to name another user's).
+        Row(operationID: "getTodayRecommendations", expected: signedIn(.ok)) { _, _ in (.get, "/v1/recommendations/today?energy=low", nil) },
+        Row(operationID: "refreshRecommendations", expected: signedIn(.ok)) { _, _ in (.post, "/v1/recommendations/refresh", nil) },
+        Row(operationID: "getWeekRecommendations", expected: signedIn(.ok)) { _, _ in (.get, "/v1/recommendations/week", nil) },
         Row(operationID: "getMe", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me", nil) },
         Row(operationID: "listSessions", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/sessions", nil) },
         // Sessions are reachable only through their owner's /me: another user, even an admin, gets 404.

@@ -56,7 +56,8 @@ import Testing
             #expect(try await workoutTitles(client, "q=glute&intensity=low") == [])
             #expect(try await workoutTitles(client, "sort=featured").prefix(2).sorted() == ["Restorative Yoga Flow", "Walking Pilates Basics"])
 
-            #expect(try await client.json(.get, "/v1/workouts?intensity=extreme").status == .badRequest)
+            let extreme = try expectProblem(try await client.json(.get, "/v1/workouts?intensity=extreme"), code: "invalid_request")
+            #expect((extreme["errors"] as? [[String: Any]])?.first?["field"] as? String == "intensity")
             #expect(try await client.json(.get, "/v1/workouts?minDuration=50&maxDuration=10").status == .badRequest)
             #expect(try await client.json(.get, "/v1/workouts?limit=101").status == .badRequest)
         }

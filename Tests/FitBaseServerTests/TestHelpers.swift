@@ -10,12 +10,14 @@ import Testing
 /// Runs `test` against the real application on a fresh database of `engine`.
 func withApp(
     _ engine: DatabaseEngine, maxBodyBytes: Int = 1 << 20, demoCatalog: Bool = false,
-    identityProviders: IdentityProvidersConfiguration = .init(),
+    identityProviders: IdentityProvidersConfiguration = .init(), languageModel: LanguageModelConfiguration? = nil,
     _ test: @escaping @Sendable (any TestClientProtocol, TestDatabase) async throws -> Void
 ) async throws {
     try await TestDatabase.with(engine) { database in
         let app = try await buildApplication(
-            configuration: .testing(database, maxBodyBytes: maxBodyBytes, demoCatalog: demoCatalog, identityProviders: identityProviders),
+            configuration: .testing(
+                database, maxBodyBytes: maxBodyBytes, demoCatalog: demoCatalog, identityProviders: identityProviders, languageModel: languageModel
+            ),
             logger: TestDatabase.logger
         )
         try await app.test(.router) { client in try await test(client, database) }

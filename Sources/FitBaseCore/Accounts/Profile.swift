@@ -32,13 +32,16 @@ public struct Profile: Sendable, Equatable {
     public var timeZone: String?
     /// Whether workouts count on group leaderboards (default true).
     public var shareWorkoutData: Bool
+    /// The equipment the user has; `nil` until answered (recommendations then rule nothing out for equipment).
+    public var availableEquipment: [Equipment]?
 
     /// A new account's profile: nothing answered yet, the documented defaults elsewhere.
     public init(
         displayName: String? = nil, fitnessLevel: FitnessLevel? = nil, goals: [FitnessGoal] = [],
         preferredWorkoutTypes: [WorkoutType] = [], averageCycleLength: Int = 28, averagePeriodLength: Int = 5,
         lastPeriodStartDate: String? = nil, cycleTrackingEnabled: Bool = false, notificationsEnabled: Bool? = nil,
-        preferredWorkoutTime: String? = nil, timeZone: String? = nil, shareWorkoutData: Bool = true
+        preferredWorkoutTime: String? = nil, timeZone: String? = nil, shareWorkoutData: Bool = true,
+        availableEquipment: [Equipment]? = nil
     ) {
         self.displayName = displayName
         self.fitnessLevel = fitnessLevel
@@ -52,6 +55,7 @@ public struct Profile: Sendable, Equatable {
         self.preferredWorkoutTime = preferredWorkoutTime
         self.timeZone = timeZone
         self.shareWorkoutData = shareWorkoutData
+        self.availableEquipment = availableEquipment
     }
 
     /// Whether every onboarding step has an answer: name, level, at least one goal and workout type, the cycle step

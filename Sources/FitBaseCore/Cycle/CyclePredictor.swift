@@ -143,3 +143,21 @@ public struct CyclePredictor: Sendable {
         return sorted.count % 2 == 1 ? Double(sorted[middle]) : Double(sorted[middle - 1] + sorted[middle]) / 2
     }
 }
+
+extension CyclePredictor.Prediction {
+    /// The day the prediction was made for.
+    public var day: CalendarDay { lastPeriodStart.adding(days: today.cycleDay - 1) }
+
+    /// Where `day` falls: the current cycle (never late before the prediction's day, as its length is not known
+    /// yet) until the predicted next start, then predicted cycles of the expected length; the prediction's own day
+    /// is ``today``, late or not.
+    public func position(on day: CalendarDay) -> PhasePosition {
+        if day == self.day { return today }
+        let sinceNextStart = nextPeriodStart.days(until: day)
+        if sinceNextStart >= 0 {
+            return CyclePhases.position(cycleDay: sinceNextStart % expectedLength + 1, length: expectedLength, periodLength: periodLength)
+        }
+        let cycleDay = lastPeriodStart.days(until: day) + 1
+        return CyclePhases.position(cycleDay: cycleDay, length: max(expectedLength, cycleDay), periodLength: periodLength)
+    }
+}

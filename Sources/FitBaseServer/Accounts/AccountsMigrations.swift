@@ -121,3 +121,12 @@ struct CreateUserIdentities: Migration {
         try await database.create(index: "user_identities_user").on("user_identities").column("user_id").run()
     }
 }
+
+/// `user_profiles.available_equipment`: the equipment the user has (JSON array; null until answered).
+struct AddAvailableEquipment: Migration {
+    let name = "2026-11-23.accounts.add-available-equipment"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.alter(table: "user_profiles").column("available_equipment", type: .text).run()
+    }
+}

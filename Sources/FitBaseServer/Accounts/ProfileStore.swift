@@ -22,7 +22,8 @@ struct ProfileStore: Sendable {
                 profile.fitnessLevel?.rawValue, try jsonText(profile.goals.map(\.rawValue)),
                 try jsonText(profile.preferredWorkoutTypes.map(\.rawValue)), profile.averageCycleLength,
                 profile.averagePeriodLength, profile.lastPeriodStartDate, profile.cycleTrackingEnabled,
-                profile.notificationsEnabled, profile.preferredWorkoutTime, profile.timeZone, profile.shareWorkoutData, now,
+                profile.notificationsEnabled, profile.preferredWorkoutTime, profile.timeZone, profile.shareWorkoutData,
+                try profile.availableEquipment.map { try jsonText($0.map(\.rawValue)) }, now,
             ]
             try await db.insert(into: "user_profiles")
                 .columns(["user_id"] + Self.columns + ["updated_at"])
@@ -38,7 +39,7 @@ struct ProfileStore: Sendable {
     private static let columns = [
         "fitness_level", "goals", "preferred_workout_types", "average_cycle_length", "average_period_length",
         "last_period_start_date", "cycle_tracking_enabled", "notifications_enabled", "preferred_workout_time",
-        "time_zone", "share_workout_data",
+        "time_zone", "share_workout_data", "available_equipment",
     ]
 
     static func profile(of user: UserID, on db: any SQLDatabase) async throws -> Profile {
@@ -59,7 +60,10 @@ struct ProfileStore: Sendable {
             notificationsEnabled: try row.decode(column: "notifications_enabled", as: Bool?.self),
             preferredWorkoutTime: try row.decode(column: "preferred_workout_time", as: String?.self),
             timeZone: try row.decode(column: "time_zone", as: String?.self),
-            shareWorkoutData: try row.decode(column: "share_workout_data", as: Bool.self)
+            shareWorkoutData: try row.decode(column: "share_workout_data", as: Bool.self),
+            availableEquipment: try row.decode(column: "available_equipment", as: String?.self).map { _ in
+                try row.decodeJSON(column: "available_equipment", as: [String].self).compactMap(Equipment.init(rawValue:))
+            }
         )
     }
 }

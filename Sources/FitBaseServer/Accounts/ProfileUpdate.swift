@@ -61,6 +61,9 @@ enum ProfileUpdate {
             }
         }
         if let share = update.privacy?.shareWorkoutData { profile.shareWorkoutData = share }
+        if let equipment = update.availableEquipment {
+            profile.availableEquipment = unique(equipment.compactMap { Equipment(rawValue: $0.rawValue) }.filter { $0 != .none })
+        }
 
         guard errors.isEmpty else { throw .validationFailed(errors) }
     }

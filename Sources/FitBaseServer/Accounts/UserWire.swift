@@ -24,6 +24,7 @@ enum UserWire {
             notificationsEnabled: profile.notificationsEnabled,
             preferredWorkoutTime: profile.preferredWorkoutTime,
             timeZone: profile.timeZone,
+            availableEquipment: profile.availableEquipment?.compactMap { .init(rawValue: $0.rawValue) },
             privacy: .init(shareWorkoutData: profile.shareWorkoutData),
             onboardingCompleted: profile.onboardingCompleted
         )

@@ -10,6 +10,7 @@ struct APIHandler: APIProtocol {
     let cycle: CycleController
     let history: HistoryController
     let plans: PlanController
+    let recommendations: RecommendationController
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
         try await serviceStatus.getHealth(input)
@@ -191,5 +192,19 @@ struct APIHandler: APIProtocol {
 
     func deletePlan(_ input: Operations.DeletePlan.Input) async throws -> Operations.DeletePlan.Output {
         try await plans.deletePlan(input)
+    }
+
+    // MARK: Recommendations
+
+    func getTodayRecommendations(_ input: Operations.GetTodayRecommendations.Input) async throws -> Operations.GetTodayRecommendations.Output {
+        try await recommendations.getTodayRecommendations(input)
+    }
+
+    func refreshRecommendations(_ input: Operations.RefreshRecommendations.Input) async throws -> Operations.RefreshRecommendations.Output {
+        try await recommendations.refreshRecommendations(input)
+    }
+
+    func getWeekRecommendations(_ input: Operations.GetWeekRecommendations.Input) async throws -> Operations.GetWeekRecommendations.Output {
+        try await recommendations.getWeekRecommendations(input)
     }
 }

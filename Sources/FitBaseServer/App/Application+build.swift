@@ -46,7 +46,7 @@ public func buildApplication(
     // Every feature that stores a user's rows adds its owner here, so export and deletion cover it.
     let registry = AccountDataRegistry(owners: [
         AccountProfileOwner(), IdentitiesOwner(), SessionsOwner(), ConsentsOwner(), CyclePeriodsOwner(), WorkoutLogsOwner(),
-        TrainingPlansOwner(),
+        TrainingPlansOwner(), DailyRecommendationsOwner(),
     ])
     let accounts = AccountsFeature(
         database: database, signer: signer, hasher: hasher, httpClient: httpClient, masterKey: masterKey,
@@ -58,16 +58,22 @@ public func buildApplication(
     let profiles = ProfileStore(database: database)
     let catalogStore = CatalogStore(database: database)
     let cycleStore = CycleStore(database: database)
+    let historyStore = HistoryStore(database: database)
+    let cycleReckoner = CycleReckoner(store: cycleStore, profiles: profiles)
+    let premiumAccess = AdministratorsOnlyPremiumAccess()
     let api = APIHandler(
         serviceStatus: ServiceStatusController(database: database, openAPIDocument: openAPIDocument),
         auth: accounts.auth, providers: accounts.providers, me: accounts.me,
-        catalog: CatalogController(database: database, store: catalogStore, premiumAccess: AdministratorsOnlyPremiumAccess()),
+        catalog: CatalogController(database: database, store: catalogStore, premiumAccess: premiumAccess),
         cycle: CycleController(store: cycleStore, profiles: profiles),
-        history: HistoryController(
-            history: HistoryStore(database: database), catalog: catalogStore, profiles: profiles,
-            cycle: CycleReckoner(store: cycleStore, profiles: profiles)
-        ),
-        plans: PlanController(plans: PlanStore(database: database), catalog: catalogStore)
+        history: HistoryController(history: historyStore, catalog: catalogStore, profiles: profiles, cycle: cycleReckoner),
+        plans: PlanController(plans: PlanStore(database: database), catalog: catalogStore),
+        recommendations: RecommendationController(
+            store: RecommendationStore(database: database), catalog: catalogStore, history: historyStore, profiles: profiles,
+            cycle: cycleReckoner, premiumAccess: premiumAccess,
+            model: configuration.languageModel.map { AnthropicMessagesModel(client: httpClient, configuration: $0) },
+            logger: logger
+        )
     )
     try api.registerHandlers(
         on: RoutingTransport(router: router, routes: routes),

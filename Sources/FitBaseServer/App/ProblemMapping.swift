@@ -23,6 +23,9 @@ enum ProblemMapping {
 
     /// Errors from the generated server: our own errors come back wrapped; the rest are request-shape problems.
     private static func problem(forOpenAPI error: ServerError) -> Problem? {
+        if let decoding = error.underlyingError as? DecodingError, let problem = problem(forQuery: decoding, path: error.request.path) {
+            return problem
+        }
         if let problem = problem(for: error.underlyingError) {
             return problem
         }
@@ -35,6 +38,16 @@ enum ProblemMapping {
         default:
             return .invalidRequest(error.causeDescription)
         }
+    }
+
+    /// A query parameter whose value does not decode (e.g. `?intensity=extreme`), named from the rejected value.
+    private static func problem(forQuery error: DecodingError, path: String?) -> Problem? {
+        guard case .dataCorrupted(let context) = error, let query = path.flatMap({ URLComponents(string: $0) })?.queryItems else { return nil }
+        guard let item = query.first(where: { item in
+            item.value.map { !$0.isEmpty && context.debugDescription.hasSuffix("value \($0)") } ?? false
+        }) else { return nil }
+        let message = "has an invalid value \"\(item.value ?? "")\""
+        return .invalidRequest("\(item.name) \(message).", fieldErrors: [.init(field: item.name, message: message)])
     }
 
     /// A request body that is not JSON, or not the JSON the operation expects, naming the field at fault.

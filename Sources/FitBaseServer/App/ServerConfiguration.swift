@@ -15,7 +15,8 @@ import Logging
 /// | bcrypt cost | — | `FITBASE_BCRYPT_COST` | `12` (4–31; tests use 4) |
 /// | load the demo catalog into an empty catalog | — | `FITBASE_DEMO_CATALOG` | `true` |
 ///
-/// Identity providers and the master key: ``IdentityProvidersConfiguration``.
+/// Identity providers and the master key: ``IdentityProvidersConfiguration``; the language model behind
+/// recommendations: ``LanguageModelConfiguration``.
 public struct ServerConfiguration: Sendable {
     /// Interface to bind.
     public var host: String
@@ -37,6 +38,8 @@ public struct ServerConfiguration: Sendable {
     public var loadsDemoCatalog: Bool
     /// Sign in with Apple, Google and the master key (environment only; see ``IdentityProvidersConfiguration``).
     public var identityProviders: IdentityProvidersConfiguration
+    /// The language model that ranks recommendations; `nil` for rules only (environment only).
+    public var languageModel: LanguageModelConfiguration?
 
     /// Values as given on the command line; `nil` means "not given".
     public struct Overrides: Sendable {
@@ -72,7 +75,8 @@ public struct ServerConfiguration: Sendable {
         maxBodyBytes: Int = 1 << 20,
         bcryptCost: UInt8 = 12,
         loadsDemoCatalog: Bool = true,
-        identityProviders: IdentityProvidersConfiguration = .init()
+        identityProviders: IdentityProvidersConfiguration = .init(),
+        languageModel: LanguageModelConfiguration? = nil
     ) {
         self.host = host
         self.port = port
@@ -84,6 +88,7 @@ public struct ServerConfiguration: Sendable {
         self.bcryptCost = bcryptCost
         self.loadsDemoCatalog = loadsDemoCatalog
         self.identityProviders = identityProviders
+        self.languageModel = languageModel
     }
 
     /// Resolves flags over `FITBASE_*` environment variables over defaults, validating every value.
@@ -182,7 +187,8 @@ public struct ServerConfiguration: Sendable {
         return ServerConfiguration(
             host: host, port: port, dataDirectory: dataDirectory, database: database, logLevel: logLevel,
             publicURL: publicURL, maxBodyBytes: maxBodyBytes, bcryptCost: bcryptCost, loadsDemoCatalog: loadsDemoCatalog,
-            identityProviders: try IdentityProvidersConfiguration.resolve(environment: environment)
+            identityProviders: try IdentityProvidersConfiguration.resolve(environment: environment),
+            languageModel: try LanguageModelConfiguration.resolve(environment: environment)
         )
     }
 

@@ -79,6 +79,14 @@ struct CatalogStore: Sendable {
         }
     }
 
+    /// Every workout, in id order (what recommendations choose from).
+    func allWorkouts() async throws -> [CatalogWorkout] {
+        try await database.withConnection { db in
+            let rows = try await Self.selectWorkouts(on: db).orderBy("id").all()
+            return try await Self.workouts(from: rows[...], on: db)
+        }
+    }
+
     func programs() async throws -> [CatalogProgram] {
         try await database.withConnection { db in
             let rows = try await db.select().columns("id", "title", "description", "level", "is_premium").from("programs")

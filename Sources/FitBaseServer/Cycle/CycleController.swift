@@ -70,12 +70,7 @@ struct CycleController: Sendable {
         let first = max(prediction.lastPeriodStart, today.adding(days: -60))
         let calendar = (0..<(first.days(until: today) + days)).map { offset -> Components.Schemas.CyclePredictions.CalendarPayloadPayload in
             let day = first.adding(days: offset)
-            let sinceStart = prediction.nextPeriodStart.days(until: day)
-            let cycleDay = sinceStart >= 0
-                ? sinceStart % prediction.expectedLength + 1
-                : prediction.lastPeriodStart.days(until: day) + 1
-            let phase = CyclePhases.position(cycleDay: cycleDay, length: max(prediction.expectedLength, cycleDay), periodLength: prediction.periodLength).phase
-            return .init(date: day.description, phase: Self.wire(phase), predicted: day >= today)
+            return .init(date: day.description, phase: Self.wire(prediction.position(on: day).phase), predicted: day >= today)
         }
         return .ok(.init(body: .json(.init(
             nextPeriodStart: prediction.nextPeriodStart.description,
@@ -120,7 +115,7 @@ struct CycleController: Sendable {
         )
     }
 
-    private static func wire(_ phase: CyclePhase) -> Components.Schemas.CyclePhase {
+    static func wire(_ phase: CyclePhase) -> Components.Schemas.CyclePhase {
         .init(rawValue: phase.rawValue) ?? .luteal
     }
 

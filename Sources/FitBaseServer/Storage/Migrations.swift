@@ -13,6 +13,8 @@ enum FitBaseMigrations {
         CreateCyclePeriods(),
         CreateWorkoutLogs(),
         CreateTrainingPlans(),
+        AddAvailableEquipment(),
+        CreateDailyRecommendations(),
     ]
 }
 
