@@ -151,6 +151,8 @@ import Yams
         Row(operationID: "getTodayRecommendations", expected: signedIn(.ok)) { _, _ in (.get, "/v1/recommendations/today?energy=low", nil) },
         Row(operationID: "refreshRecommendations", expected: signedIn(.ok)) { _, _ in (.post, "/v1/recommendations/refresh", nil) },
         Row(operationID: "getWeekRecommendations", expected: signedIn(.ok)) { _, _ in (.get, "/v1/recommendations/week", nil) },
+        // The feed is always the caller's own; SyncTests checks no other user's change ever shows.
+        Row(operationID: "getSyncChanges", expected: signedIn(.ok)) { _, _ in (.get, "/v1/sync/changes?limit=10", nil) },
         Row(operationID: "getMe", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me", nil) },
         Row(operationID: "listSessions", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/sessions", nil) },
         // Sessions are reachable only through their owner's /me: another user, even an admin, gets 404.

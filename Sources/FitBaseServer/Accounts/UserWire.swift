@@ -29,4 +29,23 @@ enum UserWire {
             onboardingCompleted: profile.onboardingCompleted
         )
     }
+
+    /// The profile as the `preferences` record of the change feed: the fields `PATCH /v1/me` takes.
+    static func preferences(_ profile: Profile) -> Components.Schemas.UserUpdate {
+        .init(
+            displayName: profile.displayName,
+            fitnessLevel: profile.fitnessLevel.flatMap { .init(rawValue: $0.rawValue) },
+            goals: profile.goals.compactMap { .init(rawValue: $0.rawValue) },
+            preferredWorkoutTypes: profile.preferredWorkoutTypes.compactMap { .init(rawValue: $0.rawValue) },
+            averageCycleLength: profile.averageCycleLength,
+            averagePeriodLength: profile.averagePeriodLength,
+            lastPeriodStartDate: profile.lastPeriodStartDate,
+            cycleTrackingEnabled: profile.cycleTrackingEnabled,
+            notificationsEnabled: profile.notificationsEnabled,
+            preferredWorkoutTime: profile.preferredWorkoutTime,
+            timeZone: profile.timeZone,
+            availableEquipment: profile.availableEquipment?.compactMap { .init(rawValue: $0.rawValue) },
+            privacy: .init(shareWorkoutData: profile.shareWorkoutData)
+        )
+    }
 }

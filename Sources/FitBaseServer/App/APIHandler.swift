@@ -11,6 +11,7 @@ struct APIHandler: APIProtocol {
     let history: HistoryController
     let plans: PlanController
     let recommendations: RecommendationController
+    let sync: SyncController
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
         try await serviceStatus.getHealth(input)
@@ -206,5 +207,11 @@ struct APIHandler: APIProtocol {
 
     func getWeekRecommendations(_ input: Operations.GetWeekRecommendations.Input) async throws -> Operations.GetWeekRecommendations.Output {
         try await recommendations.getWeekRecommendations(input)
+    }
+
+    // MARK: Sync
+
+    func getSyncChanges(_ input: Operations.GetSyncChanges.Input) async throws -> Operations.GetSyncChanges.Output {
+        try await sync.getSyncChanges(input)
     }
 }

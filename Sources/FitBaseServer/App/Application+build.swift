@@ -73,6 +73,9 @@ public func buildApplication(
             cycle: cycleReckoner, premiumAccess: premiumAccess,
             model: configuration.languageModel.map { AnthropicMessagesModel(client: httpClient, configuration: $0) },
             logger: logger
+        ),
+        sync: SyncController(
+            database: database, plans: PlanStore(database: database), history: historyStore, cycle: cycleStore, profiles: profiles
         )
     )
     try api.registerHandlers(
@@ -84,7 +87,10 @@ public func buildApplication(
     var app = Application(
         router: router,
         configuration: .init(address: .hostname(host, port: configuration.port), serverName: "FitBase"),
-        services: [DatabaseService(database: database), hasher, HTTPClientService(client: httpClient)],
+        services: [
+            DatabaseService(database: database), hasher, HTTPClientService(client: httpClient),
+            SyncRetentionService(database: database, logger: logger),
+        ],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
             let shownHost = host.contains(":") ? "[\(host)]" : host

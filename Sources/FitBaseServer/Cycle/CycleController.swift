@@ -29,7 +29,7 @@ struct CycleController: Sendable {
 
     func deletePeriod(_ input: Operations.DeletePeriod.Input) async throws -> Operations.DeletePeriod.Output {
         let caller = try RequestScope.requireCaller()
-        guard let id = PeriodID(input.path.periodId), try await store.delete(id, of: caller.user) else {
+        guard let id = PeriodID(input.path.periodId), try await store.delete(id, of: caller.user, now: .storageNow) else {
             throw Problem.notFound("No period \(input.path.periodId) of yours.")
         }
         return .noContent(.init())
@@ -119,7 +119,7 @@ struct CycleController: Sendable {
         .init(rawValue: phase.rawValue) ?? .luteal
     }
 
-    private static func wire(_ period: LoggedPeriod) -> Components.Schemas.LoggedPeriod {
+    static func wire(_ period: LoggedPeriod) -> Components.Schemas.LoggedPeriod {
         .init(
             id: period.id.description, startDate: period.start.description, endDate: period.end?.description,
             flow: period.flow.flatMap { .init(rawValue: $0) }, symptoms: period.symptoms, notes: period.notes

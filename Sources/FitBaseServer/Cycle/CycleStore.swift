@@ -64,6 +64,7 @@ struct CycleStore: Sendable {
                         ["start_date", "end_date", "flow", "symptoms", "notes", "updated_at"].reduce(conflict) { $0.set(excludedValueOf: $1) }
                     }
                     .run()
+                try await SyncFeed.record(.cycleLogs, id: period.id.description, of: user, deleted: false, updatedAt: now, on: db)
             }
         } catch where Database.isUniqueViolation(error) {
             throw Problem(.conflict, code: "period_exists", detail: "A period starting \(period.start) is already logged.")
@@ -78,10 +79,21 @@ struct CycleStore: Sendable {
         }
     }
 
-    func delete(_ id: PeriodID, of user: UserID) async throws -> Bool {
+    /// Periods of `user` with these ids (for the change feed).
+    func periods(_ ids: [PeriodID], of user: UserID) async throws -> [LoggedPeriod] {
+        guard !ids.isEmpty else { return [] }
+        return try await database.withConnection { db in
+            try await db.select().columns("id", "start_date", "end_date", "flow", "symptoms", "notes").from("cycle_periods")
+                .where("user_id", .equal, user.rawValue).where("id", .in, ids.map(\.rawValue)).all().map(Self.period)
+        }
+    }
+
+    func delete(_ id: PeriodID, of user: UserID, now: Date) async throws -> Bool {
         try await database.transaction { db in
-            !(try await db.delete(from: "cycle_periods").where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue)
+            let deleted = !(try await db.delete(from: "cycle_periods").where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue)
                 .returning("id").all()).isEmpty
+            if deleted { try await SyncFeed.record(.cycleLogs, id: id.description, of: user, deleted: true, updatedAt: now, on: db) }
+            return deleted
         }
     }
 

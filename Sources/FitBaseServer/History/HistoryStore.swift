@@ -67,6 +67,15 @@ struct HistoryStore: Sendable {
                     SQLBind(log.cyclePhase?.rawValue), SQLBind(log.cycleDay), SQLBind(now)
                 )
                 .run()
+            try await SyncFeed.record(.workoutLogs, id: log.id.description, of: user, deleted: false, updatedAt: now, on: db)
+        }
+    }
+
+    /// Logs of `user` with these ids (for the change feed).
+    func logs(_ ids: [WorkoutLogID], of user: UserID) async throws -> [WorkoutLog] {
+        guard !ids.isEmpty else { return [] }
+        return try await database.withConnection { db in
+            try await Self.select(on: db).where("user_id", .equal, user.rawValue).where("id", .in, ids.map(\.rawValue)).all().map(Self.log)
         }
     }
 
@@ -87,10 +96,12 @@ struct HistoryStore: Sendable {
         }
     }
 
-    func delete(_ id: WorkoutLogID, of user: UserID) async throws -> Bool {
+    func delete(_ id: WorkoutLogID, of user: UserID, now: Date) async throws -> Bool {
         try await database.transaction { db in
-            !(try await db.delete(from: "workout_logs").where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue)
+            let deleted = !(try await db.delete(from: "workout_logs").where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue)
                 .returning("id").all()).isEmpty
+            if deleted { try await SyncFeed.record(.workoutLogs, id: id.description, of: user, deleted: true, updatedAt: now, on: db) }
+            return deleted
         }
     }
 

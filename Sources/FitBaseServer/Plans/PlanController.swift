@@ -22,8 +22,8 @@ struct PlanController: Sendable {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
         let plan = try await validated(body, id: PlanID(), now: .storageNow)
-        try await plans.insert(plan, of: caller.user)
-        return .created(.init(body: .json(Self.wire(plan))))
+        let saved = try await plans.insert(plan, of: caller.user)
+        return .created(.init(body: .json(Self.wire(saved))))
     }
 
     func getPlan(_ input: Operations.GetPlan.Input) async throws -> Operations.GetPlan.Output {
@@ -48,7 +48,7 @@ struct PlanController: Sendable {
 
     func deletePlan(_ input: Operations.DeletePlan.Input) async throws -> Operations.DeletePlan.Output {
         let caller = try RequestScope.requireCaller()
-        guard let id = PlanID(input.path.planId), try await plans.delete(id, of: caller.user) else {
+        guard let id = PlanID(input.path.planId), try await plans.delete(id, of: caller.user, now: .storageNow) else {
             throw Problem.notFound("No plan \(input.path.planId) of yours.")
         }
         return .noContent(.init())

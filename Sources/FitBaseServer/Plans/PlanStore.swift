@@ -89,12 +89,25 @@ struct PlanStore: Sendable {
         }
     }
 
-    func insert(_ plan: TrainingPlan, of user: UserID) async throws {
+    /// Plans of `user` with these ids (for the change feed).
+    func plans(_ ids: [PlanID], of user: UserID) async throws -> [TrainingPlan] {
+        guard !ids.isEmpty else { return [] }
+        return try await database.withConnection { db in
+            try await Self.select(on: db).where("user_id", .equal, user.rawValue).where("id", .in, ids.map(\.rawValue)).all().map(Self.plan)
+        }
+    }
+
+    /// Adds a new plan, entering it into the change feed; returns it with its version.
+    func insert(_ plan: TrainingPlan, of user: UserID) async throws -> TrainingPlan {
         try await database.transaction { db in
+            let change = try await SyncFeed.record(.plans, id: plan.id.description, of: user, deleted: false, updatedAt: plan.updatedAt, on: db)
+            var saved = plan
+            saved.version = change.stamp.version
             try await db.insert(into: "training_plans")
                 .columns(Self.columns + ["user_id"])
-                .values(try Self.values(plan) + [SQLBind(user.rawValue)])
+                .values(try Self.values(saved) + [SQLBind(user.rawValue)])
                 .run()
+            return saved
         }
     }
 
@@ -104,8 +117,9 @@ struct PlanStore: Sendable {
             guard let current = try await Self.select(on: db).where("id", .equal, plan.id.rawValue)
                 .where("user_id", .equal, user.rawValue).first().map(Self.plan)
             else { return nil }
+            let change = try await SyncFeed.record(.plans, id: plan.id.description, of: user, deleted: false, updatedAt: now, on: db)
             var updated = plan
-            updated.version = current.version + 1
+            updated.version = change.stamp.version
             updated.createdAt = current.createdAt
             updated.updatedAt = now
             try await db.update("training_plans")
@@ -118,10 +132,12 @@ struct PlanStore: Sendable {
         }
     }
 
-    func delete(_ id: PlanID, of user: UserID) async throws -> Bool {
+    func delete(_ id: PlanID, of user: UserID, now: Date) async throws -> Bool {
         try await database.transaction { db in
-            !(try await db.delete(from: "training_plans").where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue)
+            let deleted = !(try await db.delete(from: "training_plans").where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue)
                 .returning("id").all()).isEmpty
+            if deleted { try await SyncFeed.record(.plans, id: id.description, of: user, deleted: true, updatedAt: now, on: db) }
+            return deleted
         }
     }
 

@@ -15,6 +15,7 @@ enum FitBaseMigrations {
         CreateTrainingPlans(),
         AddAvailableEquipment(),
         CreateDailyRecommendations(),
+        CreateSyncFeed(),
     ]
 }
 

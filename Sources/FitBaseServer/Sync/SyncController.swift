@@ -1,0 +1,105 @@
+import FitBaseAPI
+import FitBaseCore
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+
+/// The caller's change feed. Every query is scoped to the caller: a cursor never reaches another user's changes.
+struct SyncController: Sendable {
+    static let defaultLimit = 500
+    static let maximumLimit = 1000
+
+    let database: Database
+    let plans: PlanStore
+    let history: HistoryStore
+    let cycle: CycleStore
+    let profiles: ProfileStore
+
+    func getSyncChanges(_ input: Operations.GetSyncChanges.Input) async throws -> Operations.GetSyncChanges.Output {
+        let caller = try RequestScope.requireCaller()
+        let limit = input.query.limit ?? Self.defaultLimit
+        guard (1...Self.maximumLimit).contains(limit) else {
+            throw Problem.invalidRequest(
+                "limit must be between 1 and \(Self.maximumLimit).", fieldErrors: [.init(field: "limit", message: "must be between 1 and \(Self.maximumLimit)")]
+            )
+        }
+        let since = try input.query.since.map(Self.sequence(fromCursor:)) ?? 0
+        let user = caller.user
+        // The position is read first: every change up to it is committed (a user's sequence numbers commit in order),
+        // so after a last page the cursor can move to it, past purged tombstones the page no longer shows.
+        let (position, changes) = try await database.withConnection { db in
+            (try await SyncFeed.position(of: user, on: db), try await SyncFeed.changes(of: user, since: since, limit: limit + 1, on: db))
+        }
+        if since > 0, since < position.purgedThrough {
+            throw Problem(.gone, code: "full_resync_required", detail: "This cursor is older than the oldest kept deletion; pull again without since.")
+        }
+        let page = Array(changes.prefix(limit))
+        let records = try await records(for: page.filter { !$0.stamp.deleted }, of: user)
+        var wire: [Components.Schemas.SyncChange] = []
+        for change in page {
+            let data = records[RecordKey(change.collection, change.recordID)]
+            // A live record that has just been deleted is skipped: its tombstone follows with a later sequence number.
+            if !change.stamp.deleted && data == nil { continue }
+            wire.append(Components.Schemas.SyncChange(
+                collection: Components.Schemas.SyncCollection(rawValue: change.collection.rawValue) ?? .plans, id: change.recordID,
+                version: change.stamp.version, deleted: change.stamp.deleted, updatedAt: change.stamp.updatedAt,
+                data: change.stamp.deleted ? nil : data.map { .init(additionalProperties: $0) }
+            ))
+        }
+        return .ok(.init(body: .json(.init(
+            changes: wire,
+            cursor: Self.cursor(sequence: changes.count > limit ? page.last?.seq ?? since : max(page.last?.seq ?? 0, position.last, since)),
+            hasMore: changes.count > limit
+        ))))
+    }
+
+    // MARK: Records
+
+    struct RecordKey: Hashable {
+        let collection: SyncCollection
+        let id: String
+        init(_ collection: SyncCollection, _ id: String) {
+            self.collection = collection
+            self.id = id
+        }
+    }
+
+    /// The current data of the changed records, as their REST endpoints show them.
+    func records(for changes: [SyncChange], of user: UserID) async throws -> [RecordKey: OpenAPIObjectContainer] {
+        let ids = Dictionary(grouping: changes, by: \.collection).mapValues { $0.map(\.recordID) }
+        var records: [RecordKey: OpenAPIObjectContainer] = [:]
+        for plan in try await plans.plans((ids[.plans] ?? []).compactMap(PlanID.init), of: user) {
+            records[RecordKey(.plans, plan.id.description)] = try Self.object(PlanController.wire(plan))
+        }
+        for log in try await history.logs((ids[.workoutLogs] ?? []).compactMap(WorkoutLogID.init), of: user) {
+            records[RecordKey(.workoutLogs, log.id.description)] = try Self.object(HistoryController.wire(log))
+        }
+        for period in try await cycle.periods((ids[.cycleLogs] ?? []).compactMap(PeriodID.init), of: user) {
+            records[RecordKey(.cycleLogs, period.id.description)] = try Self.object(CycleController.wire(period))
+        }
+        if ids[.preferences]?.contains(SyncFeed.preferencesID) == true {
+            records[RecordKey(.preferences, SyncFeed.preferencesID)] = try Self.object(UserWire.preferences(try await profiles.profile(of: user)))
+        }
+        return records
+    }
+
+    /// A wire value as a free-form JSON object (instants in RFC 3339, as everywhere in the API).
+    static func object(_ value: some Encodable) throws -> OpenAPIObjectContainer {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        return try JSONDecoder().decode(OpenAPIObjectContainer.self, from: encoder.encode(value))
+    }
+
+    // MARK: Cursors
+
+    static func cursor(sequence: Int) -> String {
+        PageRequest.encodeCursor("seq:\(sequence)")
+    }
+
+    static func sequence(fromCursor cursor: String) throws(Problem) -> Int {
+        guard let text = PageRequest.decodeCursor(cursor), text.hasPrefix("seq:"), let sequence = Int(text.dropFirst(4)), sequence >= 0 else {
+            throw Problem.invalidRequest("since is not a cursor the change feed returned.", fieldErrors: [.init(field: "since", message: "is not valid")])
+        }
+        return sequence
+    }
+}

@@ -1,0 +1,220 @@
+import FitBaseCore
+import Foundation
+import Logging
+import SQLKit
+import ServiceLifecycle
+
+/// The change feed's tables.
+///
+/// * `sync_sequences`: per user, the last sequence number handed out and the highest one whose tombstone has been
+///   purged (cursors below it are too old to resume from).
+/// * `sync_changes`: per record of a synced collection, its latest change: sequence number, version, the writer's
+///   `updated_at`, and whether it is a tombstone. A record's row is replaced on every change, so a pull returns each
+///   record once, at its latest state.
+/// * `sync_mutations`: the result of every pushed mutation by its client id, so a replay returns it unchanged.
+///
+/// Records that exist when the migration runs are entered into the feed, so a first pull returns them.
+struct CreateSyncFeed: Migration {
+    let name = "2026-11-23.sync.create-feed"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.create(table: "sync_sequences")
+            .column("user_id", type: engine.uuid, .primaryKey(autoIncrement: false), .references("users", "id", onDelete: .cascade))
+            .column("last_seq", type: .bigint, .notNull)
+            .column("purged_through", type: .bigint, .notNull)
+            .run()
+        try await database.create(table: "sync_changes")
+            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .column("collection", type: .text, .notNull)
+            .column("record_id", type: .text, .notNull)
+            .column("seq", type: .bigint, .notNull)
+            .column("version", type: .bigint, .notNull)
+            .column("deleted", type: engine.boolean, .notNull)
+            .column("updated_at", type: engine.instant, .notNull)
+            .column("changed_at", type: engine.instant, .notNull)
+            .run()
+        try await database.create(index: "sync_changes_record").unique().on("sync_changes").column("user_id").column("collection").column("record_id").run()
+        try await database.create(index: "sync_changes_user_seq").unique().on("sync_changes").column("user_id").column("seq").run()
+        try await database.create(table: "sync_mutations")
+            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .column("mutation_id", type: .text, .notNull)
+            .column("result", type: .text, .notNull)  // JSON of the mutation's result as first answered
+            .column("created_at", type: engine.instant, .notNull)
+            .run()
+        try await database.create(index: "sync_mutations_id").unique().on("sync_mutations").column("user_id").column("mutation_id").run()
+
+        // Backfill: every existing record enters the feed once, oldest first per user.
+        var existing: [(user: UUID, collection: SyncCollection, id: String, version: Int, updatedAt: Date)] = []
+        for row in try await database.select().columns("user_id", "id", "version", "updated_at").from("training_plans").all() {
+            existing.append((
+                try row.decode(column: "user_id", as: UUID.self), .plans, try row.decode(column: "id", as: UUID.self).uuidString.lowercased(),
+                try row.decode(column: "version", as: Int.self), try row.decode(column: "updated_at", as: Date.self)
+            ))
+        }
+        for row in try await database.select().columns("user_id", "id", "created_at").from("workout_logs").all() {
+            existing.append((
+                try row.decode(column: "user_id", as: UUID.self), .workoutLogs, try row.decode(column: "id", as: UUID.self).uuidString.lowercased(),
+                1, try row.decode(column: "created_at", as: Date.self)
+            ))
+        }
+        for row in try await database.select().columns("user_id", "id", "updated_at").from("cycle_periods").all() {
+            existing.append((
+                try row.decode(column: "user_id", as: UUID.self), .cycleLogs, try row.decode(column: "id", as: UUID.self).uuidString.lowercased(),
+                1, try row.decode(column: "updated_at", as: Date.self)
+            ))
+        }
+        for row in try await database.select().columns("user_id", "updated_at").from("user_profiles").all() {
+            existing.append((try row.decode(column: "user_id", as: UUID.self), .preferences, SyncFeed.preferencesID, 1, try row.decode(column: "updated_at", as: Date.self)))
+        }
+        let now = Date.storageNow
+        for (user, records) in Dictionary(grouping: existing, by: \.user) {
+            let ordered = records.sorted { $0.updatedAt < $1.updatedAt }
+            for (index, record) in ordered.enumerated() {
+                try await database.insert(into: "sync_changes")
+                    .columns("user_id", "collection", "record_id", "seq", "version", "deleted", "updated_at", "changed_at")
+                    .values(
+                        SQLBind(user), SQLBind(record.collection.rawValue), SQLBind(record.id), SQLBind(index + 1), SQLBind(record.version),
+                        SQLBind(false), SQLBind(record.updatedAt), SQLBind(now)
+                    )
+                    .run()
+            }
+            try await database.insert(into: "sync_sequences").columns("user_id", "last_seq", "purged_through")
+                .values(SQLBind(user), SQLBind(ordered.count), SQLBind(0)).run()
+        }
+    }
+}
+
+/// One entry of the feed: a record's latest change.
+struct SyncChange: Sendable, Equatable {
+    var collection: SyncCollection
+    var recordID: String
+    var seq: Int
+    var stamp: RecordStamp
+}
+
+/// Writes and reads the change feed. Every write of a synced record calls ``record(_:id:of:deleted:updatedAt:on:)``
+/// on the connection of the transaction that changes the record, so the feed and the data never disagree.
+enum SyncFeed {
+    /// The record id of the one `preferences` record each user has.
+    static let preferencesID = "profile"
+    /// How long tombstones are kept; a cursor older than the oldest purged tombstone must resync fully.
+    static let tombstoneRetention: TimeInterval = 90 * 86_400
+
+    /// Enters a change of `collection`/`id` into the feed: the next sequence number of the user, the next version.
+    /// `updatedAt` is the writer's time (the server's for REST writes, the client's for pushed ones).
+    @discardableResult
+    static func record(
+        _ collection: SyncCollection, id: String, of user: UserID, deleted: Bool, updatedAt: Date, on db: any SQLDatabase
+    ) async throws -> SyncChange {
+        let version = (try await stamp(collection, id: id, of: user, on: db)?.version ?? 0) + 1
+        let seq = try await nextSequence(of: user, on: db)
+        try await db.insert(into: "sync_changes")
+            .columns("user_id", "collection", "record_id", "seq", "version", "deleted", "updated_at", "changed_at")
+            .values(
+                SQLBind(user.rawValue), SQLBind(collection.rawValue), SQLBind(id), SQLBind(seq), SQLBind(version), SQLBind(deleted),
+                SQLBind(updatedAt), SQLBind(Date.storageNow)
+            )
+            .onConflict(with: ["user_id", "collection", "record_id"]) { conflict in
+                ["seq", "version", "deleted", "updated_at", "changed_at"].reduce(conflict) { $0.set(excludedValueOf: $1) }
+            }
+            .run()
+        return SyncChange(collection: collection, recordID: id, seq: seq, stamp: RecordStamp(version: version, updatedAt: updatedAt, deleted: deleted))
+    }
+
+    /// What the feed holds for a record; `nil` when it never existed.
+    static func stamp(_ collection: SyncCollection, id: String, of user: UserID, on db: any SQLDatabase) async throws -> RecordStamp? {
+        try await db.select().columns("version", "updated_at", "deleted").from("sync_changes")
+            .where("user_id", .equal, user.rawValue).where("collection", .equal, collection.rawValue).where("record_id", .equal, id)
+            .first()
+            .map { RecordStamp(version: try $0.decode(column: "version", as: Int.self), updatedAt: try $0.decode(column: "updated_at", as: Date.self), deleted: try $0.decode(column: "deleted", as: Bool.self)) }
+    }
+
+    /// Changes after `since`, oldest first, at most `limit`.
+    static func changes(of user: UserID, since: Int, limit: Int, on db: any SQLDatabase) async throws -> [SyncChange] {
+        try await db.select().columns("collection", "record_id", "seq", "version", "deleted", "updated_at").from("sync_changes")
+            .where("user_id", .equal, user.rawValue).where("seq", .greaterThan, since)
+            .orderBy("seq").limit(limit).all()
+            .compactMap { row in
+                guard let collection = SyncCollection(rawValue: try row.decode(column: "collection", as: String.self)) else { return nil }
+                return SyncChange(
+                    collection: collection, recordID: try row.decode(column: "record_id", as: String.self), seq: try row.decode(column: "seq", as: Int.self),
+                    stamp: RecordStamp(
+                        version: try row.decode(column: "version", as: Int.self), updatedAt: try row.decode(column: "updated_at", as: Date.self),
+                        deleted: try row.decode(column: "deleted", as: Bool.self)
+                    )
+                )
+            }
+    }
+
+    /// The user's last sequence number and the highest purged one (0 and 0 before the first change).
+    static func position(of user: UserID, on db: any SQLDatabase) async throws -> (last: Int, purgedThrough: Int) {
+        guard let row = try await db.select().columns("last_seq", "purged_through").from("sync_sequences")
+            .where("user_id", .equal, user.rawValue).first()
+        else { return (0, 0) }
+        return (try row.decode(column: "last_seq", as: Int.self), try row.decode(column: "purged_through", as: Int.self))
+    }
+
+    /// Deletes tombstones changed before `cutoff` (and pushed-mutation results as old), remembering per user the
+    /// highest purged sequence number. Returns how many tombstones went.
+    @discardableResult
+    static func purge(before cutoff: Date, database: Database) async throws -> Int {
+        try await database.transaction { db in
+            let rows = try await db.select().columns("user_id", "seq").from("sync_changes")
+                .where("deleted", .equal, true).where("changed_at", .lessThan, cutoff).all()
+            var highest: [UUID: Int] = [:]
+            for row in rows {
+                let user = try row.decode(column: "user_id", as: UUID.self)
+                highest[user] = max(highest[user] ?? 0, try row.decode(column: "seq", as: Int.self))
+            }
+            for (user, seq) in highest {
+                try await db.update("sync_sequences").set("purged_through", to: seq)
+                    .where("user_id", .equal, user).where("purged_through", .lessThan, seq).run()
+            }
+            try await db.delete(from: "sync_changes").where("deleted", .equal, true).where("changed_at", .lessThan, cutoff).run()
+            try await db.delete(from: "sync_mutations").where("created_at", .lessThan, cutoff).run()
+            return rows.count
+        }
+    }
+
+    private static func nextSequence(of user: UserID, on db: any SQLDatabase) async throws -> Int {
+        let row = try await db.insert(into: "sync_sequences").columns("user_id", "last_seq", "purged_through")
+            .values(SQLBind(user.rawValue), SQLBind(1), SQLBind(0))
+            .onConflict(with: ["user_id"]) { $0.set("last_seq", to: SQLRaw("sync_sequences.last_seq + 1")) }
+            .returning("last_seq")
+            .first()
+        guard let row else { throw SyncFeedError.noSequence }
+        return try row.decode(column: "last_seq", as: Int.self)
+    }
+}
+
+enum SyncFeedError: Error {
+    case noSequence
+}
+
+/// Purges tombstones (and pushed-mutation results) older than the retention, ten minutes after start and then
+/// every six hours; a failure is logged and retried next time.
+struct SyncRetentionService: Service {
+    let database: Database
+    let logger: Logger
+    var firstRun: Duration = .seconds(600)
+    var interval: Duration = .seconds(6 * 3600)
+
+    func run() async throws {
+        var wait = firstRun
+        while !Task.isCancelled {
+            let pause = wait
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: pause) }
+            } catch {
+                return
+            }
+            wait = interval
+            do {
+                let purged = try await SyncFeed.purge(before: Date.now.addingTimeInterval(-SyncFeed.tombstoneRetention), database: database)
+                if purged > 0 { logger.info("purged sync tombstones", metadata: ["count": "\(purged)"]) }
+            } catch {
+                logger.error("sync tombstone purge failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}
