@@ -153,6 +153,7 @@ import Yams
         Row(operationID: "getWeekRecommendations", expected: signedIn(.ok)) { _, _ in (.get, "/v1/recommendations/week", nil) },
         // The feed is always the caller's own; SyncTests checks no other user's change ever shows.
         Row(operationID: "getSyncChanges", expected: signedIn(.ok)) { _, _ in (.get, "/v1/sync/changes?limit=10", nil) },
+        Row(operationID: "pushSyncMutations", expected: signedIn(.ok)) { _, _ in (.post, "/v1/sync/push", ["mutations": []]) },
         Row(operationID: "getMe", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me", nil) },
         Row(operationID: "listSessions", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/sessions", nil) },
         // Sessions are reachable only through their owner's /me: another user, even an admin, gets 404.

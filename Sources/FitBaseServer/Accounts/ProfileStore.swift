@@ -13,28 +13,32 @@ struct ProfileStore: Sendable {
 
     /// Reads, changes and writes the profile in one transaction; `change` may throw to abort with a problem.
     func update(_ user: UserID, now: Date, _ change: @escaping @Sendable (inout Profile) throws -> Void) async throws -> Profile {
-        try await database.transaction { db in
-            var profile = try await Self.profile(of: user, on: db)
-            try change(&profile)
-            try await db.update("users").set("display_name", to: profile.displayName).set("updated_at", to: now)
-                .where("id", .equal, user.rawValue).run()
-            let values: [any Encodable & Sendable] = [
-                profile.fitnessLevel?.rawValue, try jsonText(profile.goals.map(\.rawValue)),
-                try jsonText(profile.preferredWorkoutTypes.map(\.rawValue)), profile.averageCycleLength,
-                profile.averagePeriodLength, profile.lastPeriodStartDate, profile.cycleTrackingEnabled,
-                profile.notificationsEnabled, profile.preferredWorkoutTime, profile.timeZone, profile.shareWorkoutData,
-                try profile.availableEquipment.map { try jsonText($0.map(\.rawValue)) }, now,
-            ]
-            try await db.insert(into: "user_profiles")
-                .columns(["user_id"] + Self.columns + ["updated_at"])
-                .values([SQLBind(user.rawValue)] + values.map { SQLBind($0) })
-                .onConflict(with: ["user_id"]) { conflict in
-                    (Self.columns + ["updated_at"]).reduce(conflict) { $0.set(excludedValueOf: $1) }
-                }
-                .run()
-            try await SyncFeed.record(.preferences, id: SyncFeed.preferencesID, of: user, deleted: false, updatedAt: now, on: db)
-            return profile
-        }
+        try await database.transaction { db in try await Self.update(user, updatedAt: now, on: db, change) }
+    }
+
+    /// Reads, changes and writes the profile on `db` (inside the caller's transaction), entering the change into the
+    /// sync feed stamped `updatedAt`.
+    static func update(_ user: UserID, updatedAt now: Date, on db: any SQLDatabase, _ change: (inout Profile) throws -> Void) async throws -> Profile {
+        var profile = try await profile(of: user, on: db)
+        try change(&profile)
+        try await db.update("users").set("display_name", to: profile.displayName).set("updated_at", to: now)
+            .where("id", .equal, user.rawValue).run()
+        let values: [any Encodable & Sendable] = [
+            profile.fitnessLevel?.rawValue, try jsonText(profile.goals.map(\.rawValue)),
+            try jsonText(profile.preferredWorkoutTypes.map(\.rawValue)), profile.averageCycleLength,
+            profile.averagePeriodLength, profile.lastPeriodStartDate, profile.cycleTrackingEnabled,
+            profile.notificationsEnabled, profile.preferredWorkoutTime, profile.timeZone, profile.shareWorkoutData,
+            try profile.availableEquipment.map { try jsonText($0.map(\.rawValue)) }, now,
+        ]
+        try await db.insert(into: "user_profiles")
+            .columns(["user_id"] + Self.columns + ["updated_at"])
+            .values([SQLBind(user.rawValue)] + values.map { SQLBind($0) })
+            .onConflict(with: ["user_id"]) { conflict in
+                (Self.columns + ["updated_at"]).reduce(conflict) { $0.set(excludedValueOf: $1) }
+            }
+            .run()
+        try await SyncFeed.record(.preferences, id: SyncFeed.preferencesID, of: user, deleted: false, updatedAt: now, on: db)
+        return profile
     }
 
     private static let columns = [

@@ -214,4 +214,8 @@ struct APIHandler: APIProtocol {
     func getSyncChanges(_ input: Operations.GetSyncChanges.Input) async throws -> Operations.GetSyncChanges.Output {
         try await sync.getSyncChanges(input)
     }
+
+    func pushSyncMutations(_ input: Operations.PushSyncMutations.Input) async throws -> Operations.PushSyncMutations.Output {
+        try await sync.pushSyncMutations(input)
+    }
 }

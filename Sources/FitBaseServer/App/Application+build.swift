@@ -61,13 +61,16 @@ public func buildApplication(
     let historyStore = HistoryStore(database: database)
     let cycleReckoner = CycleReckoner(store: cycleStore, profiles: profiles)
     let premiumAccess = AdministratorsOnlyPremiumAccess()
+    let cycleController = CycleController(store: cycleStore, profiles: profiles)
+    let historyController = HistoryController(history: historyStore, catalog: catalogStore, profiles: profiles, cycle: cycleReckoner)
+    let planController = PlanController(plans: PlanStore(database: database), catalog: catalogStore)
     let api = APIHandler(
         serviceStatus: ServiceStatusController(database: database, openAPIDocument: openAPIDocument),
         auth: accounts.auth, providers: accounts.providers, me: accounts.me,
         catalog: CatalogController(database: database, store: catalogStore, premiumAccess: premiumAccess),
-        cycle: CycleController(store: cycleStore, profiles: profiles),
-        history: HistoryController(history: historyStore, catalog: catalogStore, profiles: profiles, cycle: cycleReckoner),
-        plans: PlanController(plans: PlanStore(database: database), catalog: catalogStore),
+        cycle: cycleController,
+        history: historyController,
+        plans: planController,
         recommendations: RecommendationController(
             store: RecommendationStore(database: database), catalog: catalogStore, history: historyStore, profiles: profiles,
             cycle: cycleReckoner, premiumAccess: premiumAccess,
@@ -75,7 +78,7 @@ public func buildApplication(
             logger: logger
         ),
         sync: SyncController(
-            database: database, plans: PlanStore(database: database), history: historyStore, cycle: cycleStore, profiles: profiles
+            database: database, plans: planController, history: historyController, cycle: cycleController, profiles: profiles
         )
     )
     try api.registerHandlers(

@@ -47,16 +47,7 @@ public struct Problem: Error, Sendable, Equatable {
 
     /// Renders the problem for a request.
     func response(instance: String, requestID: String?) -> Response {
-        let body = Components.Schemas.Problem(
-            _type: typeURI,
-            title: title,
-            status: status.code,
-            detail: detail,
-            code: code,
-            instance: instance,
-            requestId: requestID,
-            errors: fieldErrors.isEmpty ? nil : fieldErrors.map { .init(field: $0.field, message: $0.message) }
-        )
+        let body = wire(instance: instance, requestID: requestID)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding a struct of strings and integers cannot fail.
@@ -68,6 +59,20 @@ public struct Problem: Error, Sendable, Equatable {
 }
 
 extension Problem {
+    /// The problem as the contract's `Problem` schema.
+    func wire(instance: String, requestID: String? = nil) -> Components.Schemas.Problem {
+        Components.Schemas.Problem(
+            _type: typeURI,
+            title: title,
+            status: status.code,
+            detail: detail,
+            code: code,
+            instance: instance,
+            requestId: requestID,
+            errors: fieldErrors.isEmpty ? nil : fieldErrors.map { .init(field: $0.field, message: $0.message) }
+        )
+    }
+
     static func notFound(_ detail: String) -> Problem {
         Problem(.notFound, code: "not_found", detail: detail)
     }

@@ -96,8 +96,10 @@ struct CycleController: Sendable {
         return (prediction, today)
     }
 
-    private func validated(_ body: Components.Schemas.PeriodInput, id: PeriodID, user: UserID) async throws -> LoggedPeriod {
-        let today = LocalCalendar.today(in: try await profiles.profile(of: user).timeZone)
+    /// The period a `PeriodInput` describes, with dates checked against today in the user's time zone.
+    func validated(_ body: Components.Schemas.PeriodInput, id: PeriodID, user: UserID, profile: Profile? = nil) async throws -> LoggedPeriod {
+        let profile = if let profile { profile } else { try await profiles.profile(of: user) }
+        let today = LocalCalendar.today(in: profile.timeZone)
         var errors: [Problem.FieldError] = []
         let start = CalendarDay(body.startDate)
         if start == nil { errors.append(.init(field: "startDate", message: "must be a date written YYYY-MM-DD")) }

@@ -51,24 +51,39 @@ struct CycleStore: Sendable {
 
     /// Inserts or replaces `period` of `user`; 409 `period_exists` when another period starts the same day.
     func save(_ period: LoggedPeriod, of user: UserID, now: Date) async throws {
-        let symptoms = try jsonText(period.symptoms)
         do {
             try await database.transaction { db in
-                try await db.insert(into: "cycle_periods")
-                    .columns("id", "user_id", "start_date", "end_date", "flow", "symptoms", "notes", "created_at", "updated_at")
-                    .values(
-                        SQLBind(period.id.rawValue), SQLBind(user.rawValue), SQLBind(period.start.description),
-                        SQLBind(period.end?.description), SQLBind(period.flow), SQLBind(symptoms), SQLBind(period.notes), SQLBind(now), SQLBind(now)
-                    )
-                    .onConflict(with: ["id"]) { conflict in
-                        ["start_date", "end_date", "flow", "symptoms", "notes", "updated_at"].reduce(conflict) { $0.set(excludedValueOf: $1) }
-                    }
-                    .run()
+                try await Self.upsert(period, of: user, now: now, on: db)
                 try await SyncFeed.record(.cycleLogs, id: period.id.description, of: user, deleted: false, updatedAt: now, on: db)
             }
         } catch where Database.isUniqueViolation(error) {
-            throw Problem(.conflict, code: "period_exists", detail: "A period starting \(period.start) is already logged.")
+            throw Self.periodExists(period)
         }
+    }
+
+    static func periodExists(_ period: LoggedPeriod) -> Problem {
+        Problem(.conflict, code: "period_exists", detail: "A period starting \(period.start) is already logged.")
+    }
+
+    /// Inserts or replaces `period` of `user` (the caller enters the change into the feed and has checked that the id
+    /// is not another user's). Throws a unique violation when another period of theirs starts the same day.
+    static func upsert(_ period: LoggedPeriod, of user: UserID, now: Date, on db: any SQLDatabase) async throws {
+        try await db.insert(into: "cycle_periods")
+            .columns("id", "user_id", "start_date", "end_date", "flow", "symptoms", "notes", "created_at", "updated_at")
+            .values(
+                SQLBind(period.id.rawValue), SQLBind(user.rawValue), SQLBind(period.start.description), SQLBind(period.end?.description),
+                SQLBind(period.flow), SQLBind(try jsonText(period.symptoms)), SQLBind(period.notes), SQLBind(now), SQLBind(now)
+            )
+            .onConflict(with: ["id"]) { conflict in
+                ["start_date", "end_date", "flow", "symptoms", "notes", "updated_at"].reduce(conflict) { $0.set(excludedValueOf: $1) }
+            }
+            .run()
+    }
+
+    /// Deletes the period if it is the user's (without entering the change into the feed); whether it was there.
+    static func delete(_ id: PeriodID, of user: UserID, on db: any SQLDatabase) async throws -> Bool {
+        !(try await db.delete(from: "cycle_periods").where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue)
+            .returning("id").all()).isEmpty
     }
 
     /// The period `id` if it belongs to `user`.
@@ -80,18 +95,15 @@ struct CycleStore: Sendable {
     }
 
     /// Periods of `user` with these ids (for the change feed).
-    func periods(_ ids: [PeriodID], of user: UserID) async throws -> [LoggedPeriod] {
+    static func periods(_ ids: [PeriodID], of user: UserID, on db: any SQLDatabase) async throws -> [LoggedPeriod] {
         guard !ids.isEmpty else { return [] }
-        return try await database.withConnection { db in
-            try await db.select().columns("id", "start_date", "end_date", "flow", "symptoms", "notes").from("cycle_periods")
-                .where("user_id", .equal, user.rawValue).where("id", .in, ids.map(\.rawValue)).all().map(Self.period)
-        }
+        return try await db.select().columns("id", "start_date", "end_date", "flow", "symptoms", "notes").from("cycle_periods")
+            .where("user_id", .equal, user.rawValue).where("id", .in, ids.map(\.rawValue)).all().map(period)
     }
 
     func delete(_ id: PeriodID, of user: UserID, now: Date) async throws -> Bool {
         try await database.transaction { db in
-            let deleted = !(try await db.delete(from: "cycle_periods").where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue)
-                .returning("id").all()).isEmpty
+            let deleted = try await Self.delete(id, of: user, on: db)
             if deleted { try await SyncFeed.record(.cycleLogs, id: id.description, of: user, deleted: true, updatedAt: now, on: db) }
             return deleted
         }

@@ -13,25 +13,7 @@ struct HistoryController: Sendable {
     func logWorkout(_ input: Operations.LogWorkout.Input) async throws -> Operations.LogWorkout.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        var errors: [Problem.FieldError] = []
-        let workout = try await WorkoutID(body.workoutId).asyncMap { try await catalog.workout($0) } ?? nil
-        if workout == nil { errors.append(.init(field: "workoutId", message: "is not a workout of the catalog")) }
-        if body.completedAt > Date.now.addingTimeInterval(300) { errors.append(.init(field: "completedAt", message: "must not be in the future")) }
-        if !(1...600).contains(body.duration) { errors.append(.init(field: "duration", message: "must be between 1 and 600 minutes")) }
-        for (field, value) in [("rating", body.rating), ("energyBefore", body.energyBefore), ("energyAfter", body.energyAfter)] {
-            if let value, !(1...5).contains(value) { errors.append(.init(field: field, message: "must be between 1 and 5")) }
-        }
-        guard let workout, errors.isEmpty else { throw Problem.validationFailed(errors) }
-
-        let profile = try await profiles.profile(of: caller.user)
-        let localDate = LocalCalendar.day(of: body.completedAt, in: profile.timeZone)
-        let position = try await cycle.prediction(for: caller.user, on: localDate, profile: profile)?.today
-        let log = WorkoutLog(
-            id: WorkoutLogID(), workout: workout.id, workoutType: workout.type, workoutTitle: workout.title,
-            completedAt: body.completedAt, localDate: localDate, durationMinutes: body.duration, rating: body.rating,
-            energyBefore: body.energyBefore, energyAfter: body.energyAfter, notes: body.notes,
-            cyclePhase: position?.phase, cycleDay: position?.cycleDay
-        )
+        let log = try await validated(body, id: WorkoutLogID(), user: caller.user)
         try await history.insert(log, of: caller.user, now: .storageNow)
         return .created(.init(body: .json(Self.wire(log))))
     }
@@ -94,6 +76,33 @@ struct HistoryController: Sendable {
             weekly: weekly,
             energyChangeByPhase: .init(additionalProperties: energy.mapValues { Double($0.reduce(0, +)) / Double($0.count) })
         ))))
+    }
+
+    // MARK: Helpers
+
+    /// The log a `WorkoutLogInput` describes, with the workout's type and title, the local day in the user's time zone
+    /// and the cycle position on that day fixed; every invalid field is reported at once.
+    func validated(_ body: Components.Schemas.WorkoutLogInput, id: WorkoutLogID, user: UserID, profile: Profile? = nil) async throws -> WorkoutLog {
+        var errors: [Problem.FieldError] = []
+        let workout = try await WorkoutID(body.workoutId).asyncMap { try await catalog.workout($0) } ?? nil
+        if workout == nil { errors.append(.init(field: "workoutId", message: "is not a workout of the catalog")) }
+        if body.completedAt > Date.now.addingTimeInterval(300) { errors.append(.init(field: "completedAt", message: "must not be in the future")) }
+        if !(1...600).contains(body.duration) { errors.append(.init(field: "duration", message: "must be between 1 and 600 minutes")) }
+        for (field, value) in [("rating", body.rating), ("energyBefore", body.energyBefore), ("energyAfter", body.energyAfter)] {
+            if let value, !(1...5).contains(value) { errors.append(.init(field: field, message: "must be between 1 and 5")) }
+        }
+        if let notes = body.notes, notes.count > 1000 { errors.append(.init(field: "notes", message: "must be at most 1000 characters")) }
+        guard let workout, errors.isEmpty else { throw Problem.validationFailed(errors) }
+
+        let profile = if let profile { profile } else { try await profiles.profile(of: user) }
+        let localDate = LocalCalendar.day(of: body.completedAt, in: profile.timeZone)
+        let position = try await cycle.prediction(for: user, on: localDate, profile: profile)?.today
+        return WorkoutLog(
+            id: id, workout: workout.id, workoutType: workout.type, workoutTitle: workout.title,
+            completedAt: body.completedAt, localDate: localDate, durationMinutes: body.duration, rating: body.rating,
+            energyBefore: body.energyBefore, energyAfter: body.energyAfter, notes: body.notes,
+            cyclePhase: position?.phase, cycleDay: position?.cycleDay
+        )
     }
 
     static func wire(_ log: WorkoutLog) -> Components.Schemas.WorkoutLog {

@@ -55,28 +55,44 @@ struct HistoryStore: Sendable {
 
     func insert(_ log: WorkoutLog, of user: UserID, now: Date) async throws {
         try await database.transaction { db in
-            try await db.insert(into: "workout_logs")
-                .columns(
-                    "id", "user_id", "workout_id", "workout_type", "workout_title", "completed_at", "local_date", "duration_minutes",
-                    "rating", "energy_before", "energy_after", "notes", "cycle_phase", "cycle_day", "created_at"
-                )
-                .values(
-                    SQLBind(log.id.rawValue), SQLBind(user.rawValue), SQLBind(log.workout.rawValue), SQLBind(log.workoutType.rawValue),
-                    SQLBind(log.workoutTitle), SQLBind(log.completedAt), SQLBind(log.localDate.description), SQLBind(log.durationMinutes),
-                    SQLBind(log.rating), SQLBind(log.energyBefore), SQLBind(log.energyAfter), SQLBind(log.notes),
-                    SQLBind(log.cyclePhase?.rawValue), SQLBind(log.cycleDay), SQLBind(now)
-                )
-                .run()
+            try await Self.upsert(log, of: user, now: now, on: db)
             try await SyncFeed.record(.workoutLogs, id: log.id.description, of: user, deleted: false, updatedAt: now, on: db)
         }
     }
 
+    /// Writes `log` of `user`, replacing a log with its id (the caller enters the change into the feed and has checked
+    /// that the id is not another user's). `now` is the creation time of a new log.
+    static func upsert(_ log: WorkoutLog, of user: UserID, now: Date, on db: any SQLDatabase) async throws {
+        try await db.insert(into: "workout_logs")
+            .columns(
+                "id", "user_id", "workout_id", "workout_type", "workout_title", "completed_at", "local_date", "duration_minutes",
+                "rating", "energy_before", "energy_after", "notes", "cycle_phase", "cycle_day", "created_at"
+            )
+            .values(
+                SQLBind(log.id.rawValue), SQLBind(user.rawValue), SQLBind(log.workout.rawValue), SQLBind(log.workoutType.rawValue),
+                SQLBind(log.workoutTitle), SQLBind(log.completedAt), SQLBind(log.localDate.description), SQLBind(log.durationMinutes),
+                SQLBind(log.rating), SQLBind(log.energyBefore), SQLBind(log.energyAfter), SQLBind(log.notes),
+                SQLBind(log.cyclePhase?.rawValue), SQLBind(log.cycleDay), SQLBind(now)
+            )
+            .onConflict(with: ["id"]) { conflict in
+                [
+                    "workout_id", "workout_type", "workout_title", "completed_at", "local_date", "duration_minutes", "rating",
+                    "energy_before", "energy_after", "notes", "cycle_phase", "cycle_day",
+                ].reduce(conflict) { $0.set(excludedValueOf: $1) }
+            }
+            .run()
+    }
+
     /// Logs of `user` with these ids (for the change feed).
-    func logs(_ ids: [WorkoutLogID], of user: UserID) async throws -> [WorkoutLog] {
+    static func logs(_ ids: [WorkoutLogID], of user: UserID, on db: any SQLDatabase) async throws -> [WorkoutLog] {
         guard !ids.isEmpty else { return [] }
-        return try await database.withConnection { db in
-            try await Self.select(on: db).where("user_id", .equal, user.rawValue).where("id", .in, ids.map(\.rawValue)).all().map(Self.log)
-        }
+        return try await select(on: db).where("user_id", .equal, user.rawValue).where("id", .in, ids.map(\.rawValue)).all().map(log)
+    }
+
+    /// Deletes the log if it is the user's (without entering the change into the feed); whether it was there.
+    static func delete(_ id: WorkoutLogID, of user: UserID, on db: any SQLDatabase) async throws -> Bool {
+        !(try await db.delete(from: "workout_logs").where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue)
+            .returning("id").all()).isEmpty
     }
 
     /// Logs of `user` between the local dates `from` and `to` (inclusive), newest first, one page at `offset`.
@@ -98,8 +114,7 @@ struct HistoryStore: Sendable {
 
     func delete(_ id: WorkoutLogID, of user: UserID, now: Date) async throws -> Bool {
         try await database.transaction { db in
-            let deleted = !(try await db.delete(from: "workout_logs").where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue)
-                .returning("id").all()).isEmpty
+            let deleted = try await Self.delete(id, of: user, on: db)
             if deleted { try await SyncFeed.record(.workoutLogs, id: id.description, of: user, deleted: true, updatedAt: now, on: db) }
             return deleted
         }

@@ -56,7 +56,8 @@ struct PlanController: Sendable {
 
     // MARK: Helpers
 
-    private func validated(_ body: Components.Schemas.PlanInput, id: PlanID, now: Date) async throws -> TrainingPlan {
+    /// The plan a `PlanInput` describes; every invalid field (and workout not in the catalog) is reported at once.
+    func validated(_ body: Components.Schemas.PlanInput, id: PlanID, now: Date) async throws -> TrainingPlan {
         var errors: [Problem.FieldError] = []
         let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
         if name.isEmpty || name.count > 200 { errors.append(.init(field: "name", message: "must be 1–200 characters")) }

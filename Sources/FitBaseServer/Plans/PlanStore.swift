@@ -90,11 +90,27 @@ struct PlanStore: Sendable {
     }
 
     /// Plans of `user` with these ids (for the change feed).
-    func plans(_ ids: [PlanID], of user: UserID) async throws -> [TrainingPlan] {
+    static func plans(_ ids: [PlanID], of user: UserID, on db: any SQLDatabase) async throws -> [TrainingPlan] {
         guard !ids.isEmpty else { return [] }
-        return try await database.withConnection { db in
-            try await Self.select(on: db).where("user_id", .equal, user.rawValue).where("id", .in, ids.map(\.rawValue)).all().map(Self.plan)
-        }
+        return try await select(on: db).where("user_id", .equal, user.rawValue).where("id", .in, ids.map(\.rawValue)).all().map(plan)
+    }
+
+    /// Writes `plan` of `user` whole, keeping `createdAt` of a plan that exists (a pushed sync mutation; the caller
+    /// enters the change into the feed and has checked that the id is not another user's).
+    static func upsert(_ plan: TrainingPlan, of user: UserID, on db: any SQLDatabase) async throws {
+        try await db.insert(into: "training_plans")
+            .columns(columns + ["user_id"])
+            .values(try values(plan) + [SQLBind(user.rawValue)])
+            .onConflict(with: ["id"]) { conflict in
+                columns.filter { $0 != "id" && $0 != "created_at" }.reduce(conflict) { $0.set(excludedValueOf: $1) }
+            }
+            .run()
+    }
+
+    /// Deletes the plan if it is the user's (without entering the change into the feed); whether it was there.
+    static func delete(_ id: PlanID, of user: UserID, on db: any SQLDatabase) async throws -> Bool {
+        !(try await db.delete(from: "training_plans").where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue)
+            .returning("id").all()).isEmpty
     }
 
     /// Adds a new plan, entering it into the change feed; returns it with its version.
@@ -134,8 +150,7 @@ struct PlanStore: Sendable {
 
     func delete(_ id: PlanID, of user: UserID, now: Date) async throws -> Bool {
         try await database.transaction { db in
-            let deleted = !(try await db.delete(from: "training_plans").where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue)
-                .returning("id").all()).isEmpty
+            let deleted = try await Self.delete(id, of: user, on: db)
             if deleted { try await SyncFeed.record(.plans, id: id.description, of: user, deleted: true, updatedAt: now, on: db) }
             return deleted
         }

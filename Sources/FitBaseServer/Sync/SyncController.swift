@@ -3,6 +3,7 @@ import FitBaseCore
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
+import SQLKit
 
 /// The caller's change feed. Every query is scoped to the caller: a cursor never reaches another user's changes.
 struct SyncController: Sendable {
@@ -10,9 +11,10 @@ struct SyncController: Sendable {
     static let maximumLimit = 1000
 
     let database: Database
-    let plans: PlanStore
-    let history: HistoryStore
-    let cycle: CycleStore
+    /// The REST controllers, whose validation pushed mutations go through.
+    let plans: PlanController
+    let history: HistoryController
+    let cycle: CycleController
     let profiles: ProfileStore
 
     func getSyncChanges(_ input: Operations.GetSyncChanges.Input) async throws -> Operations.GetSyncChanges.Output {
@@ -34,18 +36,7 @@ struct SyncController: Sendable {
             throw Problem(.gone, code: "full_resync_required", detail: "This cursor is older than the oldest kept deletion; pull again without since.")
         }
         let page = Array(changes.prefix(limit))
-        let records = try await records(for: page.filter { !$0.stamp.deleted }, of: user)
-        var wire: [Components.Schemas.SyncChange] = []
-        for change in page {
-            let data = records[RecordKey(change.collection, change.recordID)]
-            // A live record that has just been deleted is skipped: its tombstone follows with a later sequence number.
-            if !change.stamp.deleted && data == nil { continue }
-            wire.append(Components.Schemas.SyncChange(
-                collection: Components.Schemas.SyncCollection(rawValue: change.collection.rawValue) ?? .plans, id: change.recordID,
-                version: change.stamp.version, deleted: change.stamp.deleted, updatedAt: change.stamp.updatedAt,
-                data: change.stamp.deleted ? nil : data.map { .init(additionalProperties: $0) }
-            ))
-        }
+        let wire = try await database.withConnection { db in try await Self.wire(page, of: user, on: db) }
         return .ok(.init(body: .json(.init(
             changes: wire,
             cursor: Self.cursor(sequence: changes.count > limit ? page.last?.seq ?? since : max(page.last?.seq ?? 0, position.last, since)),
@@ -64,21 +55,36 @@ struct SyncController: Sendable {
         }
     }
 
+    /// The changes with the current data of their records, as the REST endpoints show them. A live record deleted
+    /// since the change was read is left out: its tombstone follows with a later sequence number.
+    static func wire(_ changes: [SyncChange], of user: UserID, on db: any SQLDatabase) async throws -> [Components.Schemas.SyncChange] {
+        let records = try await records(for: changes.filter { !$0.stamp.deleted }, of: user, on: db)
+        return changes.compactMap { change in
+            let data = records[RecordKey(change.collection, change.recordID)]
+            if !change.stamp.deleted && data == nil { return nil }
+            return Components.Schemas.SyncChange(
+                collection: Components.Schemas.SyncCollection(rawValue: change.collection.rawValue) ?? .plans, id: change.recordID,
+                version: change.stamp.version, deleted: change.stamp.deleted, updatedAt: change.stamp.updatedAt,
+                data: change.stamp.deleted ? nil : data.map { .init(additionalProperties: $0) }
+            )
+        }
+    }
+
     /// The current data of the changed records, as their REST endpoints show them.
-    func records(for changes: [SyncChange], of user: UserID) async throws -> [RecordKey: OpenAPIObjectContainer] {
+    static func records(for changes: [SyncChange], of user: UserID, on db: any SQLDatabase) async throws -> [RecordKey: OpenAPIObjectContainer] {
         let ids = Dictionary(grouping: changes, by: \.collection).mapValues { $0.map(\.recordID) }
         var records: [RecordKey: OpenAPIObjectContainer] = [:]
-        for plan in try await plans.plans((ids[.plans] ?? []).compactMap(PlanID.init), of: user) {
-            records[RecordKey(.plans, plan.id.description)] = try Self.object(PlanController.wire(plan))
+        for plan in try await PlanStore.plans((ids[.plans] ?? []).compactMap(PlanID.init), of: user, on: db) {
+            records[RecordKey(.plans, plan.id.description)] = try object(PlanController.wire(plan))
         }
-        for log in try await history.logs((ids[.workoutLogs] ?? []).compactMap(WorkoutLogID.init), of: user) {
-            records[RecordKey(.workoutLogs, log.id.description)] = try Self.object(HistoryController.wire(log))
+        for log in try await HistoryStore.logs((ids[.workoutLogs] ?? []).compactMap(WorkoutLogID.init), of: user, on: db) {
+            records[RecordKey(.workoutLogs, log.id.description)] = try object(HistoryController.wire(log))
         }
-        for period in try await cycle.periods((ids[.cycleLogs] ?? []).compactMap(PeriodID.init), of: user) {
-            records[RecordKey(.cycleLogs, period.id.description)] = try Self.object(CycleController.wire(period))
+        for period in try await CycleStore.periods((ids[.cycleLogs] ?? []).compactMap(PeriodID.init), of: user, on: db) {
+            records[RecordKey(.cycleLogs, period.id.description)] = try object(CycleController.wire(period))
         }
         if ids[.preferences]?.contains(SyncFeed.preferencesID) == true {
-            records[RecordKey(.preferences, SyncFeed.preferencesID)] = try Self.object(UserWire.preferences(try await profiles.profile(of: user)))
+            records[RecordKey(.preferences, SyncFeed.preferencesID)] = try object(UserWire.preferences(try await ProfileStore.profile(of: user, on: db)))
         }
         return records
     }

@@ -176,6 +176,15 @@ enum SyncFeed {
         }
     }
 
+    /// Takes the user's sequence row for the rest of the transaction (creating it if needed), so concurrent
+    /// transactions of the user that write the feed run one after the other.
+    static func lockSequence(of user: UserID, on db: any SQLDatabase) async throws {
+        try await db.insert(into: "sync_sequences").columns("user_id", "last_seq", "purged_through")
+            .values(SQLBind(user.rawValue), SQLBind(0), SQLBind(0))
+            .onConflict(with: ["user_id"]) { $0.set("last_seq", to: SQLRaw("sync_sequences.last_seq")) }
+            .run()
+    }
+
     private static func nextSequence(of user: UserID, on db: any SQLDatabase) async throws -> Int {
         let row = try await db.insert(into: "sync_sequences").columns("user_id", "last_seq", "purged_through")
             .values(SQLBind(user.rawValue), SQLBind(1), SQLBind(0))

@@ -1,0 +1,357 @@
+import FitBaseAPI
+import FitBaseCore
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import SQLKit
+
+/// `POST /v1/sync/push`: mutations a device made offline.
+///
+/// A push runs in two steps. First every mutation is checked outside any transaction, exactly as its REST endpoint
+/// checks a body (catalog references, dates, ranges), giving either the write to make or the problem. Then one
+/// transaction applies them in order, each inside a savepoint: a replayed `mutationId` returns its stored result,
+/// otherwise the collection's ``ConflictPolicy`` settles the write against the record's stamp in the feed, the write
+/// and its feed entry are made, and the result is stored under the `mutationId`. A mutation that fails on a
+/// constraint (a period starting the same day as another) is rolled back to its savepoint and rejected alone.
+extension SyncController {
+    static let maximumMutations = 500
+
+    func pushSyncMutations(_ input: Operations.PushSyncMutations.Input) async throws -> Operations.PushSyncMutations.Output {
+        let caller = try RequestScope.requireCaller()
+        guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
+        guard body.mutations.count <= Self.maximumMutations else {
+            throw Problem.invalidRequest(
+                "A push takes at most \(Self.maximumMutations) mutations; send the rest in another.",
+                fieldErrors: [.init(field: "mutations", message: "must have at most \(Self.maximumMutations) items")]
+            )
+        }
+        let user = caller.user
+        let now = Date.storageNow
+        let profile = try await profiles.profile(of: user)
+        var pending: [PendingMutation] = []
+        pending.reserveCapacity(body.mutations.count)
+        for (index, mutation) in body.mutations.enumerated() {
+            pending.append(try await prepare(mutation, at: index, user: user, profile: profile, now: now))
+        }
+        let prepared = pending
+        let results = try await database.transaction { db in
+            // Holding the user's sequence row for the whole push orders concurrent pushes of one user (PostgreSQL).
+            try await SyncFeed.lockSequence(of: user, on: db)
+            var results: [Components.Schemas.SyncMutationResult] = []
+            results.reserveCapacity(prepared.count)
+            for mutation in prepared {
+                results.append(try await Self.apply(mutation, of: user, now: now, on: db))
+            }
+            return results
+        }
+        return .ok(.init(body: .json(.init(results: results))))
+    }
+
+    // MARK: Checking
+
+    /// A mutation checked and ready to apply.
+    struct PendingMutation: Sendable {
+        enum Write: Sendable {
+            case plan(TrainingPlan)
+            case workoutLog(WorkoutLog)
+            case period(LoggedPeriod)
+            case preferences(Components.Schemas.UserUpdate)
+            case delete
+        }
+
+        enum Outcome: Sendable {
+            case write(Write)
+            case rejected(Problem)
+        }
+
+        /// Its place in the push, for field paths.
+        var index: Int
+        var mutationID: String
+        var collection: SyncCollection
+        /// The record id in its canonical form (lower-case UUID, or `profile`).
+        var recordID: String
+        var operation: SyncOperation
+        var baseVersion: Int?
+        /// The client's `updatedAt`, no later than the server's clock.
+        var updatedAt: Date
+        var outcome: Outcome
+    }
+
+    private func prepare(
+        _ mutation: Components.Schemas.SyncMutation, at index: Int, user: UserID, profile: Profile, now: Date
+    ) async throws -> PendingMutation {
+        // The generated enums have the same cases as FitBaseCore's.
+        let collection = SyncCollection(rawValue: mutation.collection.rawValue) ?? .plans
+        let operation = SyncOperation(rawValue: mutation.op.rawValue) ?? .upsert
+        var pending = PendingMutation(
+            index: index, mutationID: mutation.mutationId, collection: collection, recordID: mutation.id, operation: operation,
+            baseVersion: mutation.baseVersion, updatedAt: min(mutation.updatedAt, now), outcome: .write(.delete)
+        )
+        do {
+            let (recordID, write) = try await checked(mutation, collection: collection, operation: operation, user: user, profile: profile, updatedAt: pending.updatedAt)
+            pending.recordID = recordID
+            pending.outcome = .write(write)
+        } catch let problem as Problem {
+            pending.outcome = .rejected(problem.prefixingFields(with: "mutations[\(index)]."))
+        }
+        return pending
+    }
+
+    /// The canonical record id and the write, or the problem with field paths relative to the mutation.
+    private func checked(
+        _ mutation: Components.Schemas.SyncMutation, collection: SyncCollection, operation: SyncOperation, user: UserID, profile: Profile,
+        updatedAt: Date
+    ) async throws -> (String, PendingMutation.Write) {
+        if mutation.mutationId.isEmpty || mutation.mutationId.count > 100 {
+            throw Problem.invalidRequest("mutationId must be 1–100 characters.", fieldErrors: [.init(field: "mutationId", message: "must be 1–100 characters")])
+        }
+        if let base = mutation.baseVersion, base < 1 {
+            throw Problem.invalidRequest("baseVersion starts at 1.", fieldErrors: [.init(field: "baseVersion", message: "must be at least 1")])
+        }
+        if collection == .preferences {
+            guard mutation.id == SyncFeed.preferencesID else {
+                throw Problem.invalidRequest("The preferences record is \(SyncFeed.preferencesID).", fieldErrors: [.init(field: "id", message: "must be \"\(SyncFeed.preferencesID)\"")])
+            }
+            guard operation == .upsert else {
+                throw Problem.invalidRequest("Preferences cannot be deleted.", fieldErrors: [.init(field: "op", message: "must be upsert for preferences")])
+            }
+            let update = try Self.decode(Components.Schemas.UserUpdate.self, from: mutation.data)
+            // A dry run against the current profile finds every invalid field now; the write applies it again.
+            var copy = profile
+            do {
+                try ProfileUpdate.apply(update, to: &copy, today: LocalCalendar.today(in: profile.timeZone).description)
+            } catch {
+                throw error.prefixingFields(with: "data.")
+            }
+            return (SyncFeed.preferencesID, .preferences(update))
+        }
+        guard let uuid = UUID(uuidString: mutation.id) else {
+            throw Problem.invalidRequest("id must be a UUID.", fieldErrors: [.init(field: "id", message: "must be a UUID")])
+        }
+        let recordID = uuid.uuidString.lowercased()
+        guard operation == .upsert else { return (recordID, .delete) }
+        do {
+            switch collection {
+            case .plans:
+                let body = try Self.decode(Components.Schemas.PlanInput.self, from: mutation.data)
+                return (recordID, .plan(try await plans.validated(body, id: PlanID(rawValue: uuid), now: updatedAt)))
+            case .workoutLogs:
+                let body = try Self.decode(Components.Schemas.WorkoutLogInput.self, from: mutation.data)
+                return (recordID, .workoutLog(try await history.validated(body, id: WorkoutLogID(rawValue: uuid), user: user, profile: profile)))
+            case .cycleLogs:
+                let body = try Self.decode(Components.Schemas.PeriodInput.self, from: mutation.data)
+                return (recordID, .period(try await cycle.validated(body, id: PeriodID(rawValue: uuid), user: user, profile: profile)))
+            case .preferences:
+                preconditionFailure("handled above")
+            }
+        } catch let problem as Problem where problem.code == "validation_failed" {
+            throw problem.prefixingFields(with: "data.")
+        }
+    }
+
+    /// Decodes a mutation's `data` as the collection's REST body, naming the field at fault.
+    static func decode<Body: Decodable>(_ type: Body.Type, from data: Components.Schemas.SyncMutation.DataPayload?) throws(Problem) -> Body {
+        guard let data else {
+            throw Problem.invalidRequest("data is required to upsert.", fieldErrors: [.init(field: "data", message: "is required to upsert")])
+        }
+        do {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .custom { decoder in
+                let container = try decoder.singleValueContainer()
+                let text = try container.decode(String.self)
+                guard let date = InternetTime.date(from: text) else {
+                    throw DecodingError.dataCorruptedError(in: container, debugDescription: "must be an RFC 3339 date-time")
+                }
+                return date
+            }
+            return try decoder.decode(Body.self, from: JSONEncoder().encode(data.additionalProperties))
+        } catch let error as DecodingError {
+            throw ProblemMapping.problem(forDecoding: error).prefixingFields(with: "data.")
+        } catch {
+            throw Problem.invalidRequest("data is not a JSON object.", fieldErrors: [.init(field: "data", message: "must be a JSON object")])
+        }
+    }
+
+    // MARK: Applying
+
+    /// Applies one mutation on `db` inside a savepoint; returns its result (stored with it), or its first result again.
+    private static func apply(_ mutation: PendingMutation, of user: UserID, now: Date, on db: any SQLDatabase) async throws -> Components.Schemas.SyncMutationResult {
+        if case .rejected(let problem) = mutation.outcome, problem.fieldErrors.contains(where: { $0.field.hasSuffix("].mutationId") }) {
+            return rejected(mutation, problem)  // no usable key to store it under
+        }
+        if let stored = try await storedResult(of: mutation.mutationID, user: user, on: db) { return stored }
+        try await db.raw("SAVEPOINT sync_mutation").run()
+        do {
+            let result = try await write(mutation, of: user, now: now, on: db)
+            try await store(result, user: user, now: now, on: db)
+            try await db.raw("RELEASE SAVEPOINT sync_mutation").run()
+            return result
+        } catch {
+            try await db.raw("ROLLBACK TO SAVEPOINT sync_mutation").run()
+            try await db.raw("RELEASE SAVEPOINT sync_mutation").run()
+            let problem: Problem
+            if let known = error as? Problem {
+                problem = known
+            } else if Database.isUniqueViolation(error) {
+                // The same mutation committed by a concurrent push, or a constraint of the collection.
+                if let stored = try await storedResult(of: mutation.mutationID, user: user, on: db) { return stored }
+                guard case .write(.period(let period)) = mutation.outcome else { throw error }
+                problem = CycleStore.periodExists(period)
+            } else {
+                throw error
+            }
+            let result = rejected(mutation, problem)
+            try await store(result, user: user, now: now, on: db)
+            return result
+        }
+    }
+
+    private static func write(_ mutation: PendingMutation, of user: UserID, now: Date, on db: any SQLDatabase) async throws -> Components.Schemas.SyncMutationResult {
+        guard case .write(let write) = mutation.outcome else {
+            if case .rejected(let problem) = mutation.outcome { return rejected(mutation, problem) }
+            preconditionFailure("an outcome is a write or a rejection")
+        }
+        if let table = mutation.collection.table, let id = UUID(uuidString: mutation.recordID),
+            let owner = try await db.select().column("user_id").from(table).where("id", .equal, id).first()?.decode(column: "user_id", as: UUID.self),
+            owner != user.rawValue
+        {
+            throw Problem(
+                .conflict, code: "id_taken", detail: "This id is in use by a record you cannot change; create the record under a new id.",
+                fieldErrors: [.init(field: "id", message: "is in use")]
+            ).prefixingFields(with: "mutations[\(mutation.index)].")
+        }
+        let stamp = try await SyncFeed.stamp(mutation.collection, id: mutation.recordID, of: user, on: db)
+        if mutation.operation == .delete, let stamp, stamp.deleted {
+            return applied(mutation, version: stamp.version)  // already gone: nothing to do
+        }
+        let decision = mutation.collection.policy.decide(
+            mutation.operation, baseVersion: mutation.baseVersion, clientUpdatedAt: mutation.updatedAt, server: stamp
+        )
+        guard decision.applies else {
+            return try await conflict(mutation, resolution: .serverWins, version: stamp?.version ?? 0, of: user, on: db)
+        }
+        let change: SyncChange
+        switch write {
+        case .delete:
+            let id = UUID(uuidString: mutation.recordID) ?? UUID()
+            switch mutation.collection {
+            case .plans: _ = try await PlanStore.delete(PlanID(rawValue: id), of: user, on: db)
+            case .workoutLogs: _ = try await HistoryStore.delete(WorkoutLogID(rawValue: id), of: user, on: db)
+            case .cycleLogs: _ = try await CycleStore.delete(PeriodID(rawValue: id), of: user, on: db)
+            case .preferences: break
+            }
+            change = try await SyncFeed.record(mutation.collection, id: mutation.recordID, of: user, deleted: true, updatedAt: mutation.updatedAt, on: db)
+        case .plan(var plan):
+            change = try await SyncFeed.record(.plans, id: mutation.recordID, of: user, deleted: false, updatedAt: mutation.updatedAt, on: db)
+            plan.version = change.stamp.version
+            plan.updatedAt = mutation.updatedAt
+            try await PlanStore.upsert(plan, of: user, on: db)
+        case .workoutLog(let log):
+            try await HistoryStore.upsert(log, of: user, now: now, on: db)
+            change = try await SyncFeed.record(.workoutLogs, id: mutation.recordID, of: user, deleted: false, updatedAt: mutation.updatedAt, on: db)
+        case .period(let period):
+            try await CycleStore.upsert(period, of: user, now: mutation.updatedAt, on: db)
+            change = try await SyncFeed.record(.cycleLogs, id: mutation.recordID, of: user, deleted: false, updatedAt: mutation.updatedAt, on: db)
+        case .preferences(let update):
+            do {
+                _ = try await ProfileStore.update(user, updatedAt: mutation.updatedAt, on: db) { profile in
+                    try ProfileUpdate.apply(update, to: &profile, today: LocalCalendar.today(in: profile.timeZone).description)
+                }
+            } catch let problem as Problem {
+                throw problem.prefixingFields(with: "mutations[\(mutation.index)].data.")
+            }
+            guard let stamp = try await SyncFeed.stamp(.preferences, id: SyncFeed.preferencesID, of: user, on: db) else { throw SyncFeedError.noSequence }
+            change = SyncChange(collection: .preferences, recordID: SyncFeed.preferencesID, seq: 0, stamp: stamp)
+        }
+        if decision == .clientWins {
+            return try await conflict(mutation, resolution: .clientWins, version: change.stamp.version, of: user, on: db)
+        }
+        return applied(mutation, version: change.stamp.version)
+    }
+
+    // MARK: Results
+
+    private static func applied(_ mutation: PendingMutation, version: Int) -> Components.Schemas.SyncMutationResult {
+        .init(mutationId: mutation.mutationID, status: .applied, version: version)
+    }
+
+    private static func rejected(_ mutation: PendingMutation, _ problem: Problem) -> Components.Schemas.SyncMutationResult {
+        .init(mutationId: mutation.mutationID, status: .rejected, problem: problem.wire(instance: "/v1/sync/push"))
+    }
+
+    /// A conflict result with the record as the server now holds it.
+    private static func conflict(
+        _ mutation: PendingMutation, resolution: Components.Schemas.SyncMutationResult.ResolutionPayload, version: Int, of user: UserID,
+        on db: any SQLDatabase
+    ) async throws -> Components.Schemas.SyncMutationResult {
+        let stamp = try await SyncFeed.stamp(mutation.collection, id: mutation.recordID, of: user, on: db)
+        var record: Components.Schemas.SyncChange?
+        if let stamp {
+            let change = SyncChange(collection: mutation.collection, recordID: mutation.recordID, seq: 0, stamp: stamp)
+            record = try await SyncController.wire([change], of: user, on: db).first
+        }
+        return .init(mutationId: mutation.mutationID, status: .conflict, version: version, resolution: resolution, serverRecord: record)
+    }
+
+    private static func storedResult(of mutationID: String, user: UserID, on db: any SQLDatabase) async throws -> Components.Schemas.SyncMutationResult? {
+        guard let row = try await db.select().column("result").from("sync_mutations")
+            .where("user_id", .equal, user.rawValue).where("mutation_id", .equal, mutationID).first()
+        else { return nil }
+        return try resultCoding.decoder.decode(Components.Schemas.SyncMutationResult.self, from: Data(try row.decode(column: "result", as: String.self).utf8))
+    }
+
+    private static func store(_ result: Components.Schemas.SyncMutationResult, user: UserID, now: Date, on db: any SQLDatabase) async throws {
+        try await db.insert(into: "sync_mutations").columns("user_id", "mutation_id", "result", "created_at")
+            .values(
+                SQLBind(user.rawValue), SQLBind(result.mutationId),
+                SQLBind(String(decoding: try resultCoding.encoder.encode(result), as: UTF8.self)), SQLBind(now)
+            )
+            .run()
+    }
+
+    /// Stored results keep instants to the second, as the API writes them.
+    private static let resultCoding: (encoder: JSONEncoder, decoder: JSONDecoder) = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return (encoder, decoder)
+    }()
+}
+
+extension SyncCollection {
+    /// The table holding the collection's records (keyed by `id`, owned through `user_id`).
+    var table: String? {
+        switch self {
+        case .plans: "training_plans"
+        case .workoutLogs: "workout_logs"
+        case .cycleLogs: "cycle_periods"
+        case .preferences: nil
+        }
+    }
+}
+
+extension Problem {
+    /// The problem with `prefix` put before every field path (and the detail rewritten to match).
+    func prefixingFields(with prefix: String) -> Problem {
+        guard !fieldErrors.isEmpty else { return self }
+        var copy = self
+        copy.fieldErrors = fieldErrors.map { .init(field: prefix + $0.field, message: $0.message) }
+        copy.detail = copy.fieldErrors.map { "\($0.field) \($0.message)" }.joined(separator: "; ")
+        return copy
+    }
+}
+
+extension Error {
+    /// ``Problem/prefixingFields(with:)`` for a thrown problem; other errors unchanged.
+    fileprivate func prefixingFields(with prefix: String) -> any Error {
+        (self as? Problem)?.prefixingFields(with: prefix) ?? self
+    }
+}
+
+/// RFC 3339 instants, with or without fractional seconds.
+enum InternetTime {
+    static func date(from text: String) -> Date? {
+        (try? Date(text, strategy: .iso8601)) ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+    }
+}

@@ -1,0 +1,261 @@
+import FitBaseCore
+import FitBaseTestSupport
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+@testable import FitBaseServer
+
+/// `POST /v1/sync/push`: per-mutation results, replay, REST validation, conflict policies and ownership.
+@Suite struct SyncPushTests {
+    static let workout = CatalogTests.fixture[0].id.description
+    static let otherWorkout = CatalogTests.fixture[1].id.description
+
+    static func withSyncApp(_ engine: DatabaseEngine, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        try await withApp(engine) { client, testDatabase in
+            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            try await CatalogImporter.importCatalog((Array(CatalogTests.fixture.prefix(2)), []), into: database)
+            try await database.shutdown()
+            try await body(client)
+        }
+    }
+
+    static func mutation(
+        _ collection: String, _ id: String, op: String = "upsert", base: Int? = nil, at updatedAt: String = "2026-11-20T10:00:00Z",
+        data: [String: Any]? = nil, mutationID: String = UUID().uuidString
+    ) -> [String: Any] {
+        var mutation: [String: Any] = ["mutationId": mutationID, "collection": collection, "id": id, "op": op, "updatedAt": updatedAt]
+        if let base { mutation["baseVersion"] = base }
+        if let data { mutation["data"] = data }
+        return mutation
+    }
+
+    static func push(_ client: any TestClientProtocol, _ token: String, _ mutations: [[String: Any]]) async throws -> [[String: Any]] {
+        let response = try await client.json(.post, "/v1/sync/push", body: ["mutations": mutations], token: token)
+        try #require(response.status == .ok, "push answered \(response.status): \(String(buffer: response.body))")
+        let results = try #require(try json(response)["results"] as? [[String: Any]])
+        try #require(results.count == mutations.count)
+        return results
+    }
+
+    static func plan(_ name: String) -> [String: Any] {
+        ["name": name, "startDate": "2026-11-02", "daysPerWeek": 3, "weeklyWorkouts": [["week": 1, "days": [["day": 1, "workoutIds": [workout]]]]]]
+    }
+
+    static func log(_ workout: String = workout, minutes: Int = 30) -> [String: Any] {
+        ["workoutId": workout, "completedAt": "2026-11-20T07:30:00Z", "duration": minutes, "rating": 4]
+    }
+
+    static func fields(_ result: [String: Any]) -> [String] {
+        ((result["problem"] as? [String: Any])?["errors"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func eachCollectionAppliesAndAReplayChangesNothing(engine: DatabaseEngine) async throws {
+        try await Self.withSyncApp(engine) { client in
+            let token = try await client.signUp().accessToken
+            let planID = UUID().uuidString.lowercased()
+            let logID = UUID().uuidString
+            let periodID = UUID().uuidString.lowercased()
+            let start = LocalCalendar.today(in: nil).adding(days: -4).description
+            let batch = [
+                Self.mutation("plans", planID, data: Self.plan("Offline plan")),
+                Self.mutation("workoutLogs", logID, data: Self.log()),
+                Self.mutation("cycleLogs", periodID, data: ["startDate": start, "flow": "medium"]),
+                Self.mutation("preferences", "profile", data: ["fitnessLevel": "intermediate", "goals": ["buildStrength"]]),
+            ]
+            let first = try await Self.push(client, token, batch)
+            #expect(first.map { $0["status"] as? String } == ["applied", "applied", "applied", "applied"])
+            #expect(first.map { $0["version"] as? Int } == [1, 1, 1, 1])
+
+            // The records are there through REST, shaped by the same rules (the log got the workout's title).
+            let plan = try json(try await client.json(.get, "/v1/plans/\(planID)", token: token))
+            #expect(plan["name"] as? String == "Offline plan")
+            #expect(plan["version"] as? Int == 1)
+            let history = try json(try await client.json(.get, "/v1/history", token: token))["items"] as? [[String: Any]] ?? []
+            #expect(history.map { $0["id"] as? String } == [logID.lowercased()])
+            #expect(history.first?["workoutTitle"] as? String == CatalogTests.fixture[0].title)
+            #expect(try json(try await client.json(.get, "/v1/me", token: token))["fitnessLevel"] as? String == "intermediate")
+
+            // The same batch again: the same results, and the feed and data are unchanged.
+            let feed = try await SyncTests.pull(client, token)
+            let again = try await Self.push(client, token, batch)
+            #expect(NSArray(array: again).isEqual(to: first))
+            let feedAgain = try await SyncTests.pull(client, token)
+            #expect(feedAgain["cursor"] as? String == feed["cursor"] as? String)
+            #expect(SyncTests.changes(feedAgain).count == 4)
+            #expect((try json(try await client.json(.get, "/v1/history", token: token))["items"] as? [Any])?.count == 1)
+            // The feed carries the client's updatedAt.
+            #expect(SyncTests.changes(feedAgain).first?["updatedAt"] as? String == "2026-11-20T10:00:00Z")
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func oneBadMutationDoesNotRejectTheOthers(engine: DatabaseEngine) async throws {
+        try await Self.withSyncApp(engine) { client in
+            let token = try await client.signUp().accessToken
+            let start = LocalCalendar.today(in: nil).adding(days: -2).description
+            let future = LocalCalendar.today(in: nil).adding(days: 3).description
+            var noName = Self.plan("x")
+            noName["name"] = "  "
+            let results = try await Self.push(client, token, [
+                Self.mutation("cycleLogs", UUID().uuidString, data: ["startDate": start]),
+                Self.mutation("plans", UUID().uuidString, data: noName),
+                Self.mutation("workoutLogs", UUID().uuidString, data: Self.log(UUID().uuidString, minutes: 0)),
+                Self.mutation("plans", "not-a-uuid", data: Self.plan("x")),
+                Self.mutation("preferences", "profile", op: "delete"),
+                Self.mutation("cycleLogs", UUID().uuidString, data: ["startDate": start]),  // same day as the first
+                Self.mutation("cycleLogs", UUID().uuidString, data: ["startDate": future]),
+                Self.mutation("workoutLogs", UUID().uuidString, data: ["workoutId": Self.workout, "duration": 20]),
+                Self.mutation("plans", UUID().uuidString),
+                Self.mutation("preferences", "profile", data: ["timeZone": "Mars/Olympus", "averageCycleLength": 90]),
+                Self.mutation("workoutLogs", UUID().uuidString, data: Self.log()),
+            ])
+            #expect(results.map { $0["status"] as? String } == [
+                "applied", "rejected", "rejected", "rejected", "rejected", "rejected", "rejected", "rejected", "rejected", "rejected", "applied",
+            ])
+            #expect(Self.fields(results[1]) == ["mutations[1].data.name"])
+            #expect(Set(Self.fields(results[2])) == ["mutations[2].data.workoutId", "mutations[2].data.duration"])
+            #expect(Self.fields(results[3]) == ["mutations[3].id"])
+            #expect(Self.fields(results[4]) == ["mutations[4].op"])
+            #expect((results[5]["problem"] as? [String: Any])?["code"] as? String == "period_exists")
+            #expect((results[5]["problem"] as? [String: Any])?["status"] as? Int == 409)
+            #expect(Self.fields(results[6]) == ["mutations[6].data.startDate"])
+            #expect(Self.fields(results[7]) == ["mutations[7].data.completedAt"])
+            #expect(Self.fields(results[8]) == ["mutations[8].data"])
+            #expect(Set(Self.fields(results[9])) == ["mutations[9].data.timeZone", "mutations[9].data.averageCycleLength"])
+            // Nothing rejected was written.
+            #expect(SyncTests.changes(try await SyncTests.pull(client, token)).map { $0["collection"] as? String } == ["cycleLogs", "workoutLogs"])
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func plansAreLastWriterWinsByUpdatedAt(engine: DatabaseEngine) async throws {
+        try await Self.withSyncApp(engine) { client in
+            let token = try await client.signUp().accessToken
+            let id = UUID().uuidString.lowercased()
+            _ = try await Self.push(client, token, [Self.mutation("plans", id, at: "2026-11-20T10:00:00Z", data: Self.plan("Original"))])
+            // Two devices edit version 1 offline. The later edit wins whichever arrives first.
+            let phone = try await Self.push(client, token, [Self.mutation("plans", id, base: 1, at: "2026-11-20T10:10:00Z", data: Self.plan("Phone"))])
+            #expect(phone[0]["status"] as? String == "applied")
+            #expect(phone[0]["version"] as? Int == 2)
+            let watch = try await Self.push(client, token, [Self.mutation("plans", id, base: 1, at: "2026-11-20T10:05:00Z", data: Self.plan("Watch"))])
+            #expect(watch[0]["status"] as? String == "conflict")
+            #expect(watch[0]["resolution"] as? String == "serverWins")
+            #expect(watch[0]["version"] as? Int == 2)
+            let kept = try #require(watch[0]["serverRecord"] as? [String: Any])
+            #expect((kept["data"] as? [String: Any])?["name"] as? String == "Phone")
+            #expect(kept["version"] as? Int == 2)
+            // A later stale edit wins and is reported as such.
+            let tablet = try await Self.push(client, token, [Self.mutation("plans", id, base: 1, at: "2026-11-20T10:20:00Z", data: Self.plan("Tablet"))])
+            #expect(tablet[0]["status"] as? String == "conflict")
+            #expect(tablet[0]["resolution"] as? String == "clientWins")
+            #expect(tablet[0]["version"] as? Int == 3)
+            #expect(((tablet[0]["serverRecord"] as? [String: Any])?["data"] as? [String: Any])?["name"] as? String == "Tablet")
+            // A tie keeps the server's copy.
+            let tie = try await Self.push(client, token, [Self.mutation("plans", id, base: 2, at: "2026-11-20T10:20:00Z", data: Self.plan("Tie"))])
+            #expect(tie[0]["resolution"] as? String == "serverWins")
+            // A stale delete older than the last edit loses: the plan stays.
+            let delete = try await Self.push(client, token, [Self.mutation("plans", id, op: "delete", base: 1, at: "2026-11-20T10:15:00Z")])
+            #expect(delete[0]["resolution"] as? String == "serverWins")
+            #expect(try await client.json(.get, "/v1/plans/\(id)", token: token).status == .ok)
+            // A delete based on the current version applies; deleting again changes nothing.
+            let current = try await Self.push(client, token, [Self.mutation("plans", id, op: "delete", base: 3, at: "2026-11-20T10:30:00Z")])
+            #expect(current[0]["status"] as? String == "applied")
+            #expect(current[0]["version"] as? Int == 4)
+            let twice = try await Self.push(client, token, [Self.mutation("plans", id, op: "delete", base: 3, at: "2026-11-20T10:31:00Z")])
+            #expect(twice[0]["status"] as? String == "applied")
+            #expect(twice[0]["version"] as? Int == 4)
+            #expect(try await client.json(.get, "/v1/plans/\(id)", token: token).status == .notFound)
+            // A REST edit is stamped with the server's clock: an offline edit from before it loses.
+            let rest = try await Self.push(client, token, [Self.mutation("plans", id, base: 4, at: "2026-11-20T11:00:00Z", data: Self.plan("Back"))])
+            #expect(rest[0]["status"] as? String == "applied")
+            try await client.json(.put, "/v1/plans/\(id)", body: Self.plan("Web"), token: token)
+            let late = try await Self.push(client, token, [Self.mutation("plans", id, base: 5, at: "2026-11-20T12:00:00Z", data: Self.plan("Offline"))])
+            #expect(late[0]["resolution"] as? String == "serverWins")
+            #expect(try json(try await client.json(.get, "/v1/plans/\(id)", token: token))["name"] as? String == "Web")
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func workoutLogsFromTwoDevicesBothSurvive(engine: DatabaseEngine) async throws {
+        try await Self.withSyncApp(engine) { client in
+            let token = try await client.signUp().accessToken
+            let phoneLog = UUID().uuidString.lowercased()
+            let watchLog = UUID().uuidString.lowercased()
+            _ = try await Self.push(client, token, [Self.mutation("workoutLogs", phoneLog, data: Self.log())])
+            _ = try await Self.push(client, token, [Self.mutation("workoutLogs", watchLog, data: Self.log(Self.otherWorkout, minutes: 45))])
+            // A device that never saw a log cannot erase or overwrite it, however late its clock says it acted.
+            let erase = try await Self.push(client, token, [
+                Self.mutation("workoutLogs", phoneLog, op: "delete", at: "2026-11-21T10:00:00Z"),
+                Self.mutation("workoutLogs", watchLog, base: nil, at: "2026-11-21T10:00:00Z", data: Self.log(minutes: 5)),
+            ])
+            #expect(erase.map { $0["resolution"] as? String } == ["serverWins", "serverWins"])
+            #expect(((erase[1]["serverRecord"] as? [String: Any])?["data"] as? [String: Any])?["duration"] as? Int == 45)
+            let history = try json(try await client.json(.get, "/v1/history", token: token))["items"] as? [[String: Any]] ?? []
+            #expect(Set(history.compactMap { $0["id"] as? String }) == [phoneLog, watchLog])
+            // The device that has the current version may delete it.
+            let delete = try await Self.push(client, token, [Self.mutation("workoutLogs", phoneLog, op: "delete", base: 1)])
+            #expect(delete[0]["status"] as? String == "applied")
+            #expect((try json(try await client.json(.get, "/v1/history", token: token))["items"] as? [Any])?.count == 1)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func anotherUsersRecordCannotBeTouched(engine: DatabaseEngine) async throws {
+        try await Self.withSyncApp(engine) { client in
+            let owner = try await client.signUp().accessToken
+            let intruder = try await client.signUp().accessToken
+            let plan = try json(try await client.json(.post, "/v1/plans", body: Self.plan("Mine"), token: owner))
+            let id = try #require(plan["id"] as? String)
+            let results = try await Self.push(client, intruder, [
+                Self.mutation("plans", id, base: 1, at: "2030-01-01T00:00:00Z", data: Self.plan("Theirs")),
+                Self.mutation("plans", id, op: "delete", base: 1),
+            ])
+            #expect(results.map { ($0["problem"] as? [String: Any])?["code"] as? String } == ["id_taken", "id_taken"])
+            #expect(Self.fields(results[0]) == ["mutations[0].id"])
+            let after = try json(try await client.json(.get, "/v1/plans/\(id)", token: owner))
+            #expect(after["name"] as? String == "Mine")
+            #expect(after["version"] as? Int == 1)
+            #expect(SyncTests.changes(try await SyncTests.pull(client, intruder)).isEmpty)
+            // A mutation id is per user: the owner's own mutation with the intruder's id is applied, not replayed.
+            let reused = try await Self.push(client, owner, [
+                Self.mutation("plans", id, base: 1, at: "2030-01-01T00:00:00Z", data: Self.plan("Renamed"), mutationID: "shared-id")
+            ])
+            let other = try await Self.push(client, intruder, [Self.mutation("plans", id, op: "delete", base: 2, mutationID: "shared-id")])
+            #expect(reused[0]["status"] as? String == "applied")
+            #expect(other[0]["status"] as? String == "rejected")
+        }
+    }
+
+    @Test func futureTimestampsCountAsNowAndOversizedPushesAreRefused() async throws {
+        try await Self.withSyncApp(.sqlite) { client in
+            let token = try await client.signUp().accessToken
+            let id = UUID().uuidString.lowercased()
+            _ = try await Self.push(client, token, [Self.mutation("plans", id, at: "2099-01-01T00:00:00Z", data: Self.plan("Skewed clock"))])
+            let stamped = try #require(SyncTests.changes(try await SyncTests.pull(client, token)).first?["updatedAt"] as? String)
+            #expect(stamped < "2099")
+            // A device with a correct clock editing afterwards, without having seen that version, still wins.
+            let fixed = try await Self.push(client, token, [
+                Self.mutation("plans", id, at: Date.now.addingTimeInterval(1).formatted(.iso8601), data: Self.plan("Correct clock"))
+            ])
+            #expect(fixed[0]["resolution"] as? String == "clientWins")
+
+            let tooMany = (0...SyncController.maximumMutations).map { _ in Self.mutation("plans", UUID().uuidString, data: Self.plan("x")) }
+            let problem = try expectProblem(try await client.json(.post, "/v1/sync/push", body: ["mutations": tooMany], token: token), code: "invalid_request")
+            #expect((problem["errors"] as? [[String: Any]])?.first?["field"] as? String == "mutations")
+            let malformed = try expectProblem(
+                try await client.json(.post, "/v1/sync/push", body: ["mutations": [["mutationId": "m", "collection": "plans", "id": id]]], token: token),
+                code: "invalid_request"
+            )
+            #expect(((malformed["errors"] as? [[String: Any]])?.first?["field"] as? String)?.hasPrefix("mutations[0].") == true)
+            let unknown = try expectProblem(
+                try await client.json(.post, "/v1/sync/push", body: ["mutations": [Self.mutation("steps", id, data: [:])]], token: token),
+                code: "invalid_request"
+            )
+            #expect(((unknown["errors"] as? [[String: Any]])?.first?["field"] as? String) == "mutations[0].collection")
+        }
+    }
+}
