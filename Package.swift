@@ -45,6 +45,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // The SDK's local store (SQLite on the device).
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         // Tests only: reading openapi.yaml for the access matrix.
         .package(url: "https://github.com/jpsim/Yams.git", "5.0.1"..<"7.0.0"),
     ],
@@ -112,7 +114,7 @@ let package = Package(
 
         // MARK: Client SDK
 
-        /// The SDK app developers import: session, generated API client, (later) local store and sync.
+        /// The SDK app developers import: session, generated API client, local store, repositories and sync.
         .target(
             name: "FitBaseClient",
             dependencies: [
@@ -131,6 +133,7 @@ let package = Package(
                 ),
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux])),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),

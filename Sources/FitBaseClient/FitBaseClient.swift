@@ -14,25 +14,115 @@ import OpenAPIAsyncHTTPClient
 /// The FitBase SDK's entry point: one instance per server, shared across the app.
 ///
 /// ```swift
-/// let fitbase = try FitBaseClient(serverURL: URL(string: "http://127.0.0.1:8080")!)
+/// let fitbase = FitBaseClient(serverURL: URL(string: "http://127.0.0.1:8080")!, tokenStore: KeychainTokenStore())
+/// try await fitbase.signIn(email: "ana@example.com", password: "correct horse battery")
 /// let status = try await fitbase.serverStatus()
 /// ```
+///
+/// Once signed in, every call through ``api`` carries the access token; an expired token is refreshed (once, however
+/// many calls need it together) and the call is sent again. When the server ends the session, the tokens are
+/// forgotten and calls fail with the server's problem (`invalid_refresh_token`, `refresh_token_reused`).
 public final class FitBaseClient: Sendable {
     /// The server this client talks to.
     public let serverURL: URL
-    /// The client generated from the FitBase OpenAPI contract, for operations the facade does not wrap yet.
+    /// The client generated from the FitBase OpenAPI contract, authenticated as the signed-in user.
     public let api: Client
+    let session: SessionManager
 
-    /// Creates a client for `serverURL` over the platform's default transport (URLSession on Apple platforms,
-    /// AsyncHTTPClient elsewhere), or over `transport` when given (tests, custom networking).
-    public init(serverURL: URL, transport: (any ClientTransport)? = nil) {
+    /// Creates a client for `serverURL` keeping the session in `tokenStore`, over the platform's default transport
+    /// (URLSession on Apple platforms, AsyncHTTPClient elsewhere), or over `transport` when given.
+    public init(serverURL: URL, tokenStore: any TokenStore = InMemoryTokenStore(), transport: (any ClientTransport)? = nil) {
+        let transport = transport ?? Self.defaultTransport()
         self.serverURL = serverURL
-        self.api = Client(
-            serverURL: serverURL,
-            configuration: .init(),
-            transport: transport ?? Self.defaultTransport()
-        )
+        self.session = SessionManager(store: tokenStore, api: Client(serverURL: serverURL, transport: transport))
+        self.api = Client(serverURL: serverURL, transport: transport, middlewares: [AuthenticationMiddleware(session: session)])
     }
+
+    // MARK: Session
+
+    /// Creates an account with e-mail and password and signs in.
+    @discardableResult
+    public func signUp(email: String, password: String, displayName: String? = nil, deviceName: String? = nil) async throws(FitBaseError) -> SignedInUser {
+        let output = try await call { try await self.api.signUp(body: .json(.init(email: email, password: password, displayName: displayName, deviceName: deviceName))) }
+        switch output {
+        case .created(let created): return try await begin(try FitBaseError.decoding { try created.body.json })
+        case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
+        case .conflict(let response): throw .from(statusCode: 409, problem: try? response.body.applicationProblemJson)
+        case .default(let statusCode, let response): throw .from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
+        }
+    }
+
+    /// Signs in with e-mail and password.
+    @discardableResult
+    public func signIn(email: String, password: String, deviceName: String? = nil) async throws(FitBaseError) -> SignedInUser {
+        let output = try await call { try await self.api.signIn(body: .json(.init(email: email, password: password, deviceName: deviceName))) }
+        switch output {
+        case .ok(let ok): return try await begin(try FitBaseError.decoding { try ok.body.json })
+        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
+        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
+        case .default(let statusCode, let response): throw .from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
+        }
+    }
+
+    /// Signs in (or up) with the credential of `ASAuthorizationAppleIDCredential`: its `identityToken` (UTF-8) and
+    /// `authorizationCode`, and the raw nonce whose SHA-256 (hex) the request to Apple carried.
+    @discardableResult
+    public func signInWithApple(
+        identityToken: String, rawNonce: String, authorizationCode: String? = nil, givenName: String? = nil, familyName: String? = nil,
+        deviceName: String? = nil
+    ) async throws(FitBaseError) -> SignedInUser {
+        let name = givenName == nil && familyName == nil ? nil : Components.Schemas.AppleSignInRequest.FullNamePayload(givenName: givenName, familyName: familyName)
+        let output = try await call {
+            try await self.api.signInWithApple(body: .json(.init(
+                identityToken: identityToken, rawNonce: rawNonce, authorizationCode: authorizationCode, fullName: name, deviceName: deviceName
+            )))
+        }
+        switch output {
+        case .ok(let ok): return try await begin(try FitBaseError.decoding { try ok.body.json })
+        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
+        case .serviceUnavailable(let response): throw .from(statusCode: 503, problem: try? response.body.applicationProblemJson)
+        case .default(let statusCode, let response): throw .from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
+        }
+    }
+
+    /// Signs in (or up) with a Google ID token (and the nonce the request to Google carried, if any).
+    @discardableResult
+    public func signInWithGoogle(idToken: String, nonce: String? = nil, deviceName: String? = nil) async throws(FitBaseError) -> SignedInUser {
+        let output = try await call { try await self.api.signInWithGoogle(body: .json(.init(idToken: idToken, nonce: nonce, deviceName: deviceName))) }
+        switch output {
+        case .ok(let ok): return try await begin(try FitBaseError.decoding { try ok.body.json })
+        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
+        case .serviceUnavailable(let response): throw .from(statusCode: 503, problem: try? response.body.applicationProblemJson)
+        case .default(let statusCode, let response): throw .from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
+        }
+    }
+
+    /// Ends the session on the server (when reachable) and forgets its tokens here in any case.
+    public func signOut() async throws(FitBaseError) {
+        guard (try? await session.current()) != nil else { return }
+        _ = try? await api.signOut()
+        do {
+            try await session.replace(with: nil)
+        } catch {
+            throw .storage(String(describing: error))
+        }
+    }
+
+    /// The signed-in user's id, or `nil` when signed out.
+    public func currentUserID() async -> String? {
+        try? await session.current()?.userID
+    }
+
+    private func begin(_ body: Components.Schemas.AuthSession) async throws(FitBaseError) -> SignedInUser {
+        do {
+            try await session.replace(with: StoredSession(body))
+        } catch {
+            throw .storage(String(describing: error))
+        }
+        return SignedInUser(id: body.user.id, email: body.user.email, displayName: body.user.displayName, isNewUser: body.isNewUser ?? false)
+    }
+
+    // MARK: Status
 
     /// Whether the server is alive and whether its database answers.
     public func serverStatus() async throws(FitBaseError) -> ServerStatus {
@@ -52,15 +142,19 @@ public final class FitBaseClient: Sendable {
         }
     }
 
-    private func call<Output>(_ operation: () async throws -> Output) async throws(FitBaseError) -> Output {
+    /// Runs a generated-client call, turning thrown errors into ``FitBaseError`` (an SDK error raised inside, such as
+    /// an ended session, comes out as itself).
+    func call<Output>(_ operation: () async throws -> Output) async throws(FitBaseError) -> Output {
         do {
             return try await operation()
         } catch {
-            throw .transport(String(describing: error))
+            throw FitBaseError(thrownByCall: error)
         }
     }
 
-    private static func defaultTransport() -> any ClientTransport {
+    /// The platform's transport: URLSession on Apple platforms, a shared AsyncHTTPClient elsewhere (wrap it to add
+    /// logging or to simulate a network in tests).
+    public static func defaultTransport() -> any ClientTransport {
         #if canImport(OpenAPIURLSession)
         URLSessionTransport()
         #else
@@ -72,7 +166,7 @@ public final class FitBaseClient: Sendable {
     /// One process-wide HTTP client, never shut down (like `HTTPClient.shared`).
     ///
     /// An unreachable server fails at once instead of being retried until the request deadline: the SDK's callers
-    /// (and later its sync queue) decide when to try again, and an app offline should learn it immediately.
+    /// and its sync engine decide when to try again, and an app offline should learn it immediately.
     private static let sharedHTTPClient: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
@@ -80,6 +174,15 @@ public final class FitBaseClient: Sendable {
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
     #endif
+}
+
+/// The account a sign-in opened a session for.
+public struct SignedInUser: Sendable, Equatable {
+    public var id: String
+    public var email: String?
+    public var displayName: String?
+    /// Apple and Google sign-in: the account was created by this sign-in.
+    public var isNewUser: Bool
 }
 
 /// What ``FitBaseClient/serverStatus()`` found.

@@ -1,4 +1,5 @@
 import FitBaseAPI
+import OpenAPIRuntime
 
 /// Every failure the SDK reports: a problem the server described, or a failure to reach or understand it.
 public enum FitBaseError: Error, Sendable, Equatable {
@@ -8,6 +9,10 @@ public enum FitBaseError: Error, Sendable, Equatable {
     case transport(String)
     /// The server answered something the contract does not describe.
     case unexpectedResponse(statusCode: Int)
+    /// The call needs a signed-in user and there is none (never signed in, signed out, or the session ended).
+    case notSignedIn
+    /// The device's local store or token store failed (disk full, file unreadable).
+    case storage(String)
 
     /// A message suitable for showing to the app's user.
     public var userFacingMessage: String {
@@ -15,6 +20,18 @@ public enum FitBaseError: Error, Sendable, Equatable {
         case .problem(let problem): problem.detail ?? problem.title
         case .transport: "The server could not be reached. Check your connection and try again."
         case .unexpectedResponse: "The server sent an unexpected answer. Please try again later."
+        case .notSignedIn: "Please sign in."
+        case .storage: "Your data could not be saved on this device. Check the free space and try again."
+        }
+    }
+
+    /// What an error thrown by a generated-client call means: an SDK error raised inside (such as an ended session)
+    /// comes out as itself; anything else is a failure to talk to the server.
+    init(thrownByCall error: any Error) {
+        switch error {
+        case let error as FitBaseError: self = error
+        case let error as ClientError: self = (error.underlyingError as? FitBaseError) ?? .transport(String(describing: error.underlyingError))
+        default: self = .transport(String(describing: error))
         }
     }
 

@@ -1,0 +1,119 @@
+import FitBaseAPI
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+
+/// Holds the signed-in session: hands out a fresh access token, refreshes it (once, however many requests need it at
+/// the same moment), and forgets the session when the server ends it.
+actor SessionManager {
+    private let store: any TokenStore
+    /// A client without the authentication middleware, for the refresh call itself.
+    private let api: Client
+    private var session: StoredSession?
+    private var loaded = false
+    private var refreshing: Task<StoredSession, any Error>?
+
+    /// Refresh this long before the access token expires, so a request never leaves with a token about to lapse.
+    static let expiryMargin: TimeInterval = 30
+
+    init(store: any TokenStore, api: Client) {
+        self.store = store
+        self.api = api
+    }
+
+    /// The current session, loaded from the store on first use.
+    func current() async throws -> StoredSession? {
+        if !loaded {
+            session = try await store.load()
+            loaded = true
+        }
+        return session
+    }
+
+    func replace(with session: StoredSession?) async throws {
+        refreshing?.cancel()
+        refreshing = nil
+        self.session = session
+        loaded = true
+        try await store.save(session)
+    }
+
+    /// An access token valid for a while yet (refreshing first when needed), or `nil` when signed out.
+    func accessToken() async throws -> String? {
+        guard let session = try await current() else { return nil }
+        if session.accessTokenExpiresAt.timeIntervalSinceNow > Self.expiryMargin { return session.accessToken }
+        return try await refresh(after: session.accessToken).accessToken
+    }
+
+    /// Trades the refresh token for new tokens, unless the session has already moved past `rejectedToken`.
+    /// Concurrent callers share one refresh: refresh tokens are single use, and a second use ends the session.
+    func refresh(after rejectedToken: String) async throws -> StoredSession {
+        guard let session = try await current() else { throw FitBaseError.notSignedIn }
+        if session.accessToken != rejectedToken, session.accessTokenExpiresAt.timeIntervalSinceNow > Self.expiryMargin { return session }
+        if let refreshing { return try await refreshing.value }
+        let task = Task { try await self.performRefresh(session) }
+        refreshing = task
+        defer { refreshing = nil }
+        return try await task.value
+    }
+
+    private func performRefresh(_ session: StoredSession) async throws -> StoredSession {
+        let output: Operations.RefreshSession.Output
+        do {
+            output = try await api.refreshSession(body: .json(.init(refreshToken: session.refreshToken)))
+        } catch {
+            throw FitBaseError.transport(String(describing: error))
+        }
+        switch output {
+        case .ok(let ok):
+            let body = try FitBaseError.decoding { try ok.body.json }
+            let renewed = StoredSession(body)
+            self.session = renewed
+            try await store.save(renewed)
+            return renewed
+        case .unauthorized(let response):
+            // The refresh token is spent, expired or revoked: the session is over.
+            self.session = nil
+            try await store.save(nil)
+            throw FitBaseError.from(statusCode: 401, problem: try? response.body.applicationProblemJson)
+        case .default(let statusCode, let response):
+            throw FitBaseError.from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
+        }
+    }
+}
+
+extension StoredSession {
+    init(_ session: Components.Schemas.AuthSession) {
+        self.init(
+            userID: session.user.id, accessToken: session.accessToken, refreshToken: session.refreshToken,
+            accessTokenExpiresAt: Date.now.addingTimeInterval(TimeInterval(session.expiresIn))
+        )
+    }
+}
+
+/// Adds the bearer token to every request of a signed-in client and, when the server answers 401, refreshes the
+/// session once and sends the request again.
+struct AuthenticationMiddleware: ClientMiddleware {
+    let session: SessionManager
+
+    /// Operations that must not carry (or refresh) a bearer token: the token endpoints themselves.
+    static let tokenOperations: Set<String> = ["signUp", "signIn", "signInWithApple", "signInWithGoogle", "refreshSession"]
+
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        guard !Self.tokenOperations.contains(operationID), let token = try await session.accessToken() else {
+            return try await next(request, body, baseURL)
+        }
+        var authorized = request
+        authorized.headerFields[.authorization] = "Bearer \(token)"
+        let (response, responseBody) = try await next(authorized, body, baseURL)
+        guard response.status == .unauthorized else { return (response, responseBody) }
+        // The access token was refused (expired early, or revoked): refresh once and retry. A refused refresh ends
+        // the session and surfaces as the refresh's problem.
+        let renewed = try await session.refresh(after: token)
+        authorized.headerFields[.authorization] = "Bearer \(renewed.accessToken)"
+        return try await next(authorized, body, baseURL)
+    }
+}

@@ -1,0 +1,138 @@
+import FitBaseCore
+import Foundation
+
+/// A record of a synced collection, as the SDK keeps it on the device. Decodes from the server's JSON for the
+/// collection (unknown keys ignored) and encodes to the body the collection's REST endpoint takes.
+public protocol SyncedRecord: Codable, Sendable, Identifiable where ID == String {
+    static var collection: SyncCollection { get }
+}
+
+/// A training plan (`plans`): weeks of days (1 = Monday … 7 = Sunday), each with the catalog workouts to do.
+public struct TrainingPlan: SyncedRecord, Equatable {
+    public static let collection = SyncCollection.plans
+
+    public struct Week: Codable, Sendable, Equatable {
+        public var week: Int
+        public var days: [Day]
+        public init(week: Int, days: [Day]) {
+            self.week = week
+            self.days = days
+        }
+    }
+
+    public struct Day: Codable, Sendable, Equatable {
+        /// 1 (Monday) … 7 (Sunday).
+        public var day: Int
+        public var workoutIds: [String]
+        public init(day: Int, workoutIds: [String]) {
+            self.day = day
+            self.workoutIds = workoutIds
+        }
+    }
+
+    public var id: String
+    public var name: String
+    public var notes: String?
+    /// `YYYY-MM-DD`.
+    public var startDate: String
+    public var endDate: String?
+    public var daysPerWeek: Int
+    public var isCompleted: Bool
+    public var weeklyWorkouts: [Week]
+
+    public init(
+        id: String = UUID().uuidString.lowercased(), name: String, notes: String? = nil, startDate: String, endDate: String? = nil,
+        daysPerWeek: Int, isCompleted: Bool = false, weeklyWorkouts: [Week] = []
+    ) {
+        self.id = id
+        self.name = name
+        self.notes = notes
+        self.startDate = startDate
+        self.endDate = endDate
+        self.daysPerWeek = daysPerWeek
+        self.isCompleted = isCompleted
+        self.weeklyWorkouts = weeklyWorkouts
+    }
+}
+
+/// A completed workout (`workoutLogs`). The server fills in the workout's type and title, the local day and the
+/// cycle position when the log reaches it; until then those are `nil`.
+public struct WorkoutLogEntry: SyncedRecord, Equatable {
+    public static let collection = SyncCollection.workoutLogs
+
+    public var id: String
+    public var workoutId: String
+    public var completedAt: Date
+    /// Minutes trained (1–600).
+    public var duration: Int
+    public var rating: Int?
+    public var energyBefore: Int?
+    public var energyAfter: Int?
+    public var notes: String?
+    public private(set) var workoutType: String?
+    public private(set) var workoutTitle: String?
+    public private(set) var localDate: String?
+    public private(set) var cyclePhase: String?
+    public private(set) var cycleDay: Int?
+
+    public init(
+        id: String = UUID().uuidString.lowercased(), workoutId: String, completedAt: Date, duration: Int, rating: Int? = nil,
+        energyBefore: Int? = nil, energyAfter: Int? = nil, notes: String? = nil
+    ) {
+        self.id = id
+        self.workoutId = workoutId
+        self.completedAt = completedAt
+        self.duration = duration
+        self.rating = rating
+        self.energyBefore = energyBefore
+        self.energyAfter = energyAfter
+        self.notes = notes
+    }
+}
+
+/// A logged period (`cycleLogs`); dates are `YYYY-MM-DD` in the user's time zone.
+public struct PeriodLog: SyncedRecord, Equatable {
+    public static let collection = SyncCollection.cycleLogs
+
+    public var id: String
+    public var startDate: String
+    public var endDate: String?
+    /// `spotting`, `light`, `medium` or `heavy`.
+    public var flow: String?
+    public var symptoms: [String]
+    public var notes: String?
+
+    public init(
+        id: String = UUID().uuidString.lowercased(), startDate: String, endDate: String? = nil, flow: String? = nil, symptoms: [String] = [],
+        notes: String? = nil
+    ) {
+        self.id = id
+        self.startDate = startDate
+        self.endDate = endDate
+        self.flow = flow
+        self.symptoms = symptoms
+        self.notes = notes
+    }
+}
+
+/// JSON as the SDK stores and sends records: RFC 3339 instants.
+enum RecordCoding {
+    static func encode(_ value: some Encodable) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = .sortedKeys
+        return try encoder.encode(value)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            if let date = try? Date(text, strategy: .iso8601) { return date }
+            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "is not an RFC 3339 date-time")
+        }
+        return try decoder.decode(type, from: data)
+    }
+}

@@ -1,0 +1,69 @@
+import FitBaseCore
+import Foundation
+
+/// Reads and writes one synced collection on the device. Writes are saved locally and queued in one transaction,
+/// return at once, and reach the server with the next sync (which they ask for); reads never wait for the network.
+public struct Repository<Record: SyncedRecord>: Sendable {
+    let store: LocalStore
+    let engine: SyncEngine
+
+    /// Every record of the collection on this device, including changes not yet synced.
+    public func all() async throws -> [Record] {
+        try await store.records(of: Record.collection).map { try RecordCoding.decode(Record.self, from: $0.data) }
+    }
+
+    /// The record with `id`, if the device has it.
+    public func get(_ id: String) async throws -> Record? {
+        try await store.record(Record.collection, id: id).map { try RecordCoding.decode(Record.self, from: $0.data) }
+    }
+
+    /// Saves `record` (new or changed) and queues it for the server.
+    public func save(_ record: Record) async throws {
+        try await store.change(Record.collection, id: record.id, data: RecordCoding.encode(record))
+        await engine.localChangeQueued()
+    }
+
+    /// Deletes the record and queues the deletion for the server.
+    public func delete(_ id: String) async throws {
+        try await store.change(Record.collection, id: id, data: nil)
+        await engine.localChangeQueued()
+    }
+}
+
+/// The user's training plans.
+public typealias PlanRepository = Repository<TrainingPlan>
+/// The user's workout history.
+public typealias HistoryRepository = Repository<WorkoutLogEntry>
+/// The user's logged periods.
+public typealias CycleRepository = Repository<PeriodLog>
+
+extension Repository where Record == TrainingPlan {
+    /// Plans, latest start first.
+    public func plans() async throws -> [TrainingPlan] {
+        try await all().sorted { ($0.startDate, $0.id) > ($1.startDate, $1.id) }
+    }
+}
+
+extension Repository where Record == WorkoutLogEntry {
+    /// Logs, newest first.
+    public func history() async throws -> [WorkoutLogEntry] {
+        try await all().sorted { ($0.completedAt, $0.id) > ($1.completedAt, $1.id) }
+    }
+
+    /// Logs a completed workout of the catalog.
+    @discardableResult
+    public func log(workoutId: String, completedAt: Date = .now, duration: Int, rating: Int? = nil, energyBefore: Int? = nil, energyAfter: Int? = nil, notes: String? = nil) async throws -> WorkoutLogEntry {
+        let entry = WorkoutLogEntry(
+            workoutId: workoutId, completedAt: completedAt, duration: duration, rating: rating, energyBefore: energyBefore, energyAfter: energyAfter, notes: notes
+        )
+        try await save(entry)
+        return entry
+    }
+}
+
+extension Repository where Record == PeriodLog {
+    /// Periods, oldest first.
+    public func periods() async throws -> [PeriodLog] {
+        try await all().sorted { ($0.startDate, $0.id) < ($1.startDate, $1.id) }
+    }
+}

@@ -1,0 +1,334 @@
+import FitBaseAPI
+import FitBaseCore
+import Foundation
+import OpenAPIRuntime
+
+/// Where syncing stands, for a status line or a badge.
+public struct SyncStatus: Sendable, Equatable {
+    public enum State: Sendable, Equatable {
+        /// Nothing running; the last sync (if any) succeeded.
+        case idle
+        case syncing
+        /// The server could not be reached; changes stay queued and sync resumes with backoff.
+        case offline
+        /// The server refused or failed the sync; the message says why.
+        case error(String)
+    }
+
+    public var state: State
+    /// Local changes not yet accepted by the server.
+    public var pendingCount: Int
+    /// When a sync last completed.
+    public var lastSyncedAt: Date?
+}
+
+/// A local change the server refused (it failed the collection's validation, for example). It is dropped from the
+/// queue so the rest can sync; the app can show the problem and let the user fix the record.
+public struct SyncRejection: Sendable, Equatable {
+    public var collection: SyncCollection
+    public var recordID: String
+    public var problem: APIProblem
+}
+
+/// Keeps the device's ``LocalStore`` and the server in step: pushes queued changes in batches, then pulls what
+/// changed on the server since the last cursor and applies it.
+///
+/// * ``syncNow()`` runs one sync (waiting for one already running, then running again to include later changes).
+/// * ``start()`` syncs now and then every ``Configuration/interval`` (5 minutes by default), and soon after every
+///   local change. After a failure it retries with exponential backoff and jitter (from
+///   ``Configuration/initialBackoff`` doubling up to ``Configuration/maximumBackoff``, 5 minutes), and local
+///   changes do not cut the backoff short.
+/// * A cursor the server no longer honours (410 `full_resync_required`) starts a full resync: everything is pulled
+///   again and records the server no longer has are dropped, keeping changes still queued.
+/// * ``statusUpdates()`` streams ``SyncStatus``.
+///
+/// The store belongs to one user: when a different user is signed in, it is erased before syncing.
+public actor SyncEngine {
+    public struct Configuration: Sendable {
+        /// Mutations per push (the server takes at most 500).
+        public var batchSize = 500
+        /// Changes per pull page (the server gives at most 1000).
+        public var pageSize = 500
+        /// Time between periodic syncs.
+        public var interval: Duration = .seconds(300)
+        /// First retry delay after a failure.
+        public var initialBackoff: Duration = .seconds(2)
+        /// Longest retry delay.
+        public var maximumBackoff: Duration = .seconds(300)
+
+        public init() {}
+    }
+
+    public nonisolated let store: LocalStore
+    let client: FitBaseClient
+    let configuration: Configuration
+
+    public private(set) var status = SyncStatus(state: .idle, pendingCount: 0, lastSyncedAt: nil)
+    /// Local changes the server refused, most recent last (the last 100).
+    public private(set) var rejections: [SyncRejection] = []
+
+    private var observers: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
+    private var syncing = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+    private var failures = 0
+    private var loop: Task<Void, Never>?
+    private var wake: CheckedContinuation<Void, Never>?
+    private var wakeRequested = false
+    private var pauseNumber = 0
+
+    public init(client: FitBaseClient, store: LocalStore, configuration: Configuration = .init()) {
+        self.client = client
+        self.store = store
+        self.configuration = configuration
+    }
+
+    public nonisolated var plans: PlanRepository { Repository(store: store, engine: self) }
+    public nonisolated var history: HistoryRepository { Repository(store: store, engine: self) }
+    public nonisolated var cycle: CycleRepository { Repository(store: store, engine: self) }
+
+    // MARK: Running
+
+    /// Syncs now and then periodically, until ``stop()``.
+    public func start() {
+        guard loop == nil else { return }
+        loop = Task { [weak self] in await self?.run() }
+    }
+
+    public func stop() {
+        loop?.cancel()
+        loop = nil
+        endPause(pauseNumber)
+    }
+
+    private func run() async {
+        while !Task.isCancelled {
+            try? await syncNow()
+            guard !Task.isCancelled else { return }
+            await pause(failures == 0 ? configuration.interval : backoff(afterFailures: failures))
+        }
+    }
+
+    /// The delay before retry number `failures`: exponential from the initial backoff, capped, with "equal jitter"
+    /// (between half and all of it) so devices that failed together do not retry together.
+    public nonisolated func backoff(afterFailures failures: Int) -> Duration {
+        let initial = Double(configuration.initialBackoff.components.seconds) + Double(configuration.initialBackoff.components.attoseconds) / 1e18
+        let cap = Double(configuration.maximumBackoff.components.seconds)
+        let exponential = min(cap, initial * pow(2, Double(min(failures, 30) - 1)))
+        return .milliseconds(Int(exponential * Double.random(in: 0.5...1.0) * 1000))
+    }
+
+    private func pause(_ delay: Duration) async {
+        if wakeRequested {
+            wakeRequested = false
+            return
+        }
+        pauseNumber += 1
+        let number = pauseNumber
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: delay)
+            await self?.endPause(number)
+        }
+        await withCheckedContinuation { wake = $0 }
+        timer.cancel()
+    }
+
+    private func endPause(_ number: Int) {
+        guard number == pauseNumber, let wake else { return }
+        self.wake = nil
+        wake.resume()
+    }
+
+    /// A repository queued a change: update the pending count and sync soon (unless backing off after failures).
+    func localChangeQueued() async {
+        status.pendingCount = (try? await store.pendingCount()) ?? status.pendingCount
+        publish()
+        guard failures == 0 else { return }
+        if let wake {
+            self.wake = nil
+            wake.resume()
+        } else {
+            wakeRequested = true
+        }
+    }
+
+    // MARK: Syncing
+
+    /// Pushes every queued change, then pulls every change from the server. Throws what stopped it; the status
+    /// says the same.
+    public func syncNow() async throws(FitBaseError) {
+        while syncing { await withCheckedContinuation { waiters.append($0) } }
+        syncing = true
+        defer {
+            syncing = false
+            let waiting = waiters
+            waiters = []
+            waiting.forEach { $0.resume() }
+        }
+        status.state = .syncing
+        publish()
+        var failure: FitBaseError?
+        do throws(FitBaseError) {
+            try await adoptSignedInUser()
+            try await pushQueued()
+            try await pullChanges()
+            failures = 0
+            status.lastSyncedAt = .now
+            status.state = .idle
+        } catch {
+            failure = error
+            failures += 1
+            if case .transport = error { status.state = .offline } else { status.state = .error(error.userFacingMessage) }
+        }
+        status.pendingCount = (try? await store.pendingCount()) ?? status.pendingCount
+        publish()
+        if let failure { throw failure }
+    }
+
+    private func adoptSignedInUser() async throws(FitBaseError) {
+        guard let user = await client.currentUserID() else { throw (.notSignedIn) }
+        try await storage {
+            if let owner = try await store.state("user_id"), owner != user { try await store.erase() }
+            try await store.setState("user_id", to: user)
+        }
+    }
+
+    private func pushQueued() async throws(FitBaseError) {
+        while true {
+            let batch = try await storage { try await store.nextBatch(limit: configuration.batchSize) }
+            if batch.isEmpty { return }
+            var mutations: [Components.Schemas.SyncMutation] = []
+            for mutation in batch { mutations.append(try Self.wire(mutation)) }
+            let output = try await network { try await client.api.pushSyncMutations(body: .json(.init(mutations: mutations))) }
+            let results: [Components.Schemas.SyncMutationResult]
+            switch output {
+            case .ok(let ok): results = try Self.decoding( { try ok.body.json.results })
+            case .badRequest(let response): throw (.from(statusCode: 400, problem: try? response.body.applicationProblemJson))
+            case .unauthorized(let response): throw (.from(statusCode: 401, problem: try? response.body.applicationProblemJson))
+            case .default(let statusCode, let response): throw (.from(statusCode: statusCode, problem: try? response.body.applicationProblemJson))
+            }
+            let byID = Dictionary(results.map { ($0.mutationId, $0) }, uniquingKeysWith: { first, _ in first })
+            var answers: [(LocalStore.PendingMutation, LocalStore.Settlement)] = []
+            for mutation in batch {
+                guard let result = byID[mutation.mutationID] else { continue }  // unanswered: stays queued
+                switch result.status {
+                case .applied:
+                    answers.append((mutation, .applied(version: result.version ?? 0)))
+                case .conflict where result.resolution == .clientWins:
+                    answers.append((mutation, .applied(version: result.version ?? 0)))
+                case .conflict:
+                    let record = result.serverRecord
+                    var data: Data?
+                    if let record, !record.deleted, let payload = record.data { data = try Self.json(payload.additionalProperties) }
+                    answers.append((mutation, .serverWins(version: record?.version ?? result.version ?? 0, data: data, updatedAt: record?.updatedAt ?? .now)))
+                case .rejected:
+                    answers.append((mutation, .rejected))
+                    if let problem = result.problem {
+                        rejections.append(SyncRejection(collection: mutation.collection, recordID: mutation.recordID, problem: APIProblem(problem)))
+                        if rejections.count > 100 { rejections.removeFirst(rejections.count - 100) }
+                    }
+                }
+            }
+            try await storage { try await store.settle(answers) }
+            status.pendingCount = (try? await store.pendingCount()) ?? status.pendingCount
+            publish()
+        }
+    }
+
+    private func pullChanges() async throws(FitBaseError) {
+        var resyncing = try await storage { try await store.state("resync") } != nil
+        var cursor = resyncing ? nil : try await storage { try await store.state("cursor") }
+        while true {
+            let since = cursor
+            let output = try await network { try await client.api.getSyncChanges(query: .init(since: since, limit: configuration.pageSize)) }
+            switch output {
+            case .ok(let ok):
+                let page = try Self.decoding( { try ok.body.json })
+                var changes: [LocalStore.PulledChange] = []
+                for change in page.changes {
+                    guard let collection = SyncCollection(rawValue: change.collection.rawValue) else { continue }
+                    let data = change.deleted ? nil : try change.data.map { payload throws(FitBaseError) in try Self.json(payload.additionalProperties) }
+                    changes.append(.init(collection: collection, id: change.id, version: change.version, updatedAt: change.updatedAt, data: data))
+                }
+                try await storage { try await store.apply(changes, cursor: page.cursor) }
+                cursor = page.cursor
+                if page.hasMore { continue }
+                if resyncing { try await storage { try await store.finishResync() } }
+                return
+            case .gone, .badRequest:
+                // The cursor is too old (or not one the server knows): start over from nothing.
+                guard !resyncing else { throw (.unexpectedResponse(statusCode: 410)) }
+                try await storage {
+                    try await store.beginResync()
+                    try await store.setState("resync", to: "1")
+                }
+                resyncing = true
+                cursor = nil
+            case .unauthorized(let response):
+                throw (.from(statusCode: 401, problem: try? response.body.applicationProblemJson))
+            case .default(let statusCode, let response):
+                throw (.from(statusCode: statusCode, problem: try? response.body.applicationProblemJson))
+            }
+        }
+    }
+
+    // MARK: Status
+
+    /// The status now and at every change, until the stream is dropped.
+    public func statusUpdates() -> AsyncStream<SyncStatus> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SyncStatus.self, bufferingPolicy: .bufferingNewest(8))
+        let id = UUID()
+        observers[id] = continuation
+        continuation.yield(status)
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeObserver(id) }
+        }
+        return stream
+    }
+
+    private func removeObserver(_ id: UUID) {
+        observers[id] = nil
+    }
+
+    private func publish() {
+        for observer in observers.values { observer.yield(status) }
+    }
+
+    // MARK: Helpers
+
+    private static func decoding<T>(_ body: () throws -> T) throws(FitBaseError) -> T {
+        do { return try body() } catch { throw .unexpectedResponse(statusCode: 200) }
+    }
+
+    private func network<T>(_ operation: () async throws -> T) async throws(FitBaseError) -> T {
+        do {
+            return try await operation()
+        } catch {
+            throw FitBaseError(thrownByCall: error)
+        }
+    }
+
+    private func storage<T>(_ operation: () async throws -> T) async throws(FitBaseError) -> T {
+        do {
+            return try await operation()
+        } catch {
+            throw .storage(String(describing: error))
+        }
+    }
+
+    static func wire(_ mutation: LocalStore.PendingMutation) throws(FitBaseError) -> Components.Schemas.SyncMutation {
+        let data: Components.Schemas.SyncMutation.DataPayload?
+        do {
+            data = try mutation.data.map { .init(additionalProperties: try JSONDecoder().decode(OpenAPIObjectContainer.self, from: $0)) }
+        } catch {
+            throw .storage("a queued change of \(mutation.collection.rawValue) \(mutation.recordID) is not a JSON object")
+        }
+        return .init(
+            mutationId: mutation.mutationID, collection: .init(rawValue: mutation.collection.rawValue) ?? .plans, id: mutation.recordID,
+            op: mutation.operation == .delete ? .delete : .upsert, baseVersion: mutation.baseVersion, updatedAt: mutation.updatedAt, data: data
+        )
+    }
+
+    static func json(_ object: OpenAPIObjectContainer) throws(FitBaseError) -> Data {
+        do { return try JSONEncoder().encode(object) } catch { throw .unexpectedResponse(statusCode: 200) }
+    }
+}
