@@ -138,6 +138,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        /// Sync through the SDK against a running server (`scripts/bench-sync.sh`).
+        .executableTarget(
+            name: "fitbase-sync-bench",
+            dependencies: ["FitBaseClient", "FitBaseAPI"],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Tests
 
         /// Shared by the test targets: throw-away databases on every engine, test configurations.

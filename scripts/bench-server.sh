@@ -1,6 +1,7 @@
 # Sourced by the bench-*.sh scripts: builds the release binary and starts `fitbase serve` on a free port with a temp
 # data dir (SQLite, or FITBASE_DATABASE_URL), setting $url, $work and $pid and stopping the server on exit.
-command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk"; exit 1; }
+# Set BENCH_NEEDS_WRK=0 in scripts that do not load the server with wrk.
+if [ "${BENCH_NEEDS_WRK:-1}" = 1 ]; then command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk"; exit 1; }; fi
 
 swift build -c release --product fitbase >/dev/null
 bin="$(swift build -c release --show-bin-path)/fitbase"

@@ -243,6 +243,28 @@ import Testing
         }
     }
 
+    @Test func aStartedEngineSyncsSoonAfterALocalChange() async throws {
+        try await Self.withServer(.sqlite) { server, _, _ in
+            let email = Self.email()
+            let device = try Device(server)
+            try await device.client.signUp(email: email, password: Self.password)
+            await device.engine.start()
+            let plan = Self.plan("Synced in the background")
+            try await device.engine.plans.save(plan)
+            let other = try Device(server)
+            try await other.client.signIn(email: email, password: Self.password)
+            var arrived = false
+            for _ in 0..<100 where !arrived {
+                try await Task.sleep(for: .milliseconds(100))
+                try await other.engine.syncNow()
+                arrived = try await other.engine.plans.get(plan.id) != nil
+            }
+            await device.engine.stop()
+            #expect(arrived)
+            #expect(await device.engine.status.pendingCount == 0)
+        }
+    }
+
     @Test func expiredAndRevokedAccessTokensAreRefreshedOnce() async throws {
         try await Self.withServer(.sqlite) { server, _, _ in
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fitbase-tokens-\(UUID().uuidString)")

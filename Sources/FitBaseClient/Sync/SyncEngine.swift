@@ -156,6 +156,15 @@ public actor SyncEngine {
     /// Pushes every queued change, then pulls every change from the server. Throws what stopped it; the status
     /// says the same.
     public func syncNow() async throws(FitBaseError) {
+        try await sync(pulling: true)
+    }
+
+    /// Pushes every queued change without pulling (to flush the queue before signing out, for example).
+    public func pushPending() async throws(FitBaseError) {
+        try await sync(pulling: false)
+    }
+
+    private func sync(pulling: Bool) async throws(FitBaseError) {
         while syncing { await withCheckedContinuation { waiters.append($0) } }
         syncing = true
         defer {
@@ -164,15 +173,22 @@ public actor SyncEngine {
             waiters = []
             waiting.forEach { $0.resume() }
         }
+        if status.lastSyncedAt == nil, let saved = try? await store.state("last_synced_at"), let seconds = Double(saved) {
+            status.lastSyncedAt = Date(timeIntervalSince1970: seconds)
+        }
         status.state = .syncing
         publish()
         var failure: FitBaseError?
         do throws(FitBaseError) {
             try await adoptSignedInUser()
             try await pushQueued()
-            try await pullChanges()
+            if pulling {
+                try await pullChanges()
+                let now = Date.now
+                status.lastSyncedAt = now
+                try? await store.setState("last_synced_at", to: String(now.timeIntervalSince1970))
+            }
             failures = 0
-            status.lastSyncedAt = .now
             status.state = .idle
         } catch {
             failure = error

@@ -1,0 +1,71 @@
+// Measures offline-first sync through the SDK against a running server (see scripts/bench-sync.sh):
+// one device queues N changes offline and pushes them; a second device of the same user pulls them all.
+//
+//   fitbase-sync-bench SERVER_URL [COUNT]
+import FitBaseAPI
+import FitBaseClient
+import Foundation
+
+@main
+struct SyncBenchmark {
+    static func main() async throws {
+        let arguments = CommandLine.arguments.dropFirst()
+        guard let server = arguments.first.flatMap(URL.init(string:)) else {
+            print("usage: fitbase-sync-bench SERVER_URL [COUNT]")
+            exit(64)
+        }
+        let count = arguments.dropFirst().first.flatMap(Int.init) ?? 10_000
+        let email = "bench-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+        let password = "benchmark password"
+
+        let writer = FitBaseClient(serverURL: server)
+        try await writer.signUp(email: email, password: password, deviceName: "bench writer")
+        guard let workout = try await writer.api.listWorkouts(query: .init(limit: 1)).ok.body.json.items.first?.id else {
+            print("the server's catalog is empty")
+            exit(1)
+        }
+        let phone = SyncEngine(client: writer, store: try LocalStore.inMemory())
+
+        // Half plans, half workout logs, written locally as an app would (each its own transaction).
+        let queueing = ContinuousClock.now
+        for index in 0..<count {
+            if index.isMultiple(of: 2) {
+                try await phone.plans.save(TrainingPlan(
+                    name: "Plan \(index)", startDate: "2026-11-02", daysPerWeek: 3,
+                    weeklyWorkouts: [.init(week: 1, days: [.init(day: 1, workoutIds: [workout]), .init(day: 3, workoutIds: [workout])])]
+                ))
+            } else {
+                try await phone.history.log(workoutId: workout, completedAt: Date.now.addingTimeInterval(-Double(index) * 60), duration: 30, rating: 4)
+            }
+        }
+        let queued = ContinuousClock.now - queueing
+        let pending = try await phone.store.pendingCount()
+
+        let pushing = ContinuousClock.now
+        try await phone.pushPending()
+        let pushed = ContinuousClock.now - pushing
+        let left = try await phone.store.pendingCount()
+
+        let reader = FitBaseClient(serverURL: server)
+        try await reader.signIn(email: email, password: password, deviceName: "bench reader")
+        let tablet = SyncEngine(client: reader, store: try LocalStore.inMemory())
+        let pulling = ContinuousClock.now
+        try await tablet.syncNow()
+        let pulled = ContinuousClock.now - pulling
+        let received = try await tablet.plans.all().count + tablet.history.all().count
+
+        func seconds(_ duration: Duration) -> String {
+            String(format: "%.2f s", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+        }
+        func rate(_ duration: Duration) -> String {
+            String(format: "%.0f/s", Double(count) / (Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18))
+        }
+        print("queued locally: \(pending) changes in \(seconds(queued)) (\(rate(queued)))")
+        print("push: \(count) mutations in \(seconds(pushed)) (\(rate(pushed))), \(left) left in the queue")
+        print("pull on a second device: \(received) records in \(seconds(pulled)) (\(rate(pulled)))")
+        guard pending == count, left == 0, received == count else {
+            print("MISMATCH: expected \(count) queued, pushed and pulled")
+            exit(1)
+        }
+    }
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Measures offline-first sync through the Swift SDK on loopback: one device queues COUNT changes (half training
+# plans, half workout logs) and pushes them in batches of 500; a second device of the same user pulls them all.
+# Prints both times and the server's peak RSS (VmHWM) over the run.
+#
+#   scripts/bench-sync.sh [count]
+#
+# SQLite by default; set FITBASE_DATABASE_URL=postgres://… to measure PostgreSQL.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+count="${1:-10000}"
+BENCH_NEEDS_WRK=0
+# shellcheck source=scripts/bench-server.sh
+source scripts/bench-server.sh
+swift build -c release --product fitbase-sync-bench >/dev/null
+echo "server: $url (RSS at start: $(awk '/VmRSS/ {print $2, $3}' /proc/$pid/status))"
+"$(swift build -c release --show-bin-path)/fitbase-sync-bench" "$url" "$count"
+echo "server peak RSS during the run: $(awk '/VmHWM/ {print $2, $3}' /proc/$pid/status)"
