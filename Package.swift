@@ -41,6 +41,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "4.5.2"..<"5.0.0"),
+        // Billing: the App Store's x5c certificate chains.
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         // Process plumbing: CLI, logging, lifecycle.
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -96,8 +99,14 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
-            resources: [.copy("Catalog/Resources/demo-catalog.json")],
+            resources: [
+                .copy("Catalog/Resources/demo-catalog.json"),
+                .copy("Billing/Resources/default-products.json"),
+                .copy("Billing/Resources/AppleRootCA-G3.cer"),
+            ],
             swiftSettings: swiftSettings
         ),
         /// The command-line entry point: serve, migrate.
@@ -151,6 +160,7 @@ let package = Package(
         .target(
             name: "FitBaseTestSupport",
             dependencies: [
+                "FitBaseCore",
                 "FitBaseServer",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "Logging", package: "swift-log"),
@@ -177,6 +187,8 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Yams", package: "Yams"),
             ],

@@ -1,7 +1,10 @@
 // Measures offline-first sync through the SDK against a running server (see scripts/bench-sync.sh):
 // one device queues N changes offline and pushes them; a second device of the same user pulls them all.
 //
-//   fitbase-sync-bench SERVER_URL [COUNT]
+//   fitbase-sync-bench SERVER_URL [COUNT [EMAIL PASSWORD]]
+//
+// With EMAIL and PASSWORD it signs in to that account (which must be allowed more than one plan: the pro tier);
+// without them it signs up a new free account and pushes workout logs only.
 import FitBaseAPI
 import FitBaseClient
 import Foundation
@@ -11,25 +14,31 @@ struct SyncBenchmark {
     static func main() async throws {
         let arguments = CommandLine.arguments.dropFirst()
         guard let server = arguments.first.flatMap(URL.init(string:)) else {
-            print("usage: fitbase-sync-bench SERVER_URL [COUNT]")
+            print("usage: fitbase-sync-bench SERVER_URL [COUNT [EMAIL PASSWORD]]")
             exit(64)
         }
         let count = arguments.dropFirst().first.flatMap(Int.init) ?? 10_000
-        let email = "bench-\(UUID().uuidString.prefix(8).lowercased())@example.com"
-        let password = "benchmark password"
+        let account = Array(arguments.dropFirst(2).prefix(2))
+        let email = account.first ?? "bench-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+        let password = account.count == 2 ? account[1] : "benchmark password"
+        let withPlans = account.count == 2
 
         let writer = FitBaseClient(serverURL: server)
-        try await writer.signUp(email: email, password: password, deviceName: "bench writer")
+        if withPlans {
+            try await writer.signIn(email: email, password: password, deviceName: "bench writer")
+        } else {
+            try await writer.signUp(email: email, password: password, deviceName: "bench writer")
+        }
         guard let workout = try await writer.api.listWorkouts(query: .init(limit: 1)).ok.body.json.items.first?.id else {
             print("the server's catalog is empty")
             exit(1)
         }
         let phone = SyncEngine(client: writer, store: try LocalStore.inMemory())
 
-        // Half plans, half workout logs, written locally as an app would (each its own transaction).
+        // Half plans, half workout logs (logs only without a pro account), written locally as an app would.
         let queueing = ContinuousClock.now
         for index in 0..<count {
-            if index.isMultiple(of: 2) {
+            if withPlans, index.isMultiple(of: 2) {
                 try await phone.plans.save(TrainingPlan(
                     name: "Plan \(index)", startDate: "2026-11-02", daysPerWeek: 3,
                     weeklyWorkouts: [.init(week: 1, days: [.init(day: 1, workoutIds: [workout]), .init(day: 3, workoutIds: [workout])])]

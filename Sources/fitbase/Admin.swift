@@ -7,7 +7,7 @@ import Logging
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Administer accounts.",
-        subcommands: [GrantRole.self]
+        subcommands: [GrantRole.self, GrantTier.self]
     )
 
     /// `fitbase admin grant-role EMAIL ROLE`.
@@ -26,23 +26,58 @@ struct Admin: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            let configuration = try options.resolve()
-            bootstrapLogging(level: configuration.logLevel)
-            let database: Database
-            do {
-                database = try await Database.open(configuration.database, logger: Logger(label: "fitbase.admin"))
-            } catch {
-                exitWithStartupError(error)
-            }
-            do {
-                try await AccountAdministration(database: database).grantRole(role, toEmail: email)
-                try? await database.shutdown()
-                print("\(email.lowercased()) now has the role \(role.lowercased()).")
-            } catch {
-                try? await database.shutdown()
-                FileHandle.standardError.write(Data("fitbase: \(error)\n".utf8))
-                throw ExitCode.failure
+            try await administer(options) { administration in
+                try await administration.grantRole(role, toEmail: email)
+                return "\(email.lowercased()) now has the role \(role.lowercased())."
             }
         }
+    }
+
+    /// `fitbase admin grant-tier EMAIL TIER [--days N]`.
+    struct GrantTier: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "grant-tier",
+            abstract: "Grant the account with this e-mail a tier (pro or premium) as a promotional subscription."
+        )
+
+        @Argument(help: "The account's e-mail address.")
+        var email: String
+
+        @Argument(help: "pro or premium.")
+        var tier: String
+
+        @Option(help: "How many days the grant lasts; without it the grant does not end.")
+        var days: Int?
+
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            try await administer(options) { administration in
+                let ends = try await administration.grantTier(tier, toEmail: email, days: days)
+                return "\(email.lowercased()) has \(tier.lowercased()) " + (ends.map { "until \($0.formatted(.iso8601))." } ?? "without end.")
+            }
+        }
+    }
+}
+
+/// Opens the configured database, runs `command`, prints what it says, and closes the database; a refusal is one line
+/// on standard error and exit status 1.
+private func administer(_ options: ServerOptions, _ command: (AccountAdministration) async throws -> String) async throws {
+    let configuration = try options.resolve()
+    bootstrapLogging(level: configuration.logLevel)
+    let database: Database
+    do {
+        database = try await Database.open(configuration.database, logger: Logger(label: "fitbase.admin"))
+    } catch {
+        exitWithStartupError(error)
+    }
+    do {
+        let said = try await command(AccountAdministration(database: database))
+        try? await database.shutdown()
+        print(said)
+    } catch {
+        try? await database.shutdown()
+        FileHandle.standardError.write(Data("fitbase: \(error)\n".utf8))
+        throw ExitCode.failure
     }
 }

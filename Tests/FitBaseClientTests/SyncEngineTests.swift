@@ -169,6 +169,7 @@ import Testing
             let tablet = try Device(server)
             try await phone.client.signUp(email: email, password: Self.password)
             try await tablet.client.signIn(email: email, password: Self.password)
+            try await testDatabase.grant(.pro, toUser: try #require(await phone.client.currentUserID()))  // more than one plan
             let kept = Self.plan("Kept")
             let gone = Self.plan("Gone")
             try await phone.engine.plans.save(kept)

@@ -22,6 +22,8 @@ import Yams
     struct Row: Sendable {
         let operationID: String
         let expected: [Caller: HTTPResponse.Status]
+        /// Extra headers computed from the exact body bytes sent (a webhook's signature).
+        var signature: (@Sendable (Data) -> HTTPFields)? = nil
         let request: @Sendable (Fixture, Caller) async throws -> (HTTPRequest.Method, String, [String: Any]?)
     }
 
@@ -41,6 +43,8 @@ import Yams
         let logID: String
         /// A training plan of the owner's.
         let planID: String
+        /// A StoreKit transaction whose (lapsed) subscription the owner has claimed.
+        let claimedTransaction: String
 
         func token(_ caller: Caller) -> String? {
             switch caller {
@@ -143,7 +147,10 @@ import Yams
         Row(operationID: "getHistoryStats", expected: signedIn(.ok)) { _, _ in (.get, "/v1/history/stats", nil) },
         Row(operationID: "deleteWorkoutLog", expected: ownerOnly(.noContent)) { fixture, _ in (.delete, "/v1/history/\(fixture.logID)", nil) },
         Row(operationID: "listPlans", expected: signedIn(.ok)) { _, _ in (.get, "/v1/plans", nil) },
-        Row(operationID: "createPlan", expected: signedIn(.created)) { fixture, _ in (.post, "/v1/plans", planBody(fixture.workoutID)) },
+        // A free account keeps one plan: the owner already has one, so a second needs the pro tier.
+        Row(operationID: "createPlan", expected: [.anonymous: .unauthorized, .otherUser: .created, .admin: .created, .owner: .init(code: 402)]) { fixture, _ in
+            (.post, "/v1/plans", planBody(fixture.workoutID))
+        },
         Row(operationID: "getPlan", expected: ownerOnly(.ok)) { fixture, _ in (.get, "/v1/plans/\(fixture.planID)", nil) },
         Row(operationID: "replacePlan", expected: ownerOnly(.ok)) { fixture, _ in (.put, "/v1/plans/\(fixture.planID)", planBody(fixture.workoutID)) },
         Row(operationID: "deletePlan", expected: ownerOnly(.noContent)) { fixture, _ in (.delete, "/v1/plans/\(fixture.planID)", nil) },
@@ -154,6 +161,19 @@ import Yams
         // The feed is always the caller's own; SyncTests checks no other user's change ever shows.
         Row(operationID: "getSyncChanges", expected: signedIn(.ok)) { _, _ in (.get, "/v1/sync/changes?limit=10", nil) },
         Row(operationID: "pushSyncMutations", expected: signedIn(.ok)) { _, _ in (.post, "/v1/sync/push", ["mutations": []]) },
+        // Billing: the caller's own status; a claimed App Store subscription is no one else's; the stores' webhooks
+        // authenticate with their signatures, not with a bearer token.
+        Row(operationID: "getSubscription", expected: signedIn(.ok)) { _, _ in (.get, "/v1/subscription", nil) },
+        Row(operationID: "getFeatures", expected: signedIn(.ok)) { _, _ in (.get, "/v1/features", nil) },
+        Row(operationID: "submitAppStoreTransaction", expected: [.anonymous: .unauthorized, .otherUser: .conflict, .admin: .conflict, .owner: .ok]) { fixture, _ in
+            (.post, "/v1/subscription/appstore/transactions", ["signedTransaction": fixture.claimedTransaction])
+        },
+        Row(operationID: "receiveAppStoreNotification", expected: everyone(.ok)) { _, _ in
+            (.post, "/v1/webhooks/appstore", ["signedPayload": try BillingFixture.signer.notification(type: "TEST")])
+        },
+        Row(operationID: "receiveStripeEvent", expected: everyone(.ok), signature: { [StripeWebhookMiddleware.signatureHeader: BillingFixture.stripeSignature($0)] }) { _, _ in
+            (.post, "/v1/webhooks/stripe", ["id": "evt_\(UUID().uuidString.prefix(12))", "type": "customer.updated", "created": Int(Date.now.timeIntervalSince1970), "data": ["object": ["id": "cus_matrix"]]])
+        },
         Row(operationID: "getMe", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me", nil) },
         Row(operationID: "listSessions", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/sessions", nil) },
         // Sessions are reachable only through their owner's /me: another user, even an admin, gets 404.
@@ -207,16 +227,31 @@ import Yams
                 let logID = try #require(json(workoutLog)["id"] as? String)
                 let plan = try await client.json(.post, "/v1/plans", body: Self.planBody(used.id.description), token: owner.accessToken)
                 let planID = try #require(json(plan)["id"] as? String)
+                // Lapsed, so the owner stays on the free tier (the createPlan row relies on it).
+                let purchase = try BillingFixture.signer.sign(AppStoreTestSigner.transaction(
+                    originalTransactionId: "\(UInt64.random(in: 1_000_000...9_999_999))", expiresDate: Date.now.addingTimeInterval(-86_400)
+                ))
+                let claim = try await client.json(.post, "/v1/subscription/appstore/transactions", body: ["signedTransaction": purchase], token: owner.accessToken)
+                try #require(claim.status == .ok, "claiming the fixture's transaction: \(String(buffer: claim.body))")
                 let fixture = Fixture(
                     client: client, owner: owner, ownerSecondSession: try Self.sessionID(of: second),
                     otherUser: try await client.signUp(), admin: admin,
                     workoutID: used.id.description, unusedWorkoutID: unused.id.description, programID: program.id.description,
-                    periodID: periodID, logID: logID, planID: planID
+                    periodID: periodID, logID: logID, planID: planID, claimedTransaction: purchase
                 )
                 // The owner goes last: its request may consume what the others' requests only probe.
                 for caller in Caller.allCases {
                     let (method, path, body) = try await row.request(fixture, caller)
-                    let response = try await client.json(method, path, body: body, token: fixture.token(caller))
+                    let response: TestResponse
+                    if let signature = row.signature, let body {
+                        let bytes = try JSONSerialization.data(withJSONObject: body)
+                        var headers = signature(bytes)
+                        headers[.contentType] = "application/json"
+                        if let token = fixture.token(caller) { headers[.authorization] = "Bearer \(token)" }
+                        response = try await client.execute(uri: path, method: method, headers: headers, body: ByteBuffer(bytes: bytes))
+                    } else {
+                        response = try await client.json(method, path, body: body, token: fixture.token(caller))
+                    }
                     #expect(
                         response.status == row.expected[caller],
                         "\(row.operationID) as \(caller.rawValue): \(response.status.code) \(String(buffer: response.body))"

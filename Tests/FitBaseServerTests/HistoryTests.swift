@@ -68,7 +68,9 @@ import Testing
                 logged.append(try #require(body["id"] as? String))
             }
 
-            let stats = try json(try await client.json(.get, "/v1/history/stats", token: account.accessToken))
+            // The breakdowns are the pro tier's analytics (FeatureGatingTests checks the 402 without it).
+            try await testDatabase.grant(.pro, toUser: account.id)
+            let stats = try json(try await client.json(.get, "/v1/history/stats?detail=full", token: account.accessToken))
             #expect(stats["totalWorkouts"] as? Int == 4)
             #expect(stats["totalMinutes"] as? Int == 30 + 40 + 30 + 40)
             #expect(stats["currentStreak"] as? Int == 3)

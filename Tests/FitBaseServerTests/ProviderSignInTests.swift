@@ -163,7 +163,9 @@ func withProviderApp(
         let keyDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("fitbase-keys-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: keyDirectory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: keyDirectory) }
-        try await withApp(engine, identityProviders: try fake.configuration(keyDirectory: keyDirectory)) { client, database in
+        try await withApp(
+            engine, identityProviders: try fake.configuration(keyDirectory: keyDirectory), billing: try BillingFixture.configuration()
+        ) { client, database in
             try await test(client, fake, database)
         }
     }

@@ -98,6 +98,7 @@ import Testing
         try await withApp(engine) { client, testDatabase in
             let account = try await client.signUp()
             let token = account.accessToken
+            try await testDatabase.grant(.pro, toUser: account.id)  // more than one plan
             let kept = try json(try await client.json(.post, "/v1/plans", body: Self.planBody("Kept"), token: token))
             let cursor = try #require(try await Self.pull(client, token)["cursor"] as? String)
             let gone = try json(try await client.json(.post, "/v1/plans", body: Self.planBody("Gone"), token: token))

@@ -11,12 +11,14 @@ import Testing
 func withApp(
     _ engine: DatabaseEngine, maxBodyBytes: Int = 1 << 20, demoCatalog: Bool = false,
     identityProviders: IdentityProvidersConfiguration = .init(), languageModel: LanguageModelConfiguration? = nil,
+    billing: BillingConfiguration = .init(),
     _ test: @escaping @Sendable (any TestClientProtocol, TestDatabase) async throws -> Void
 ) async throws {
     try await TestDatabase.with(engine) { database in
         let app = try await buildApplication(
             configuration: .testing(
-                database, maxBodyBytes: maxBodyBytes, demoCatalog: demoCatalog, identityProviders: identityProviders, languageModel: languageModel
+                database, maxBodyBytes: maxBodyBytes, demoCatalog: demoCatalog, identityProviders: identityProviders, languageModel: languageModel,
+                billing: billing
             ),
             logger: TestDatabase.logger
         )

@@ -1,3 +1,4 @@
+import FitBaseCore
 import FitBaseServer
 import Foundation
 import Logging
@@ -6,12 +7,13 @@ extension ServerConfiguration {
     /// A configuration for tests: the given database, its temp data directory, port 0, quiet logs, no demo catalog.
     public static func testing(
         _ database: TestDatabase, maxBodyBytes: Int = 1 << 20, demoCatalog: Bool = false,
-        identityProviders: IdentityProvidersConfiguration = .init(), languageModel: LanguageModelConfiguration? = nil
+        identityProviders: IdentityProvidersConfiguration = .init(), languageModel: LanguageModelConfiguration? = nil,
+        billing: BillingConfiguration = .init()
     ) -> ServerConfiguration {
         ServerConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: database.dataDirectory, database: database.location,
             logLevel: TestDatabase.logger.logLevel, maxBodyBytes: maxBodyBytes, bcryptCost: 4, loadsDemoCatalog: demoCatalog,
-            identityProviders: identityProviders, languageModel: languageModel
+            identityProviders: identityProviders, languageModel: languageModel, billing: billing
         )
     }
 }
@@ -19,3 +21,23 @@ extension ServerConfiguration {
 /// The repository's root, for tests that compare served files with their sources.
 public let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+extension TestDatabase {
+    /// Grants the user with `id` a tier for 30 days, as `fitbase admin grant-tier` does.
+    public func grant(_ tier: SubscriptionTier, toUser id: String) async throws {
+        guard let uuid = UUID(uuidString: id) else { throw NotAUserID(text: id) }
+        let database = try await Database.open(location, logger: TestDatabase.logger)
+        do {
+            try await AccountAdministration(database: database).grantTier(tier, to: UserID(rawValue: uuid), days: 30)
+            try await database.shutdown()
+        } catch {
+            try? await database.shutdown()
+            throw error
+        }
+    }
+}
+
+/// A test named a user by something that is not a user id.
+struct NotAUserID: Error {
+    let text: String
+}

@@ -19,6 +19,34 @@ public struct AccountAdministration: Sendable {
         guard let user = try await users.find(email: address) else { throw AdministrationError("no account has the e-mail \(address)") }
         try await users.setRole(role, for: user.id)
     }
+
+    /// Grants the account with `email` the tier named `tierName` for `days` days (`nil`: without end), as a promotional
+    /// subscription that resolves with the stores' like any other; returns when it ends.
+    @discardableResult
+    public func grantTier(_ tierName: String, toEmail email: String, days: Int?) async throws -> Date? {
+        guard let tier = SubscriptionTier(rawValue: tierName.lowercased()), tier != .free else {
+            throw AdministrationError("unknown tier \"\(tierName)\"; expected pro or premium")
+        }
+        if let days, days < 1 { throw AdministrationError("--days must be at least 1") }
+        guard let address = EmailAddress(email) else { throw AdministrationError("\"\(email)\" is not an e-mail address") }
+        guard let user = try await UserStore(database: database).find(email: address) else { throw AdministrationError("no account has the e-mail \(address)") }
+        return try await grantTier(tier, to: user.id, days: days)
+    }
+
+    /// ``grantTier(_:toEmail:days:)`` by user id.
+    @discardableResult
+    public func grantTier(_ tier: SubscriptionTier, to user: UserID, days: Int?) async throws -> Date? {
+        let now = Date.storageNow
+        let expires = days.map { now.addingTimeInterval(TimeInterval($0) * 86_400) }
+        let id = UUID()
+        let record = SubscriptionRecord(
+            id: id, user: user, externalID: "promotional-\(id.uuidString.lowercased())",
+            state: SubscriptionState(source: .promotional, productID: "promotional.\(tier.rawValue)", tier: tier, expiresAt: expires, willRenew: false),
+            stateAt: now
+        )
+        try await database.transaction { db in try await SubscriptionStore.save(record, now: now, on: db) }
+        return expires
+    }
 }
 
 /// A refused administration command, said in one line.

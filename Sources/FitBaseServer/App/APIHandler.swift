@@ -12,6 +12,7 @@ struct APIHandler: APIProtocol {
     let plans: PlanController
     let recommendations: RecommendationController
     let sync: SyncController
+    let billing: BillingController
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
         try await serviceStatus.getHealth(input)
@@ -217,5 +218,27 @@ struct APIHandler: APIProtocol {
 
     func pushSyncMutations(_ input: Operations.PushSyncMutations.Input) async throws -> Operations.PushSyncMutations.Output {
         try await sync.pushSyncMutations(input)
+    }
+
+    // MARK: Billing
+
+    func getSubscription(_ input: Operations.GetSubscription.Input) async throws -> Operations.GetSubscription.Output {
+        try await billing.getSubscription(input)
+    }
+
+    func getFeatures(_ input: Operations.GetFeatures.Input) async throws -> Operations.GetFeatures.Output {
+        try await billing.getFeatures(input)
+    }
+
+    func submitAppStoreTransaction(_ input: Operations.SubmitAppStoreTransaction.Input) async throws -> Operations.SubmitAppStoreTransaction.Output {
+        try await billing.submitAppStoreTransaction(input)
+    }
+
+    func receiveAppStoreNotification(_ input: Operations.ReceiveAppStoreNotification.Input) async throws -> Operations.ReceiveAppStoreNotification.Output {
+        try await billing.receiveAppStoreNotification(input)
+    }
+
+    func receiveStripeEvent(_ input: Operations.ReceiveStripeEvent.Input) async throws -> Operations.ReceiveStripeEvent.Output {
+        try await billing.receiveStripeEvent(input)
     }
 }

@@ -36,6 +36,10 @@ public func buildApplication(
         file: providers.masterKeyFile ?? URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("master.key").path
     )
     let appleCredentials = try AppleClientCredentials.load(providers)
+    let products = try ProductCatalog.load(path: configuration.billing.productsFile)
+    let appStoreVerifier = try AppStoreSignedDataVerifier.load(configuration.billing)
+    let stripeVerifier = configuration.billing.stripeWebhookSecrets.isEmpty
+        ? nil : StripeSignatureVerifier(secrets: configuration.billing.stripeWebhookSecrets)
     let database = try await Database.open(configuration.database, logger: logger)
 
     // From here on nothing throws before the application's services own the pools and clients.
@@ -46,7 +50,7 @@ public func buildApplication(
     // Every feature that stores a user's rows adds its owner here, so export and deletion cover it.
     let registry = AccountDataRegistry(owners: [
         AccountProfileOwner(), IdentitiesOwner(), SessionsOwner(), ConsentsOwner(), CyclePeriodsOwner(), WorkoutLogsOwner(),
-        TrainingPlansOwner(), DailyRecommendationsOwner(),
+        TrainingPlansOwner(), DailyRecommendationsOwner(), SubscriptionsOwner(),
     ])
     let accounts = AccountsFeature(
         database: database, signer: signer, hasher: hasher, httpClient: httpClient, masterKey: masterKey,
@@ -55,15 +59,19 @@ public func buildApplication(
     let routes = RouteTable()
     let router = buildRouter(maxBodyBytes: configuration.maxBodyBytes, routes: routes)
     router.add(middleware: accounts.authentication)
+    router.add(middleware: StripeWebhookMiddleware(verifier: stripeVerifier, maxBytes: configuration.maxBodyBytes))
     let profiles = ProfileStore(database: database)
     let catalogStore = CatalogStore(database: database)
     let cycleStore = CycleStore(database: database)
     let historyStore = HistoryStore(database: database)
     let cycleReckoner = CycleReckoner(store: cycleStore, profiles: profiles)
-    let premiumAccess = AdministratorsOnlyPremiumAccess()
+    let entitlements = EntitlementService(store: SubscriptionStore(database: database), catalog: products)
+    let premiumAccess = entitlements
     let cycleController = CycleController(store: cycleStore, profiles: profiles)
-    let historyController = HistoryController(history: historyStore, catalog: catalogStore, profiles: profiles, cycle: cycleReckoner)
-    let planController = PlanController(plans: PlanStore(database: database), catalog: catalogStore)
+    let historyController = HistoryController(
+        history: historyStore, catalog: catalogStore, profiles: profiles, cycle: cycleReckoner, entitlements: entitlements
+    )
+    let planController = PlanController(plans: PlanStore(database: database), catalog: catalogStore, entitlements: entitlements)
     let api = APIHandler(
         serviceStatus: ServiceStatusController(database: database, openAPIDocument: openAPIDocument),
         auth: accounts.auth, providers: accounts.providers, me: accounts.me,
@@ -79,6 +87,12 @@ public func buildApplication(
         ),
         sync: SyncController(
             database: database, plans: planController, history: historyController, cycle: cycleController, profiles: profiles
+        ),
+        billing: BillingController(
+            entitlements: entitlements,
+            appStore: appStoreVerifier.map { AppStoreSubscriptions(verifier: $0, catalog: products, database: database, logger: logger) },
+            stripe: StripeSubscriptions(catalog: products, database: database, logger: logger),
+            database: database
         )
     )
     try api.registerHandlers(

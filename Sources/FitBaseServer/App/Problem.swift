@@ -19,6 +19,8 @@ public struct Problem: Error, Sendable, Equatable {
     public var fieldErrors: [FieldError]
     /// Extra response headers, e.g. `Allow` or `Retry-After`.
     public var headers: HTTPFields
+    /// For 402 `upgrade_required`: the lowest tier that unlocks what was asked for.
+    public var requiredTier: String?
 
     public struct FieldError: Sendable, Equatable {
         public var field: String
@@ -32,7 +34,7 @@ public struct Problem: Error, Sendable, Equatable {
 
     public init(
         _ status: HTTPResponse.Status, code: String, title: String? = nil, detail: String? = nil,
-        fieldErrors: [FieldError] = [], headers: HTTPFields = [:]
+        fieldErrors: [FieldError] = [], headers: HTTPFields = [:], requiredTier: String? = nil
     ) {
         self.status = status
         self.code = code
@@ -40,6 +42,7 @@ public struct Problem: Error, Sendable, Equatable {
         self.detail = detail
         self.fieldErrors = fieldErrors
         self.headers = headers
+        self.requiredTier = requiredTier
     }
 
     /// The `type` URI of this problem.
@@ -69,7 +72,8 @@ extension Problem {
             code: code,
             instance: instance,
             requestId: requestID,
-            errors: fieldErrors.isEmpty ? nil : fieldErrors.map { .init(field: $0.field, message: $0.message) }
+            errors: fieldErrors.isEmpty ? nil : fieldErrors.map { .init(field: $0.field, message: $0.message) },
+            requiredTier: requiredTier.flatMap(Components.Schemas.Problem.RequiredTierPayload.init(rawValue:))
         )
     }
 

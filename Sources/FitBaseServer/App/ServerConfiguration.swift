@@ -16,7 +16,7 @@ import Logging
 /// | load the demo catalog into an empty catalog | — | `FITBASE_DEMO_CATALOG` | `true` |
 ///
 /// Identity providers and the master key: ``IdentityProvidersConfiguration``; the language model behind
-/// recommendations: ``LanguageModelConfiguration``.
+/// recommendations: ``LanguageModelConfiguration``; products, the App Store and Stripe: ``BillingConfiguration``.
 public struct ServerConfiguration: Sendable {
     /// Interface to bind.
     public var host: String
@@ -40,6 +40,8 @@ public struct ServerConfiguration: Sendable {
     public var identityProviders: IdentityProvidersConfiguration
     /// The language model that ranks recommendations; `nil` for rules only (environment only).
     public var languageModel: LanguageModelConfiguration?
+    /// Products, App Store verification and Stripe webhooks (environment only).
+    public var billing: BillingConfiguration
 
     /// Values as given on the command line; `nil` means "not given".
     public struct Overrides: Sendable {
@@ -76,7 +78,8 @@ public struct ServerConfiguration: Sendable {
         bcryptCost: UInt8 = 12,
         loadsDemoCatalog: Bool = true,
         identityProviders: IdentityProvidersConfiguration = .init(),
-        languageModel: LanguageModelConfiguration? = nil
+        languageModel: LanguageModelConfiguration? = nil,
+        billing: BillingConfiguration = .init()
     ) {
         self.host = host
         self.port = port
@@ -89,6 +92,7 @@ public struct ServerConfiguration: Sendable {
         self.loadsDemoCatalog = loadsDemoCatalog
         self.identityProviders = identityProviders
         self.languageModel = languageModel
+        self.billing = billing
     }
 
     /// Resolves flags over `FITBASE_*` environment variables over defaults, validating every value.
@@ -188,7 +192,8 @@ public struct ServerConfiguration: Sendable {
             host: host, port: port, dataDirectory: dataDirectory, database: database, logLevel: logLevel,
             publicURL: publicURL, maxBodyBytes: maxBodyBytes, bcryptCost: bcryptCost, loadsDemoCatalog: loadsDemoCatalog,
             identityProviders: try IdentityProvidersConfiguration.resolve(environment: environment),
-            languageModel: try LanguageModelConfiguration.resolve(environment: environment)
+            languageModel: try LanguageModelConfiguration.resolve(environment: environment),
+            billing: try BillingConfiguration.resolve(environment: environment)
         )
     }
 

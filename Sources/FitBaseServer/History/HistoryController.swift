@@ -9,6 +9,7 @@ struct HistoryController: Sendable {
     let catalog: CatalogStore
     let profiles: ProfileStore
     let cycle: CycleReckoner
+    let entitlements: EntitlementService
 
     func logWorkout(_ input: Operations.LogWorkout.Input) async throws -> Operations.LogWorkout.Output {
         let caller = try RequestScope.requireCaller()
@@ -48,10 +49,20 @@ struct HistoryController: Sendable {
 
     func getHistoryStats(_ input: Operations.GetHistoryStats.Input) async throws -> Operations.GetHistoryStats.Output {
         let caller = try RequestScope.requireCaller()
+        let detailed = input.query.detail == .full
+        if detailed { try await entitlements.require(.analytics, caller: caller, doing: "Detailed statistics") }
         let logs = try await history.allLogs(of: caller.user)
         let today = LocalCalendar.today(in: try await profiles.profile(of: caller.user).timeZone)
         let days = Set(logs.map(\.localDate))
         let thisWeek = WorkoutStreaks.weekStart(of: today)
+        let basic = Components.Schemas.HistoryStats(
+            totalWorkouts: logs.count,
+            totalMinutes: logs.reduce(0) { $0 + $1.durationMinutes },
+            currentStreak: WorkoutStreaks.current(days: days, today: today),
+            longestStreak: WorkoutStreaks.longest(days: days),
+            thisWeek: logs.filter { $0.localDate >= thisWeek && $0.localDate <= today }.count
+        )
+        guard detailed else { return .ok(.init(body: .json(basic))) }
         let weeks = (0..<12).map { thisWeek.adding(days: -7 * (11 - $0)) }
         let weekly = weeks.map { start in
             let inWeek = logs.filter { (start...start.adding(days: 6)).contains($0.localDate) }
@@ -65,26 +76,26 @@ struct HistoryController: Sendable {
                 energy[phase.rawValue, default: []].append(after - before)
             }
         }
-        return .ok(.init(body: .json(.init(
-            totalWorkouts: logs.count,
-            totalMinutes: logs.reduce(0) { $0 + $1.durationMinutes },
-            currentStreak: WorkoutStreaks.current(days: days, today: today),
-            longestStreak: WorkoutStreaks.longest(days: days),
-            thisWeek: logs.filter { $0.localDate >= thisWeek && $0.localDate <= today }.count,
-            byType: .init(additionalProperties: Dictionary(grouping: logs, by: \.workoutType.rawValue).mapValues(\.count)),
-            byPhase: .init(additionalProperties: Dictionary(grouping: logs.filter { $0.cyclePhase != nil }, by: { $0.cyclePhase?.rawValue ?? "" }).mapValues(\.count)),
-            weekly: weekly,
-            energyChangeByPhase: .init(additionalProperties: energy.mapValues { Double($0.reduce(0, +)) / Double($0.count) })
-        ))))
+        var stats = basic
+        stats.byType = .init(additionalProperties: Dictionary(grouping: logs, by: \.workoutType.rawValue).mapValues(\.count))
+        stats.byPhase = .init(additionalProperties: Dictionary(grouping: logs.filter { $0.cyclePhase != nil }, by: { $0.cyclePhase?.rawValue ?? "" }).mapValues(\.count))
+        stats.weekly = weekly
+        stats.energyChangeByPhase = .init(additionalProperties: energy.mapValues { Double($0.reduce(0, +)) / Double($0.count) })
+        return .ok(.init(body: .json(stats)))
     }
 
     // MARK: Helpers
 
     /// The log a `WorkoutLogInput` describes, with the workout's type and title, the local day in the user's time zone
-    /// and the cycle position on that day fixed; every invalid field is reported at once.
-    func validated(_ body: Components.Schemas.WorkoutLogInput, id: WorkoutLogID, user: UserID, profile: Profile? = nil) async throws -> WorkoutLog {
+    /// and the cycle position on that day fixed; every invalid field is reported at once. A caller validating many
+    /// logs passes the profile, periods and catalog lookup it has read once.
+    func validated(
+        _ body: Components.Schemas.WorkoutLogInput, id: WorkoutLogID, user: UserID, profile: Profile? = nil, periods: [LoggedPeriod]? = nil,
+        workouts: CatalogLookup? = nil
+    ) async throws -> WorkoutLog {
+        let workouts = workouts ?? CatalogLookup(store: catalog)
         var errors: [Problem.FieldError] = []
-        let workout = try await WorkoutID(body.workoutId).asyncMap { try await catalog.workout($0) } ?? nil
+        let workout = try await WorkoutID(body.workoutId).asyncMap { try await workouts.workout($0) } ?? nil
         if workout == nil { errors.append(.init(field: "workoutId", message: "is not a workout of the catalog")) }
         if body.completedAt > Date.now.addingTimeInterval(300) { errors.append(.init(field: "completedAt", message: "must not be in the future")) }
         if !(1...600).contains(body.duration) { errors.append(.init(field: "duration", message: "must be between 1 and 600 minutes")) }
@@ -96,7 +107,7 @@ struct HistoryController: Sendable {
 
         let profile = if let profile { profile } else { try await profiles.profile(of: user) }
         let localDate = LocalCalendar.day(of: body.completedAt, in: profile.timeZone)
-        let position = try await cycle.prediction(for: user, on: localDate, profile: profile)?.today
+        let position = try await cycle.prediction(for: user, on: localDate, profile: profile, periods: periods)?.today
         return WorkoutLog(
             id: id, workout: workout.id, workoutType: workout.type, workoutTitle: workout.title,
             completedAt: body.completedAt, localDate: localDate, durationMinutes: body.duration, rating: body.rating,

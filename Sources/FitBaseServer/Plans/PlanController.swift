@@ -7,6 +7,7 @@ import HTTPTypes
 struct PlanController: Sendable {
     let plans: PlanStore
     let catalog: CatalogStore
+    let entitlements: EntitlementService
 
     func listPlans(_ input: Operations.ListPlans.Input) async throws -> Operations.ListPlans.Output {
         let caller = try RequestScope.requireCaller()
@@ -22,7 +23,8 @@ struct PlanController: Sendable {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
         let plan = try await validated(body, id: PlanID(), now: .storageNow)
-        let saved = try await plans.insert(plan, of: caller.user)
+        let limit = try await entitlements.allows(.customPlans, caller: caller) ? nil : (Self.plansWithoutCustomPlans, morePlansRequireUpgrade())
+        let saved = try await plans.insert(plan, of: caller.user, limit: limit)
         return .created(.init(body: .json(Self.wire(saved))))
     }
 
@@ -56,8 +58,20 @@ struct PlanController: Sendable {
 
     // MARK: Helpers
 
+    /// Every tier may keep this many plans; more are the `customPlans` feature.
+    static let plansWithoutCustomPlans = 1
+
+    /// The 402 for a plan beyond ``plansWithoutCustomPlans``.
+    func morePlansRequireUpgrade() -> Problem {
+        EntitlementService.upgradeRequired(
+            .customPlans, tier: entitlements.catalog.tierFeatures.requiredTier(for: .customPlans),
+            doing: "Keeping more than \(Self.plansWithoutCustomPlans) plan"
+        )
+    }
+
     /// The plan a `PlanInput` describes; every invalid field (and workout not in the catalog) is reported at once.
-    func validated(_ body: Components.Schemas.PlanInput, id: PlanID, now: Date) async throws -> TrainingPlan {
+    func validated(_ body: Components.Schemas.PlanInput, id: PlanID, now: Date, workouts: CatalogLookup? = nil) async throws -> TrainingPlan {
+        let workouts = workouts ?? CatalogLookup(store: catalog)
         var errors: [Problem.FieldError] = []
         let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
         if name.isEmpty || name.count > 200 { errors.append(.init(field: "name", message: "must be 1–200 characters")) }
@@ -77,7 +91,7 @@ struct PlanController: Sendable {
             }
         }
         for (field, text) in referenced {
-            guard let workout = WorkoutID(text), try await catalog.workout(workout) != nil else {
+            guard let workout = WorkoutID(text), try await workouts.workout(workout) != nil else {
                 errors.append(.init(field: field, message: "is not a workout of the catalog"))
                 continue
             }

@@ -113,9 +113,17 @@ struct PlanStore: Sendable {
             .returning("id").all()).isEmpty
     }
 
-    /// Adds a new plan, entering it into the change feed; returns it with its version.
-    func insert(_ plan: TrainingPlan, of user: UserID) async throws -> TrainingPlan {
+    /// How many plans `user` keeps.
+    static func count(of user: UserID, on db: any SQLDatabase) async throws -> Int {
+        try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count").from("training_plans")
+            .where("user_id", .equal, user.rawValue).first()?.decode(column: "count", as: Int.self) ?? 0
+    }
+
+    /// Adds a new plan, entering it into the change feed; returns it with its version. With a `limit`, a user who
+    /// already keeps that many plans gets its problem thrown instead (counted in the inserting transaction).
+    func insert(_ plan: TrainingPlan, of user: UserID, limit: (plans: Int, problem: Problem)? = nil) async throws -> TrainingPlan {
         try await database.transaction { db in
+            if let limit, try await Self.count(of: user, on: db) >= limit.plans { throw limit.problem }
             let change = try await SyncFeed.record(.plans, id: plan.id.description, of: user, deleted: false, updatedAt: plan.updatedAt, on: db)
             var saved = plan
             saved.version = change.stamp.version

@@ -16,6 +16,7 @@ enum FitBaseMigrations {
         AddAvailableEquipment(),
         CreateDailyRecommendations(),
         CreateSyncFeed(),
+        CreateSubscriptions(),
     ]
 }
 

@@ -102,11 +102,13 @@ enum SyncFeed {
 
     /// Enters a change of `collection`/`id` into the feed: the next sequence number of the user, the next version.
     /// `updatedAt` is the writer's time (the server's for REST writes, the client's for pushed ones).
+    /// Pass `currentVersion` (0 for a new record) when the caller has just read the record's stamp.
     @discardableResult
     static func record(
-        _ collection: SyncCollection, id: String, of user: UserID, deleted: Bool, updatedAt: Date, on db: any SQLDatabase
+        _ collection: SyncCollection, id: String, of user: UserID, deleted: Bool, updatedAt: Date, currentVersion: Int? = nil, on db: any SQLDatabase
     ) async throws -> SyncChange {
-        let version = (try await stamp(collection, id: id, of: user, on: db)?.version ?? 0) + 1
+        let current = if let currentVersion { currentVersion } else { try await stamp(collection, id: id, of: user, on: db)?.version ?? 0 }
+        let version = current + 1
         let seq = try await nextSequence(of: user, on: db)
         try await db.insert(into: "sync_changes")
             .columns("user_id", "collection", "record_id", "seq", "version", "deleted", "updated_at", "changed_at")

@@ -8,11 +8,12 @@ import SQLKit
 /// `POST /v1/sync/push`: mutations a device made offline.
 ///
 /// A push runs in two steps. First every mutation is checked outside any transaction, exactly as its REST endpoint
-/// checks a body (catalog references, dates, ranges), giving either the write to make or the problem. Then one
-/// transaction applies them in order, each inside a savepoint: a replayed `mutationId` returns its stored result,
-/// otherwise the collection's ``ConflictPolicy`` settles the write against the record's stamp in the feed, the write
-/// and its feed entry are made, and the result is stored under the `mutationId`. A mutation that fails on a
-/// constraint (a period starting the same day as another) is rolled back to its savepoint and rejected alone.
+/// checks a body (catalog references, dates, ranges), giving either the write to make or the problem; what that
+/// reads (profile, periods, catalog workouts) is read once per push. Then one transaction applies them in order: a
+/// replayed `mutationId` (stored earlier, or earlier in the same push) returns its first result, otherwise the
+/// collection's ``ConflictPolicy`` settles the write against the record's stamp in the feed, the write and its feed
+/// entry are made, and the result is stored under the `mutationId`. Only a period can fail on a constraint (another
+/// period starting the same day), so only its write runs inside a savepoint, rolled back to reject it alone.
 extension SyncController {
     static let maximumMutations = 500
 
@@ -27,20 +28,37 @@ extension SyncController {
         }
         let user = caller.user
         let now = Date.storageNow
-        let profile = try await profiles.profile(of: user)
+        // What checking reads is read once per push: the profile, the periods (for logs' cycle positions), the
+        // catalog workouts named.
+        let context = CheckContext(
+            user: user, profile: try await profiles.profile(of: user),
+            periods: body.mutations.contains { $0.collection == .workoutLogs && $0.op == .upsert } ? try await cycle.store.periods(of: user) : [],
+            workouts: CatalogLookup(store: plans.catalog)
+        )
         var pending: [PendingMutation] = []
         pending.reserveCapacity(body.mutations.count)
         for (index, mutation) in body.mutations.enumerated() {
-            pending.append(try await prepare(mutation, at: index, user: user, profile: profile, now: now))
+            pending.append(try await prepare(mutation, at: index, context: context, now: now))
         }
         let prepared = pending
+        // A plan the push creates beyond what the caller's tier keeps is rejected as its REST request would be.
+        let planLimit = try await plans.entitlements.allows(.customPlans, caller: caller)
+            ? nil : (plans: PlanController.plansWithoutCustomPlans, problem: plans.morePlansRequireUpgrade())
         let results = try await database.transaction { db in
-            // Holding the user's sequence row for the whole push orders concurrent pushes of one user (PostgreSQL).
+            // Holding the user's sequence row for the whole push orders concurrent pushes of one user (PostgreSQL),
+            // so a mutation id's stored result is always seen by a later push.
             try await SyncFeed.lockSequence(of: user, on: db)
+            var answered = try await Self.storedResults(of: prepared.map(\.mutationID), user: user, on: db)
             var results: [Components.Schemas.SyncMutationResult] = []
             results.reserveCapacity(prepared.count)
             for mutation in prepared {
-                results.append(try await Self.apply(mutation, of: user, now: now, on: db))
+                if let earlier = answered[mutation.mutationID] {
+                    results.append(earlier)
+                    continue
+                }
+                let result = try await Self.apply(mutation, of: user, now: now, planLimit: planLimit, on: db)
+                if result.status != .rejected || !Self.isUnkeyed(mutation) { answered[mutation.mutationID] = result }
+                results.append(result)
             }
             return results
         }
@@ -77,9 +95,15 @@ extension SyncController {
         var outcome: Outcome
     }
 
-    private func prepare(
-        _ mutation: Components.Schemas.SyncMutation, at index: Int, user: UserID, profile: Profile, now: Date
-    ) async throws -> PendingMutation {
+    /// What checking a push's mutations needs, read once.
+    struct CheckContext: Sendable {
+        var user: UserID
+        var profile: Profile
+        var periods: [LoggedPeriod]
+        var workouts: CatalogLookup
+    }
+
+    private func prepare(_ mutation: Components.Schemas.SyncMutation, at index: Int, context: CheckContext, now: Date) async throws -> PendingMutation {
         // The generated enums have the same cases as FitBaseCore's.
         let collection = SyncCollection(rawValue: mutation.collection.rawValue) ?? .plans
         let operation = SyncOperation(rawValue: mutation.op.rawValue) ?? .upsert
@@ -88,7 +112,7 @@ extension SyncController {
             baseVersion: mutation.baseVersion, updatedAt: min(mutation.updatedAt, now), outcome: .write(.delete)
         )
         do {
-            let (recordID, write) = try await checked(mutation, collection: collection, operation: operation, user: user, profile: profile, updatedAt: pending.updatedAt)
+            let (recordID, write) = try await checked(mutation, collection: collection, operation: operation, context: context, updatedAt: pending.updatedAt)
             pending.recordID = recordID
             pending.outcome = .write(write)
         } catch let problem as Problem {
@@ -99,18 +123,19 @@ extension SyncController {
 
     /// The canonical record id and the write, or the problem with field paths relative to the mutation.
     private func checked(
-        _ mutation: Components.Schemas.SyncMutation, collection: SyncCollection, operation: SyncOperation, user: UserID, profile: Profile,
-        updatedAt: Date
+        _ mutation: Components.Schemas.SyncMutation, collection: SyncCollection, operation: SyncOperation, context: CheckContext, updatedAt: Date
     ) async throws -> (String, PendingMutation.Write) {
+        let profile = context.profile
         if mutation.mutationId.isEmpty || mutation.mutationId.count > 100 {
             throw Problem.invalidRequest("mutationId must be 1–100 characters.", fieldErrors: [.init(field: "mutationId", message: "must be 1–100 characters")])
         }
         if let base = mutation.baseVersion, base < 1 {
             throw Problem.invalidRequest("baseVersion starts at 1.", fieldErrors: [.init(field: "baseVersion", message: "must be at least 1")])
         }
+        let uuid: UUID
         if collection == .preferences {
             guard mutation.id == SyncFeed.preferencesID else {
-                throw Problem.invalidRequest("The preferences record is \(SyncFeed.preferencesID).", fieldErrors: [.init(field: "id", message: "must be \"\(SyncFeed.preferencesID)\"")])
+                throw Self.notThePreferencesID
             }
             guard operation == .upsert else {
                 throw Problem.invalidRequest("Preferences cannot be deleted.", fieldErrors: [.init(field: "op", message: "must be upsert for preferences")])
@@ -124,8 +149,9 @@ extension SyncController {
                 throw error.prefixingFields(with: "data.")
             }
             return (SyncFeed.preferencesID, .preferences(update))
-        }
-        guard let uuid = UUID(uuidString: mutation.id) else {
+        } else if let parsed = UUID(uuidString: mutation.id) {
+            uuid = parsed
+        } else {
             throw Problem.invalidRequest("id must be a UUID.", fieldErrors: [.init(field: "id", message: "must be a UUID")])
         }
         let recordID = uuid.uuidString.lowercased()
@@ -134,20 +160,26 @@ extension SyncController {
             switch collection {
             case .plans:
                 let body = try Self.decode(Components.Schemas.PlanInput.self, from: mutation.data)
-                return (recordID, .plan(try await plans.validated(body, id: PlanID(rawValue: uuid), now: updatedAt)))
+                return (recordID, .plan(try await plans.validated(body, id: PlanID(rawValue: uuid), now: updatedAt, workouts: context.workouts)))
             case .workoutLogs:
                 let body = try Self.decode(Components.Schemas.WorkoutLogInput.self, from: mutation.data)
-                return (recordID, .workoutLog(try await history.validated(body, id: WorkoutLogID(rawValue: uuid), user: user, profile: profile)))
+                return (recordID, .workoutLog(try await history.validated(
+                    body, id: WorkoutLogID(rawValue: uuid), user: context.user, profile: profile, periods: context.periods, workouts: context.workouts
+                )))
             case .cycleLogs:
                 let body = try Self.decode(Components.Schemas.PeriodInput.self, from: mutation.data)
-                return (recordID, .period(try await cycle.validated(body, id: PeriodID(rawValue: uuid), user: user, profile: profile)))
-            case .preferences:
-                preconditionFailure("handled above")
+                return (recordID, .period(try await cycle.validated(body, id: PeriodID(rawValue: uuid), user: context.user, profile: profile)))
+            case .preferences:  // answered above; a UUID is never the preferences record's id
+                throw Self.notThePreferencesID
             }
         } catch let problem as Problem where problem.code == "validation_failed" {
             throw problem.prefixingFields(with: "data.")
         }
     }
+
+    private static let notThePreferencesID = Problem.invalidRequest(
+        "The preferences record is \(SyncFeed.preferencesID).", fieldErrors: [.init(field: "id", message: "must be \"\(SyncFeed.preferencesID)\"")]
+    )
 
     /// Decodes a mutation's `data` as the collection's REST body, naming the field at fault.
     static func decode<Body: Decodable>(_ type: Body.Type, from data: Components.Schemas.SyncMutation.DataPayload?) throws(Problem) -> Body {
@@ -174,44 +206,54 @@ extension SyncController {
 
     // MARK: Applying
 
-    /// Applies one mutation on `db` inside a savepoint; returns its result (stored with it), or its first result again.
-    private static func apply(_ mutation: PendingMutation, of user: UserID, now: Date, on db: any SQLDatabase) async throws -> Components.Schemas.SyncMutationResult {
-        if case .rejected(let problem) = mutation.outcome, problem.fieldErrors.contains(where: { $0.field.hasSuffix("].mutationId") }) {
-            return rejected(mutation, problem)  // no usable key to store it under
-        }
-        if let stored = try await storedResult(of: mutation.mutationID, user: user, on: db) { return stored }
-        try await db.raw("SAVEPOINT sync_mutation").run()
-        do {
-            let result = try await write(mutation, of: user, now: now, on: db)
-            try await store(result, user: user, now: now, on: db)
-            try await db.raw("RELEASE SAVEPOINT sync_mutation").run()
-            return result
-        } catch {
-            try await db.raw("ROLLBACK TO SAVEPOINT sync_mutation").run()
-            try await db.raw("RELEASE SAVEPOINT sync_mutation").run()
-            let problem: Problem
-            if let known = error as? Problem {
-                problem = known
-            } else if Database.isUniqueViolation(error) {
-                // The same mutation committed by a concurrent push, or a constraint of the collection.
-                if let stored = try await storedResult(of: mutation.mutationID, user: user, on: db) { return stored }
-                guard case .write(.period(let period)) = mutation.outcome else { throw error }
-                problem = CycleStore.periodExists(period)
-            } else {
-                throw error
-            }
-            let result = rejected(mutation, problem)
-            try await store(result, user: user, now: now, on: db)
-            return result
-        }
+    /// A rejection for an unusable `mutationId`: answered, never stored (there is no key to store it under).
+    private static func isUnkeyed(_ mutation: PendingMutation) -> Bool {
+        guard case .rejected(let problem) = mutation.outcome else { return false }
+        return problem.fieldErrors.contains { $0.field.hasSuffix("].mutationId") }
     }
 
-    private static func write(_ mutation: PendingMutation, of user: UserID, now: Date, on db: any SQLDatabase) async throws -> Components.Schemas.SyncMutationResult {
-        guard case .write(let write) = mutation.outcome else {
-            if case .rejected(let problem) = mutation.outcome { return rejected(mutation, problem) }
-            preconditionFailure("an outcome is a write or a rejection")
+    /// Applies one mutation on `db` and stores its result. Only a period can fail on a constraint (another period
+    /// starting the same day), so only its write runs inside a savepoint, rolled back to reject it alone.
+    private static func apply(
+        _ mutation: PendingMutation, of user: UserID, now: Date, planLimit: (plans: Int, problem: Problem)?, on db: any SQLDatabase
+    ) async throws -> Components.Schemas.SyncMutationResult {
+        if isUnkeyed(mutation), case .rejected(let problem) = mutation.outcome { return rejected(mutation, problem) }
+        let result: Components.Schemas.SyncMutationResult
+        if case .write(.period(let period)) = mutation.outcome {
+            try await db.raw("SAVEPOINT sync_mutation").run()
+            do {
+                let written = try await write(mutation, of: user, now: now, planLimit: planLimit, on: db)
+                try await db.raw("RELEASE SAVEPOINT sync_mutation").run()
+                result = written
+            } catch {
+                try await db.raw("ROLLBACK TO SAVEPOINT sync_mutation").run()
+                try await db.raw("RELEASE SAVEPOINT sync_mutation").run()
+                guard let problem = (error as? Problem) ?? (Database.isUniqueViolation(error) ? CycleStore.periodExists(period) : nil) else { throw error }
+                result = rejected(mutation, problem)
+            }
+        } else {
+            do {
+                result = try await write(mutation, of: user, now: now, planLimit: planLimit, on: db)
+            } catch let problem as Problem {
+                // Raised before anything is written (ownership, the plan limit, the preferences' own rules).
+                result = rejected(mutation, problem)
+            }
         }
-        if let table = mutation.collection.table, let id = UUID(uuidString: mutation.recordID),
+        try await store(result, user: user, now: now, on: db)
+        return result
+    }
+
+    private static func write(
+        _ mutation: PendingMutation, of user: UserID, now: Date, planLimit: (plans: Int, problem: Problem)?, on db: any SQLDatabase
+    ) async throws -> Components.Schemas.SyncMutationResult {
+        let write: PendingMutation.Write
+        switch mutation.outcome {
+        case .write(let checked): write = checked
+        case .rejected(let problem): return rejected(mutation, problem)
+        }
+        let stamp = try await SyncFeed.stamp(mutation.collection, id: mutation.recordID, of: user, on: db)
+        // A record live in the user's feed is theirs; any other id may be another user's row.
+        if stamp.map({ $0.deleted }) ?? true, let table = mutation.collection.table, let id = UUID(uuidString: mutation.recordID),
             let owner = try await db.select().column("user_id").from(table).where("id", .equal, id).first()?.decode(column: "user_id", as: UUID.self),
             owner != user.rawValue
         {
@@ -220,7 +262,6 @@ extension SyncController {
                 fieldErrors: [.init(field: "id", message: "is in use")]
             ).prefixingFields(with: "mutations[\(mutation.index)].")
         }
-        let stamp = try await SyncFeed.stamp(mutation.collection, id: mutation.recordID, of: user, on: db)
         if mutation.operation == .delete, let stamp, stamp.deleted {
             return applied(mutation, version: stamp.version)  // already gone: nothing to do
         }
@@ -240,18 +281,21 @@ extension SyncController {
             case .cycleLogs: _ = try await CycleStore.delete(PeriodID(rawValue: id), of: user, on: db)
             case .preferences: break
             }
-            change = try await SyncFeed.record(mutation.collection, id: mutation.recordID, of: user, deleted: true, updatedAt: mutation.updatedAt, on: db)
+            change = try await SyncFeed.record(mutation.collection, id: mutation.recordID, of: user, deleted: true, updatedAt: mutation.updatedAt, currentVersion: stamp?.version ?? 0, on: db)
         case .plan(var plan):
-            change = try await SyncFeed.record(.plans, id: mutation.recordID, of: user, deleted: false, updatedAt: mutation.updatedAt, on: db)
+            if stamp.map(\.deleted) ?? true, let planLimit, try await PlanStore.count(of: user, on: db) >= planLimit.plans {
+                throw planLimit.problem
+            }
+            change = try await SyncFeed.record(.plans, id: mutation.recordID, of: user, deleted: false, updatedAt: mutation.updatedAt, currentVersion: stamp?.version ?? 0, on: db)
             plan.version = change.stamp.version
             plan.updatedAt = mutation.updatedAt
             try await PlanStore.upsert(plan, of: user, on: db)
         case .workoutLog(let log):
             try await HistoryStore.upsert(log, of: user, now: now, on: db)
-            change = try await SyncFeed.record(.workoutLogs, id: mutation.recordID, of: user, deleted: false, updatedAt: mutation.updatedAt, on: db)
+            change = try await SyncFeed.record(.workoutLogs, id: mutation.recordID, of: user, deleted: false, updatedAt: mutation.updatedAt, currentVersion: stamp?.version ?? 0, on: db)
         case .period(let period):
             try await CycleStore.upsert(period, of: user, now: mutation.updatedAt, on: db)
-            change = try await SyncFeed.record(.cycleLogs, id: mutation.recordID, of: user, deleted: false, updatedAt: mutation.updatedAt, on: db)
+            change = try await SyncFeed.record(.cycleLogs, id: mutation.recordID, of: user, deleted: false, updatedAt: mutation.updatedAt, currentVersion: stamp?.version ?? 0, on: db)
         case .preferences(let update):
             do {
                 _ = try await ProfileStore.update(user, updatedAt: mutation.updatedAt, on: db) { profile in
@@ -293,11 +337,18 @@ extension SyncController {
         return .init(mutationId: mutation.mutationID, status: .conflict, version: version, resolution: resolution, serverRecord: record)
     }
 
-    private static func storedResult(of mutationID: String, user: UserID, on db: any SQLDatabase) async throws -> Components.Schemas.SyncMutationResult? {
-        guard let row = try await db.select().column("result").from("sync_mutations")
-            .where("user_id", .equal, user.rawValue).where("mutation_id", .equal, mutationID).first()
-        else { return nil }
-        return try resultCoding.decoder.decode(Components.Schemas.SyncMutationResult.self, from: Data(try row.decode(column: "result", as: String.self).utf8))
+    /// The stored results of those of `mutationIDs` answered before, by id.
+    private static func storedResults(of mutationIDs: [String], user: UserID, on db: any SQLDatabase) async throws -> [String: Components.Schemas.SyncMutationResult] {
+        guard !mutationIDs.isEmpty else { return [:] }
+        let rows = try await db.select().columns("mutation_id", "result").from("sync_mutations")
+            .where("user_id", .equal, user.rawValue).where("mutation_id", .in, Array(Set(mutationIDs))).all()
+        var results: [String: Components.Schemas.SyncMutationResult] = [:]
+        for row in rows {
+            results[try row.decode(column: "mutation_id", as: String.self)] = try resultCoding.decoder.decode(
+                Components.Schemas.SyncMutationResult.self, from: Data(try row.decode(column: "result", as: String.self).utf8)
+            )
+        }
+        return results
     }
 
     private static func store(_ result: Components.Schemas.SyncMutationResult, user: UserID, now: Date, on db: any SQLDatabase) async throws {

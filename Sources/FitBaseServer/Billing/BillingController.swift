@@ -1,0 +1,89 @@
+import FitBaseAPI
+import FitBaseCore
+import Foundation
+import HTTPTypes
+
+/// Subscription status and features for the signed-in user, the app's StoreKit transactions, and the stores' webhooks.
+struct BillingController: Sendable {
+    let entitlements: EntitlementService
+    /// `nil` when `FITBASE_APPSTORE_BUNDLE_ID` is unset.
+    let appStore: AppStoreSubscriptions?
+    let stripe: StripeSubscriptions
+    let database: Database
+
+    func getSubscription(_ input: Operations.GetSubscription.Input) async throws -> Operations.GetSubscription.Output {
+        let caller = try RequestScope.requireCaller()
+        return .ok(.init(body: .json(try await status(of: caller.user))))
+    }
+
+    func getFeatures(_ input: Operations.GetFeatures.Input) async throws -> Operations.GetFeatures.Output {
+        let caller = try RequestScope.requireCaller()
+        let tier = try await entitlements.entitlement(of: caller.user).tier
+        let tiers = entitlements.catalog.tierFeatures
+        let features = Feature.allCases.map { feature in
+            Components.Schemas.FeatureAccess(
+                feature: Self.wire(feature), allowed: caller.role == .admin || tiers.allows(feature, for: tier),
+                requiredTier: Self.wire(tiers.requiredTier(for: feature) ?? .premium)
+            )
+        }
+        return .ok(.init(body: .json(.init(tier: Self.wire(tier), features: features))))
+    }
+
+    func submitAppStoreTransaction(_ input: Operations.SubmitAppStoreTransaction.Input) async throws -> Operations.SubmitAppStoreTransaction.Output {
+        let caller = try RequestScope.requireCaller()
+        guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
+        try await configuredAppStore().claim(body.signedTransaction, by: caller.user)
+        return .ok(.init(body: .json(try await status(of: caller.user))))
+    }
+
+    func receiveAppStoreNotification(_ input: Operations.ReceiveAppStoreNotification.Input) async throws -> Operations.ReceiveAppStoreNotification.Output {
+        guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
+        let outcome = try await configuredAppStore().receive(body.signedPayload)
+        return .ok(.init(body: .json(.init(result: outcome == .processed ? .processed : .duplicate))))
+    }
+
+    func receiveStripeEvent(_ input: Operations.ReceiveStripeEvent.Input) async throws -> Operations.ReceiveStripeEvent.Output {
+        // StripeWebhookMiddleware verified the signature on these exact bytes; the generated body is not used.
+        guard let payload = StripeWebhookScope.verifiedPayload else {
+            throw Problem(.badRequest, code: "stripe_missing_header", detail: "Stripe-Signature was not verified.")
+        }
+        let outcome = try await stripe.receive(payload)
+        return .ok(.init(body: .json(.init(result: outcome == .processed ? .processed : .duplicate))))
+    }
+
+    // MARK: Helpers
+
+    private func configuredAppStore() throws -> AppStoreSubscriptions {
+        guard let appStore else {
+            throw Problem(.serviceUnavailable, code: "appstore_not_configured", detail: "Set FITBASE_APPSTORE_BUNDLE_ID to accept App Store purchases.")
+        }
+        return appStore
+    }
+
+    /// The caller's entitlement and every subscription behind it, at one instant.
+    private func status(of user: UserID) async throws -> Components.Schemas.SubscriptionStatus {
+        let now = Date.now
+        let records = try await database.withConnection { db in try await SubscriptionStore.records(of: user, on: db) }
+        let resolver = EntitlementResolver()
+        let entitlement = resolver.resolve(records.map(\.state), at: now)
+        let features = entitlements.catalog.tierFeatures.features[entitlement.tier] ?? []
+        return Components.Schemas.SubscriptionStatus(
+            tier: Self.wire(entitlement.tier), status: Self.wire(entitlement.status), expiresAt: entitlement.expiresAt,
+            willRenew: entitlement.willRenew, source: entitlement.source.map(Self.wire),
+            features: Feature.allCases.filter(features.contains).map(Self.wire),
+            subscriptions: records.map { record in
+                .init(
+                    source: Self.wire(record.state.source), productId: record.state.productID, tier: Self.wire(record.state.tier),
+                    status: Self.wire(resolver.status(of: record.state, at: now)), expiresAt: record.state.expiresAt,
+                    willRenew: record.state.willRenew
+                )
+            }
+        )
+    }
+
+    // The generated enums have the same cases as FitBaseCore's.
+    static func wire(_ tier: SubscriptionTier) -> Components.Schemas.SubscriptionTier { .init(rawValue: tier.rawValue) ?? .free }
+    static func wire(_ feature: Feature) -> Components.Schemas.Feature { .init(rawValue: feature.rawValue) ?? .basicPlans }
+    static func wire(_ status: EntitlementStatus) -> Components.Schemas.EntitlementStatus { .init(rawValue: status.rawValue) ?? Components.Schemas.EntitlementStatus.none }
+    static func wire(_ source: EntitlementSource) -> Components.Schemas.EntitlementSource { .init(rawValue: source.rawValue) ?? .promotional }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import NIOFoundationCompat
+
+/// Checks `Stripe-Signature` of `POST /v1/webhooks/stripe` on the body's exact bytes, before anything parses them,
+/// and hands the verified bytes to the operation through ``StripeWebhookScope``. Other routes pass straight through.
+struct StripeWebhookMiddleware: RouterMiddleware {
+    typealias Context = FitBaseRequestContext
+    /// `nil` when `FITBASE_STRIPE_WEBHOOK_SECRETS` is unset: the webhook answers 503.
+    let verifier: StripeSignatureVerifier?
+    let maxBytes: Int
+
+    static let path = "/v1/webhooks/stripe"
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.method == .post, request.uri.path == Self.path else { return try await next(request, context) }
+        guard let verifier else {
+            throw Problem(.serviceUnavailable, code: "stripe_not_configured", detail: "Set FITBASE_STRIPE_WEBHOOK_SECRETS to receive Stripe events.")
+        }
+        var request = request
+        let body = try await request.collectBody(upTo: maxBytes)
+        do {
+            try verifier.verify(payload: Data(buffer: body), header: request.headers[Self.signatureHeader], now: .now)
+        } catch {
+            throw Problem(.badRequest, code: error.code, title: "Stripe signature not verified", detail: "Stripe-Signature: \(error)")
+        }
+        return try await StripeWebhookScope.$verifiedPayload.withValue(Data(buffer: body)) {
+            try await next(request, context)
+        }
+    }
+
+    static let signatureHeader = HTTPField.Name("Stripe-Signature")!
+}
+
+/// The verified body of the Stripe webhook request being handled.
+enum StripeWebhookScope {
+    @TaskLocal static var verifiedPayload: Data?
+}
