@@ -144,7 +144,7 @@ public final class FitBaseClient: Sendable {
 
     /// Runs a generated-client call, turning thrown errors into ``FitBaseError`` (an SDK error raised inside, such as
     /// an ended session, comes out as itself).
-    func call<Output>(_ operation: () async throws -> Output) async throws(FitBaseError) -> Output {
+    func call<Output>(_ operation: @Sendable () async throws -> Output) async throws(FitBaseError) -> Output {
         do {
             return try await operation()
         } catch {

@@ -45,6 +45,8 @@ import Yams
         let planID: String
         /// A StoreKit transaction whose (lapsed) subscription the owner has claimed.
         let claimedTransaction: String
+        /// A health sample of the owner's (who has given the healthData consent; nobody else has).
+        let sampleID: String
 
         func token(_ caller: Caller) -> String? {
             switch caller {
@@ -78,6 +80,11 @@ import Yams
     /// A resource of the owner's named by id: everyone else gets 404, as if it did not exist.
     static func ownerOnly(_ status: HTTPResponse.Status) -> [Caller: HTTPResponse.Status] {
         [.anonymous: .unauthorized, .otherUser: .notFound, .admin: .notFound, .owner: status]
+    }
+
+    /// Only the owner has given the healthData consent.
+    static func consented(_ status: HTTPResponse.Status) -> [Caller: HTTPResponse.Status] {
+        [.anonymous: .unauthorized, .otherUser: .forbidden, .admin: .forbidden, .owner: status]
     }
 
     static func signedIn(_ status: HTTPResponse.Status) -> [Caller: HTTPResponse.Status] {
@@ -174,6 +181,14 @@ import Yams
         Row(operationID: "receiveStripeEvent", expected: everyone(.ok), signature: { [StripeWebhookMiddleware.signatureHeader: BillingFixture.stripeSignature($0)] }) { _, _ in
             (.post, "/v1/webhooks/stripe", ["id": "evt_\(UUID().uuidString.prefix(12))", "type": "customer.updated", "created": Int(Date.now.timeIntervalSince1970), "data": ["object": ["id": "cus_matrix"]]])
         },
+        // Health data is the caller's own and needs their healthData consent: without it, 403 before anything is read.
+        Row(operationID: "uploadHealthSamples", expected: consented(.ok)) { _, _ in
+            (.post, "/v1/health/samples", ["samples": [HealthTests.sample("heartRate", start: "2026-11-20T08:00:00Z", ["value": 70])]])
+        },
+        Row(operationID: "listHealthSamples", expected: consented(.ok)) { _, _ in (.get, "/v1/health/samples?type=heartRate", nil) },
+        Row(operationID: "getHealthSummary", expected: consented(.ok)) { _, _ in (.get, "/v1/health/summary?type=heartRate", nil) },
+        Row(operationID: "deleteHealthSample", expected: consented(.noContent)) { fixture, _ in (.delete, "/v1/health/samples/\(fixture.sampleID)", nil) },
+        Row(operationID: "listMyAuditEntries", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/audit", nil) },
         Row(operationID: "getMe", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me", nil) },
         Row(operationID: "listSessions", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/sessions", nil) },
         // Sessions are reachable only through their owner's /me: another user, even an admin, gets 404.
@@ -233,11 +248,15 @@ import Yams
                 ))
                 let claim = try await client.json(.post, "/v1/subscription/appstore/transactions", body: ["signedTransaction": purchase], token: owner.accessToken)
                 try #require(claim.status == .ok, "claiming the fixture's transaction: \(String(buffer: claim.body))")
+                try await HealthTests.consent(client, owner.accessToken)
+                let sampleID = UUID().uuidString.lowercased()
+                let sampled = try await HealthTests.upload(client, owner.accessToken, [HealthTests.sample("heartRate", id: UUID(uuidString: sampleID)!, start: "2026-11-20T07:00:00Z", ["value": 65])])
+                try #require(sampled.status == .ok)
                 let fixture = Fixture(
                     client: client, owner: owner, ownerSecondSession: try Self.sessionID(of: second),
                     otherUser: try await client.signUp(), admin: admin,
                     workoutID: used.id.description, unusedWorkoutID: unused.id.description, programID: program.id.description,
-                    periodID: periodID, logID: logID, planID: planID, claimedTransaction: purchase
+                    periodID: periodID, logID: logID, planID: planID, claimedTransaction: purchase, sampleID: sampleID
                 )
                 // The owner goes last: its request may consume what the others' requests only probe.
                 for caller in Caller.allCases {

@@ -6,12 +6,12 @@ import Foundation
 
 /// The user-owned collections that sync between devices through the change feed.
 public enum SyncCollection: String, Sendable, Codable, CaseIterable {
-    case plans, workoutLogs, cycleLogs, preferences
+    case plans, workoutLogs, cycleLogs, preferences, healthSamples
 
     /// How conflicting writes to the collection are settled.
     public var policy: ConflictPolicy {
         switch self {
-        case .workoutLogs: .appendOnly
+        case .workoutLogs, .healthSamples: .appendOnly
         case .plans, .cycleLogs, .preferences: .lastWriterWins
         }
     }

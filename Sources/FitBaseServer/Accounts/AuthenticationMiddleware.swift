@@ -12,14 +12,13 @@ struct AuthenticationMiddleware: RouterMiddleware {
     let sessions: SessionStore
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[.authorization] else {
-            return try await next(request, context)
-        }
-        var scope = RequestScope(caller: nil, authenticationFailure: nil)
-        do {
-            scope.caller = try await caller(from: header)
-        } catch let problem as Problem {
-            scope.authenticationFailure = problem
+        var scope = RequestScope(caller: nil, authenticationFailure: nil, requestID: context.requestID)
+        if let header = request.headers[.authorization] {
+            do {
+                scope.caller = try await caller(from: header)
+            } catch let problem as Problem {
+                scope.authenticationFailure = problem
+            }
         }
         return try await RequestScope.$current.withValue(scope) {
             try await next(request, context)

@@ -13,6 +13,7 @@ struct APIHandler: APIProtocol {
     let recommendations: RecommendationController
     let sync: SyncController
     let billing: BillingController
+    let health: HealthController
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
         try await serviceStatus.getHealth(input)
@@ -240,5 +241,27 @@ struct APIHandler: APIProtocol {
 
     func receiveStripeEvent(_ input: Operations.ReceiveStripeEvent.Input) async throws -> Operations.ReceiveStripeEvent.Output {
         try await billing.receiveStripeEvent(input)
+    }
+
+    // MARK: Health
+
+    func uploadHealthSamples(_ input: Operations.UploadHealthSamples.Input) async throws -> Operations.UploadHealthSamples.Output {
+        try await health.uploadHealthSamples(input)
+    }
+
+    func listHealthSamples(_ input: Operations.ListHealthSamples.Input) async throws -> Operations.ListHealthSamples.Output {
+        try await health.listHealthSamples(input)
+    }
+
+    func deleteHealthSample(_ input: Operations.DeleteHealthSample.Input) async throws -> Operations.DeleteHealthSample.Output {
+        try await health.deleteHealthSample(input)
+    }
+
+    func getHealthSummary(_ input: Operations.GetHealthSummary.Input) async throws -> Operations.GetHealthSummary.Output {
+        try await health.getHealthSummary(input)
+    }
+
+    func listMyAuditEntries(_ input: Operations.ListMyAuditEntries.Input) async throws -> Operations.ListMyAuditEntries.Output {
+        try await health.listMyAuditEntries(input)
     }
 }

@@ -41,6 +41,27 @@ public func buildApplication(
     let stripeVerifier = configuration.billing.stripeWebhookSecrets.isEmpty
         ? nil : StripeSignatureVerifier(secrets: configuration.billing.stripeWebhookSecrets)
     let database = try await Database.open(configuration.database, logger: logger)
+    // Health data keys live apart from the data (a key store of their own unless configured to share the database).
+    var separateKeystore: Database?
+    let keys: HealthKeyStore
+    do {
+        if configuration.keystoreLocation != configuration.database {
+            separateKeystore = try await Database.open(configuration.keystoreLocation, logger: logger)
+        }
+        keys = HealthKeyStore(database: separateKeystore ?? database)
+        try await keys.prepare()
+        // A wrong master key stops start-up here, naming the setting, instead of failing on each health request.
+        try await HealthVault(keys: keys, masterKey: masterKey).checkMasterKey()
+    } catch {
+        try? await separateKeystore?.shutdown()
+        try? await database.shutdown()
+        throw error
+    }
+    let vault = HealthVault(keys: keys, masterKey: masterKey)
+    let healthRecords = HealthRecords(
+        database: database, store: HealthSampleStore(database: database), vault: vault, audit: AuditLog(database: database),
+        consents: ConsentStore(database: database)
+    )
 
     // From here on nothing throws before the application's services own the pools and clients.
     let hasher = PasswordHasher(cost: configuration.bcryptCost)
@@ -50,7 +71,7 @@ public func buildApplication(
     // Every feature that stores a user's rows adds its owner here, so export and deletion cover it.
     let registry = AccountDataRegistry(owners: [
         AccountProfileOwner(), IdentitiesOwner(), SessionsOwner(), ConsentsOwner(), CyclePeriodsOwner(), WorkoutLogsOwner(),
-        TrainingPlansOwner(), DailyRecommendationsOwner(), SubscriptionsOwner(),
+        TrainingPlansOwner(), DailyRecommendationsOwner(), SubscriptionsOwner(), HealthSamplesOwner(records: healthRecords),
     ])
     let accounts = AccountsFeature(
         database: database, signer: signer, hasher: hasher, httpClient: httpClient, masterKey: masterKey,
@@ -86,14 +107,16 @@ public func buildApplication(
             logger: logger
         ),
         sync: SyncController(
-            database: database, plans: planController, history: historyController, cycle: cycleController, profiles: profiles
+            database: database, plans: planController, history: historyController, cycle: cycleController, profiles: profiles,
+            health: healthRecords
         ),
         billing: BillingController(
             entitlements: entitlements,
             appStore: appStoreVerifier.map { AppStoreSubscriptions(verifier: $0, catalog: products, database: database, logger: logger) },
             stripe: StripeSubscriptions(catalog: products, database: database, logger: logger),
             database: database
-        )
+        ),
+        health: HealthController(records: healthRecords, profiles: profiles)
     )
     try api.registerHandlers(
         on: RoutingTransport(router: router, routes: routes),
@@ -106,6 +129,7 @@ public func buildApplication(
         configuration: .init(address: .hostname(host, port: configuration.port), serverName: "FitBase"),
         services: [
             DatabaseService(database: database), hasher, HTTPClientService(client: httpClient),
+            DatabaseService(database: separateKeystore),
             SyncRetentionService(database: database, logger: logger),
         ],
         onServerRunning: { channel in
@@ -171,10 +195,11 @@ struct HTTPClientService: Service {
 
 /// Keeps the database pool open while the server runs and closes it after the server has drained.
 struct DatabaseService: Service {
-    let database: Database
+    /// `nil` for a database another service closes (the key store sharing the data's database).
+    let database: Database?
 
     func run() async throws {
         try? await gracefulShutdown()
-        try await database.shutdown()
+        try await database?.shutdown()
     }
 }

@@ -8,9 +8,14 @@ import Foundation
 /// (default `<data dir>/master.key`, created with mode 0600 on first run).
 struct MasterKey: Sendable {
     private let key: SymmetricKey
+    /// A fingerprint naming this key (stored beside what it wraps, so a wrong key is recognised, never used).
+    let id: String
 
     init(key: SymmetricKey) {
         self.key = key
+        self.id = key.withUnsafeBytes { bytes in
+            SHA256.hash(data: Data("fitbase master key id".utf8) + Data(bytes)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        }
     }
 
     static func load(environmentValue: String?, file: String) throws -> MasterKey {

@@ -8,8 +8,10 @@ struct RequestScope: Sendable {
     var caller: Caller?
     /// Why the presented token was refused, when it was; reported only by operations that need a caller.
     var authenticationFailure: Problem?
+    /// The request's `X-Request-ID` (the audit log records it).
+    var requestID: String?
 
-    @TaskLocal static var current = RequestScope(caller: nil, authenticationFailure: nil)
+    @TaskLocal static var current = RequestScope(caller: nil, authenticationFailure: nil, requestID: nil)
 
     /// The caller, or the 401 problem an operation that requires authentication answers with.
     static func requireCaller() throws(Problem) -> Caller {

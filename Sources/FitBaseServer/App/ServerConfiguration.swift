@@ -14,6 +14,7 @@ import Logging
 /// | request body limit | `--max-body-bytes` | `FITBASE_MAX_BODY_BYTES` | `1048576` (1 MiB) |
 /// | bcrypt cost | — | `FITBASE_BCRYPT_COST` | `12` (4–31; tests use 4) |
 /// | load the demo catalog into an empty catalog | — | `FITBASE_DEMO_CATALOG` | `true` |
+/// | key store of health data keys | — | `FITBASE_KEYSTORE_URL` | `<data dir>/keystore.sqlite` with SQLite; the database itself with PostgreSQL |
 ///
 /// Identity providers and the master key: ``IdentityProvidersConfiguration``; the language model behind
 /// recommendations: ``LanguageModelConfiguration``; products, the App Store and Stripe: ``BillingConfiguration``.
@@ -42,6 +43,8 @@ public struct ServerConfiguration: Sendable {
     public var languageModel: LanguageModelConfiguration?
     /// Products, App Store verification and Stripe webhooks (environment only).
     public var billing: BillingConfiguration
+    /// Where health data keys are kept (wrapped), apart from the data; `nil` for the default.
+    public var keystore: DatabaseLocation?
 
     /// Values as given on the command line; `nil` means "not given".
     public struct Overrides: Sendable {
@@ -79,7 +82,8 @@ public struct ServerConfiguration: Sendable {
         loadsDemoCatalog: Bool = true,
         identityProviders: IdentityProvidersConfiguration = .init(),
         languageModel: LanguageModelConfiguration? = nil,
-        billing: BillingConfiguration = .init()
+        billing: BillingConfiguration = .init(),
+        keystore: DatabaseLocation? = nil
     ) {
         self.host = host
         self.port = port
@@ -93,6 +97,7 @@ public struct ServerConfiguration: Sendable {
         self.identityProviders = identityProviders
         self.languageModel = languageModel
         self.billing = billing
+        self.keystore = keystore
     }
 
     /// Resolves flags over `FITBASE_*` environment variables over defaults, validating every value.
@@ -188,13 +193,34 @@ public struct ServerConfiguration: Sendable {
             loadsDemoCatalog = parsed
         }
 
+        var keystore: DatabaseLocation? = nil
+        if let text = environment["FITBASE_KEYSTORE_URL"], !text.trimmingCharacters(in: .whitespaces).isEmpty {
+            guard let parsed = DatabaseLocation(parsing: text) else {
+                throw ConfigurationError(
+                    setting: "keystore-url", source: "FITBASE_KEYSTORE_URL", value: text,
+                    expected: "sqlite:///path/keystore.sqlite, a file path, or postgres://user:password@host:port/database"
+                )
+            }
+            keystore = parsed
+        }
+
         return ServerConfiguration(
             host: host, port: port, dataDirectory: dataDirectory, database: database, logLevel: logLevel,
             publicURL: publicURL, maxBodyBytes: maxBodyBytes, bcryptCost: bcryptCost, loadsDemoCatalog: loadsDemoCatalog,
             identityProviders: try IdentityProvidersConfiguration.resolve(environment: environment),
             languageModel: try LanguageModelConfiguration.resolve(environment: environment),
-            billing: try BillingConfiguration.resolve(environment: environment)
+            billing: try BillingConfiguration.resolve(environment: environment),
+            keystore: keystore
         )
+    }
+
+    /// Where health data keys live: the configured key store, else a SQLite file beside the data (`keystore.sqlite`)
+    /// when the data is in SQLite, else the PostgreSQL database itself (set `FITBASE_KEYSTORE_URL` to a database
+    /// backed up apart so that a backup of the data cannot be decrypted once a key is destroyed).
+    public var keystoreLocation: DatabaseLocation {
+        if let keystore { return keystore }
+        if case .sqlite = database { return .sqlite(path: URL(fileURLWithPath: dataDirectory).appendingPathComponent("keystore.sqlite").path) }
+        return database
     }
 
     /// The SQLite file used when no database URL is given.

@@ -13,6 +13,8 @@ extension DatabaseEngine {
     public var instant: SQLDataType { self == .postgres ? .custom(SQLRaw("timestamptz")) : .real }
     /// A boolean.
     public var boolean: SQLDataType { self == .postgres ? .custom(SQLRaw("boolean")) : .int }
+    /// Raw bytes (ciphertexts): `bytea` / `BLOB`.
+    public var bytes: SQLDataType { self == .postgres ? .custom(SQLRaw("bytea")) : .blob }
 }
 
 extension Date {

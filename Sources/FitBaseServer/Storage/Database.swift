@@ -91,10 +91,14 @@ public final class Database: Sendable {
     }
 
     /// Runs `body` on one pooled connection.
+    ///
+    /// The pool runs `body` in a task of its own, which would lose the request's task-local ``RequestScope`` (who is
+    /// calling, the request id): it is carried over, so code on the connection (the audit log) still sees it.
     public func withConnection<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
-        try await pool.withConnection(body)
+        let scope = RequestScope.current
+        return try await pool.withConnection { db in try await RequestScope.$current.withValue(scope) { try await body(db) } }
     }
 
     /// Runs `body` in one transaction on one connection: committed when `body` returns, rolled back when it throws.
@@ -113,7 +117,7 @@ public final class Database: Sendable {
         begin: String, _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
         let logger = self.logger
-        return try await pool.withConnection { connection in
+        return try await withConnection { connection in
             try await connection.raw(SQLQueryString(begin)).run()
             do {
                 let result = try await body(connection)

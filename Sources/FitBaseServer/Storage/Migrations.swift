@@ -17,6 +17,8 @@ enum FitBaseMigrations {
         CreateDailyRecommendations(),
         CreateSyncFeed(),
         CreateSubscriptions(),
+        CreateHealthSamples(),
+        CreateHealthAuditLog(),
     ]
 }
 

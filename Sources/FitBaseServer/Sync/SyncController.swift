@@ -16,6 +16,8 @@ struct SyncController: Sendable {
     let history: HistoryController
     let cycle: CycleController
     let profiles: ProfileStore
+    /// Opens synced health samples (and audits their sync).
+    let health: HealthRecords
 
     func getSyncChanges(_ input: Operations.GetSyncChanges.Input) async throws -> Operations.GetSyncChanges.Output {
         let caller = try RequestScope.requireCaller()
@@ -36,7 +38,10 @@ struct SyncController: Sendable {
             throw Problem(.gone, code: "full_resync_required", detail: "This cursor is older than the oldest kept deletion; pull again without since.")
         }
         let page = Array(changes.prefix(limit))
-        let wire = try await database.withConnection { db in try await Self.wire(page, of: user, on: db) }
+        let health = self.health
+        let wire = try await database.withConnection { db in try await Self.wire(page, of: user, health: health, on: db) }
+        let samples = wire.count { $0.collection == .healthSamples && !$0.deleted }
+        if samples > 0 { try await health.audit.append(AuditEvent(actor: user, subject: user, action: .sync, resource: "healthSamples", count: samples)) }
         return .ok(.init(body: .json(.init(
             changes: wire,
             cursor: Self.cursor(sequence: changes.count > limit ? page.last?.seq ?? since : max(page.last?.seq ?? 0, position.last, since)),
@@ -57,8 +62,10 @@ struct SyncController: Sendable {
 
     /// The changes with the current data of their records, as the REST endpoints show them. A live record deleted
     /// since the change was read is left out: its tombstone follows with a later sequence number.
-    static func wire(_ changes: [SyncChange], of user: UserID, on db: any SQLDatabase) async throws -> [Components.Schemas.SyncChange] {
-        let records = try await records(for: changes.filter { !$0.stamp.deleted }, of: user, on: db)
+    static func wire(
+        _ changes: [SyncChange], of user: UserID, health: HealthRecords, on db: any SQLDatabase
+    ) async throws -> [Components.Schemas.SyncChange] {
+        let records = try await records(for: changes.filter { !$0.stamp.deleted }, of: user, health: health, on: db)
         return changes.compactMap { change in
             let data = records[RecordKey(change.collection, change.recordID)]
             if !change.stamp.deleted && data == nil { return nil }
@@ -71,7 +78,9 @@ struct SyncController: Sendable {
     }
 
     /// The current data of the changed records, as their REST endpoints show them.
-    static func records(for changes: [SyncChange], of user: UserID, on db: any SQLDatabase) async throws -> [RecordKey: OpenAPIObjectContainer] {
+    static func records(
+        for changes: [SyncChange], of user: UserID, health: HealthRecords, on db: any SQLDatabase
+    ) async throws -> [RecordKey: OpenAPIObjectContainer] {
         let ids = Dictionary(grouping: changes, by: \.collection).mapValues { $0.map(\.recordID) }
         var records: [RecordKey: OpenAPIObjectContainer] = [:]
         for plan in try await PlanStore.plans((ids[.plans] ?? []).compactMap(PlanID.init), of: user, on: db) {
@@ -82,6 +91,10 @@ struct SyncController: Sendable {
         }
         for period in try await CycleStore.periods((ids[.cycleLogs] ?? []).compactMap(PeriodID.init), of: user, on: db) {
             records[RecordKey(.cycleLogs, period.id.description)] = try object(CycleController.wire(period))
+        }
+        let sampleRows = try await HealthSampleStore.samples((ids[.healthSamples] ?? []).compactMap(UUID.init(uuidString:)), of: user, on: db)
+        for sample in try await health.open(sampleRows, of: user) {
+            records[RecordKey(.healthSamples, sample.id.uuidString.lowercased())] = try object(HealthController.wire(sample))
         }
         if ids[.preferences]?.contains(SyncFeed.preferencesID) == true {
             records[RecordKey(.preferences, SyncFeed.preferencesID)] = try object(UserWire.preferences(try await ProfileStore.profile(of: user, on: db)))

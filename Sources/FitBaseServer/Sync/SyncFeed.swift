@@ -123,6 +123,38 @@ enum SyncFeed {
         return SyncChange(collection: collection, recordID: id, seq: seq, stamp: RecordStamp(version: version, updatedAt: updatedAt, deleted: deleted))
     }
 
+    /// Enters many records written in one transaction (a batch of health samples): consecutive sequence numbers
+    /// reserved at once, each record's next version (1, or one past a tombstone of the same id).
+    static func recordNew(_ collection: SyncCollection, ids: [String], of user: UserID, updatedAt: Date, on db: any SQLDatabase) async throws {
+        guard !ids.isEmpty else { return }
+        let reserved = try await db.insert(into: "sync_sequences").columns("user_id", "last_seq", "purged_through")
+            .values(SQLBind(user.rawValue), SQLBind(ids.count), SQLBind(0))
+            .onConflict(with: ["user_id"]) { $0.set("last_seq", to: SQLRaw("sync_sequences.last_seq + \(ids.count)")) }
+            .returning("last_seq").first()
+        guard let row = reserved else { throw SyncFeedError.noSequence }
+        let first = try row.decode(column: "last_seq", as: Int.self) - ids.count + 1
+        let now = Date.storageNow
+        for start in stride(from: 0, to: ids.count, by: 250) {
+            let chunk = Array(ids[start..<min(start + 250, ids.count)])
+            var versions: [String: Int] = [:]
+            for row in try await db.select().columns("record_id", "version").from("sync_changes").where("user_id", .equal, user.rawValue)
+                .where("collection", .equal, collection.rawValue).where("record_id", .in, chunk).all()
+            {
+                versions[try row.decode(column: "record_id", as: String.self)] = try row.decode(column: "version", as: Int.self)
+            }
+            var insert = db.insert(into: "sync_changes").columns("user_id", "collection", "record_id", "seq", "version", "deleted", "updated_at", "changed_at")
+            for (offset, id) in chunk.enumerated() {
+                insert = insert.values(
+                    SQLBind(user.rawValue), SQLBind(collection.rawValue), SQLBind(id), SQLBind(first + start + offset), SQLBind((versions[id] ?? 0) + 1),
+                    SQLBind(false), SQLBind(updatedAt), SQLBind(now)
+                )
+            }
+            try await insert.onConflict(with: ["user_id", "collection", "record_id"]) { conflict in
+                ["seq", "version", "deleted", "updated_at", "changed_at"].reduce(conflict) { $0.set(excludedValueOf: $1) }
+            }.run()
+        }
+    }
+
     /// What the feed holds for a record; `nil` when it never existed.
     static func stamp(_ collection: SyncCollection, id: String, of user: UserID, on db: any SQLDatabase) async throws -> RecordStamp? {
         try await db.select().columns("version", "updated_at", "deleted").from("sync_changes")

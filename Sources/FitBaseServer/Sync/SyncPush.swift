@@ -30,10 +30,14 @@ extension SyncController {
         let now = Date.storageNow
         // What checking reads is read once per push: the profile, the periods (for logs' cycle positions), the
         // catalog workouts named.
+        let sendsSamples = body.mutations.contains { $0.collection == .healthSamples }
         let context = CheckContext(
             user: user, profile: try await profiles.profile(of: user),
             periods: body.mutations.contains { $0.collection == .workoutLogs && $0.op == .upsert } ? try await cycle.store.periods(of: user) : [],
-            workouts: CatalogLookup(store: plans.catalog)
+            workouts: CatalogLookup(store: plans.catalog),
+            healthConsent: sendsSamples ? try await healthConsent(of: user) : (upload: false, read: false),
+            healthKey: body.mutations.contains { $0.collection == .healthSamples && $0.op == .upsert }
+                ? try await health.vault.dataKey(of: user, creating: true) : nil
         )
         var pending: [PendingMutation] = []
         pending.reserveCapacity(body.mutations.count)
@@ -42,8 +46,11 @@ extension SyncController {
         }
         let prepared = pending
         // A plan the push creates beyond what the caller's tier keeps is rejected as its REST request would be.
-        let planLimit = try await plans.entitlements.allows(.customPlans, caller: caller)
-            ? nil : (plans: PlanController.plansWithoutCustomPlans, problem: plans.morePlansRequireUpgrade())
+        let applying = ApplyContext(
+            user: user, now: now, health: health, engine: database.engine,
+            planLimit: try await plans.entitlements.allows(.customPlans, caller: caller)
+                ? nil : (plans: PlanController.plansWithoutCustomPlans, problem: plans.morePlansRequireUpgrade())
+        )
         let results = try await database.transaction { db in
             // Holding the user's sequence row for the whole push orders concurrent pushes of one user (PostgreSQL),
             // so a mutation id's stored result is always seen by a later push.
@@ -56,9 +63,13 @@ extension SyncController {
                     results.append(earlier)
                     continue
                 }
-                let result = try await Self.apply(mutation, of: user, now: now, planLimit: planLimit, on: db)
+                let result = try await Self.apply(mutation, context: applying, on: db)
                 if result.status != .rejected || !Self.isUnkeyed(mutation) { answered[mutation.mutationID] = result }
                 results.append(result)
+            }
+            let samples = zip(prepared, results).count { $0.0.collection == .healthSamples && $0.1.status != .rejected }
+            if samples > 0 {
+                try await AuditLog.append(AuditEvent(actor: user, subject: user, action: .sync, resource: "healthSamples", count: samples), on: db, engine: applying.engine)
             }
             return results
         }
@@ -74,6 +85,7 @@ extension SyncController {
             case workoutLog(WorkoutLog)
             case period(LoggedPeriod)
             case preferences(Components.Schemas.UserUpdate)
+            case healthSample(SealedSample)
             case delete
         }
 
@@ -101,7 +113,30 @@ extension SyncController {
         var profile: Profile
         var periods: [LoggedPeriod]
         var workouts: CatalogLookup
+        /// Whether the `healthData` consent allows uploading now, and reading (deleting) at all.
+        var healthConsent: (upload: Bool, read: Bool)
+        /// The user's data key, when the push uploads health samples.
+        var healthKey: HealthVault.DataKey?
     }
+
+    /// What applying a push's mutations needs.
+    struct ApplyContext: Sendable {
+        var user: UserID
+        var now: Date
+        var health: HealthRecords
+        var engine: DatabaseEngine
+        /// Set when the caller's tier keeps a limited number of plans.
+        var planLimit: (plans: Int, problem: Problem)?
+    }
+
+    private func healthConsent(of user: UserID) async throws -> (upload: Bool, read: Bool) {
+        let history = try await health.consents.history(of: user).filter { $0.kind == .healthData }
+        return (history.last?.granted == true, history.contains { $0.granted })
+    }
+
+    private static let healthConsentRequired = Problem(
+        .forbidden, code: "consent_required", detail: "Health samples need the healthData consent: POST /v1/me/consents {kind: healthData, granted: true}."
+    )
 
     private func prepare(_ mutation: Components.Schemas.SyncMutation, at index: Int, context: CheckContext, now: Date) async throws -> PendingMutation {
         // The generated enums have the same cases as FitBaseCore's.
@@ -155,6 +190,9 @@ extension SyncController {
             throw Problem.invalidRequest("id must be a UUID.", fieldErrors: [.init(field: "id", message: "must be a UUID")])
         }
         let recordID = uuid.uuidString.lowercased()
+        if collection == .healthSamples, !(operation == .upsert ? context.healthConsent.upload : context.healthConsent.read) {
+            throw Self.healthConsentRequired
+        }
         guard operation == .upsert else { return (recordID, .delete) }
         do {
             switch collection {
@@ -169,6 +207,23 @@ extension SyncController {
             case .cycleLogs:
                 let body = try Self.decode(Components.Schemas.PeriodInput.self, from: mutation.data)
                 return (recordID, .period(try await cycle.validated(body, id: PeriodID(rawValue: uuid), user: context.user, profile: profile)))
+            case .healthSamples:
+                let body = try Self.decode(Components.Schemas.HealthSampleInput.self, from: mutation.data)
+                var input = HealthController.input(body)
+                input.id = recordID
+                let sample: HealthSample
+                switch HealthSampleValidator.validate(input, now: .now) {
+                case .success(let valid): sample = valid
+                case .failure(let failure): throw Problem.validationFailed(failure.errors.map { .init(field: $0.field, message: $0.message) })
+                }
+                guard let key = context.healthKey else { throw Self.healthConsentRequired }
+                return (recordID, .healthSample(SealedSample(
+                    id: sample.id, type: sample.type, start: sample.start, end: sample.end, keyID: key.id,
+                    sealed: try health.vault.seal(
+                        HealthSampleCodec.encode(sample), with: key,
+                        binding: SealedSample.binding(user: context.user, id: sample.id, type: sample.type, start: sample.start, end: sample.end)
+                    )
+                )))
             case .preferences:  // answered above; a UUID is never the preferences record's id
                 throw Self.notThePreferencesID
             }
@@ -214,15 +269,13 @@ extension SyncController {
 
     /// Applies one mutation on `db` and stores its result. Only a period can fail on a constraint (another period
     /// starting the same day), so only its write runs inside a savepoint, rolled back to reject it alone.
-    private static func apply(
-        _ mutation: PendingMutation, of user: UserID, now: Date, planLimit: (plans: Int, problem: Problem)?, on db: any SQLDatabase
-    ) async throws -> Components.Schemas.SyncMutationResult {
+    private static func apply(_ mutation: PendingMutation, context: ApplyContext, on db: any SQLDatabase) async throws -> Components.Schemas.SyncMutationResult {
         if isUnkeyed(mutation), case .rejected(let problem) = mutation.outcome { return rejected(mutation, problem) }
         let result: Components.Schemas.SyncMutationResult
         if case .write(.period(let period)) = mutation.outcome {
             try await db.raw("SAVEPOINT sync_mutation").run()
             do {
-                let written = try await write(mutation, of: user, now: now, planLimit: planLimit, on: db)
+                let written = try await write(mutation, context: context, on: db)
                 try await db.raw("RELEASE SAVEPOINT sync_mutation").run()
                 result = written
             } catch {
@@ -233,19 +286,18 @@ extension SyncController {
             }
         } else {
             do {
-                result = try await write(mutation, of: user, now: now, planLimit: planLimit, on: db)
+                result = try await write(mutation, context: context, on: db)
             } catch let problem as Problem {
                 // Raised before anything is written (ownership, the plan limit, the preferences' own rules).
                 result = rejected(mutation, problem)
             }
         }
-        try await store(result, user: user, now: now, on: db)
+        try await store(result, user: context.user, now: context.now, on: db)
         return result
     }
 
-    private static func write(
-        _ mutation: PendingMutation, of user: UserID, now: Date, planLimit: (plans: Int, problem: Problem)?, on db: any SQLDatabase
-    ) async throws -> Components.Schemas.SyncMutationResult {
+    private static func write(_ mutation: PendingMutation, context: ApplyContext, on db: any SQLDatabase) async throws -> Components.Schemas.SyncMutationResult {
+        let (user, now) = (context.user, context.now)
         let write: PendingMutation.Write
         switch mutation.outcome {
         case .write(let checked): write = checked
@@ -265,11 +317,14 @@ extension SyncController {
         if mutation.operation == .delete, let stamp, stamp.deleted {
             return applied(mutation, version: stamp.version)  // already gone: nothing to do
         }
+        if case .healthSample = write, let stamp, !stamp.deleted {
+            return applied(mutation, version: stamp.version)  // a stored sample never changes: sending it again is a no-op
+        }
         let decision = mutation.collection.policy.decide(
             mutation.operation, baseVersion: mutation.baseVersion, clientUpdatedAt: mutation.updatedAt, server: stamp
         )
         guard decision.applies else {
-            return try await conflict(mutation, resolution: .serverWins, version: stamp?.version ?? 0, of: user, on: db)
+            return try await conflict(mutation, resolution: .serverWins, version: stamp?.version ?? 0, context: context, on: db)
         }
         let change: SyncChange
         switch write {
@@ -279,11 +334,12 @@ extension SyncController {
             case .plans: _ = try await PlanStore.delete(PlanID(rawValue: id), of: user, on: db)
             case .workoutLogs: _ = try await HistoryStore.delete(WorkoutLogID(rawValue: id), of: user, on: db)
             case .cycleLogs: _ = try await CycleStore.delete(PeriodID(rawValue: id), of: user, on: db)
+            case .healthSamples: _ = try await HealthSampleStore.delete(id, of: user, on: db)
             case .preferences: break
             }
             change = try await SyncFeed.record(mutation.collection, id: mutation.recordID, of: user, deleted: true, updatedAt: mutation.updatedAt, currentVersion: stamp?.version ?? 0, on: db)
         case .plan(var plan):
-            if stamp.map(\.deleted) ?? true, let planLimit, try await PlanStore.count(of: user, on: db) >= planLimit.plans {
+            if stamp.map(\.deleted) ?? true, let planLimit = context.planLimit, try await PlanStore.count(of: user, on: db) >= planLimit.plans {
                 throw planLimit.problem
             }
             change = try await SyncFeed.record(.plans, id: mutation.recordID, of: user, deleted: false, updatedAt: mutation.updatedAt, currentVersion: stamp?.version ?? 0, on: db)
@@ -296,6 +352,9 @@ extension SyncController {
         case .period(let period):
             try await CycleStore.upsert(period, of: user, now: mutation.updatedAt, on: db)
             change = try await SyncFeed.record(.cycleLogs, id: mutation.recordID, of: user, deleted: false, updatedAt: mutation.updatedAt, currentVersion: stamp?.version ?? 0, on: db)
+        case .healthSample(let sample):
+            _ = try await HealthSampleStore.insert([sample], of: user, now: now, on: db)
+            change = try await SyncFeed.record(.healthSamples, id: mutation.recordID, of: user, deleted: false, updatedAt: mutation.updatedAt, currentVersion: stamp?.version ?? 0, on: db)
         case .preferences(let update):
             do {
                 _ = try await ProfileStore.update(user, updatedAt: mutation.updatedAt, on: db) { profile in
@@ -308,7 +367,7 @@ extension SyncController {
             change = SyncChange(collection: .preferences, recordID: SyncFeed.preferencesID, seq: 0, stamp: stamp)
         }
         if decision == .clientWins {
-            return try await conflict(mutation, resolution: .clientWins, version: change.stamp.version, of: user, on: db)
+            return try await conflict(mutation, resolution: .clientWins, version: change.stamp.version, context: context, on: db)
         }
         return applied(mutation, version: change.stamp.version)
     }
@@ -325,14 +384,15 @@ extension SyncController {
 
     /// A conflict result with the record as the server now holds it.
     private static func conflict(
-        _ mutation: PendingMutation, resolution: Components.Schemas.SyncMutationResult.ResolutionPayload, version: Int, of user: UserID,
+        _ mutation: PendingMutation, resolution: Components.Schemas.SyncMutationResult.ResolutionPayload, version: Int, context: ApplyContext,
         on db: any SQLDatabase
     ) async throws -> Components.Schemas.SyncMutationResult {
+        let user = context.user
         let stamp = try await SyncFeed.stamp(mutation.collection, id: mutation.recordID, of: user, on: db)
         var record: Components.Schemas.SyncChange?
         if let stamp {
             let change = SyncChange(collection: mutation.collection, recordID: mutation.recordID, seq: 0, stamp: stamp)
-            record = try await SyncController.wire([change], of: user, on: db).first
+            record = try await SyncController.wire([change], of: user, health: context.health, on: db).first
         }
         return .init(mutationId: mutation.mutationID, status: .conflict, version: version, resolution: resolution, serverRecord: record)
     }
@@ -377,6 +437,7 @@ extension SyncCollection {
         case .plans: "training_plans"
         case .workoutLogs: "workout_logs"
         case .cycleLogs: "cycle_periods"
+        case .healthSamples: "health_samples"
         case .preferences: nil
         }
     }

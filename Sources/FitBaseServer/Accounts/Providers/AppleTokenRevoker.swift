@@ -36,7 +36,7 @@ struct AppleTokenRevoker: Sendable {
         }
     }
 
-    private static func context(_ provider: IdentityProvider, _ subject: String) -> String {
+    static func context(_ provider: IdentityProvider, _ subject: String) -> String {
         "user_identities/\(provider.rawValue)/\(subject)/refresh_token"
     }
 }

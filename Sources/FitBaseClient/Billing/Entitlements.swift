@@ -1,0 +1,132 @@
+import FitBaseAPI
+import FitBaseCore
+import Foundation
+
+/// The signed-in user's entitlement as the server resolves it, kept for offline reads and refreshed on demand.
+///
+/// ```swift
+/// let entitlements = Entitlements(client: fitbase, cacheFile: appSupport.appendingPathComponent("entitlement.json"))
+/// try await entitlements.refresh()                          // at launch and when the app comes to the foreground
+/// if let tier = await entitlements.requiresUpgrade(for: .customPlans) { showPaywall(for: tier) }
+/// ```
+///
+/// The server enforces the same answers (402 `upgrade_required`); this is what the app shows before asking. After a
+/// StoreKit purchase, ``submitAppStoreTransaction(_:)`` sends the signed transaction and refreshes in one step.
+public actor Entitlements {
+    /// What the server said, and when.
+    public struct Snapshot: Sendable, Equatable, Codable {
+        /// The resolved entitlement.
+        public var entitlement: Entitlement
+        /// Per feature: whether it is allowed, and the lowest tier that unlocks it.
+        public var features: [Feature: Access]
+        /// When the server answered.
+        public var fetchedAt: Date
+        /// The user it belongs to (a snapshot of another user is never used).
+        public var userID: String
+
+        /// One feature's answer.
+        public struct Access: Sendable, Equatable, Codable {
+            public var allowed: Bool
+            public var requiredTier: SubscriptionTier
+        }
+    }
+
+    private let client: FitBaseClient
+    private let cacheFile: URL?
+    private var snapshot: Snapshot?
+    private var observers: [UUID: AsyncStream<Snapshot>.Continuation] = [:]
+
+    /// Reads the cached snapshot from `cacheFile` (if any) so answers are available offline from launch.
+    public init(client: FitBaseClient, cacheFile: URL? = nil) {
+        self.client = client
+        self.cacheFile = cacheFile
+        self.snapshot = cacheFile.flatMap { try? Data(contentsOf: $0) }.flatMap { try? JSONDecoder().decode(Snapshot.self, from: $0) }
+    }
+
+    /// The last snapshot for the signed-in user, possibly from a previous launch; `nil` before the first refresh.
+    public func current() async -> Snapshot? {
+        guard let snapshot, await client.currentUserID() == snapshot.userID else { return nil }
+        return snapshot
+    }
+
+    /// Whether `feature` is allowed, from the last snapshot (false when nothing is known yet).
+    public func isAllowed(_ feature: Feature) async -> Bool {
+        await current()?.features[feature]?.allowed ?? false
+    }
+
+    /// The tier to upgrade to for `feature`, `nil` when it is allowed already (as the seeds' `FeatureAccessService`).
+    public func requiresUpgrade(for feature: Feature) async -> SubscriptionTier? {
+        guard let access = await current()?.features[feature] else { return TierFeatures.standard.requiredTier(for: feature) }
+        return access.allowed ? nil : access.requiredTier
+    }
+
+    /// Asks the server, caches and publishes the answer.
+    @discardableResult
+    public func refresh() async throws(FitBaseError) -> Snapshot {
+        guard let user = await client.currentUserID() else { throw .notSignedIn }
+        let status: Components.Schemas.SubscriptionStatus
+        switch try await client.call({ try await self.client.api.getSubscription() }) {
+        case .ok(let ok): status = try FitBaseError.decoding { try ok.body.json }
+        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
+        case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
+        }
+        let features: Components.Schemas.FeatureAccessList
+        switch try await client.call({ try await self.client.api.getFeatures() }) {
+        case .ok(let ok): features = try FitBaseError.decoding { try ok.body.json }
+        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
+        case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
+        }
+        return store(Self.snapshot(status: status, features: features, user: user))
+    }
+
+    /// Sends StoreKit 2's `VerificationResult.jwsRepresentation` of a purchase (or restore) and refreshes.
+    @discardableResult
+    public func submitAppStoreTransaction(_ signedTransaction: String) async throws(FitBaseError) -> Snapshot {
+        let output = try await client.call {
+            try await self.client.api.submitAppStoreTransaction(body: .json(.init(signedTransaction: signedTransaction)))
+        }
+        switch output {
+        case .ok: return try await refresh()
+        case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
+        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
+        case .forbidden(let response): throw .from(statusCode: 403, problem: try? response.body.applicationProblemJson)
+        case .conflict(let response): throw .from(statusCode: 409, problem: try? response.body.applicationProblemJson)
+        case .serviceUnavailable(let response): throw .from(statusCode: 503, problem: try? response.body.applicationProblemJson)
+        case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
+        }
+    }
+
+    /// Every new snapshot, starting with the current one when there is one.
+    public func updates() async -> AsyncStream<Snapshot> {
+        let (stream, continuation) = AsyncStream<Snapshot>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let id = UUID()
+        observers[id] = continuation
+        continuation.onTermination = { _ in Task { await self.stopObserving(id) } }
+        if let current = await current() { continuation.yield(current) }
+        return stream
+    }
+
+    private func stopObserving(_ id: UUID) {
+        observers[id] = nil
+    }
+
+    private func store(_ fresh: Snapshot) -> Snapshot {
+        snapshot = fresh
+        if let cacheFile, let data = try? JSONEncoder().encode(fresh) { try? data.write(to: cacheFile, options: .atomic) }
+        for observer in observers.values { observer.yield(fresh) }
+        return fresh
+    }
+
+    static func snapshot(status: Components.Schemas.SubscriptionStatus, features: Components.Schemas.FeatureAccessList, user: String) -> Snapshot {
+        var access: [Feature: Snapshot.Access] = [:]
+        for item in features.features {
+            guard let feature = Feature(rawValue: item.feature.rawValue), let tier = SubscriptionTier(rawValue: item.requiredTier.rawValue) else { continue }
+            access[feature] = .init(allowed: item.allowed, requiredTier: tier)
+        }
+        let entitlement = Entitlement(
+            tier: SubscriptionTier(rawValue: status.tier.rawValue) ?? .free, status: EntitlementStatus(rawValue: status.status.rawValue) ?? .none,
+            expiresAt: status.expiresAt, willRenew: status.willRenew, source: status.source.flatMap { EntitlementSource(rawValue: $0.rawValue) }
+        )
+        return Snapshot(entitlement: entitlement, features: access, fetchedAt: .now, userID: user)
+    }
+}

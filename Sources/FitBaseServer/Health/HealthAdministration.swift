@@ -1,0 +1,99 @@
+import Crypto
+import FitBaseCore
+import Foundation
+import Logging
+import SQLKit
+
+/// Health data administration for the command line: master key rotation and audit chain verification.
+public struct HealthAdministration: Sendable {
+    let configuration: ServerConfiguration
+    let logger: Logger
+
+    public init(configuration: ServerConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// What a rotation did.
+    public struct Rotation: Sendable, CustomStringConvertible {
+        public var healthKeys: Int
+        public var appleTokens: Int
+        public var newKeyID: String
+        public var newKeyFile: String
+
+        public var description: String {
+            "re-wrapped \(healthKeys) health data key(s) and re-sealed \(appleTokens) Apple token(s) under master key \(newKeyID) (\(newKeyFile))"
+        }
+    }
+
+    /// Re-wraps every health data key (and re-seals every stored Apple refresh token) under the master key in
+    /// `newKeyFile` — created (0600) with a fresh random key when it does not exist. Samples are not touched: they
+    /// are sealed under the data keys, which do not change. Start the server with the new key afterwards.
+    public func rotateMasterKey(to newKeyFile: String) async throws -> Rotation {
+        let providers = configuration.identityProviders
+        let current = try MasterKey.load(
+            environmentValue: providers.masterKey,
+            file: providers.masterKeyFile ?? URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("master.key").path
+        )
+        let next = try MasterKey.load(environmentValue: nil, file: newKeyFile)
+        guard next.id != current.id else { throw AdministrationError("the new master key is the current one (id \(current.id))") }
+
+        return try await withDatabases { database, keystore in
+            try await rotate(from: current, to: next, newKeyFile: newKeyFile, database: database, keystore: keystore)
+        }
+    }
+
+    private func rotate(from current: MasterKey, to next: MasterKey, newKeyFile: String, database: Database, keystore: Database) async throws -> Rotation {
+        let keys = HealthKeyStore(database: keystore)
+        try await keys.prepare()
+        let vault = HealthVault(keys: keys, masterKey: current)
+        try await vault.checkMasterKey()
+        let rewrapped = try await keys.rewrapAll { wrapped in
+            let key = try vault.unwrap(wrapped)
+            var fresh = wrapped
+            fresh.masterKeyID = next.id
+            fresh.wrapped = try next.seal(key.key.withUnsafeBytes { Data($0) }, context: HealthVault.context(wrapped.user, wrapped.keyID))
+            return fresh
+        }
+        let tokens = try await database.transaction { db in
+            let rows = try await db.select().columns("provider", "subject", "sealed_refresh_token").from("user_identities")
+                .where("sealed_refresh_token", .isNot, SQLLiteral.null).all()
+            for row in rows {
+                let provider = try row.decode(column: "provider", as: String.self)
+                let subject = try row.decode(column: "subject", as: String.self)
+                guard let provider = IdentityProvider(rawValue: provider), let sealed = Data(base64Encoded: try row.decode(column: "sealed_refresh_token", as: String.self)) else { continue }
+                let context = AppleTokenRevoker.context(provider, subject)
+                let resealed = try next.seal(try current.open(sealed, context: context), context: context)
+                try await db.update("user_identities").set("sealed_refresh_token", to: resealed.base64EncodedString())
+                    .where("provider", .equal, provider.rawValue).where("subject", .equal, subject).run()
+            }
+            return rows.count
+        }
+        return Rotation(healthKeys: rewrapped, appleTokens: tokens, newKeyID: next.id, newKeyFile: newKeyFile)
+    }
+
+    /// Walks the whole audit chain; the verdict names the first broken link.
+    public func verifyAuditChain() async throws -> (entries: Int, firstBreak: String?) {
+        try await withDatabases { database, _ in
+            let verdict = try await AuditLog(database: database).verify()
+            return (verdict.entries, verdict.firstBreak?.description)
+        }
+    }
+
+    /// Runs `body` with the data's database and the key store (the same one unless configured apart), closing both.
+    private func withDatabases<Result: Sendable>(_ body: (Database, Database) async throws -> Result) async throws -> Result {
+        let database = try await Database.open(configuration.database, logger: logger)
+        var keystore = database
+        do {
+            if configuration.keystoreLocation != configuration.database { keystore = try await Database.open(configuration.keystoreLocation, logger: logger) }
+            let result = try await body(database, keystore)
+            if keystore !== database { try await keystore.shutdown() }
+            try await database.shutdown()
+            return result
+        } catch {
+            if keystore !== database { try? await keystore.shutdown() }
+            try? await database.shutdown()
+            throw error
+        }
+    }
+}

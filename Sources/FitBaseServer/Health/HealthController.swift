@@ -1,0 +1,137 @@
+import FitBaseAPI
+import FitBaseCore
+import Foundation
+import HTTPTypes
+
+/// The caller's health samples, summaries and the audit trail of who touched them. Everything is the caller's own.
+struct HealthController: Sendable {
+    let records: HealthRecords
+    let profiles: ProfileStore
+
+    func uploadHealthSamples(_ input: Operations.UploadHealthSamples.Input) async throws -> Operations.UploadHealthSamples.Output {
+        let caller = try RequestScope.requireCaller()
+        guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
+        guard body.samples.count <= HealthRecords.maximumBatch else {
+            throw Problem.invalidRequest(
+                "An upload takes at most \(HealthRecords.maximumBatch) samples; send the rest in another.",
+                fieldErrors: [.init(field: "samples", message: "must have at most \(HealthRecords.maximumBatch) items")]
+            )
+        }
+        try await records.requireConsent(of: caller.user, toUpload: true, resource: "healthSamples")
+        let outcomes = try await records.upload(body.samples.map(Self.input), by: caller.user)
+        return .ok(.init(body: .json(.init(
+            results: outcomes.map { outcome in
+                .init(id: outcome.id, status: .init(rawValue: outcome.status.rawValue) ?? .rejected, problem: outcome.problem?.wire(instance: "/v1/health/samples"))
+            },
+            created: outcomes.count { $0.status == .created }, duplicates: outcomes.count { $0.status == .duplicate },
+            rejected: outcomes.count { $0.status == .rejected }
+        ))))
+    }
+
+    func listHealthSamples(_ input: Operations.ListHealthSamples.Input) async throws -> Operations.ListHealthSamples.Output {
+        let caller = try RequestScope.requireCaller()
+        let limit = try PageRequest.limit(input.query.limit)
+        let offset = try input.query.cursor.map(PageRequest.offset(fromCursor:)) ?? 0
+        let type = try input.query._type.map { try Self.type($0.rawValue) }
+        try Self.checkRange(from: input.query.from, to: input.query.to)
+        try await records.requireConsent(of: caller.user, toUpload: false, resource: "healthSamples")
+        let samples = try await records.samples(of: caller.user, type: type, from: input.query.from, to: input.query.to, offset: offset, limit: limit + 1)
+        return .ok(.init(body: .json(.init(
+            items: samples.prefix(limit).map(Self.wire), nextCursor: samples.count > limit ? PageRequest.cursor(offset: offset + limit) : nil
+        ))))
+    }
+
+    func deleteHealthSample(_ input: Operations.DeleteHealthSample.Input) async throws -> Operations.DeleteHealthSample.Output {
+        let caller = try RequestScope.requireCaller()
+        try await records.requireConsent(of: caller.user, toUpload: false, resource: "healthSamples")
+        guard let id = UUID(uuidString: input.path.sampleId), try await records.delete(id, of: caller.user) else {
+            throw Problem.notFound("No health sample \(input.path.sampleId) of yours.")
+        }
+        return .noContent(.init())
+    }
+
+    func getHealthSummary(_ input: Operations.GetHealthSummary.Input) async throws -> Operations.GetHealthSummary.Output {
+        let caller = try RequestScope.requireCaller()
+        let type = try Self.type(input.query._type.rawValue)
+        let to = input.query.to ?? .now
+        let from = input.query.from ?? to.addingTimeInterval(-7 * 86_400)
+        try Self.checkRange(from: from, to: to)
+        guard to.timeIntervalSince(from) <= 400 * 86_400 else {
+            throw Problem.invalidRequest("A summary covers at most 400 days.", fieldErrors: [.init(field: "from", message: "must be at most 400 days before to")])
+        }
+        let bucket = HealthSummaryBucketSize(rawValue: input.query.bucket?.rawValue ?? "day") ?? .day
+        try await records.requireConsent(of: caller.user, toUpload: false, resource: "healthSummary")
+        let timeZone = try await profiles.profile(of: caller.user).timeZone.flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!
+        let buckets = try await records.summary(of: caller.user, type: type, from: from, to: to, bucket: bucket, timeZone: timeZone)
+        return .ok(.init(body: .json(.init(
+            _type: .init(rawValue: type.rawValue) ?? .heartRate, bucket: .init(rawValue: bucket.rawValue) ?? .day, timeZone: timeZone.identifier,
+            from: from, to: to, buckets: buckets.map(Self.wire)
+        ))))
+    }
+
+    func listMyAuditEntries(_ input: Operations.ListMyAuditEntries.Input) async throws -> Operations.ListMyAuditEntries.Output {
+        let caller = try RequestScope.requireCaller()
+        let limit = try PageRequest.limit(input.query.limit)
+        let offset = try input.query.cursor.map(PageRequest.offset(fromCursor:)) ?? 0
+        let entries = try await records.audit.entries(about: caller.user, offset: offset, limit: limit + 1)
+        return .ok(.init(body: .json(.init(
+            items: entries.prefix(limit).map { entry in
+                .init(
+                    seq: entry.seq, at: entry.at, actorId: entry.actorID?.uuidString.lowercased(), subjectId: entry.subjectID.uuidString.lowercased(),
+                    action: entry.action, resource: entry.resource, count: entry.count, requestId: entry.requestID, outcome: entry.outcome,
+                    prevHash: entry.prevHash, hash: entry.hash
+                )
+            },
+            nextCursor: entries.count > limit ? PageRequest.cursor(offset: offset + limit) : nil
+        ))))
+    }
+
+    // MARK: Mapping
+
+    static func type(_ text: String) throws(Problem) -> HealthSampleType {
+        guard let type = HealthSampleType(rawValue: text) else {
+            throw Problem.invalidRequest("type is not a health sample type.", fieldErrors: [.init(field: "type", message: "must be one of \(HealthSampleType.allCases.map(\.rawValue).joined(separator: ", "))")])
+        }
+        return type
+    }
+
+    static func checkRange(from: Date?, to: Date?) throws(Problem) {
+        if let from, let to, from >= to {
+            throw Problem.invalidRequest("from must be before to.", fieldErrors: [.init(field: "from", message: "must be before to")])
+        }
+    }
+
+    static func input(_ wire: Components.Schemas.HealthSampleInput) -> HealthSampleInput {
+        HealthSampleInput(
+            id: wire.id, type: wire._type, value: wire.value, unit: wire.unit, systolic: wire.systolic, diastolic: wire.diastolic, stage: wire.stage,
+            start: wire.start, end: wire.end, sourceId: wire.sourceId, device: wire.device, metadata: wire.metadata?.additionalProperties
+        )
+    }
+
+    static func wire(_ sample: HealthSample) -> Components.Schemas.HealthSample {
+        var wire = Components.Schemas.HealthSample(
+            id: sample.id.uuidString.lowercased(), _type: .init(rawValue: sample.type.rawValue) ?? .heartRate, unit: sample.type.canonicalUnit,
+            start: sample.start, end: sample.end, sourceId: sample.sourceId, device: sample.device,
+            metadata: sample.metadata.map { .init(additionalProperties: $0) }
+        )
+        switch sample.value {
+        case .heartRate(let value), .steps(let value), .oxygenSaturation(let value): wire.value = value
+        case .sleep(let stage): wire.stage = .init(rawValue: stage.rawValue)
+        case .bloodPressure(let systolic, let diastolic):
+            wire.systolic = systolic
+            wire.diastolic = diastolic
+        }
+        return wire
+    }
+
+    static func wire(_ bucket: HealthSummaryBucket) -> Components.Schemas.HealthSummaryBucket {
+        func statistic(_ value: HealthStatistic?) -> Components.Schemas.HealthStatistic? {
+            value.map { .init(count: $0.count, min: $0.min, max: $0.max, average: $0.average) }
+        }
+        return .init(
+            start: bucket.start.description, sampleCount: bucket.sampleCount, value: statistic(bucket.value), systolic: statistic(bucket.systolic),
+            diastolic: statistic(bucket.diastolic), sum: bucket.sum, asleepSeconds: bucket.asleepSeconds,
+            sleepSeconds: bucket.sleepSeconds.map { seconds in .init(additionalProperties: Dictionary(uniqueKeysWithValues: seconds.map { ($0.key.rawValue, $0.value) })) }
+        )
+    }
+}

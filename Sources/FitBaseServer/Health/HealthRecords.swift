@@ -1,0 +1,154 @@
+import FitBaseCore
+import Foundation
+import HTTPTypes
+import SQLKit
+
+/// Users' health samples: checked, sealed under the owner's data key, entered into the sync feed and audited — every
+/// read, write, delete, export and sync appends to the hash-chained ``AuditLog``.
+struct HealthRecords: Sendable {
+    let database: Database
+    let store: HealthSampleStore
+    let vault: HealthVault
+    let audit: AuditLog
+    let consents: ConsentStore
+
+    static let maximumBatch = 1_000
+
+    /// What became of one uploaded sample.
+    struct Outcome: Sendable {
+        enum Status: String, Sendable { case created, duplicate, rejected }
+        var id: String
+        var status: Status
+        var problem: Problem?
+    }
+
+    // MARK: Consent
+
+    /// Uploads need the `healthData` consent in force; reading and deleting need it to have been given once (data
+    /// uploaded before a withdrawal stays readable and deletable). A refusal is audited.
+    func requireConsent(of user: UserID, toUpload: Bool, resource: String) async throws {
+        let history = try await consents.history(of: user).filter { $0.kind == .healthData }
+        let allowed = toUpload ? history.last?.granted == true : history.contains { $0.granted }
+        guard !allowed else { return }
+        try await audit.append(AuditEvent(actor: user, subject: user, action: toUpload ? .write : .read, resource: resource, count: 0, outcome: .denied))
+        throw Problem(
+            .forbidden, code: "consent_required",
+            detail: toUpload
+                ? "Uploading health data needs the healthData consent: POST /v1/me/consents {kind: healthData, granted: true}."
+                : "Health data needs the healthData consent: POST /v1/me/consents {kind: healthData, granted: true}."
+        )
+    }
+
+    // MARK: Writing
+
+    /// Checks every sample on its own, seals the good ones and stores those not stored before, in one transaction
+    /// with their feed entries and one audit entry. A bad sample is rejected alone, its fields named `samples[i].…`.
+    func upload(_ inputs: [HealthSampleInput], by user: UserID, action: AuditAction = .write, now: Date = .storageNow) async throws -> [Outcome] {
+        var outcomes: [Outcome] = []
+        outcomes.reserveCapacity(inputs.count)
+        var accepted: [(index: Int, sample: HealthSample)] = []
+        var seen: Set<UUID> = []
+        for (index, input) in inputs.enumerated() {
+            switch HealthSampleValidator.validate(input, now: now) {
+            case .success(let sample):
+                if seen.insert(sample.id).inserted {
+                    accepted.append((index, sample))
+                    outcomes.append(Outcome(id: sample.id.uuidString.lowercased(), status: .created))
+                } else {
+                    outcomes.append(Outcome(id: sample.id.uuidString.lowercased(), status: .duplicate))
+                }
+            case .failure(let failure):
+                let problem = Problem.validationFailed(failure.errors.map { .init(field: "samples[\(index)].\($0.field)", message: $0.message) })
+                outcomes.append(Outcome(id: input.id, status: .rejected, problem: problem))
+            }
+        }
+        guard !accepted.isEmpty, let key = try await vault.dataKey(of: user, creating: true) else { return outcomes }
+        let rows = try accepted.map { item in
+            let sample = item.sample
+            return SealedSample(
+                id: sample.id, type: sample.type, start: sample.start, end: sample.end, keyID: key.id,
+                sealed: try vault.seal(
+                    HealthSampleCodec.encode(sample), with: key,
+                    binding: SealedSample.binding(user: user, id: sample.id, type: sample.type, start: sample.start, end: sample.end)
+                )
+            )
+        }
+        let engine = database.engine
+        let (taken, inserted) = try await database.transaction { db in
+            let taken = try await HealthSampleStore.takenByOthers(rows.map(\.id), user: user, on: db)
+            let inserted = try await HealthSampleStore.insert(rows.filter { !taken.contains($0.id) }, of: user, now: now, on: db)
+            try await SyncFeed.recordNew(.healthSamples, ids: rows.filter { inserted.contains($0.id) }.map { $0.id.uuidString.lowercased() }, of: user, updatedAt: now, on: db)
+            try await AuditLog.append(AuditEvent(actor: user, subject: user, action: action, resource: "healthSamples", count: inserted.count), on: db, engine: engine)
+            return (taken, inserted)
+        }
+        // Outcomes are in input order, one per sample.
+        for (index, sample) in accepted {
+            if taken.contains(sample.id) {
+                outcomes[index] = Outcome(
+                    id: outcomes[index].id, status: .rejected,
+                    problem: Problem(.conflict, code: "id_taken", detail: "samples[\(index)].id is in use by a sample that is not yours.", fieldErrors: [.init(field: "samples[\(index)].id", message: "is in use")])
+                )
+            } else if !inserted.contains(sample.id) {
+                outcomes[index].status = .duplicate
+            }
+        }
+        return outcomes
+    }
+
+    /// Deletes one of the user's samples (a tombstone enters the feed); whether it was there.
+    func delete(_ id: UUID, of user: UserID, action: AuditAction = .delete) async throws -> Bool {
+        let engine = database.engine
+        let now = Date.storageNow
+        return try await database.transaction { db in
+            let deleted = try await HealthSampleStore.delete(id, of: user, on: db)
+            if deleted {
+                try await SyncFeed.record(.healthSamples, id: id.uuidString.lowercased(), of: user, deleted: true, updatedAt: now, on: db)
+            }
+            try await AuditLog.append(AuditEvent(actor: user, subject: user, action: action, resource: "healthSamples", count: deleted ? 1 : 0), on: db, engine: engine)
+            return deleted
+        }
+    }
+
+    // MARK: Reading
+
+    /// A page of the user's samples, opened, and audited as a read.
+    func samples(of user: UserID, type: HealthSampleType?, from: Date?, to: Date?, offset: Int, limit: Int) async throws -> [HealthSample] {
+        let rows = try await store.samples(of: user, type: type, from: from, to: to, offset: offset, limit: limit)
+        let samples = try await open(rows, of: user)
+        try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: "healthSamples", count: samples.count))
+        return samples
+    }
+
+    /// Buckets of the user's samples of `type` in their time zone, audited as a read of every sample used.
+    func summary(
+        of user: UserID, type: HealthSampleType, from: Date, to: Date, bucket: HealthSummaryBucketSize, timeZone: TimeZone
+    ) async throws -> [HealthSummaryBucket] {
+        let samples = try await open(try await store.samples(of: user, type: type, overlapping: from, to), of: user)
+        let buckets = HealthSummarizer.summarize(samples, type: type, bucket: bucket, timeZone: timeZone, from: from, to: to)
+        try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: "healthSummary", count: samples.count))
+        return buckets
+    }
+
+    /// Opens sealed rows of `user` (none to open without a data key: then there are no samples either).
+    func open(_ rows: [SealedSample], of user: UserID) async throws -> [HealthSample] {
+        guard !rows.isEmpty, let key = try await vault.dataKey(of: user, creating: false) else { return [] }
+        return try rows.map { row in try open(row, of: user, with: key) }
+    }
+
+    func open(_ row: SealedSample, of user: UserID, with key: HealthVault.DataKey) throws -> HealthSample {
+        guard row.keyID == key.id else { throw HealthRecordsError.unknownKey(row.keyID) }
+        let plain = try vault.open(row.sealed, with: key, binding: SealedSample.binding(user: user, id: row.id, type: row.type, start: row.start, end: row.end))
+        let sealed = try HealthSampleCodec.decode(plain)
+        return HealthSample(id: row.id, value: sealed.value, start: row.start, end: row.end, sourceId: sealed.sourceID, device: sealed.device, metadata: sealed.metadata)
+    }
+}
+
+enum HealthRecordsError: Error, CustomStringConvertible {
+    case unknownKey(String)
+
+    var description: String {
+        switch self {
+        case .unknownKey(let id): "a sample is sealed under data key \(id), which is not the user's key"
+        }
+    }
+}

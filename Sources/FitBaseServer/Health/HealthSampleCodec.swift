@@ -1,0 +1,88 @@
+import FitBaseCore
+import Foundation
+
+/// The sealed part of a health sample — its value, source, device and metadata — in a compact binary form, so a year
+/// of minute-level samples opens quickly: version (1 byte), value tag (1 byte) and its numbers (little-endian
+/// doubles) or sleep stage (1 byte), then source id, device and metadata (JSON) as length-prefixed UTF-8.
+enum HealthSampleCodec {
+    static let version: UInt8 = 1
+    /// Sleep stages by their stored number. Append only: stored samples keep these numbers forever.
+    static let stages: [SleepStage] = [.inBed, .awake, .asleepUnspecified, .asleepCore, .asleepDeep, .asleepREM]
+
+    /// What the sealed bytes hold.
+    struct Sealed: Sendable, Equatable {
+        var value: HealthValue
+        var sourceID: String
+        var device: String?
+        var metadata: [String: String]?
+    }
+
+    static func encode(_ sample: HealthSample) -> Data {
+        var bytes: [UInt8] = [version]
+        bytes.reserveCapacity(64)
+        func double(_ value: Double) { withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) } }
+        func text(_ value: String?) {
+            guard let value else { return bytes.append(contentsOf: [0xFF, 0xFF, 0xFF, 0xFF]) }
+            let utf8 = Array(value.utf8)
+            withUnsafeBytes(of: UInt32(utf8.count).littleEndian) { bytes.append(contentsOf: $0) }
+            bytes.append(contentsOf: utf8)
+        }
+        switch sample.value {
+        case .heartRate(let bpm): bytes.append(0); double(bpm)
+        case .steps(let count): bytes.append(1); double(count)
+        case .sleep(let stage): bytes.append(2); bytes.append(UInt8(stages.firstIndex(of: stage) ?? 0))
+        case .oxygenSaturation(let percent): bytes.append(3); double(percent)
+        case .bloodPressure(let systolic, let diastolic): bytes.append(4); double(systolic); double(diastolic)
+        }
+        text(sample.sourceId)
+        text(sample.device)
+        text(sample.metadata.flatMap { try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys]) }.map { String(decoding: $0, as: UTF8.self) })
+        return Data(bytes)
+    }
+
+    static func decode(_ data: Data) throws -> Sealed {
+        try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws(HealthSampleCodecError) -> Sealed in
+            var offset = 0
+            func byte() throws(HealthSampleCodecError) -> UInt8 {
+                guard offset < raw.count else { throw .truncated }
+                defer { offset += 1 }
+                return raw[offset]
+            }
+            func double() throws(HealthSampleCodecError) -> Double {
+                guard offset + 8 <= raw.count else { throw .truncated }
+                defer { offset += 8 }
+                return Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+            }
+            func text() throws(HealthSampleCodecError) -> String? {
+                guard offset + 4 <= raw.count else { throw .truncated }
+                let length = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+                offset += 4
+                if length == UInt32.max { return nil }
+                guard offset + Int(length) <= raw.count else { throw .truncated }
+                defer { offset += Int(length) }
+                return String(decoding: UnsafeRawBufferPointer(rebasing: raw[offset..<offset + Int(length)]), as: UTF8.self)
+            }
+            guard try byte() == version else { throw .unknownVersion }
+            let value: HealthValue
+            switch try byte() {
+            case 0: value = .heartRate(beatsPerMinute: try double())
+            case 1: value = .steps(count: try double())
+            case 2:
+                let index = Int(try byte())
+                guard stages.indices.contains(index) else { throw .unknownValue }
+                value = .sleep(stage: stages[index])
+            case 3: value = .oxygenSaturation(percent: try double())
+            case 4: value = .bloodPressure(systolic: try double(), diastolic: try double())
+            default: throw .unknownValue
+            }
+            guard let source = try text() else { throw .unknownValue }
+            let device = try text()
+            let metadata = try text().flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] }
+            return Sealed(value: value, sourceID: source, device: device, metadata: metadata)
+        }
+    }
+}
+
+enum HealthSampleCodecError: Error {
+    case truncated, unknownVersion, unknownValue
+}

@@ -1,0 +1,128 @@
+import FitBaseCore
+import Foundation
+import SQLKit
+
+/// `health_samples`: one row per HealthKit sample. The id (HealthKit's UUID), owner, type and time bounds are in
+/// clear for indexing; everything else is one AES-256-GCM ciphertext under the owner's data key (`key_id` names it).
+struct CreateHealthSamples: Migration {
+    let name = "2026-11-22.health.samples"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.create(table: "health_samples")
+            .column("id", type: engine.uuid, .primaryKey(autoIncrement: false))
+            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .column("type", type: .text, .notNull)
+            .column("start_at", type: engine.instant, .notNull)
+            .column("end_at", type: engine.instant)
+            .column("key_id", type: .text, .notNull)
+            .column("sealed", type: engine.bytes, .notNull)
+            .column("created_at", type: engine.instant, .notNull)
+            .run()
+        try await database.create(index: "health_samples_user_type_start").on("health_samples")
+            .column("user_id").column("type").column("start_at").run()
+    }
+}
+
+/// A row as stored: clear fields and the ciphertext.
+struct SealedSample: Sendable {
+    var id: UUID
+    var type: HealthSampleType
+    var start: Date
+    var end: Date?
+    var keyID: String
+    var sealed: Data
+
+    /// What the ciphertext is bound to: the row's clear fields, so it cannot be moved to another row or user.
+    static func binding(user: UserID, id: UUID, type: HealthSampleType, start: Date, end: Date?) -> String {
+        "health_samples/\(user)/\(id.uuidString.lowercased())/\(type.rawValue)/\(AuditChain.microseconds(start))/\(end.map { String(AuditChain.microseconds($0)) } ?? "-")"
+    }
+}
+
+/// SQL for `health_samples`, always scoped to one user.
+struct HealthSampleStore: Sendable {
+    let database: Database
+
+    /// Inserts the rows that are new; returns the ids inserted (an id already stored is left as it is).
+    static func insert(_ rows: [SealedSample], of user: UserID, now: Date, on db: any SQLDatabase) async throws -> Set<UUID> {
+        guard !rows.isEmpty else { return [] }
+        var inserted: Set<UUID> = []
+        // 250 rows × 8 columns stays far below both engines' bind limits.
+        for chunk in stride(from: 0, to: rows.count, by: 250).map({ rows[$0..<min($0 + 250, rows.count)] }) {
+            var insert = db.insert(into: "health_samples").columns("id", "user_id", "type", "start_at", "end_at", "key_id", "sealed", "created_at")
+            for row in chunk {
+                insert = insert.values(
+                    SQLBind(row.id), SQLBind(user.rawValue), SQLBind(row.type.rawValue), SQLBind(row.start), SQLBind(row.end), SQLBind(row.keyID),
+                    SQLBind(row.sealed), SQLBind(now)
+                )
+            }
+            for row in try await insert.ignoringConflicts(with: ["id"]).returning("id").all() {
+                inserted.insert(try row.decode(column: "id", as: UUID.self))
+            }
+        }
+        return inserted
+    }
+
+    /// Of `ids`, those stored for a user other than `user`.
+    static func takenByOthers(_ ids: [UUID], user: UserID, on db: any SQLDatabase) async throws -> Set<UUID> {
+        guard !ids.isEmpty else { return [] }
+        var taken: Set<UUID> = []
+        for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
+            for row in try await db.select().column("id").from("health_samples").where("id", .in, chunk)
+                .where("user_id", .notEqual, user.rawValue).all()
+            {
+                taken.insert(try row.decode(column: "id", as: UUID.self))
+            }
+        }
+        return taken
+    }
+
+    /// Deletes the user's sample; whether it was there.
+    static func delete(_ id: UUID, of user: UserID, on db: any SQLDatabase) async throws -> Bool {
+        !(try await db.delete(from: "health_samples").where("id", .equal, id).where("user_id", .equal, user.rawValue).returning("id").all()).isEmpty
+    }
+
+    /// Samples of `user` with these ids.
+    static func samples(_ ids: [UUID], of user: UserID, on db: any SQLDatabase) async throws -> [SealedSample] {
+        guard !ids.isEmpty else { return [] }
+        return try await select(on: db).where("user_id", .equal, user.rawValue).where("id", .in, ids).all().map(sample)
+    }
+
+    /// A page of the user's samples, newest first, of `type` if given, with `from ≤ start < to`.
+    func samples(of user: UserID, type: HealthSampleType?, from: Date?, to: Date?, offset: Int, limit: Int) async throws -> [SealedSample] {
+        try await database.withConnection { db in
+            var query = Self.select(on: db).where("user_id", .equal, user.rawValue)
+            if let type { query = query.where("type", .equal, type.rawValue) }
+            if let from { query = query.where("start_at", .greaterThanOrEqual, from) }
+            if let to { query = query.where("start_at", .lessThan, to) }
+            return try await query.orderBy("start_at", .descending).orderBy("id").offset(offset).limit(limit).all().map(Self.sample)
+        }
+    }
+
+    /// Every sample of `user` of `type` that may overlap [from, to): started before `to` and ended (or started) at
+    /// or after `from` — interval samples (sleep, steps) reach back at most 24 hours.
+    func samples(of user: UserID, type: HealthSampleType, overlapping from: Date, _ to: Date) async throws -> [SealedSample] {
+        try await database.withConnection { db in
+            try await Self.select(on: db).where("user_id", .equal, user.rawValue).where("type", .equal, type.rawValue)
+                .where("start_at", .greaterThanOrEqual, from.addingTimeInterval(-86_400)).where("start_at", .lessThan, to)
+                .all().map(Self.sample)
+        }
+    }
+
+    /// Every sample of `user`, oldest first (export).
+    static func all(of user: UserID, on db: any SQLDatabase) async throws -> [SealedSample] {
+        try await select(on: db).where("user_id", .equal, user.rawValue).orderBy("start_at").orderBy("id").all().map(sample)
+    }
+
+    private static func select(on db: any SQLDatabase) -> SQLSelectBuilder {
+        db.select().columns("id", "type", "start_at", "end_at", "key_id", "sealed").from("health_samples")
+    }
+
+    private static func sample(_ row: any SQLRow) throws -> SealedSample {
+        SealedSample(
+            id: try row.decode(column: "id", as: UUID.self),
+            type: HealthSampleType(rawValue: try row.decode(column: "type", as: String.self)) ?? .heartRate,
+            start: try row.decode(column: "start_at", as: Date.self), end: try row.decode(column: "end_at", as: Date?.self),
+            keyID: try row.decode(column: "key_id", as: String.self), sealed: try row.decode(column: "sealed", as: Data.self)
+        )
+    }
+}

@@ -1,0 +1,72 @@
+import ArgumentParser
+import FitBaseServer
+import Foundation
+import Logging
+
+/// `fitbase keys …`: the master key that wraps users' health data keys.
+struct Keys: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Manage the master key.", subcommands: [Rotate.self])
+
+    /// `fitbase keys rotate --new-key-file PATH`.
+    struct Rotate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Re-wrap every health data key (and stored Apple token) under a new master key.",
+            discussion: """
+                Reads the current master key as `serve` does (FITBASE_MASTER_KEY, else FITBASE_MASTER_KEY_FILE, else \
+                <data dir>/master.key) and the new one from --new-key-file, creating that file (0600) with a random key \
+                if it does not exist. Samples are not rewritten. Stop the servers first, then start them with the new \
+                key (point FITBASE_MASTER_KEY_FILE at the new file, or move it over master.key).
+                """
+        )
+
+        @Option(help: "File holding the new 32-byte master key (created if missing).")
+        var newKeyFile: String
+
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            let configuration = try options.resolve()
+            bootstrapLogging(level: configuration.logLevel)
+            do {
+                let rotation = try await HealthAdministration(configuration: configuration, logger: Logger(label: "fitbase.keys"))
+                    .rotateMasterKey(to: newKeyFile)
+                print("\(rotation). Start the server with the new key.")
+            } catch {
+                FileHandle.standardError.write(Data("fitbase: \(error)\n".utf8))
+                throw ExitCode.failure
+            }
+        }
+    }
+}
+
+/// `fitbase audit …`: the hash-chained audit log of health data.
+struct Audit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Check the health data audit log.", subcommands: [Verify.self])
+
+    /// `fitbase audit verify`.
+    struct Verify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Walk the audit chain and report the first broken link (exit 1), or that it holds (exit 0)."
+        )
+
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            let configuration = try options.resolve()
+            bootstrapLogging(level: configuration.logLevel)
+            do {
+                let verdict = try await HealthAdministration(configuration: configuration, logger: Logger(label: "fitbase.audit")).verifyAuditChain()
+                if let broken = verdict.firstBreak {
+                    print("audit chain BROKEN after \(verdict.entries) good entries: \(broken)")
+                    throw ExitCode.failure
+                }
+                print("audit chain intact: \(verdict.entries) entries")
+            } catch let exit as ExitCode {
+                throw exit
+            } catch {
+                FileHandle.standardError.write(Data("fitbase: \(error)\n".utf8))
+                throw ExitCode(2)
+            }
+        }
+    }
+}

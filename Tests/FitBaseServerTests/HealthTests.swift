@@ -1,0 +1,319 @@
+import FitBaseCore
+import FitBaseTestSupport
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import SQLKit
+import Testing
+
+@testable import FitBaseServer
+
+/// Health samples over HTTP: consent, validation per sample, encryption at rest, crypto-shredding, summaries, the
+/// audit chain and sync, on every engine.
+@Suite struct HealthTests {
+    static func sample(_ type: String, id: UUID = UUID(), start: String, end: String? = nil, _ fields: [String: Any] = [:]) -> [String: Any] {
+        var sample: [String: Any] = ["id": id.uuidString, "type": type, "start": start, "sourceId": "com.apple.health.watch"]
+        if let end { sample["end"] = end }
+        return sample.merging(fields) { $1 }
+    }
+
+    static func consent(_ client: any TestClientProtocol, _ token: String, granted: Bool = true) async throws {
+        let response = try await client.json(.post, "/v1/me/consents", body: ["kind": "healthData", "version": "2026-11", "granted": granted], token: token)
+        try #require(response.status == .created)
+    }
+
+    static func upload(_ client: any TestClientProtocol, _ token: String, _ samples: [[String: Any]]) async throws -> TestResponse {
+        try await client.json(.post, "/v1/health/samples", body: ["samples": samples], token: token)
+    }
+
+    static func vault(for testDatabase: TestDatabase, database: Database) throws -> HealthVault {
+        let configuration = ServerConfiguration.testing(testDatabase)
+        let keystore = configuration.keystoreLocation == configuration.database ? database : nil
+        let masterKey = try MasterKey.load(environmentValue: nil, file: URL(fileURLWithPath: testDatabase.dataDirectory).appendingPathComponent("master.key").path)
+        return HealthVault(keys: HealthKeyStore(database: try keystore ?? { throw KeystoreIsSeparate() }()), masterKey: masterKey)
+    }
+
+    struct KeystoreIsSeparate: Error {}
+
+    @Test(arguments: TestEngines.all)
+    func samplesNeedConsentAreCheckedOneByOneAndStoredOnce(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, _ in
+            let account = try await client.signUp()
+            let token = account.accessToken
+            let heart = UUID()
+            let batch: [[String: Any]] = [
+                Self.sample("heartRate", id: heart, start: "2026-11-20T08:00:00Z", ["value": 1.2, "unit": "count/s"]),
+                Self.sample("steps", start: "2026-11-20T08:00:00Z", end: "2026-11-20T08:30:00Z", ["value": 2400, "unit": "count"]),
+                Self.sample("sleep", start: "2026-11-19T23:00:00Z", end: "2026-11-20T06:30:00Z", ["stage": "asleepCore"]),
+                Self.sample("oxygenSaturation", start: "2026-11-20T08:01:00Z", ["value": 0.97, "unit": "%"]),
+                Self.sample("bloodPressure", start: "2026-11-20T08:02:00Z", ["systolic": 16, "diastolic": 10.5, "unit": "kPa"]),
+                Self.sample("heartRate", start: "2026-11-20T08:03:00Z", ["value": 400, "unit": "count/min"]),
+                Self.sample("glucose", start: "2026-11-20T08:04:00Z", ["value": 5.5]),
+            ]
+            let refused = try await Self.upload(client, token, batch)
+            #expect(refused.status == .forbidden)
+            #expect(try json(refused)["code"] as? String == "consent_required")
+
+            try await Self.consent(client, token)
+            let uploaded = try json(try await Self.upload(client, token, batch))
+            #expect(uploaded["created"] as? Int == 5 && uploaded["rejected"] as? Int == 2)
+            let results = try #require(uploaded["results"] as? [[String: Any]])
+            #expect(results.map { $0["status"] as? String } == ["created", "created", "created", "created", "created", "rejected", "rejected"])
+            let impossible = try #require(results[5]["problem"] as? [String: Any])
+            #expect((impossible["errors"] as? [[String: Any]])?.first?["field"] as? String == "samples[5].value")
+            #expect(((results[6]["problem"] as? [String: Any])?["errors"] as? [[String: Any]])?.first?["field"] as? String == "samples[6].type")
+
+            let again = try json(try await Self.upload(client, token, Array(batch.prefix(2))))
+            #expect(again["duplicates"] as? Int == 2 && again["created"] as? Int == 0)
+
+            let listed = try #require(try json(try await client.json(.get, "/v1/health/samples?limit=100", token: token))["items"] as? [[String: Any]])
+            #expect(listed.count == 5)
+            let byType = Dictionary(uniqueKeysWithValues: listed.map { ($0["type"] as? String ?? "", $0) })
+            #expect(byType["heartRate"]?["value"] as? Double == 72 && byType["heartRate"]?["unit"] as? String == "count/min")
+            #expect(byType["oxygenSaturation"]?["value"] as? Double == 97)
+            #expect(abs((byType["bloodPressure"]?["systolic"] as? Double ?? 0) - 120.01) < 0.01)
+            #expect(byType["sleep"]?["stage"] as? String == "asleepCore")
+            #expect(byType["steps"]?["sourceId"] as? String == "com.apple.health.watch")
+
+            // Withdrawn: no new uploads, but what was stored stays readable and deletable.
+            try await Self.consent(client, token, granted: false)
+            #expect(try await Self.upload(client, token, [Self.sample("heartRate", start: "2026-11-20T09:00:00Z", ["value": 60])]).status == .forbidden)
+            #expect(try await client.json(.get, "/v1/health/samples", token: token).status == .ok)
+            #expect(try await client.json(.delete, "/v1/health/samples/\(heart)", token: token).status == .noContent)
+            #expect(try await client.json(.delete, "/v1/health/samples/\(heart)", token: token).status == .notFound)
+
+            let other = try await client.signUp()
+            try await Self.consent(client, other.accessToken)
+            #expect((try json(try await client.json(.get, "/v1/health/samples", token: other.accessToken))["items"] as? [Any])?.isEmpty == true)
+            let stolenID = try await Self.upload(client, other.accessToken, [Self.sample("heartRate", id: UUID(uuidString: listed[0]["id"] as? String ?? "")!, start: "2026-11-20T10:00:00Z", ["value": 60])])
+            #expect((try json(stolenID)["results"] as? [[String: Any]])?.first?["status"] as? String == "rejected")
+            #expect(try await client.json(.delete, "/v1/health/samples/\(listed[0]["id"] as? String ?? "")", token: other.accessToken).status == .notFound)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func nothingReadableIsStoredAndADeletedAccountCannotBeDecryptedFromACopy(engine: DatabaseEngine) async throws {
+        let marker = "MARKER-\(UUID().uuidString.prefix(8))"
+        try await withApp(engine) { client, testDatabase in
+            let account = try await client.signUp()
+            try await Self.consent(client, account.accessToken)
+            let uploaded = try json(try await Self.upload(client, account.accessToken, [
+                Self.sample("heartRate", start: "2026-11-20T08:00:00Z", ["value": 123.456, "device": "Watch \(marker)", "metadata": ["note": "note \(marker)"]]),
+                Self.sample("bloodPressure", start: "2026-11-20T08:05:00Z", ["systolic": 141.25, "diastolic": 93.75, "sourceId": "com.\(marker.lowercased()).bp"]),
+            ]))
+            #expect(uploaded["created"] as? Int == 2)
+
+            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let secrets = [marker, marker.lowercased(), "123.456", "141.25", "93.75"]
+            if engine == .sqlite {
+                try await database.withConnection { try await $0.raw("PRAGMA wal_checkpoint(TRUNCATE)").run() }
+                guard case .sqlite(let path) = testDatabase.location else { return }
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: path)) + ((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data())
+                for secret in secrets { #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) is readable in the SQLite file") }
+            } else {
+                let tables = try await database.withConnection { db in
+                    try await db.raw("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()").all()
+                        .map { try $0.decode(column: "table_name", as: String.self) }
+                }
+                for table in tables {
+                    let text = try await database.withConnection { db in
+                        try await db.raw("SELECT string_agg(t::text, ' ') AS dump FROM \(ident: table) t").first()?.decode(column: "dump", as: String?.self) ?? ""
+                    }
+                    for secret in secrets { #expect(!text.contains(secret), "\(secret) is readable in \(table)") }
+                }
+            }
+
+            // A copy of the sealed rows taken before deletion…
+            let user = UserID(rawValue: try #require(UUID(uuidString: account.id)))
+            let copy = try await database.withConnection { db in try await HealthSampleStore.all(of: user, on: db) }
+            #expect(copy.count == 2)
+            #expect(try await client.json(.delete, "/v1/me", token: account.accessToken).status == .noContent)
+            // …cannot be opened afterwards: the data key is gone from the key store, wherever the copy went.
+            let keystore = ServerConfiguration.testing(testDatabase).keystoreLocation
+            let keysDatabase = keystore == testDatabase.location ? database : try await Database.open(keystore, logger: TestDatabase.logger)
+            let masterKey = try MasterKey.load(environmentValue: nil, file: URL(fileURLWithPath: testDatabase.dataDirectory).appendingPathComponent("master.key").path)
+            let vault = HealthVault(keys: HealthKeyStore(database: keysDatabase), masterKey: masterKey)
+            #expect(try await vault.dataKey(of: user, creating: false) == nil)
+            let guessed = try #require(try await vault.dataKey(of: UserID(), creating: true))  // any other key
+            for row in copy {
+                #expect(throws: (any Error).self) {
+                    try vault.open(row.sealed, with: guessed, binding: SealedSample.binding(user: user, id: row.id, type: row.type, start: row.start, end: row.end))
+                }
+            }
+            // The audit trail survives, naming the account by id only.
+            let trail = try await AuditLog(database: database).entries(about: user, offset: 0, limit: 50)
+            #expect(trail.contains { $0.action == "delete" && $0.resource == "healthKey" && $0.count == 2 })
+            #expect(try await AuditLog(database: database).verify().firstBreak == nil)
+            if keysDatabase !== database { try await keysDatabase.shutdown() }
+            try await database.shutdown()
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func aWrongMasterKeyStopsStartUpNamingTheSetting(engine: DatabaseEngine) async throws {
+        try await TestDatabase.with(engine) { testDatabase in
+            let app = try await buildApplication(configuration: .testing(testDatabase), logger: TestDatabase.logger)
+            try await app.test(.router) { client in
+                let account = try await client.signUp()
+                try await Self.consent(client, account.accessToken)
+                #expect(try await Self.upload(client, account.accessToken, [Self.sample("heartRate", start: "2026-11-20T08:00:00Z", ["value": 61])]).status == .ok)
+            }
+            var providers = IdentityProvidersConfiguration()
+            providers.masterKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+            do {
+                _ = try await buildApplication(configuration: .testing(testDatabase, identityProviders: providers), logger: TestDatabase.logger)
+                Issue.record("the server started with the wrong master key")
+            } catch {
+                #expect("\(error)".contains("FITBASE_MASTER_KEY"))
+                #expect("\(error)".contains("fitbase keys rotate"))
+            }
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func aRotatedMasterKeyReadsEverySampleAndTheOldOneNoLongerStarts(engine: DatabaseEngine) async throws {
+        try await TestDatabase.with(engine) { testDatabase in
+            let first = try await buildApplication(configuration: .testing(testDatabase), logger: TestDatabase.logger)
+            let account = try await first.test(.router) { client in
+                let account = try await client.signUp()
+                try await Self.consent(client, account.accessToken)
+                _ = try await Self.upload(client, account.accessToken, [Self.sample("heartRate", start: "2026-11-20T08:00:00Z", ["value": 66])])
+                return account
+            }
+            let newKey = URL(fileURLWithPath: testDatabase.dataDirectory).appendingPathComponent("master-next.key").path
+            let rotation = try await HealthAdministration(configuration: .testing(testDatabase), logger: TestDatabase.logger).rotateMasterKey(to: newKey)
+            #expect(rotation.healthKeys == 1)
+            await #expect(throws: (any Error).self) { _ = try await buildApplication(configuration: .testing(testDatabase), logger: TestDatabase.logger) }
+            var providers = IdentityProvidersConfiguration()
+            providers.masterKeyFile = newKey
+            let second = try await buildApplication(configuration: .testing(testDatabase, identityProviders: providers), logger: TestDatabase.logger)
+            try await second.test(.router) { client in
+                let signedIn = try await client.signIn(account)
+                let items = try json(try await client.json(.get, "/v1/health/samples", token: signedIn.accessToken))["items"] as? [[String: Any]]
+                #expect(items?.first?["value"] as? Double == 66)
+            }
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func summariesFollowTheUsersLocalDaysAcrossDST(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, _ in
+            let account = try await client.signUp()
+            let token = account.accessToken
+            try await client.json(.patch, "/v1/me", body: ["timeZone": "America/New_York"], token: token)
+            try await Self.consent(client, token)
+            let uploaded = try json(try await Self.upload(client, token, [
+                // 2026-11-01 is a 25-hour day in New York (04:00Z … 05:00Z next day): 01:00 EDT → 23:30 EST is 23.5 h of it.
+                Self.sample("steps", start: "2026-11-01T05:00:00Z", end: "2026-11-02T04:30:00Z", ["value": 25_000]),
+                // Across local midnight of the 2nd: 23:00 EST (04:00Z) → 01:00 EST (06:00Z): half on each day.
+                Self.sample("steps", start: "2026-11-03T04:00:00Z", end: "2026-11-03T06:00:00Z", ["value": 1_000]),
+                Self.sample("heartRate", start: "2026-11-01T12:00:00Z", ["value": 60]),
+                Self.sample("heartRate", start: "2026-11-01T13:00:00Z", ["value": 80]),
+                Self.sample("heartRate", start: "2026-11-02T04:59:00Z", ["value": 100]),  // 23:59 EST on the 1st
+            ]))
+            #expect(uploaded["created"] as? Int == 5)
+            func summary(_ query: String) async throws -> [[String: Any]] {
+                try #require(try json(try await client.json(.get, "/v1/health/summary?\(query)", token: token))["buckets"] as? [[String: Any]])
+            }
+            let steps = try await summary("type=steps&from=2026-10-31T04:00:00Z&to=2026-11-05T05:00:00Z")
+            #expect(steps.map { $0["start"] as? String } == ["2026-11-01", "2026-11-02", "2026-11-03"])
+            #expect(steps.map { $0["sum"] as? Double } == [25_000, 500, 500])
+            let heart = try await summary("type=heartRate&from=2026-10-31T04:00:00Z&to=2026-11-05T05:00:00Z")
+            #expect(heart.count == 1)
+            let value = try #require(heart.first?["value"] as? [String: Any])
+            #expect(value["min"] as? Double == 60 && value["max"] as? Double == 100 && value["average"] as? Double == 80 && value["count"] as? Int == 3)
+            let weekly = try await summary("type=steps&bucket=week&from=2026-10-26T04:00:00Z&to=2026-11-09T05:00:00Z")
+            #expect(weekly.map { $0["start"] as? String } == ["2026-10-26", "2026-11-02"])
+            #expect(try await client.json(.get, "/v1/health/summary?type=steps&from=2026-11-05T00:00:00Z&to=2026-11-01T00:00:00Z", token: token).status == .badRequest)
+            #expect(try await client.json(.get, "/v1/health/summary?type=weight", token: token).status == .badRequest)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func theAuditChainRecordsEveryAccessAndDetectsTampering(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, testDatabase in
+            let account = try await client.signUp()
+            let other = try await client.signUp()
+            try await Self.consent(client, account.accessToken)
+            try await Self.consent(client, other.accessToken)
+            // Concurrent uploads by several users must still make one unbroken chain.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<12 {
+                    let token = index.isMultiple(of: 2) ? account.accessToken : other.accessToken
+                    group.addTask {
+                        let response = try await Self.upload(client, token, (0..<5).map { minute in
+                            Self.sample("heartRate", start: "2026-11-20T\(String(format: "%02d", 8 + index % 10)):\(String(format: "%02d", minute)):00Z", ["value": 60 + minute])
+                        })
+                        #expect(response.status == .ok)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            _ = try await client.json(.get, "/v1/health/samples", token: account.accessToken)
+            _ = try await client.json(.get, "/v1/health/summary?type=heartRate&from=2026-11-19T00:00:00Z&to=2026-11-21T00:00:00Z", token: account.accessToken)
+            _ = try await client.json(.get, "/v1/me/export", token: account.accessToken)
+            _ = try await client.json(.get, "/v1/sync/changes", token: account.accessToken)
+
+            let mine = try #require(try json(try await client.json(.get, "/v1/me/audit?limit=100", token: account.accessToken))["items"] as? [[String: Any]])
+            #expect(Set(mine.map { $0["subjectId"] as? String }) == [account.id])
+            #expect(Set(mine.compactMap { $0["action"] as? String }) == ["write", "read", "export", "sync"])
+            #expect(mine.filter { $0["action"] as? String == "write" }.count == 6)
+            #expect(mine.allSatisfy { ($0["requestId"] as? String)?.isEmpty == false })
+
+            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let log = AuditLog(database: database)
+            let intact = try await log.verify(pageSize: 7)
+            #expect(intact.firstBreak == nil && intact.entries == 12 + 4)  // uploads; list, summary, export, sync
+
+            // Edited, deleted, reordered: each is found, at the right place.
+            try await database.transaction { try await $0.update("health_audit_log").set("count", to: 99).where("seq", .equal, 5).run() }
+            #expect(try await log.verify(pageSize: 7).firstBreak?.seq == 5)
+            try await database.transaction { try await $0.update("health_audit_log").set("count", to: 5).where("seq", .equal, 5).run() }
+            #expect(try await log.verify().firstBreak == nil)
+            try await database.transaction { db in
+                try await db.update("health_audit_log").set("seq", to: -1).where("seq", .equal, 8).run()
+                try await db.update("health_audit_log").set("seq", to: 8).where("seq", .equal, 9).run()
+                try await db.update("health_audit_log").set("seq", to: 9).where("seq", .equal, -1).run()
+            }
+            #expect(try await log.verify().firstBreak?.seq == 8)
+            try await database.transaction { try await $0.delete(from: "health_audit_log").where("seq", .equal, 3).run() }
+            #expect(try await log.verify().firstBreak?.seq == 4)
+            try await database.shutdown()
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func samplesSyncAndExportDecrypted(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, _ in
+            let account = try await client.signUp()
+            let token = account.accessToken
+            try await Self.consent(client, token)
+            let id = UUID()
+            let mutation: [String: Any] = [
+                "mutationId": "hs-1", "collection": "healthSamples", "id": id.uuidString, "op": "upsert", "updatedAt": "2026-11-20T08:00:00Z",
+                "data": Self.sample("oxygenSaturation", start: "2026-11-20T07:59:00Z", ["value": 98]),
+            ]
+            let pushed = try json(try await client.json(.post, "/v1/sync/push", body: ["mutations": [mutation]], token: token))
+            #expect((pushed["results"] as? [[String: Any]])?.first?["status"] as? String == "applied")
+            var resent = mutation
+            resent["mutationId"] = "hs-2"
+            let again = try json(try await client.json(.post, "/v1/sync/push", body: ["mutations": [resent]], token: token))
+            #expect((again["results"] as? [[String: Any]])?.first?["version"] as? Int == 1)
+            _ = try await Self.upload(client, token, [Self.sample("heartRate", start: "2026-11-20T08:00:00Z", ["value": 64])])
+
+            let changes = try #require(try json(try await client.json(.get, "/v1/sync/changes", token: token))["changes"] as? [[String: Any]])
+            let samples = changes.filter { $0["collection"] as? String == "healthSamples" }
+            #expect(samples.count == 2)
+            #expect((samples.first { $0["id"] as? String == id.uuidString.lowercased() }?["data"] as? [String: Any])?["value"] as? Double == 98)
+
+            let export = try json(try await client.json(.get, "/v1/me/export", token: token))
+            let exported = try #require((export["sections"] as? [String: Any])?["healthSamples"] as? [[String: Any]])
+            #expect(exported.count == 2 && Set(exported.compactMap { $0["value"] as? Double }) == [98, 64])
+
+            // Without consent a push of samples is refused mutation by mutation.
+            let stranger = try await client.signUp()
+            let refused = try json(try await client.json(.post, "/v1/sync/push", body: ["mutations": [resent]], token: stranger.accessToken))
+            #expect(((refused["results"] as? [[String: Any]])?.first?["problem"] as? [String: Any])?["code"] as? String == "consent_required")
+        }
+    }
+}
