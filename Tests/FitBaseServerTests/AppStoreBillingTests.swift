@@ -135,6 +135,12 @@ import Testing
 
             let test = try Self.signer.notification(type: "TEST")
             #expect(try await Self.notify(client, test).status == .ok)
+
+            // A type FitBase does not act on (carrying an older transaction) is acknowledged and changes nothing.
+            let consumption = try Self.signer.notification(type: "CONSUMPTION_REQUEST", transaction: earlier, signedDate: .now)
+            #expect(try json(try await Self.notify(client, consumption))["result"] as? String == "processed")
+            let unchanged = try #require((try await Self.status(client, account.accessToken)["expiresAt"] as? String).flatMap(InternetTime.date(from:)))
+            #expect(abs(unchanged.timeIntervalSince(Self.days(60))) < 5)
         }
     }
 

@@ -98,6 +98,11 @@ import Testing
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.resolve(environment: ["FITBASE_APPSTORE_BUNDLE_ID": "com.example.train"]) }
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.resolve(environment: ["FITBASE_APPSTORE_ENVIRONMENT": "Staging"]) }
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.resolve(environment: ["FITBASE_STRIPE_WEBHOOK_SECRETS": "sk_live_oops"]) }
+        #expect(throws: ConfigurationError.self) {
+            try ServerConfiguration.resolve(environment: [
+                "FITBASE_APPSTORE_BUNDLE_ID": "com.example.train", "FITBASE_APPSTORE_APP_APPLE_ID": "1", "FITBASE_APPSTORE_ALLOW_XCODE": "true",
+            ])
+        }
         let production = try ServerConfiguration.resolve(environment: [
             "FITBASE_APPSTORE_BUNDLE_ID": "com.example.train", "FITBASE_APPSTORE_APP_APPLE_ID": "1234567890",
             "FITBASE_STRIPE_WEBHOOK_SECRETS": "whsec_a, whsec_b",

@@ -284,7 +284,7 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func samplesSyncAndExportDecrypted(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client, _ in
+        try await withApp(engine) { client, testDatabase in
             let account = try await client.signUp()
             let token = account.accessToken
             try await Self.consent(client, token)
@@ -300,6 +300,19 @@ import Testing
             let again = try json(try await client.json(.post, "/v1/sync/push", body: ["mutations": [resent]], token: token))
             #expect((again["results"] as? [[String: Any]])?.first?["version"] as? Int == 1)
             _ = try await Self.upload(client, token, [Self.sample("heartRate", start: "2026-11-20T08:00:00Z", ["value": 64])])
+            // A device that never saw the sample cannot erase it (append-only); the conflict names the version only,
+            // since results are kept in clear to answer replays.
+            let erase = try json(try await client.json(.post, "/v1/sync/push", body: ["mutations": [[
+                "mutationId": "hs-erase", "collection": "healthSamples", "id": id.uuidString, "op": "delete", "updatedAt": "2026-11-20T09:00:00Z",
+            ]]], token: token))
+            let conflict = try #require((erase["results"] as? [[String: Any]])?.first)
+            #expect(conflict["status"] as? String == "conflict" && conflict["serverRecord"] == nil)
+            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let stored = try await database.withConnection { db in
+                try await db.select().column("result").from("sync_mutations").all().map { try $0.decode(column: "result", as: String.self) }
+            }
+            try await database.shutdown()
+            #expect(stored.count == 3 && stored.allSatisfy { !$0.contains("98") && !$0.contains("com.apple.health") })
 
             let changes = try #require(try json(try await client.json(.get, "/v1/sync/changes", token: token))["changes"] as? [[String: Any]])
             let samples = changes.filter { $0["collection"] as? String == "healthSamples" }

@@ -88,6 +88,17 @@ import Testing
             status = try await Self.status(client, account)
             #expect(status["tier"] as? String == "free" && status["status"] as? String == "revoked")
 
+            // A later invoice paid restores access; refunding an older invoice then leaves it alone.
+            _ = try await Self.deliver(client, "customer.subscription.updated", created: at(8.5), Self.subscription(sub, customer: customer, status: "active", invoice: "in_3"))
+            #expect(try await Self.status(client, account)["status"] as? String == "active")
+            _ = try await Self.deliver(client, "charge.refunded", created: at(8.7), ["id": "ch_0", "object": "charge", "customer": customer, "invoice": "in_1", "refunded": true])
+            #expect(try await Self.status(client, account)["status"] as? String == "active")
+
+            // Within one second, the further-along status wins whatever the order of delivery.
+            _ = try await Self.deliver(client, "customer.subscription.updated", created: at(8.9), Self.subscription(sub, customer: customer, status: "active", invoice: "in_3"))
+            _ = try await Self.deliver(client, "customer.subscription.updated", created: at(8.9), Self.subscription(sub, customer: customer, status: "incomplete", invoice: "in_3"))
+            #expect(try await Self.status(client, account)["status"] as? String == "active")
+
             // Ended for good.
             _ = try await Self.deliver(client, "customer.subscription.deleted", created: at(9), Self.subscription(sub, customer: customer, status: "canceled"))
             #expect(try await Self.status(client, account)["tier"] as? String == "free")

@@ -44,6 +44,11 @@ public func buildApplication(
     // Health data keys live apart from the data (a key store of their own unless configured to share the database).
     var separateKeystore: Database?
     let keys: HealthKeyStore
+    if case .postgres = configuration.database, configuration.keystore == nil {
+        logger.warning(
+            "health data keys share the PostgreSQL database with the data: a backup of it can decrypt deleted accounts' samples; set FITBASE_KEYSTORE_URL to a database backed up apart"
+        )
+    }
     do {
         if configuration.keystoreLocation != configuration.database {
             separateKeystore = try await Database.open(configuration.keystoreLocation, logger: logger)

@@ -77,6 +77,12 @@ public struct BillingConfiguration: Sendable, Equatable {
             }
             configuration.appStoreAllowsXcode = allows
         }
+        if configuration.appStoreAllowsXcode, configuration.appStoreBundleID != nil, configuration.appStoreEnvironment == "Production" {
+            throw ConfigurationError(
+                setting: "appstore-allow-xcode", source: "FITBASE_APPSTORE_ALLOW_XCODE", value: "true",
+                expected: "false in Production (unsigned Xcode data would be accepted as purchases)"
+            )
+        }
         configuration.stripeWebhookSecrets = list("FITBASE_STRIPE_WEBHOOK_SECRETS")
         if let bad = configuration.stripeWebhookSecrets.first(where: { !$0.hasPrefix("whsec_") }) {
             throw ConfigurationError(

@@ -27,6 +27,7 @@ struct CreateSubscriptions: Migration {
             .column("environment", type: .text)
             .column("customer_id", type: .text)
             .column("latest_invoice", type: .text)
+            .column("store_status", type: .text)  // the store's own word for the state (Stripe's status), for ties
             .column("created_at", type: engine.instant, .notNull)
             .column("updated_at", type: engine.instant, .notNull)
             .unique("source", "external_id")
@@ -61,6 +62,11 @@ struct SubscriptionRecord: Sendable, Equatable {
     /// Stripe: the customer and the newest invoice (refunds name invoices).
     var customerID: String?
     var latestInvoice: String?
+    /// The store's status word (Stripe's `status`), which breaks ties between events of the same second.
+    var storeStatus: String?
+
+    /// A row made to be locked before its first state is known (see ``SubscriptionStore/lockedRecord(_:externalID:now:on:)``).
+    var isPlaceholder: Bool { stateAt == .distantPast }
 }
 
 /// SQL for subscriptions and processed notifications. Writers run inside the caller's transaction.
@@ -85,6 +91,19 @@ struct SubscriptionStore: Sendable {
             .for(.update).first().map(record)
     }
 
+    /// The record of a store subscription, locked for the rest of the transaction; a placeholder (``SubscriptionRecord/isPlaceholder``)
+    /// is inserted first when there is none, so two first writers (the app's claim and Apple's notification) take
+    /// turns instead of one failing on the unique key. A placeholder grants nothing (free tier, expired).
+    static func lockedRecord(_ source: EntitlementSource, externalID: String, now: Date, on db: any SQLDatabase) async throws -> SubscriptionRecord {
+        let placeholder = SubscriptionRecord(
+            id: UUID(), user: nil, externalID: externalID,
+            state: SubscriptionState(source: source, productID: "", tier: .free, expiresAt: .distantPast, willRenew: false), stateAt: .distantPast
+        )
+        try await insertIgnoringDuplicates(placeholder, now: now, on: db)
+        guard let locked = try await record(source, externalID: externalID, on: db) else { throw SubscriptionStoreError.vanished }
+        return locked
+    }
+
     /// Stripe subscriptions of a customer, locked on PostgreSQL.
     static func records(ofCustomer customerID: String, on db: any SQLDatabase) async throws -> [SubscriptionRecord] {
         try await select(on: db).where("source", .equal, EntitlementSource.stripe.rawValue).where("customer_id", .equal, customerID)
@@ -93,19 +112,33 @@ struct SubscriptionStore: Sendable {
 
     /// Inserts or replaces `record` by id.
     static func save(_ record: SubscriptionRecord, now: Date, on db: any SQLDatabase) async throws {
-        let state = record.state
-        let values: [(String, any Encodable & Sendable)] = [
-            ("user_id", record.user?.rawValue), ("source", state.source.rawValue), ("external_id", record.externalID),
-            ("product_id", state.productID), ("tier", state.tier.rawValue), ("expires_at", state.expiresAt), ("is_trial", state.isTrial),
-            ("will_renew", state.willRenew), ("grace_expires_at", state.gracePeriodExpiresAt), ("in_billing_retry", state.isInBillingRetry),
-            ("revoked_at", state.revokedAt), ("state_at", record.stateAt), ("environment", record.environment),
-            ("customer_id", record.customerID), ("latest_invoice", record.latestInvoice), ("updated_at", now),
-        ]
+        let values = columnValues(record, now: now)
         try await db.insert(into: "subscriptions")
             .columns(["id", "created_at"] + values.map(\.0))
             .values([SQLBind(record.id), SQLBind(now)] + values.map { SQLBind($0.1) })
             .onConflict(with: ["id"]) { conflict in values.reduce(conflict) { $0.set(excludedValueOf: $1.0) } }
             .run()
+    }
+
+    private static func insertIgnoringDuplicates(_ record: SubscriptionRecord, now: Date, on db: any SQLDatabase) async throws {
+        let values = columnValues(record, now: now)
+        try await db.insert(into: "subscriptions")
+            .columns(["id", "created_at"] + values.map(\.0))
+            .values([SQLBind(record.id), SQLBind(now)] + values.map { SQLBind($0.1) })
+            .ignoringConflicts(with: ["source", "external_id"])
+            .run()
+    }
+
+    private static func columnValues(_ record: SubscriptionRecord, now: Date) -> [(String, any Encodable & Sendable)] {
+        let state = record.state
+        return [
+            ("user_id", record.user?.rawValue), ("source", state.source.rawValue), ("external_id", record.externalID),
+            ("product_id", state.productID), ("tier", state.tier.rawValue), ("expires_at", state.expiresAt), ("is_trial", state.isTrial),
+            ("will_renew", state.willRenew), ("grace_expires_at", state.gracePeriodExpiresAt), ("in_billing_retry", state.isInBillingRetry),
+            ("revoked_at", state.revokedAt), ("state_at", record.stateAt), ("environment", record.environment),
+            ("customer_id", record.customerID), ("latest_invoice", record.latestInvoice), ("store_status", record.storeStatus),
+            ("updated_at", now),
+        ]
     }
 
     /// Records that a store's notification is being processed; `false` when it was processed before (the caller then
@@ -140,7 +173,7 @@ struct SubscriptionStore: Sendable {
 
     private static let columns = [
         "id", "user_id", "source", "external_id", "product_id", "tier", "expires_at", "is_trial", "will_renew", "grace_expires_at",
-        "in_billing_retry", "revoked_at", "state_at", "environment", "customer_id", "latest_invoice",
+        "in_billing_retry", "revoked_at", "state_at", "environment", "customer_id", "latest_invoice", "store_status",
     ]
 
     private static func select(on db: any SQLDatabase) -> SQLSelectBuilder {
@@ -166,9 +199,15 @@ struct SubscriptionStore: Sendable {
             stateAt: try row.decode(column: "state_at", as: Date.self),
             environment: try row.decode(column: "environment", as: String?.self),
             customerID: try row.decode(column: "customer_id", as: String?.self),
-            latestInvoice: try row.decode(column: "latest_invoice", as: String?.self)
+            latestInvoice: try row.decode(column: "latest_invoice", as: String?.self),
+            storeStatus: try row.decode(column: "store_status", as: String?.self)
         )
     }
+}
+
+enum SubscriptionStoreError: Error {
+    /// A row inserted (or found) a moment ago is gone.
+    case vanished
 }
 
 /// Subscriptions in the account export and deletion. Deleting an account releases its purchases (a new account on the

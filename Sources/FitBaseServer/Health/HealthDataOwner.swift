@@ -19,6 +19,10 @@ struct HealthSamplesOwner: AccountDataOwner {
     }
 
     func delete(_ user: UserID, on db: any SQLDatabase) async throws {
+        // The user's feed row before the audit lock, in the order every health write takes them (no deadlock with a
+        // push from another device). The key goes first: should the deletion then fail, what is left is unreadable
+        // (and skipped by reads), never readable without an account.
+        try await SyncFeed.lockSequence(of: user, on: db)
         let hadKey = try await records.vault.destroyKey(of: user)
         let deleted = try await db.delete(from: "health_samples").where("user_id", .equal, user.rawValue).returning("id").all().count
         guard hadKey || deleted > 0 else { return }  // never had health data: nothing to record

@@ -129,10 +129,11 @@ struct HealthRecords: Sendable {
         return buckets
     }
 
-    /// Opens sealed rows of `user` (none to open without a data key: then there are no samples either).
+    /// Opens sealed rows of `user`. Rows sealed under a key that is no longer the user's were crypto-shredded (an
+    /// account deletion that destroyed the key but did not complete): they are unreadable by design and left out.
     func open(_ rows: [SealedSample], of user: UserID) async throws -> [HealthSample] {
         guard !rows.isEmpty, let key = try await vault.dataKey(of: user, creating: false) else { return [] }
-        return try rows.map { row in try open(row, of: user, with: key) }
+        return try rows.filter { $0.keyID == key.id }.map { row in try open(row, of: user, with: key) }
     }
 
     func open(_ row: SealedSample, of user: UserID, with key: HealthVault.DataKey) throws -> HealthSample {

@@ -32,9 +32,11 @@ struct SealedSample: Sendable {
     var keyID: String
     var sealed: Data
 
-    /// What the ciphertext is bound to: the row's clear fields, so it cannot be moved to another row or user.
+    /// What the ciphertext is bound to: the row's clear fields, so it cannot be moved to another row or user. Times
+    /// enter in whole milliseconds: the engines keep microseconds but may round or truncate the last one differently.
     static func binding(user: UserID, id: UUID, type: HealthSampleType, start: Date, end: Date?) -> String {
-        "health_samples/\(user)/\(id.uuidString.lowercased())/\(type.rawValue)/\(AuditChain.microseconds(start))/\(end.map { String(AuditChain.microseconds($0)) } ?? "-")"
+        func millis(_ date: Date) -> String { String(Int64((date.timeIntervalSince1970 * 1_000).rounded())) }
+        return "health_samples/\(user)/\(id.uuidString.lowercased())/\(type.rawValue)/\(millis(start))/\(end.map(millis) ?? "-")"
     }
 }
 

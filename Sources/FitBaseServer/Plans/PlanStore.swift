@@ -123,7 +123,11 @@ struct PlanStore: Sendable {
     /// already keeps that many plans gets its problem thrown instead (counted in the inserting transaction).
     func insert(_ plan: TrainingPlan, of user: UserID, limit: (plans: Int, problem: Problem)? = nil) async throws -> TrainingPlan {
         try await database.transaction { db in
-            if let limit, try await Self.count(of: user, on: db) >= limit.plans { throw limit.problem }
+            if let limit {
+                // Holding the user's feed row first makes two concurrent creations count one after the other.
+                try await SyncFeed.lockSequence(of: user, on: db)
+                if try await Self.count(of: user, on: db) >= limit.plans { throw limit.problem }
+            }
             let change = try await SyncFeed.record(.plans, id: plan.id.description, of: user, deleted: false, updatedAt: plan.updatedAt, on: db)
             var saved = plan
             saved.version = change.stamp.version

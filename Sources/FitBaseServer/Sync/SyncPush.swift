@@ -35,7 +35,7 @@ extension SyncController {
             user: user, profile: try await profiles.profile(of: user),
             periods: body.mutations.contains { $0.collection == .workoutLogs && $0.op == .upsert } ? try await cycle.store.periods(of: user) : [],
             workouts: CatalogLookup(store: plans.catalog),
-            healthConsent: sendsSamples ? try await healthConsent(of: user) : (upload: false, read: false),
+            healthConsent: sendsSamples ? try await healthConsent(of: user, auditing: body.mutations) : (upload: false, read: false),
             healthKey: body.mutations.contains { $0.collection == .healthSamples && $0.op == .upsert }
                 ? try await health.vault.dataKey(of: user, creating: true) : nil
         )
@@ -129,9 +129,15 @@ extension SyncController {
         var planLimit: (plans: Int, problem: Problem)?
     }
 
-    private func healthConsent(of user: UserID) async throws -> (upload: Bool, read: Bool) {
+    /// The `healthData` consent as it stands; refused health mutations are audited as denied, as REST refusals are.
+    private func healthConsent(of user: UserID, auditing mutations: [Components.Schemas.SyncMutation]) async throws -> (upload: Bool, read: Bool) {
         let history = try await health.consents.history(of: user).filter { $0.kind == .healthData }
-        return (history.last?.granted == true, history.contains { $0.granted })
+        let consent = (upload: history.last?.granted == true, read: history.contains { $0.granted })
+        let refused = mutations.filter { $0.collection == .healthSamples && !($0.op == .upsert ? consent.upload : consent.read) }.count
+        if refused > 0 {
+            try await health.audit.append(AuditEvent(actor: user, subject: user, action: .sync, resource: "healthSamples", count: refused, outcome: .denied))
+        }
+        return consent
     }
 
     private static let healthConsentRequired = Problem(
@@ -390,7 +396,9 @@ extension SyncController {
         let user = context.user
         let stamp = try await SyncFeed.stamp(mutation.collection, id: mutation.recordID, of: user, on: db)
         var record: Components.Schemas.SyncChange?
-        if let stamp {
+        // Results are stored in clear (to answer replays): a health sample's record would put its values there, so
+        // its conflict names the version only and the device pulls the record from the feed.
+        if let stamp, mutation.collection != .healthSamples {
             let change = SyncChange(collection: mutation.collection, recordID: mutation.recordID, seq: 0, stamp: stamp)
             record = try await SyncController.wire([change], of: user, health: context.health, on: db).first
         }

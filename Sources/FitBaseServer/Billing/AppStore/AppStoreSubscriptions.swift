@@ -43,8 +43,8 @@ struct AppStoreSubscriptions: Sendable {
         }
         let now = Date.storageNow
         try await database.transaction { db in
-            let existing = try await SubscriptionStore.record(.appStore, externalID: transaction.originalTransactionId, on: db)
-            if let owner = existing?.user, owner != user {
+            let existing = try await SubscriptionStore.lockedRecord(.appStore, externalID: transaction.originalTransactionId, now: now, on: db)
+            if let owner = existing.user, owner != user {
                 throw Problem(
                     .conflict, code: "transaction_claimed",
                     detail: "This App Store subscription belongs to another account; sign in to that account to use it."
@@ -69,8 +69,11 @@ struct AppStoreSubscriptions: Sendable {
             throw Self.problem(error, field: "signedPayload")
         }
         let type = notification.notificationType + (notification.subtype.map { ".\($0)" } ?? "")
-        let tier = transaction.flatMap { catalog.tier(of: $0.productId, in: .appStore) }
-        if let transaction, tier == nil {
+        // Other types (CONSUMPTION_REQUEST, REFUND_DECLINED, PRICE_INCREASE, …) are acknowledged and change nothing:
+        // the transaction they carry may be an older one.
+        let effective = Self.handledTypes.contains(notification.notificationType)
+        let tier = effective ? transaction.flatMap { catalog.tier(of: $0.productId, in: .appStore) } : nil
+        if effective, let transaction, tier == nil {
             logger.warning("App Store notification for a product the products file does not list", metadata: ["product": "\(transaction.productId)", "type": "\(type)"])
         }
         let now = Date.storageNow
@@ -80,7 +83,7 @@ struct AppStoreSubscriptions: Sendable {
                 return .duplicate
             }
             guard let transaction = linked, let tier = processed else { return .processed }  // TEST, or nothing we sell
-            let existing = try await SubscriptionStore.record(.appStore, externalID: transaction.originalTransactionId, on: db)
+            let existing = try await SubscriptionStore.lockedRecord(.appStore, externalID: transaction.originalTransactionId, now: now, on: db)
             var record = Self.updated(
                 existing, transaction: transaction, renewal: renewed, notificationType: notification.notificationType, tier: tier,
                 signedAt: notification.signedDate
@@ -92,6 +95,12 @@ struct AppStoreSubscriptions: Sendable {
             return .processed
         }
     }
+
+    /// The notification types that change a subscription.
+    static let handledTypes: Set<String> = [
+        "SUBSCRIBED", "DID_RENEW", "DID_CHANGE_RENEWAL_STATUS", "DID_CHANGE_RENEWAL_PREF", "OFFER_REDEEMED", "DID_FAIL_TO_RENEW",
+        "GRACE_PERIOD_EXPIRED", "EXPIRED", "REFUND", "REVOKE", "REFUND_REVERSED", "RENEWAL_EXTENDED",
+    ]
 
     /// The record after a transaction (and renewal info) signed at `signedAt`; unchanged when it holds newer news.
     static func updated(
@@ -106,7 +115,8 @@ struct AppStoreSubscriptions: Sendable {
         guard signedAt >= record.stateAt else { return record }
         record.stateAt = signedAt
         record.environment = transaction.environment.rawValue
-        record.state = state(transaction: transaction, renewal: renewal, notificationType: notificationType, tier: tier, previous: existing?.state, signedAt: signedAt)
+        let previous = existing.flatMap { $0.isPlaceholder ? nil : $0.state }
+        record.state = state(transaction: transaction, renewal: renewal, notificationType: notificationType, tier: tier, previous: previous, signedAt: signedAt)
         return record
     }
 

@@ -59,14 +59,19 @@ struct StripeSubscriptions: Sendable {
                     logger.warning("Stripe subscription for a price the products file does not list", metadata: ["price": "\(priceID)"])
                     return .processed
                 }
-                let existing = try await SubscriptionStore.record(.stripe, externalID: id, on: db)
-                if let existing, existing.stateAt > event.createdAt { return .processed }  // older news
-                var record = existing ?? SubscriptionRecord(
-                    id: UUID(), user: nil, externalID: id,
-                    state: SubscriptionState(source: .stripe, productID: priceID, tier: tier, expiresAt: nil), stateAt: event.createdAt
-                )
-                record.state = Self.state(of: object, priceID: priceID, tier: tier, at: event.createdAt, revokedAt: existing?.state.revokedAt)
+                var record = try await SubscriptionStore.lockedRecord(.stripe, externalID: id, now: now, on: db)
+                if !record.isPlaceholder {
+                    if record.stateAt > event.createdAt { return .processed }  // older news
+                    // Stripe stamps events in whole seconds: within one second, the further-along status wins.
+                    if record.stateAt == event.createdAt, Self.rank(object.status) < Self.rank(record.storeStatus) { return .processed }
+                }
+                // A refund revokes until a later invoice is paid.
+                let paidAgain = object.latestInvoice != nil && object.latestInvoice?.value != record.latestInvoice
+                    && ["active", "trialing"].contains(object.status ?? "")
+                let revokedAt = record.isPlaceholder || paidAgain ? nil : record.state.revokedAt
+                record.state = Self.state(of: object, priceID: priceID, tier: tier, at: event.createdAt, revokedAt: revokedAt)
                 record.stateAt = event.createdAt
+                record.storeStatus = object.status
                 record.customerID = object.customer?.value ?? record.customerID
                 record.latestInvoice = object.latestInvoice?.value ?? record.latestInvoice
                 if record.user == nil, let customer = record.customerID { record.user = try await SubscriptionStore.customerOwner(customer, on: db) }
@@ -78,13 +83,15 @@ struct StripeSubscriptions: Sendable {
                 record.state.isInBillingRetry = true
                 record.state.expiresAt = min(record.state.expiresAt ?? event.createdAt, event.createdAt)
                 record.stateAt = event.createdAt
+                record.storeStatus = "past_due"
                 try await SubscriptionStore.save(record, now: now, on: db)
             case "charge.refunded":
                 guard object.refunded == true, let customer = object.customer?.value else { return .processed }
                 let records = try await SubscriptionStore.records(ofCustomer: customer, on: db)
-                let paid = object.invoice.map { invoice in records.filter { $0.latestInvoice == invoice.value } } ?? []
-                // Without an invoice to match, a customer with a single subscription can only have paid for that one.
-                for var record in paid.isEmpty && records.count == 1 ? records : paid where record.state.revokedAt == nil {
+                // The subscription whose newest invoice the charge paid; a refund of an older invoice leaves access alone.
+                // Without an invoice to match (newer API versions), a customer's only subscription is the one it paid.
+                let paid = object.invoice.map { invoice in records.filter { $0.latestInvoice == invoice.value } } ?? (records.count == 1 ? records : [])
+                for var record in paid where record.state.revokedAt == nil {
                     record.state.revokedAt = event.createdAt
                     try await SubscriptionStore.save(record, now: now, on: db)
                 }
@@ -92,6 +99,17 @@ struct StripeSubscriptions: Sendable {
                 break
             }
             return .processed
+        }
+    }
+
+    /// How far along a Stripe status is, to order events of the same second.
+    static func rank(_ status: String?) -> Int {
+        switch status {
+        case "canceled", "incomplete_expired": 4
+        case "active", "trialing": 3
+        case "past_due", "unpaid", "paused": 2
+        case "incomplete": 1
+        default: 0
         }
     }
 
