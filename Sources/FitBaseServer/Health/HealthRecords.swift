@@ -123,7 +123,11 @@ struct HealthRecords: Sendable {
     func summary(
         of user: UserID, type: HealthSampleType, from: Date, to: Date, bucket: HealthSummaryBucketSize, timeZone: TimeZone
     ) async throws -> [HealthSummaryBucket] {
-        let samples = try await open(try await store.samples(of: user, type: type, overlapping: from, to), of: user)
+        var samples: [HealthSample] = []
+        if let key = try await vault.dataKey(of: user, creating: false) {
+            let rows = try await store.samples(of: user, type: type, keyID: key.id, overlapping: from, to)
+            samples = try await openValues(rows, of: user, with: key)
+        }
         let buckets = HealthSummarizer.summarize(samples, type: type, bucket: bucket, timeZone: timeZone, from: from, to: to)
         try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: "healthSummary", count: samples.count))
         return buckets
@@ -134,6 +138,27 @@ struct HealthRecords: Sendable {
     func open(_ rows: [SealedSample], of user: UserID) async throws -> [HealthSample] {
         guard !rows.isEmpty, let key = try await vault.dataKey(of: user, creating: false) else { return [] }
         return try rows.filter { $0.keyID == key.id }.map { row in try open(row, of: user, with: key) }
+    }
+
+    /// Opens many rows for their values only (source, device and metadata left empty), on every core.
+    func openValues(_ rows: [SealedSample], of user: UserID, with key: HealthVault.DataKey) async throws -> [HealthSample] {
+        let vault = self.vault
+        let chunk = max(4_096, rows.count / ProcessInfo.processInfo.activeProcessorCount + 1)
+        return try await withThrowingTaskGroup(of: (Int, [HealthSample]).self) { group in
+            for start in stride(from: 0, to: rows.count, by: chunk) {
+                let slice = rows[start..<min(start + chunk, rows.count)]
+                group.addTask {
+                    let opened = try slice.map { row in
+                        let plain = try vault.open(row.sealed, with: key, binding: SealedSample.binding(user: user, id: row.id, type: row.type, start: row.start, end: row.end))
+                        return HealthSample(id: row.id, value: try HealthSampleCodec.decodeValue(plain), start: row.start, end: row.end, sourceId: "")
+                    }
+                    return (start, opened)
+                }
+            }
+            var parts: [(Int, [HealthSample])] = []
+            for try await part in group { parts.append(part) }
+            return parts.sorted { $0.0 < $1.0 }.flatMap(\.1)
+        }
     }
 
     func open(_ row: SealedSample, of user: UserID, with key: HealthVault.DataKey) throws -> HealthSample {

@@ -40,7 +40,16 @@ enum HealthSampleCodec {
         return Data(bytes)
     }
 
+    /// The value alone (what summaries need), without reading source, device and metadata.
+    static func decodeValue(_ data: Data) throws -> HealthValue {
+        try decode(data, valueOnly: true).value
+    }
+
     static func decode(_ data: Data) throws -> Sealed {
+        try decode(data, valueOnly: false)
+    }
+
+    private static func decode(_ data: Data, valueOnly: Bool) throws -> Sealed {
         try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws(HealthSampleCodecError) -> Sealed in
             var offset = 0
             func byte() throws(HealthSampleCodecError) -> UInt8 {
@@ -75,6 +84,7 @@ enum HealthSampleCodec {
             case 4: value = .bloodPressure(systolic: try double(), diastolic: try double())
             default: throw .unknownValue
             }
+            if valueOnly { return Sealed(value: value, sourceID: "", device: nil, metadata: nil) }
             guard let source = try text() else { throw .unknownValue }
             let device = try text()
             let metadata = try text().flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] }

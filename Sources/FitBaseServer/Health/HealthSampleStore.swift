@@ -1,6 +1,7 @@
 import FitBaseCore
 import Foundation
 import SQLKit
+import Synchronization
 
 /// `health_samples`: one row per HealthKit sample. The id (HealthKit's UUID), owner, type and time bounds are in
 /// clear for indexing; everything else is one AES-256-GCM ciphertext under the owner's data key (`key_id` names it).
@@ -32,11 +33,35 @@ struct SealedSample: Sendable {
     var keyID: String
     var sealed: Data
 
-    /// What the ciphertext is bound to: the row's clear fields, so it cannot be moved to another row or user. Times
-    /// enter in whole milliseconds: the engines keep microseconds but may round or truncate the last one differently.
-    static func binding(user: UserID, id: UUID, type: HealthSampleType, start: Date, end: Date?) -> String {
-        func millis(_ date: Date) -> String { String(Int64((date.timeIntervalSince1970 * 1_000).rounded())) }
-        return "health_samples/\(user)/\(id.uuidString.lowercased())/\(type.rawValue)/\(millis(start))/\(end.map(millis) ?? "-")"
+    /// What the ciphertext is bound to — the row's clear fields, so it cannot be moved to another row or user:
+    /// `health_samples/<user>/<id>/<type>/<start ms>/<end ms or ->` in ASCII. Times enter in whole milliseconds: the
+    /// engines keep microseconds but may round or truncate the last one differently. Built byte by byte, as opening a
+    /// year of samples builds half a million of these.
+    static func binding(user: UserID, id: UUID, type: HealthSampleType, start: Date, end: Date?) -> [UInt8] {
+        var bytes = Array("health_samples/".utf8)
+        bytes.reserveCapacity(128)
+        appendLowercaseHex(user.rawValue, to: &bytes)
+        bytes.append(UInt8(ascii: "/"))
+        appendLowercaseHex(id, to: &bytes)
+        bytes.append(UInt8(ascii: "/"))
+        bytes.append(contentsOf: type.rawValue.utf8)
+        bytes.append(UInt8(ascii: "/"))
+        bytes.append(contentsOf: String(Int64((start.timeIntervalSince1970 * 1_000).rounded())).utf8)
+        bytes.append(UInt8(ascii: "/"))
+        if let end { bytes.append(contentsOf: String(Int64((end.timeIntervalSince1970 * 1_000).rounded())).utf8) } else { bytes.append(UInt8(ascii: "-")) }
+        return bytes
+    }
+
+    /// A UUID as its lower-case canonical text (8-4-4-4-12).
+    private static func appendLowercaseHex(_ id: UUID, to bytes: inout [UInt8]) {
+        let digits = Array("0123456789abcdef".utf8)
+        withUnsafeBytes(of: id.uuid) { raw in
+            for (index, byte) in raw.enumerated() {
+                if [4, 6, 8, 10].contains(index) { bytes.append(UInt8(ascii: "-")) }
+                bytes.append(digits[Int(byte >> 4)])
+                bytes.append(digits[Int(byte & 0x0F)])
+            }
+        }
     }
 }
 
@@ -100,13 +125,33 @@ struct HealthSampleStore: Sendable {
         }
     }
 
-    /// Every sample of `user` of `type` that may overlap [from, to): started before `to` and ended (or started) at
-    /// or after `from` — interval samples (sleep, steps) reach back at most 24 hours.
-    func samples(of user: UserID, type: HealthSampleType, overlapping from: Date, _ to: Date) async throws -> [SealedSample] {
+    /// Every sample of `user` of `type` sealed under `keyID` that may overlap [from, to): started before `to` and at
+    /// most 24 hours (the longest interval) before `from`. Only what a summary needs is read, row by row.
+    func samples(of user: UserID, type: HealthSampleType, keyID: String, overlapping from: Date, _ to: Date) async throws -> [SealedSample] {
         try await database.withConnection { db in
-            try await Self.select(on: db).where("user_id", .equal, user.rawValue).where("type", .equal, type.rawValue)
+            // Rows are decoded as they arrive instead of first holding every row the driver returns.
+            let collected = Mutex<(rows: [SealedSample], failure: (any Error)?)>(([], nil))
+            try await db.select().columns("id", "start_at", "end_at", "sealed").from("health_samples")
+                .where("user_id", .equal, user.rawValue).where("type", .equal, type.rawValue).where("key_id", .equal, keyID)
                 .where("start_at", .greaterThanOrEqual, from.addingTimeInterval(-86_400)).where("start_at", .lessThan, to)
-                .all().map(Self.sample)
+                .run { row in
+                    let decoded = Result {
+                        SealedSample(
+                            id: try row.decode(column: "id", as: UUID.self), type: type, start: try row.decode(column: "start_at", as: Date.self),
+                            end: try row.decode(column: "end_at", as: Date?.self), keyID: keyID, sealed: try row.decode(column: "sealed", as: Data.self)
+                        )
+                    }
+                    collected.withLock { state in
+                        switch decoded {
+                        case .success(let sample): state.rows.append(sample)
+                        case .failure(let error): state.failure = state.failure ?? error
+                        }
+                    }
+                }
+            return try collected.withLock { state in
+                if let failure = state.failure { throw failure }
+                return state.rows
+            }
         }
     }
 

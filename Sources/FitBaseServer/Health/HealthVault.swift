@@ -60,15 +60,15 @@ final class HealthVault: Sendable {
         return try await keys.destroy(user)
     }
 
-    func seal(_ plaintext: Data, with key: DataKey, binding context: String) throws -> Data {
-        guard let combined = try AES.GCM.seal(plaintext, using: key.key, authenticating: Data(context.utf8)).combined else {
+    func seal(_ plaintext: Data, with key: DataKey, binding context: [UInt8]) throws -> Data {
+        guard let combined = try AES.GCM.seal(plaintext, using: key.key, authenticating: context).combined else {
             throw HealthVaultError.sealFailed
         }
         return combined
     }
 
-    func open(_ sealed: Data, with key: DataKey, binding context: String) throws -> Data {
-        try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: key.key, authenticating: Data(context.utf8))
+    func open(_ sealed: Data, with key: DataKey, binding context: [UInt8]) throws -> Data {
+        try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: key.key, authenticating: context)
     }
 
     /// The data key inside a wrapped one.
