@@ -13,9 +13,10 @@ import Yams
 ///
 /// The equivalent of the Firestore rules emulator: a new operation fails this test until its row is added.
 @Suite struct AccessMatrixTests {
-    /// The kinds of caller each operation is tried with. `owner` owns the resource the request names.
+    /// The kinds of caller each operation is tried with. `owner` owns the resource the request names (and is the admin
+    /// of its group); `groupMember` is an ordinary member of the owner's group; `admin` has the platform's admin role.
     enum Caller: String, CaseIterable, Sendable {
-        case anonymous, otherUser, admin, owner
+        case anonymous, otherUser, groupMember, admin, owner
     }
 
     /// One operation's row: how to build the request for a caller, and what each caller gets.
@@ -33,6 +34,7 @@ import Yams
         let owner: TestAccount
         let ownerSecondSession: String
         let otherUser: TestAccount
+        let groupMember: TestAccount
         let admin: TestAccount
         /// A workout a program uses, one no program uses, and that program.
         let workoutID: String
@@ -47,11 +49,15 @@ import Yams
         let claimedTransaction: String
         /// A health sample of the owner's (who has given the healthData consent; nobody else has).
         let sampleID: String
+        /// The owner's group (the owner is its admin, `groupMember` a member) and an invite to it made by the owner.
+        let groupID: String
+        let inviteToken: String
 
         func token(_ caller: Caller) -> String? {
             switch caller {
             case .anonymous: nil
             case .otherUser: otherUser.accessToken
+            case .groupMember: groupMember.accessToken
             case .admin: admin.accessToken
             case .owner: owner.accessToken
             }
@@ -74,21 +80,26 @@ import Yams
     }
 
     static func adminOnly(_ status: HTTPResponse.Status) -> [Caller: HTTPResponse.Status] {
-        [.anonymous: .unauthorized, .otherUser: .forbidden, .admin: status, .owner: .forbidden]
+        [.anonymous: .unauthorized, .otherUser: .forbidden, .groupMember: .forbidden, .admin: status, .owner: .forbidden]
     }
 
     /// A resource of the owner's named by id: everyone else gets 404, as if it did not exist.
     static func ownerOnly(_ status: HTTPResponse.Status) -> [Caller: HTTPResponse.Status] {
-        [.anonymous: .unauthorized, .otherUser: .notFound, .admin: .notFound, .owner: status]
+        [.anonymous: .unauthorized, .otherUser: .notFound, .groupMember: .notFound, .admin: .notFound, .owner: status]
     }
 
     /// Only the owner has given the healthData consent.
     static func consented(_ status: HTTPResponse.Status) -> [Caller: HTTPResponse.Status] {
-        [.anonymous: .unauthorized, .otherUser: .forbidden, .admin: .forbidden, .owner: status]
+        [.anonymous: .unauthorized, .otherUser: .forbidden, .groupMember: .forbidden, .admin: .forbidden, .owner: status]
     }
 
     static func signedIn(_ status: HTTPResponse.Status) -> [Caller: HTTPResponse.Status] {
-        [.anonymous: .unauthorized, .otherUser: status, .admin: status, .owner: status]
+        [.anonymous: .unauthorized, .otherUser: status, .groupMember: status, .admin: status, .owner: status]
+    }
+
+    /// A resource of the owner's group: its members see it; nobody else learns it exists.
+    static func groupOnly(member: HTTPResponse.Status, owner: HTTPResponse.Status) -> [Caller: HTTPResponse.Status] {
+        [.anonymous: .unauthorized, .otherUser: .notFound, .groupMember: member, .admin: .notFound, .owner: owner]
     }
 
     static let rows: [Row] = [
@@ -141,10 +152,10 @@ import Yams
         },
         Row(operationID: "deletePeriod", expected: ownerOnly(.noContent)) { fixture, _ in (.delete, "/v1/cycle/periods/\(fixture.periodID)", nil) },
         Row(operationID: "getCycleHistory", expected: signedIn(.ok)) { _, _ in (.get, "/v1/cycle/history", nil) },
-        Row(operationID: "getCurrentCycle", expected: [.anonymous: .unauthorized, .otherUser: .notFound, .admin: .notFound, .owner: .ok]) { _, _ in
+        Row(operationID: "getCurrentCycle", expected: [.anonymous: .unauthorized, .otherUser: .notFound, .groupMember: .notFound, .admin: .notFound, .owner: .ok]) { _, _ in
             (.get, "/v1/cycle/current", nil)
         },
-        Row(operationID: "getCyclePredictions", expected: [.anonymous: .unauthorized, .otherUser: .notFound, .admin: .notFound, .owner: .ok]) { _, _ in
+        Row(operationID: "getCyclePredictions", expected: [.anonymous: .unauthorized, .otherUser: .notFound, .groupMember: .notFound, .admin: .notFound, .owner: .ok]) { _, _ in
             (.get, "/v1/cycle/predictions", nil)
         },
         Row(operationID: "logWorkout", expected: signedIn(.created)) { fixture, _ in
@@ -155,7 +166,7 @@ import Yams
         Row(operationID: "deleteWorkoutLog", expected: ownerOnly(.noContent)) { fixture, _ in (.delete, "/v1/history/\(fixture.logID)", nil) },
         Row(operationID: "listPlans", expected: signedIn(.ok)) { _, _ in (.get, "/v1/plans", nil) },
         // A free account keeps one plan: the owner already has one, so a second needs the pro tier.
-        Row(operationID: "createPlan", expected: [.anonymous: .unauthorized, .otherUser: .created, .admin: .created, .owner: .init(code: 402)]) { fixture, _ in
+        Row(operationID: "createPlan", expected: [.anonymous: .unauthorized, .otherUser: .created, .groupMember: .created, .admin: .created, .owner: .init(code: 402)]) { fixture, _ in
             (.post, "/v1/plans", planBody(fixture.workoutID))
         },
         Row(operationID: "getPlan", expected: ownerOnly(.ok)) { fixture, _ in (.get, "/v1/plans/\(fixture.planID)", nil) },
@@ -172,7 +183,7 @@ import Yams
         // authenticate with their signatures, not with a bearer token.
         Row(operationID: "getSubscription", expected: signedIn(.ok)) { _, _ in (.get, "/v1/subscription", nil) },
         Row(operationID: "getFeatures", expected: signedIn(.ok)) { _, _ in (.get, "/v1/features", nil) },
-        Row(operationID: "submitAppStoreTransaction", expected: [.anonymous: .unauthorized, .otherUser: .conflict, .admin: .conflict, .owner: .ok]) { fixture, _ in
+        Row(operationID: "submitAppStoreTransaction", expected: [.anonymous: .unauthorized, .otherUser: .conflict, .groupMember: .conflict, .admin: .conflict, .owner: .ok]) { fixture, _ in
             (.post, "/v1/subscription/appstore/transactions", ["signedTransaction": fixture.claimedTransaction])
         },
         Row(operationID: "receiveAppStoreNotification", expected: everyone(.ok)) { _, _ in
@@ -189,12 +200,31 @@ import Yams
         Row(operationID: "getHealthSummary", expected: consented(.ok)) { _, _ in (.get, "/v1/health/summary?type=heartRate", nil) },
         Row(operationID: "deleteHealthSample", expected: consented(.noContent)) { fixture, _ in (.delete, "/v1/health/samples/\(fixture.sampleID)", nil) },
         Row(operationID: "listMyAuditEntries", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/audit", nil) },
+        // Groups: members see their group; its admin (the owner) manages it; one group per user.
+        Row(operationID: "createGroup", expected: [.anonymous: .unauthorized, .otherUser: .created, .groupMember: .conflict, .admin: .created, .owner: .conflict]) { _, _ in
+            (.post, "/v1/groups", ["name": "Matrix Crew", "timeZone": "Asia/Kolkata"])
+        },
+        Row(operationID: "getGroup", expected: groupOnly(member: .ok, owner: .ok)) { fixture, _ in (.get, "/v1/groups/\(fixture.groupID)", nil) },
+        Row(operationID: "deleteGroup", expected: groupOnly(member: .forbidden, owner: .noContent)) { fixture, _ in (.delete, "/v1/groups/\(fixture.groupID)", nil) },
+        Row(operationID: "listGroupMembers", expected: groupOnly(member: .ok, owner: .ok)) { fixture, _ in (.get, "/v1/groups/\(fixture.groupID)/members", nil) },
+        Row(operationID: "removeGroupMember", expected: groupOnly(member: .forbidden, owner: .noContent)) { fixture, _ in
+            (.delete, "/v1/groups/\(fixture.groupID)/members/\(fixture.groupMember.id)", nil)
+        },
+        Row(operationID: "leaveGroup", expected: groupOnly(member: .noContent, owner: .noContent)) { fixture, _ in (.post, "/v1/groups/\(fixture.groupID)/leave", nil) },
+        Row(operationID: "createGroupInvite", expected: groupOnly(member: .created, owner: .created)) { fixture, _ in (.post, "/v1/groups/\(fixture.groupID)/invites", nil) },
+        Row(operationID: "previewInvite", expected: signedIn(.ok)) { fixture, _ in (.get, "/v1/invites/\(fixture.inviteToken)", nil) },
+        Row(operationID: "revokeInvite", expected: [.anonymous: .unauthorized, .otherUser: .forbidden, .groupMember: .forbidden, .admin: .forbidden, .owner: .noContent]) { fixture, _ in
+            (.delete, "/v1/invites/\(fixture.inviteToken)", nil)
+        },
+        // Anyone signed in holding the token may join (a member accepting again changes nothing).
+        Row(operationID: "acceptInvite", expected: signedIn(.ok)) { fixture, _ in (.post, "/v1/invites/\(fixture.inviteToken)/accept", nil) },
+        Row(operationID: "getAppSiteAssociation", expected: everyone(.ok)) { _, _ in (.get, "/.well-known/apple-app-site-association", nil) },
         Row(operationID: "getMe", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me", nil) },
         Row(operationID: "listSessions", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/sessions", nil) },
         // Sessions are reachable only through their owner's /me: another user, even an admin, gets 404.
         Row(
             operationID: "deleteSession",
-            expected: [.anonymous: .unauthorized, .otherUser: .notFound, .admin: .notFound, .owner: .noContent]
+            expected: [.anonymous: .unauthorized, .otherUser: .notFound, .groupMember: .notFound, .admin: .notFound, .owner: .noContent]
         ) { fixture, _ in (.delete, "/v1/me/sessions/\(fixture.ownerSecondSession)", nil) },
         Row(operationID: "updateMe", expected: signedIn(.ok)) { _, _ in (.patch, "/v1/me", ["fitnessLevel": "beginner"]) },
         Row(operationID: "exportMe", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/export", nil) },
@@ -252,11 +282,18 @@ import Yams
                 let sampleID = UUID().uuidString.lowercased()
                 let sampled = try await HealthTests.upload(client, owner.accessToken, [HealthTests.sample("heartRate", id: UUID(uuidString: sampleID)!, start: "2026-11-20T07:00:00Z", ["value": 65])])
                 try #require(sampled.status == .ok)
+                let group = try json(try await client.json(.post, "/v1/groups", body: ["name": "Owner's Crew"], token: owner.accessToken))
+                let groupID = try #require(group["id"] as? String)
+                let invite = try json(try await client.json(.post, "/v1/groups/\(groupID)/invites", token: owner.accessToken))
+                let inviteToken = try #require(invite["token"] as? String)
+                let groupMember = try await client.signUp()
+                try #require(try await client.json(.post, "/v1/invites/\(inviteToken)/accept", token: groupMember.accessToken).status == .ok)
                 let fixture = Fixture(
                     client: client, owner: owner, ownerSecondSession: try Self.sessionID(of: second),
-                    otherUser: try await client.signUp(), admin: admin,
+                    otherUser: try await client.signUp(), groupMember: groupMember, admin: admin,
                     workoutID: used.id.description, unusedWorkoutID: unused.id.description, programID: program.id.description,
-                    periodID: periodID, logID: logID, planID: planID, claimedTransaction: purchase, sampleID: sampleID
+                    periodID: periodID, logID: logID, planID: planID, claimedTransaction: purchase, sampleID: sampleID,
+                    groupID: groupID, inviteToken: inviteToken
                 )
                 // The owner goes last: its request may consume what the others' requests only probe.
                 for caller in Caller.allCases {

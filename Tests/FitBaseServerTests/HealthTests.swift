@@ -63,6 +63,11 @@ import Testing
             #expect((impossible["errors"] as? [[String: Any]])?.first?["field"] as? String == "samples[5].value")
             #expect(((results[6]["problem"] as? [String: Any])?["errors"] as? [[String: Any]])?.first?["field"] as? String == "samples[6].type")
 
+            let tooMany = (0...HealthRecords.maximumBatch).map { _ in Self.sample("heartRate", start: "2026-11-20T08:00:00Z", ["value": 60]) }
+            let refusedBatch = try await Self.upload(client, token, tooMany)
+            #expect(refusedBatch.status == .badRequest)
+            #expect((try json(refusedBatch)["errors"] as? [[String: Any]])?.first?["field"] as? String == "samples")
+
             let again = try json(try await Self.upload(client, token, Array(batch.prefix(2))))
             #expect(again["duplicates"] as? Int == 2 && again["created"] as? Int == 0)
 

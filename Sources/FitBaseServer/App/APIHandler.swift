@@ -14,6 +14,7 @@ struct APIHandler: APIProtocol {
     let sync: SyncController
     let billing: BillingController
     let health: HealthController
+    let groups: GroupController
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
         try await serviceStatus.getHealth(input)
@@ -263,5 +264,51 @@ struct APIHandler: APIProtocol {
 
     func listMyAuditEntries(_ input: Operations.ListMyAuditEntries.Input) async throws -> Operations.ListMyAuditEntries.Output {
         try await health.listMyAuditEntries(input)
+    }
+
+    // MARK: Social
+
+    func createGroup(_ input: Operations.CreateGroup.Input) async throws -> Operations.CreateGroup.Output {
+        try await groups.createGroup(input)
+    }
+
+    func getGroup(_ input: Operations.GetGroup.Input) async throws -> Operations.GetGroup.Output {
+        try await groups.getGroup(input)
+    }
+
+    func deleteGroup(_ input: Operations.DeleteGroup.Input) async throws -> Operations.DeleteGroup.Output {
+        try await groups.deleteGroup(input)
+    }
+
+    func listGroupMembers(_ input: Operations.ListGroupMembers.Input) async throws -> Operations.ListGroupMembers.Output {
+        try await groups.listGroupMembers(input)
+    }
+
+    func removeGroupMember(_ input: Operations.RemoveGroupMember.Input) async throws -> Operations.RemoveGroupMember.Output {
+        try await groups.removeGroupMember(input)
+    }
+
+    func leaveGroup(_ input: Operations.LeaveGroup.Input) async throws -> Operations.LeaveGroup.Output {
+        try await groups.leaveGroup(input)
+    }
+
+    func createGroupInvite(_ input: Operations.CreateGroupInvite.Input) async throws -> Operations.CreateGroupInvite.Output {
+        try await groups.createGroupInvite(input)
+    }
+
+    func previewInvite(_ input: Operations.PreviewInvite.Input) async throws -> Operations.PreviewInvite.Output {
+        try await groups.previewInvite(input)
+    }
+
+    func revokeInvite(_ input: Operations.RevokeInvite.Input) async throws -> Operations.RevokeInvite.Output {
+        try await groups.revokeInvite(input)
+    }
+
+    func acceptInvite(_ input: Operations.AcceptInvite.Input) async throws -> Operations.AcceptInvite.Output {
+        try await groups.acceptInvite(input)
+    }
+
+    func getAppSiteAssociation(_ input: Operations.GetAppSiteAssociation.Input) async throws -> Operations.GetAppSiteAssociation.Output {
+        try await groups.getAppSiteAssociation(input)
     }
 }

@@ -77,6 +77,7 @@ public func buildApplication(
     let registry = AccountDataRegistry(owners: [
         AccountProfileOwner(), IdentitiesOwner(), SessionsOwner(), ConsentsOwner(), CyclePeriodsOwner(), WorkoutLogsOwner(),
         TrainingPlansOwner(), DailyRecommendationsOwner(), SubscriptionsOwner(), HealthSamplesOwner(records: healthRecords),
+        GroupMembershipOwner(),
     ])
     let accounts = AccountsFeature(
         database: database, signer: signer, hasher: hasher, httpClient: httpClient, masterKey: masterKey,
@@ -121,7 +122,8 @@ public func buildApplication(
             stripe: StripeSubscriptions(catalog: products, database: database, logger: logger),
             database: database
         ),
-        health: HealthController(records: healthRecords, profiles: profiles)
+        health: HealthController(records: healthRecords, profiles: profiles),
+        groups: GroupController(groups: GroupStore(database: database), configuration: configuration.social, publicURL: configuration.publicURL)
     )
     try api.registerHandlers(
         on: RoutingTransport(router: router, routes: routes),

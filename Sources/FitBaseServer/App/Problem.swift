@@ -111,6 +111,14 @@ extension Problem {
         Problem(.unauthorized, code: code, title: "Unauthorized", detail: detail, headers: [.wwwAuthenticate: "Bearer"])
     }
 
+    /// A batch over its limit: `field` names the list, `noun` its items ("samples"), `request` the request ("An upload").
+    static func batchTooLarge(_ field: String, maximum: Int, noun: String, request: String) -> Problem {
+        invalidRequest(
+            "\(request) takes at most \(maximum) \(noun); send the rest in another.",
+            fieldErrors: [.init(field: field, message: "must have at most \(maximum) items")]
+        )
+    }
+
     static func validationFailed(_ fieldErrors: [FieldError]) -> Problem {
         Problem(
             .badRequest, code: "validation_failed", title: "Validation failed",

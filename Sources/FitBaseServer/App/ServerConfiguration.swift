@@ -45,6 +45,8 @@ public struct ServerConfiguration: Sendable {
     public var billing: BillingConfiguration
     /// Where health data keys are kept (wrapped), apart from the data; `nil` for the default.
     public var keystore: DatabaseLocation?
+    /// Invite links and universal links (environment only).
+    public var social: SocialConfiguration
 
     /// Values as given on the command line; `nil` means "not given".
     public struct Overrides: Sendable {
@@ -83,7 +85,8 @@ public struct ServerConfiguration: Sendable {
         identityProviders: IdentityProvidersConfiguration = .init(),
         languageModel: LanguageModelConfiguration? = nil,
         billing: BillingConfiguration = .init(),
-        keystore: DatabaseLocation? = nil
+        keystore: DatabaseLocation? = nil,
+        social: SocialConfiguration = .init()
     ) {
         self.host = host
         self.port = port
@@ -98,6 +101,7 @@ public struct ServerConfiguration: Sendable {
         self.languageModel = languageModel
         self.billing = billing
         self.keystore = keystore
+        self.social = social
     }
 
     /// Resolves flags over `FITBASE_*` environment variables over defaults, validating every value.
@@ -210,7 +214,8 @@ public struct ServerConfiguration: Sendable {
             identityProviders: try IdentityProvidersConfiguration.resolve(environment: environment),
             languageModel: try LanguageModelConfiguration.resolve(environment: environment),
             billing: try BillingConfiguration.resolve(environment: environment),
-            keystore: keystore
+            keystore: keystore,
+            social: try SocialConfiguration.resolve(environment: environment)
         )
     }
 

@@ -12,10 +12,7 @@ struct HealthController: Sendable {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
         guard body.samples.count <= HealthRecords.maximumBatch else {
-            throw Problem.invalidRequest(
-                "An upload takes at most \(HealthRecords.maximumBatch) samples; send the rest in another.",
-                fieldErrors: [.init(field: "samples", message: "must have at most \(HealthRecords.maximumBatch) items")]
-            )
+            throw Problem.batchTooLarge("samples", maximum: HealthRecords.maximumBatch, noun: "samples", request: "An upload")
         }
         try await records.requireConsent(of: caller.user, toUpload: true, resource: "healthSamples")
         let outcomes = try await records.upload(body.samples.map(Self.input), by: caller.user)

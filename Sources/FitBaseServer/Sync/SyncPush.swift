@@ -21,10 +21,7 @@ extension SyncController {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
         guard body.mutations.count <= Self.maximumMutations else {
-            throw Problem.invalidRequest(
-                "A push takes at most \(Self.maximumMutations) mutations; send the rest in another.",
-                fieldErrors: [.init(field: "mutations", message: "must have at most \(Self.maximumMutations) items")]
-            )
+            throw Problem.batchTooLarge("mutations", maximum: Self.maximumMutations, noun: "mutations", request: "A push")
         }
         let user = caller.user
         let now = Date.storageNow

@@ -1,0 +1,35 @@
+import Foundation
+
+/// Settings of invites and universal links, from the environment.
+///
+/// | environment | meaning | default |
+/// |---|---|---|
+/// | `FITBASE_APP_SCHEME` | the app's URL scheme, for invite deep links (`{scheme}://group/invite/{token}`) | `fitbase` |
+/// | `FITBASE_APPLE_APP_IDS` | comma list of `TEAMID.bundle.id` served in `/.well-known/apple-app-site-association` | empty |
+public struct SocialConfiguration: Sendable, Equatable {
+    public var appScheme = "fitbase"
+    public var appleAppIDs: [String] = []
+
+    public init(appScheme: String = "fitbase", appleAppIDs: [String] = []) {
+        self.appScheme = appScheme
+        self.appleAppIDs = appleAppIDs
+    }
+
+    static func resolve(environment: [String: String]) throws(ConfigurationError) -> SocialConfiguration {
+        var configuration = SocialConfiguration()
+        if let scheme = environment["FITBASE_APP_SCHEME"]?.trimmingCharacters(in: .whitespaces), !scheme.isEmpty {
+            guard let first = scheme.unicodeScalars.first, CharacterSet.letters.contains(first),
+                scheme.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || "+-.".unicodeScalars.contains($0) })
+            else {
+                throw ConfigurationError(setting: "app-scheme", source: "FITBASE_APP_SCHEME", value: scheme, expected: "a URL scheme such as fittoday")
+            }
+            configuration.appScheme = scheme.lowercased()
+        }
+        configuration.appleAppIDs = (environment["FITBASE_APPLE_APP_IDS"] ?? "").split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        if let bad = configuration.appleAppIDs.first(where: { $0.split(separator: ".").count < 2 }) {
+            throw ConfigurationError(setting: "apple-app-ids", source: "FITBASE_APPLE_APP_IDS", value: bad, expected: "TEAMID.bundle.identifier entries")
+        }
+        return configuration
+    }
+}
