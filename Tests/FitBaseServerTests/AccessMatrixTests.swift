@@ -52,6 +52,8 @@ import Yams
         /// The owner's group (the owner is its admin, `groupMember` a member) and an invite to it made by the owner.
         let groupID: String
         let inviteToken: String
+        /// The owner's notification that `groupMember` joined.
+        let notificationID: String
 
         func token(_ caller: Caller) -> String? {
             switch caller {
@@ -219,6 +221,12 @@ import Yams
         // Anyone signed in holding the token may join (a member accepting again changes nothing).
         Row(operationID: "acceptInvite", expected: signedIn(.ok)) { fixture, _ in (.post, "/v1/invites/\(fixture.inviteToken)/accept", nil) },
         Row(operationID: "getAppSiteAssociation", expected: everyone(.ok)) { _, _ in (.get, "/.well-known/apple-app-site-association", nil) },
+        Row(operationID: "getCurrentChallenges", expected: groupOnly(member: .ok, owner: .ok)) { fixture, _ in (.get, "/v1/groups/\(fixture.groupID)/challenges/current", nil) },
+        Row(operationID: "getLeaderboard", expected: groupOnly(member: .ok, owner: .ok)) { fixture, _ in (.get, "/v1/groups/\(fixture.groupID)/leaderboards/streak", nil) },
+        // Notifications are the recipient's own.
+        Row(operationID: "listNotifications", expected: signedIn(.ok)) { _, _ in (.get, "/v1/notifications", nil) },
+        Row(operationID: "markNotificationRead", expected: ownerOnly(.noContent)) { fixture, _ in (.post, "/v1/notifications/\(fixture.notificationID)/read", nil) },
+        Row(operationID: "markAllNotificationsRead", expected: signedIn(.noContent)) { _, _ in (.post, "/v1/notifications/read-all", nil) },
         Row(operationID: "getMe", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me", nil) },
         Row(operationID: "listSessions", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/sessions", nil) },
         // Sessions are reachable only through their owner's /me: another user, even an admin, gets 404.
@@ -288,12 +296,14 @@ import Yams
                 let inviteToken = try #require(invite["token"] as? String)
                 let groupMember = try await client.signUp()
                 try #require(try await client.json(.post, "/v1/invites/\(inviteToken)/accept", token: groupMember.accessToken).status == .ok)
+                let notices = try json(try await client.json(.get, "/v1/notifications", token: owner.accessToken))["items"] as? [[String: Any]]
+                let notificationID = try #require(notices?.first?["id"] as? String)
                 let fixture = Fixture(
                     client: client, owner: owner, ownerSecondSession: try Self.sessionID(of: second),
                     otherUser: try await client.signUp(), groupMember: groupMember, admin: admin,
                     workoutID: used.id.description, unusedWorkoutID: unused.id.description, programID: program.id.description,
                     periodID: periodID, logID: logID, planID: planID, claimedTransaction: purchase, sampleID: sampleID,
-                    groupID: groupID, inviteToken: inviteToken
+                    groupID: groupID, inviteToken: inviteToken, notificationID: notificationID
                 )
                 // The owner goes last: its request may consume what the others' requests only probe.
                 for caller in Caller.allCases {

@@ -15,6 +15,7 @@ struct APIHandler: APIProtocol {
     let billing: BillingController
     let health: HealthController
     let groups: GroupController
+    let challenges: ChallengeController
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
         try await serviceStatus.getHealth(input)
@@ -310,5 +311,25 @@ struct APIHandler: APIProtocol {
 
     func getAppSiteAssociation(_ input: Operations.GetAppSiteAssociation.Input) async throws -> Operations.GetAppSiteAssociation.Output {
         try await groups.getAppSiteAssociation(input)
+    }
+
+    func getCurrentChallenges(_ input: Operations.GetCurrentChallenges.Input) async throws -> Operations.GetCurrentChallenges.Output {
+        try await challenges.getCurrentChallenges(input)
+    }
+
+    func getLeaderboard(_ input: Operations.GetLeaderboard.Input) async throws -> Operations.GetLeaderboard.Output {
+        try await challenges.getLeaderboard(input)
+    }
+
+    func listNotifications(_ input: Operations.ListNotifications.Input) async throws -> Operations.ListNotifications.Output {
+        try await challenges.listNotifications(input)
+    }
+
+    func markNotificationRead(_ input: Operations.MarkNotificationRead.Input) async throws -> Operations.MarkNotificationRead.Output {
+        try await challenges.markNotificationRead(input)
+    }
+
+    func markAllNotificationsRead(_ input: Operations.MarkAllNotificationsRead.Input) async throws -> Operations.MarkAllNotificationsRead.Output {
+        try await challenges.markAllNotificationsRead(input)
     }
 }

@@ -77,7 +77,7 @@ public func buildApplication(
     let registry = AccountDataRegistry(owners: [
         AccountProfileOwner(), IdentitiesOwner(), SessionsOwner(), ConsentsOwner(), CyclePeriodsOwner(), WorkoutLogsOwner(),
         TrainingPlansOwner(), DailyRecommendationsOwner(), SubscriptionsOwner(), HealthSamplesOwner(records: healthRecords),
-        GroupMembershipOwner(),
+        GroupMembershipOwner(), NotificationsOwner(),
     ])
     let accounts = AccountsFeature(
         database: database, signer: signer, hasher: hasher, httpClient: httpClient, masterKey: masterKey,
@@ -99,6 +99,7 @@ public func buildApplication(
         history: historyStore, catalog: catalogStore, profiles: profiles, cycle: cycleReckoner, entitlements: entitlements
     )
     let planController = PlanController(plans: PlanStore(database: database), catalog: catalogStore, entitlements: entitlements)
+    let groupController = GroupController(groups: GroupStore(database: database), configuration: configuration.social, publicURL: configuration.publicURL)
     let api = APIHandler(
         serviceStatus: ServiceStatusController(database: database, openAPIDocument: openAPIDocument),
         auth: accounts.auth, providers: accounts.providers, me: accounts.me,
@@ -123,7 +124,8 @@ public func buildApplication(
             database: database
         ),
         health: HealthController(records: healthRecords, profiles: profiles),
-        groups: GroupController(groups: GroupStore(database: database), configuration: configuration.social, publicURL: configuration.publicURL)
+        groups: groupController,
+        challenges: ChallengeController(database: database, groups: groupController, notifications: NotificationStore(database: database))
     )
     try api.registerHandlers(
         on: RoutingTransport(router: router, routes: routes),

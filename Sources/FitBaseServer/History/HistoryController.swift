@@ -41,7 +41,7 @@ struct HistoryController: Sendable {
 
     func deleteWorkoutLog(_ input: Operations.DeleteWorkoutLog.Input) async throws -> Operations.DeleteWorkoutLog.Output {
         let caller = try RequestScope.requireCaller()
-        guard let id = WorkoutLogID(input.path.logId), try await history.delete(id, of: caller.user, now: .storageNow) else {
+        guard let id = WorkoutLogID(input.path.logId), try await history.delete(id, of: caller.user, now: .storageNow).deleted else {
             throw Problem.notFound("No workout log \(input.path.logId) of yours.")
         }
         return .noContent(.init())

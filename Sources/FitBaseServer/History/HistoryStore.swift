@@ -53,10 +53,14 @@ struct WorkoutLog: Sendable, Equatable {
 struct HistoryStore: Sendable {
     let database: Database
 
-    func insert(_ log: WorkoutLog, of user: UserID, now: Date) async throws {
+    /// Adds a log, its feed entry and its challenge scores in one transaction; returns the group whose leaderboards
+    /// changed, if any.
+    @discardableResult
+    func insert(_ log: WorkoutLog, of user: UserID, now: Date) async throws -> UUID? {
         try await database.transaction { db in
             try await Self.upsert(log, of: user, now: now, on: db)
             try await SyncFeed.record(.workoutLogs, id: log.id.description, of: user, deleted: false, updatedAt: now, on: db)
+            return try await ChallengeScoring.logged(log, of: user, now: now, on: db)
         }
     }
 
@@ -112,11 +116,14 @@ struct HistoryStore: Sendable {
         }
     }
 
-    func delete(_ id: WorkoutLogID, of user: UserID, now: Date) async throws -> Bool {
+    /// Deletes a log (a tombstone in the feed, its challenge scores taken back); whether it was there, and the group
+    /// whose leaderboards changed.
+    func delete(_ id: WorkoutLogID, of user: UserID, now: Date) async throws -> (deleted: Bool, group: UUID?) {
         try await database.transaction { db in
             let deleted = try await Self.delete(id, of: user, on: db)
-            if deleted { try await SyncFeed.record(.workoutLogs, id: id.description, of: user, deleted: true, updatedAt: now, on: db) }
-            return deleted
+            guard deleted else { return (false, nil) }
+            try await SyncFeed.record(.workoutLogs, id: id.description, of: user, deleted: true, updatedAt: now, on: db)
+            return (true, try await ChallengeScoring.removed(id, of: user, now: now, on: db))
         }
     }
 

@@ -78,7 +78,14 @@ struct GroupController: Sendable {
     func acceptInvite(_ input: Operations.AcceptInvite.Input) async throws -> Operations.AcceptInvite.Output {
         let caller = try RequestScope.requireCaller()
         let (invite, _) = try await liveInvite(input.path.token)
-        let group = try await groups.join(caller.user, group: invite.group, now: .storageNow)
+        let now = Date.storageNow
+        let group = try await groups.join(caller.user, group: invite.group, now: now) { db in
+            // Everyone already in the group hears of the newcomer, in the joining transaction.
+            let name = try await ProfileStore.profile(of: caller.user, on: db).displayName ?? "A new member"
+            for member in try await GroupStore.members(of: invite.group, on: db) where member.user != caller.user {
+                try await NotificationStore.add(.newMember, to: member.user, group: invite.group, message: "\(name) joined the group.", now: now, on: db)
+            }
+        }
         return .ok(.init(body: .json(Self.wire(group, role: .member))))
     }
 

@@ -141,6 +141,7 @@ struct GroupStore: Sendable {
         let removed = try await db.delete(from: "group_members").where("user_id", .equal, user.rawValue).where("group_id", .equal, id)
             .returning("role").all()
         guard let role = try removed.first?.decode(column: "role", as: String.self) else { return false }
+        try await ChallengeScoring.memberLeft(user, group: id, now: .storageNow, on: db)
         let remaining = try await members(of: id, on: db)
         if remaining.isEmpty {
             try await db.delete(from: "groups").where("id", .equal, id).run()

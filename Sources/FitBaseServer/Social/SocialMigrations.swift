@@ -31,3 +31,53 @@ struct CreateGroups: Migration {
             .run()
     }
 }
+
+/// `challenges` (one per group, type and week), `challenge_entries` (a member's value and rank, with their display
+/// name denormalized as the seed does), `challenge_workouts` (which workout logs counted, once each per challenge, so
+/// a re-sent or edited log never counts twice and a deleted one is taken back) and `notifications`.
+struct CreateChallenges: Migration {
+    let name = "2026-11-22.social.challenges"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.create(table: "challenges")
+            .column("id", type: engine.uuid, .primaryKey(autoIncrement: false))
+            .column("group_id", type: engine.uuid, .notNull, .references("groups", "id", onDelete: .cascade))
+            .column("type", type: .text, .notNull)
+            .column("week_start", type: .text, .notNull)
+            .column("starts_at", type: engine.instant, .notNull)
+            .column("ends_at", type: engine.instant, .notNull)
+            .column("closed_at", type: engine.instant)
+            .column("created_at", type: engine.instant, .notNull)
+            .unique("group_id", "type", "week_start")
+            .run()
+        try await database.create(table: "challenge_entries")
+            .column("challenge_id", type: engine.uuid, .notNull, .references("challenges", "id", onDelete: .cascade))
+            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .column("value", type: .int, .notNull)
+            .column("reached_at", type: engine.instant, .notNull)
+            .column("rank", type: .int, .notNull)
+            .column("display_name", type: .text)
+            .column("updated_at", type: engine.instant, .notNull)
+            .primaryKey("challenge_id", "user_id")
+            .run()
+        try await database.create(table: "challenge_workouts")
+            .column("challenge_id", type: engine.uuid, .notNull, .references("challenges", "id", onDelete: .cascade))
+            .column("workout_log_id", type: engine.uuid, .notNull)
+            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .column("local_date", type: .text, .notNull)
+            .primaryKey("challenge_id", "workout_log_id")
+            .run()
+        try await database.create(index: "challenge_workouts_log").on("challenge_workouts").column("workout_log_id").run()
+        try await database.create(table: "notifications")
+            .column("id", type: engine.uuid, .primaryKey(autoIncrement: false))
+            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .column("group_id", type: engine.uuid)
+            .column("type", type: .text, .notNull)
+            .column("message", type: .text, .notNull)
+            .column("created_at", type: engine.instant, .notNull)
+            .column("read_at", type: engine.instant)
+            .column("expires_at", type: engine.instant, .notNull)
+            .run()
+        try await database.create(index: "notifications_user").on("notifications").column("user_id").column("created_at").run()
+    }
+}

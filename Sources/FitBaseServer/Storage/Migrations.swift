@@ -20,6 +20,7 @@ enum FitBaseMigrations {
         CreateHealthSamples(),
         CreateHealthAuditLog(),
         CreateGroups(),
+        CreateChallenges(),
     ]
 }
 

@@ -335,7 +335,10 @@ extension SyncController {
             let id = UUID(uuidString: mutation.recordID) ?? UUID()
             switch mutation.collection {
             case .plans: _ = try await PlanStore.delete(PlanID(rawValue: id), of: user, on: db)
-            case .workoutLogs: _ = try await HistoryStore.delete(WorkoutLogID(rawValue: id), of: user, on: db)
+            case .workoutLogs:
+                if try await HistoryStore.delete(WorkoutLogID(rawValue: id), of: user, on: db) {
+                    try await ChallengeScoring.removed(WorkoutLogID(rawValue: id), of: user, now: now, on: db)
+                }
             case .cycleLogs: _ = try await CycleStore.delete(PeriodID(rawValue: id), of: user, on: db)
             case .healthSamples: _ = try await HealthSampleStore.delete(id, of: user, on: db)
             case .preferences: break
@@ -351,6 +354,7 @@ extension SyncController {
             try await PlanStore.upsert(plan, of: user, on: db)
         case .workoutLog(let log):
             try await HistoryStore.upsert(log, of: user, now: now, on: db)
+            try await ChallengeScoring.logged(log, of: user, now: now, on: db)
             change = try await SyncFeed.record(.workoutLogs, id: mutation.recordID, of: user, deleted: false, updatedAt: mutation.updatedAt, currentVersion: stamp?.version ?? 0, on: db)
         case .period(let period):
             try await CycleStore.upsert(period, of: user, now: mutation.updatedAt, on: db)

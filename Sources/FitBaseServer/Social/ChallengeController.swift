@@ -1,0 +1,84 @@
+import FitBaseAPI
+import FitBaseCore
+import Foundation
+import HTTPTypes
+
+/// The group's weekly challenges and leaderboards (members only), and the caller's notifications.
+struct ChallengeController: Sendable {
+    let database: Database
+    let groups: GroupController
+    let notifications: NotificationStore
+
+    func getCurrentChallenges(_ input: Operations.GetCurrentChallenges.Input) async throws -> Operations.GetCurrentChallenges.Output {
+        let (group, _) = try await groups.memberGroup(input.path.groupId)
+        let challenges = try await current(of: group)
+        return .ok(.init(body: .json(.init(items: challenges.map(Self.wire)))))
+    }
+
+    func getLeaderboard(_ input: Operations.GetLeaderboard.Input) async throws -> Operations.GetLeaderboard.Output {
+        let caller = try RequestScope.requireCaller()
+        let (group, _) = try await groups.memberGroup(input.path.groupId)
+        let kind = ChallengeKind(rawValue: input.path._type.rawValue) ?? .checkIns
+        guard let challenge = try await current(of: group).first(where: { $0.kind == kind }) else { throw Problem.notFound("No such challenge.") }
+        let entries = try await database.withConnection { db in try await ChallengeScoring.entries(of: challenge.id, on: db) }.map(Self.wire)
+        return .ok(.init(body: .json(.init(
+            challenge: Self.wire(challenge), entries: entries, currentUserEntry: entries.first { $0.userId == caller.user.description }
+        ))))
+    }
+
+    func listNotifications(_ input: Operations.ListNotifications.Input) async throws -> Operations.ListNotifications.Output {
+        let caller = try RequestScope.requireCaller()
+        let limit = try PageRequest.limit(input.query.limit)
+        let offset = try input.query.cursor.map(PageRequest.offset(fromCursor:)) ?? 0
+        let page = try await notifications.notifications(of: caller.user, now: .now, offset: offset, limit: limit + 1)
+        return .ok(.init(body: .json(.init(
+            items: page.items.prefix(limit).map { item in
+                .init(
+                    id: item.id.uuidString.lowercased(), _type: .init(rawValue: item.kind.rawValue) ?? .newMember,
+                    groupId: item.group?.uuidString.lowercased(), message: item.message, isRead: item.readAt != nil, createdAt: item.createdAt
+                )
+            },
+            nextCursor: page.items.count > limit ? PageRequest.cursor(offset: offset + limit) : nil, unreadCount: page.unread
+        ))))
+    }
+
+    func markNotificationRead(_ input: Operations.MarkNotificationRead.Input) async throws -> Operations.MarkNotificationRead.Output {
+        let caller = try RequestScope.requireCaller()
+        guard let id = UUID(uuidString: input.path.notificationId), try await notifications.markRead(id, of: caller.user, now: .storageNow) else {
+            throw Problem.notFound("No notification \(input.path.notificationId) of yours.")
+        }
+        return .noContent(.init())
+    }
+
+    func markAllNotificationsRead(_ input: Operations.MarkAllNotificationsRead.Input) async throws -> Operations.MarkAllNotificationsRead.Output {
+        let caller = try RequestScope.requireCaller()
+        try await notifications.markAllRead(of: caller.user, now: .storageNow)
+        return .noContent(.init())
+    }
+
+    // MARK: Helpers
+
+    /// This week's two challenges of the group, created on first use.
+    private func current(of group: SocialGroup) async throws -> [Challenge] {
+        let week = ChallengeWeek.containing(.now, in: TimeZone(identifier: group.timeZone) ?? TimeZone(identifier: "UTC")!)
+        return try await database.transaction { db in
+            var challenges: [Challenge] = []
+            for kind in ChallengeKind.allCases {
+                challenges.append(try await ChallengeScoring.ensureChallenge(group: group.id, kind: kind, week: week, now: .storageNow, on: db))
+            }
+            return challenges
+        }
+    }
+
+    static func wire(_ challenge: Challenge) -> Components.Schemas.Challenge {
+        .init(
+            id: challenge.id.uuidString.lowercased(), groupId: challenge.group.uuidString.lowercased(),
+            _type: .init(rawValue: challenge.kind.rawValue) ?? .checkIns, weekStart: challenge.week.startDay.description,
+            startsAt: challenge.week.start, endsAt: challenge.week.lastSecond, isActive: challenge.closedAt == nil
+        )
+    }
+
+    static func wire(_ entry: ChallengeEntry) -> Components.Schemas.LeaderboardEntry {
+        .init(userId: entry.user.description, displayName: entry.displayName, value: entry.value, rank: entry.rank, reachedAt: entry.reachedAt)
+    }
+}

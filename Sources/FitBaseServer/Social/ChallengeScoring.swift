@@ -1,0 +1,187 @@
+import FitBaseCore
+import Foundation
+import SQLKit
+
+/// The two weekly challenges of a group.
+enum ChallengeKind: String, Sendable, CaseIterable {
+    /// Workouts this week.
+    case checkIns
+    /// Consecutive local days with a workout this week.
+    case streak
+}
+
+/// A challenge as stored.
+struct Challenge: Sendable, Equatable {
+    var id: UUID
+    var group: UUID
+    var kind: ChallengeKind
+    var week: ChallengeWeek
+    var closedAt: Date?
+}
+
+/// A leaderboard entry as stored.
+struct ChallengeEntry: Sendable, Equatable {
+    var user: UserID
+    var value: Int
+    var rank: Int
+    var reachedAt: Date
+    var displayName: String?
+}
+
+/// Keeps challenges scored as workouts are logged and deleted, inside the transaction that logs or deletes them.
+///
+/// A workout counts for the member's group when they share workout data (`privacy.shareWorkoutData`, checked when it
+/// is logged: turning it back on does not backfill), in the challenges of the group-time-zone week its `completedAt`
+/// falls in. Each log counts once per challenge (`challenge_workouts`), so re-sending or editing it never counts twice
+/// and deleting it takes it back. The group's row is locked first, so concurrent workouts of one group are scored one
+/// after the other and ranks are never computed from a stale board.
+enum ChallengeScoring {
+    /// Scores a logged (or edited) workout. Returns the group whose leaderboards changed, if any.
+    @discardableResult
+    static func logged(_ log: WorkoutLog, of user: UserID, now: Date, on db: any SQLDatabase) async throws -> UUID? {
+        guard let membership = try await GroupStore.membership(of: user, on: db) else {
+            return try await removed(log.id, of: user, now: now, on: db)
+        }
+        let profile = try await ProfileStore.profile(of: user, on: db)
+        guard profile.shareWorkoutData, let group = try await GroupStore.group(membership.group, on: db, locking: true) else { return nil }
+        let timeZone = TimeZone(identifier: group.timeZone) ?? TimeZone(identifier: "UTC")!
+        let week = ChallengeWeek.containing(log.completedAt, in: timeZone)
+        var targets: Set<UUID> = []
+        for kind in ChallengeKind.allCases {
+            let challenge = try await ensureChallenge(group: group.id, kind: kind, week: week, now: now, on: db)
+            guard challenge.closedAt == nil else { continue }  // a finished week's results are final
+            targets.insert(challenge.id)
+            try await db.insert(into: "challenge_workouts").columns("challenge_id", "workout_log_id", "user_id", "local_date")
+                .values(SQLBind(challenge.id), SQLBind(log.id.rawValue), SQLBind(user.rawValue), SQLBind(log.localDate.description))
+                .onConflict(with: ["challenge_id", "workout_log_id"]) { $0.set(excludedValueOf: "local_date") }
+                .run()
+            try await rescore(challenge, user: user, displayName: profile.displayName, now: now, on: db)
+        }
+        // An edit that moved the workout to another week takes it out of that week's challenges.
+        try await withdraw(log.id, of: user, except: targets, now: now, on: db)
+        return group.id
+    }
+
+    /// Takes a deleted workout back out of every challenge it counted in. Returns the group whose boards changed.
+    @discardableResult
+    static func removed(_ logID: WorkoutLogID, of user: UserID, now: Date, on db: any SQLDatabase) async throws -> UUID? {
+        try await withdraw(logID, of: user, except: [], now: now, on: db)
+    }
+
+    /// A member left (or was removed): their entries leave the group's open challenges and the others are re-ranked.
+    static func memberLeft(_ user: UserID, group: UUID, now: Date, on db: any SQLDatabase) async throws {
+        let open = try await db.select().column("id").from("challenges").where("group_id", .equal, group).where("closed_at", .is, SQLLiteral.null)
+            .all().map { try $0.decode(column: "id", as: UUID.self) }
+        for challenge in open {
+            try await db.delete(from: "challenge_workouts").where("challenge_id", .equal, challenge).where("user_id", .equal, user.rawValue).run()
+            try await db.delete(from: "challenge_entries").where("challenge_id", .equal, challenge).where("user_id", .equal, user.rawValue).run()
+            _ = try await rerank(challenge, group: group, now: now, on: db)
+        }
+    }
+
+    // MARK: Challenges
+
+    /// The group's challenge of `kind` for `week`, created on first use.
+    static func ensureChallenge(group: UUID, kind: ChallengeKind, week: ChallengeWeek, now: Date, on db: any SQLDatabase) async throws -> Challenge {
+        try await db.insert(into: "challenges").columns("id", "group_id", "type", "week_start", "starts_at", "ends_at", "created_at")
+            .values(SQLBind(UUID()), SQLBind(group), SQLBind(kind.rawValue), SQLBind(week.startDay.description), SQLBind(week.start), SQLBind(week.end), SQLBind(now))
+            .ignoringConflicts(with: ["group_id", "type", "week_start"])
+            .run()
+        guard let row = try await db.select().columns("id", "closed_at").from("challenges").where("group_id", .equal, group)
+            .where("type", .equal, kind.rawValue).where("week_start", .equal, week.startDay.description).first()
+        else { throw ChallengeScoringError.vanished }
+        return Challenge(id: try row.decode(column: "id", as: UUID.self), group: group, kind: kind, week: week, closedAt: try row.decode(column: "closed_at", as: Date?.self))
+    }
+
+    // MARK: Scoring
+
+    private static func withdraw(_ logID: WorkoutLogID, of user: UserID, except kept: Set<UUID>, now: Date, on db: any SQLDatabase) async throws -> UUID? {
+        let rows = try await db.select().columns(SQLColumn("challenge_id", table: "challenge_workouts"), SQLColumn("group_id", table: "challenges"),
+            SQLColumn("type", table: "challenges"), SQLColumn("week_start", table: "challenges"), SQLColumn("closed_at", table: "challenges"))
+            .from("challenge_workouts").join("challenges", on: SQLColumn("id", table: "challenges"), .equal, SQLColumn("challenge_id", table: "challenge_workouts"))
+            .where(SQLColumn("workout_log_id", table: "challenge_workouts"), .equal, SQLBind(logID.rawValue))
+            .where(SQLColumn("user_id", table: "challenge_workouts"), .equal, SQLBind(user.rawValue)).all()
+        var changed: UUID?
+        for row in rows {
+            let id = try row.decode(column: "challenge_id", as: UUID.self)
+            guard !kept.contains(id), try row.decode(column: "closed_at", as: Date?.self) == nil else { continue }
+            let groupID = try row.decode(column: "group_id", as: UUID.self)
+            guard let group = try await GroupStore.group(groupID, on: db, locking: true),
+                let monday = CalendarDay(try row.decode(column: "week_start", as: String.self)),
+                let week = ChallengeWeek(starting: monday, in: TimeZone(identifier: group.timeZone) ?? TimeZone(identifier: "UTC")!)
+            else { continue }
+            try await db.delete(from: "challenge_workouts").where("challenge_id", .equal, id).where("workout_log_id", .equal, logID.rawValue).run()
+            let challenge = Challenge(
+                id: id, group: groupID, kind: ChallengeKind(rawValue: try row.decode(column: "type", as: String.self)) ?? .checkIns, week: week, closedAt: nil
+            )
+            try await rescore(challenge, user: user, displayName: nil, now: now, on: db)
+            changed = groupID
+        }
+        return changed
+    }
+
+    /// Recounts the member's value in the challenge, then re-ranks the board (notifying whoever was overtaken).
+    private static func rescore(_ challenge: Challenge, user: UserID, displayName: String?, now: Date, on db: any SQLDatabase) async throws {
+        let days = try await db.select().column("local_date").from("challenge_workouts").where("challenge_id", .equal, challenge.id)
+            .where("user_id", .equal, user.rawValue).all().compactMap { CalendarDay(try $0.decode(column: "local_date", as: String.self)) }
+        let value = switch challenge.kind {
+        case .checkIns: days.count
+        case .streak: ChallengeStreak.value(days: Set(days), in: challenge.week)
+        }
+        let board = try await entries(of: challenge.id, on: db)
+        let current = board.first { $0.user == user }?.value
+        if value == 0 {
+            try await db.delete(from: "challenge_entries").where("challenge_id", .equal, challenge.id).where("user_id", .equal, user.rawValue).run()
+        } else if current == nil {
+            try await db.insert(into: "challenge_entries").columns("challenge_id", "user_id", "value", "reached_at", "rank", "display_name", "updated_at")
+                .values(SQLBind(challenge.id), SQLBind(user.rawValue), SQLBind(value), SQLBind(now), SQLBind(0), SQLBind(displayName), SQLBind(now)).run()
+        } else if current != value {
+            var update = db.update("challenge_entries").set("value", to: value).set("reached_at", to: now).set("updated_at", to: now)
+            if let displayName { update = update.set("display_name", to: displayName) }
+            try await update.where("challenge_id", .equal, challenge.id).where("user_id", .equal, user.rawValue).run()
+        }
+        guard current != value else { return }
+        _ = try await rerank(challenge.id, group: challenge.group, before: board, now: now, on: db)
+    }
+
+    /// Ranks the board again; members passed by someone (comparing with the board `before` the change) get a
+    /// `rank_change` notification. Returns the board.
+    @discardableResult
+    static func rerank(_ challenge: UUID, group: UUID, before previous: [ChallengeEntry]? = nil, now: Date, on db: any SQLDatabase) async throws -> [ChallengeEntry] {
+        let entries = try await self.entries(of: challenge, on: db)
+        let before = (previous ?? entries).filter { $0.rank > 0 }.map {
+            RankedStanding(standing: LeaderboardStanding(userID: $0.user.description, value: $0.value, reachedAt: $0.reachedAt), rank: $0.rank)
+        }
+        let ranked = LeaderboardRanker.rank(entries.map { LeaderboardStanding(userID: $0.user.description, value: $0.value, reachedAt: $0.reachedAt) })
+        for standing in ranked {
+            guard let entry = entries.first(where: { $0.user.description == standing.standing.userID }), entry.rank != standing.rank else { continue }
+            try await db.update("challenge_entries").set("rank", to: standing.rank).where("challenge_id", .equal, challenge)
+                .where("user_id", .equal, entry.user.rawValue).run()
+        }
+        let kind = try await db.select().column("type").from("challenges").where("id", .equal, challenge).first()?.decode(column: "type", as: String.self)
+        for passed in LeaderboardRanker.overtaken(before: before, after: ranked) {
+            guard let user = UserID(passed.userID) else { continue }
+            let label = kind == ChallengeKind.streak.rawValue ? "streak" : "check-ins"
+            try await NotificationStore.add(.rankChange, to: user, group: group, message: "You were overtaken in this week's \(label): now #\(passed.to) (was #\(passed.from)).", now: now, on: db)
+        }
+        return try await self.entries(of: challenge, on: db)
+    }
+
+    /// The board, best first.
+    static func entries(of challenge: UUID, on db: any SQLDatabase) async throws -> [ChallengeEntry] {
+        try await db.select().columns("user_id", "value", "rank", "reached_at", "display_name").from("challenge_entries")
+            .where("challenge_id", .equal, challenge).all()
+            .map { row in
+                ChallengeEntry(
+                    user: UserID(rawValue: try row.decode(column: "user_id", as: UUID.self)), value: try row.decode(column: "value", as: Int.self),
+                    rank: try row.decode(column: "rank", as: Int.self), reachedAt: try row.decode(column: "reached_at", as: Date.self),
+                    displayName: try row.decode(column: "display_name", as: String?.self)
+                )
+            }
+            .sorted { ($0.value, $1.reachedAt, $1.user.description) > ($1.value, $0.reachedAt, $0.user.description) }
+    }
+}
+
+enum ChallengeScoringError: Error {
+    case vanished
+}
