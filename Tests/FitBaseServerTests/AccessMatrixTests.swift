@@ -223,6 +223,11 @@ import Yams
         Row(operationID: "getAppSiteAssociation", expected: everyone(.ok)) { _, _ in (.get, "/.well-known/apple-app-site-association", nil) },
         Row(operationID: "getCurrentChallenges", expected: groupOnly(member: .ok, owner: .ok)) { fixture, _ in (.get, "/v1/groups/\(fixture.groupID)/challenges/current", nil) },
         Row(operationID: "getLeaderboard", expected: groupOnly(member: .ok, owner: .ok)) { fixture, _ in (.get, "/v1/groups/\(fixture.groupID)/leaderboards/streak", nil) },
+        // The stream never ends, so this row shows only that it needs a caller (a malformed Last-Event-ID ends it with
+        // 400 once the caller is known); EventStreamTests streams for real and checks topic isolation.
+        Row(operationID: "streamEvents", expected: [.anonymous: .unauthorized, .otherUser: .badRequest, .groupMember: .badRequest, .admin: .badRequest, .owner: .badRequest]) { _, _ in
+            (.get, "/v1/events?lastEventId=not-an-id", nil)
+        },
         // Notifications are the recipient's own.
         Row(operationID: "listNotifications", expected: signedIn(.ok)) { _, _ in (.get, "/v1/notifications", nil) },
         Row(operationID: "markNotificationRead", expected: ownerOnly(.noContent)) { fixture, _ in (.post, "/v1/notifications/\(fixture.notificationID)/read", nil) },

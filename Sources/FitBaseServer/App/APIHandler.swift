@@ -16,6 +16,7 @@ struct APIHandler: APIProtocol {
     let health: HealthController
     let groups: GroupController
     let challenges: ChallengeController
+    let events: EventStreamController
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
         try await serviceStatus.getHealth(input)
@@ -331,5 +332,9 @@ struct APIHandler: APIProtocol {
 
     func markAllNotificationsRead(_ input: Operations.MarkAllNotificationsRead.Input) async throws -> Operations.MarkAllNotificationsRead.Output {
         try await challenges.markAllNotificationsRead(input)
+    }
+
+    func streamEvents(_ input: Operations.StreamEvents.Input) async throws -> Operations.StreamEvents.Output {
+        try await events.streamEvents(input)
     }
 }

@@ -87,6 +87,8 @@ public func buildApplication(
     let router = buildRouter(maxBodyBytes: configuration.maxBodyBytes, routes: routes)
     router.add(middleware: accounts.authentication)
     router.add(middleware: StripeWebhookMiddleware(verifier: stripeVerifier, maxBytes: configuration.maxBodyBytes))
+    let hub = EventHub()
+    router.add(middleware: EventWakeMiddleware(hub: hub))
     let profiles = ProfileStore(database: database)
     let catalogStore = CatalogStore(database: database)
     let cycleStore = CycleStore(database: database)
@@ -125,7 +127,8 @@ public func buildApplication(
         ),
         health: HealthController(records: healthRecords, profiles: profiles),
         groups: groupController,
-        challenges: ChallengeController(database: database, groups: groupController, notifications: NotificationStore(database: database))
+        challenges: ChallengeController(database: database, groups: groupController, notifications: NotificationStore(database: database)),
+        events: EventStreamController(database: database, hub: hub)
     )
     try api.registerHandlers(
         on: RoutingTransport(router: router, routes: routes),

@@ -159,12 +159,17 @@ enum ChallengeScoring {
                 .where("user_id", .equal, entry.user.rawValue).run()
         }
         let kind = try await db.select().column("type").from("challenges").where("id", .equal, challenge).first()?.decode(column: "type", as: String.self)
+        let board = try await self.entries(of: challenge, on: db)
+        try await EventLog.append(topic: "group:\(group.uuidString.lowercased())", type: "leaderboard", data: LeaderboardEvent(
+            challengeId: challenge.uuidString.lowercased(), type: kind ?? ChallengeKind.checkIns.rawValue,
+            entries: board.map { .init(userId: $0.user.description, displayName: $0.displayName, value: $0.value, rank: $0.rank) }
+        ), on: db)
         for passed in LeaderboardRanker.overtaken(before: before, after: ranked) {
             guard let user = UserID(passed.userID) else { continue }
             let label = kind == ChallengeKind.streak.rawValue ? "streak" : "check-ins"
             try await NotificationStore.add(.rankChange, to: user, group: group, message: "You were overtaken in this week's \(label): now #\(passed.to) (was #\(passed.from)).", now: now, on: db)
         }
-        return try await self.entries(of: challenge, on: db)
+        return board
     }
 
     /// The board, best first.
@@ -180,6 +185,20 @@ enum ChallengeScoring {
             }
             .sorted { ($0.value, $1.reachedAt, $1.user.description) > ($1.value, $0.reachedAt, $0.user.description) }
     }
+}
+
+/// The `leaderboard` event: a board as it now stands.
+struct LeaderboardEvent: Encodable, Sendable {
+    struct Entry: Encodable, Sendable {
+        var userId: String
+        var displayName: String?
+        var value: Int
+        var rank: Int
+    }
+
+    var challengeId: String
+    var type: String
+    var entries: [Entry]
 }
 
 enum ChallengeScoringError: Error {

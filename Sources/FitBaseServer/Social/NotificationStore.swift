@@ -25,10 +25,16 @@ struct NotificationStore: Sendable {
     let database: Database
     static let lifetime: TimeInterval = 7 * 86_400
 
+    /// Adds a notification and its realtime event (topic `user:<id>`).
     static func add(_ kind: NotificationKind, to user: UserID, group: UUID?, message: String, now: Date, on db: any SQLDatabase) async throws {
+        let id = UUID()
         try await db.insert(into: "notifications").columns("id", "user_id", "group_id", "type", "message", "created_at", "expires_at")
-            .values(SQLBind(UUID()), SQLBind(user.rawValue), SQLBind(group), SQLBind(kind.rawValue), SQLBind(message), SQLBind(now), SQLBind(now.addingTimeInterval(lifetime)))
+            .values(SQLBind(id), SQLBind(user.rawValue), SQLBind(group), SQLBind(kind.rawValue), SQLBind(message), SQLBind(now), SQLBind(now.addingTimeInterval(lifetime)))
             .run()
+        try await EventLog.append(
+            topic: "user:\(user)", type: "notification",
+            data: ["id": id.uuidString.lowercased(), "type": kind.rawValue, "groupId": group?.uuidString.lowercased(), "message": message], on: db
+        )
     }
 
     /// A page of the user's live notifications, newest first, and how many are unread.

@@ -21,6 +21,7 @@ enum FitBaseMigrations {
         CreateHealthAuditLog(),
         CreateGroups(),
         CreateChallenges(),
+        CreateEvents(),
     ]
 }
 

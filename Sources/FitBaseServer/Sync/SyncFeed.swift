@@ -255,6 +255,8 @@ struct SyncRetentionService: Service {
             do {
                 let purged = try await SyncFeed.purge(before: Date.now.addingTimeInterval(-SyncFeed.tombstoneRetention), database: database)
                 if purged > 0 { logger.info("purged sync tombstones", metadata: ["count": "\(purged)"]) }
+                // Realtime events past their replay window go on the same schedule.
+                try await EventLog.purge(before: Date.now.addingTimeInterval(-EventLog.retention), database: database)
             } catch {
                 logger.error("sync tombstone purge failed", metadata: ["error": "\(error)"])
             }

@@ -1,0 +1,95 @@
+import FitBaseCore
+import Foundation
+import SQLKit
+import Synchronization
+
+/// `events`: what realtime subscribers are told, each with a durable, increasing id, written in the transaction of
+/// its cause (an outbox). Topics are `group:<id>` (its leaderboards) and `user:<id>` (their notifications).
+struct CreateEvents: Migration {
+    let name = "2026-11-22.realtime.events"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.create(table: "events")
+            .column("id", type: engine == .postgres ? .bigint : .int, .primaryKey(autoIncrement: true))
+            .column("topic", type: .text, .notNull)
+            .column("type", type: .text, .notNull)
+            .column("data", type: .text, .notNull)
+            .column("created_at", type: engine.instant, .notNull)
+            .run()
+        try await database.create(index: "events_topic").on("events").column("topic").column("id").run()
+    }
+}
+
+/// One event as stored and streamed.
+struct RealtimeEvent: Sendable, Equatable {
+    var id: Int64
+    var topic: String
+    var type: String
+    /// A JSON document.
+    var data: String
+}
+
+/// Appends and reads events. Appends on PostgreSQL take a transaction-level advisory lock, so events commit in id
+/// order and a subscriber reading "after id N" can never miss one that commits late with a smaller id.
+enum EventLog {
+    /// How long events are kept for replay (`Last-Event-ID`).
+    static let retention: TimeInterval = 48 * 3600
+
+    static func append(topic: String, type: String, data: some Encodable, on db: any SQLDatabase) async throws {
+        if db.dialect.name == "postgresql" { try await db.raw("SELECT pg_advisory_xact_lock(\(bind: lockKey))").run() }
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        try await db.insert(into: "events").columns("topic", "type", "data", "created_at")
+            .values(SQLBind(topic), SQLBind(type), SQLBind(String(decoding: try encoder.encode(data), as: UTF8.self)), SQLBind(Date.storageNow))
+            .run()
+    }
+
+    /// Events of `topics` after `id`, oldest first.
+    static func events(after id: Int64, topics: [String], limit: Int, on db: any SQLDatabase) async throws -> [RealtimeEvent] {
+        guard !topics.isEmpty else { return [] }
+        return try await db.select().columns("id", "topic", "type", "data").from("events")
+            .where("topic", .in, topics).where("id", .greaterThan, id).orderBy("id").limit(limit).all()
+            .map { row in
+                RealtimeEvent(
+                    id: try row.decode(column: "id", as: Int64.self), topic: try row.decode(column: "topic", as: String.self),
+                    type: try row.decode(column: "type", as: String.self), data: try row.decode(column: "data", as: String.self)
+                )
+            }
+    }
+
+    /// The newest id (0 when there is none): where a subscriber without `Last-Event-ID` starts.
+    static func latestID(on db: any SQLDatabase) async throws -> Int64 {
+        try await db.select().column("id").from("events").orderBy("id", .descending).limit(1).first()?.decode(column: "id", as: Int64.self) ?? 0
+    }
+
+    static func purge(before cutoff: Date, database: Database) async throws {
+        try await database.transaction { db in try await db.delete(from: "events").where("created_at", .lessThan, cutoff).run() }
+    }
+
+    private static let lockKey: Int64 = 0x6669_7465_7665_6e74  // "fitevent"
+}
+
+/// Wakes this instance's subscribers after a transaction that wrote events commits (they then read the log, so a
+/// missed wake-up only delays an event until the next one or the subscriber's periodic check).
+final class EventHub: Sendable {
+    private let subscribers = Mutex<[UUID: AsyncStream<Void>.Continuation]>([:])
+
+    /// Registers a subscriber's wake-up stream until `unregister`.
+    func register(_ continuation: AsyncStream<Void>.Continuation) -> UUID {
+        let id = UUID()
+        subscribers.withLock { $0[id] = continuation }
+        return id
+    }
+
+    func unregister(_ id: UUID) {
+        _ = subscribers.withLock { $0.removeValue(forKey: id) }
+    }
+
+    func publish() {
+        for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield() }
+    }
+
+    /// How many streams this instance holds open.
+    var subscriberCount: Int { subscribers.withLock { $0.count } }
+}

@@ -1,0 +1,107 @@
+import FitBaseAPI
+import FitBaseCore
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import SQLKit
+import ServiceLifecycle
+
+/// `GET /v1/events`: Server-Sent Events of the caller's topics — their group's leaderboards and their notifications.
+///
+/// Every event carries its durable id; a client reconnecting with `Last-Event-ID` (or `?lastEventId=`) first receives
+/// every event after it that is still kept (48 hours). Topics are re-read on every wake-up, so joining or leaving a
+/// group takes effect at once and a non-member never sees a group's events. Wake-ups come from the in-process
+/// ``EventHub`` after a write commits, and from a check every few seconds (events written by another instance); a
+/// comment line every 15 seconds keeps proxies from closing an idle stream.
+struct EventStreamController: Sendable {
+    let database: Database
+    let hub: EventHub
+    var poll: Duration = .seconds(5)
+    var heartbeat: Duration = .seconds(15)
+
+    func streamEvents(_ input: Operations.StreamEvents.Input) async throws -> Operations.StreamEvents.Output {
+        let caller = try RequestScope.requireCaller()
+        let requested = input.headers.lastEventID ?? input.query.lastEventId
+        let resumeFrom: Int64
+        if let requested {
+            guard let id = Int64(requested.trimmingCharacters(in: .whitespaces)), id >= 0 else {
+                throw Problem.invalidRequest("Last-Event-ID is not an event id.", fieldErrors: [.init(field: "Last-Event-ID", message: "must be an event id")])
+            }
+            resumeFrom = id
+        } else {
+            resumeFrom = try await database.withConnection { db in try await EventLog.latestID(on: db) }
+        }
+        let (body, continuation) = AsyncStream<ArraySlice<UInt8>>.makeStream()
+        let (signals, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let registration = hub.register(wake)
+        wake.yield()  // the first read replays what came after Last-Event-ID
+        let (database, hub, poll, heartbeat, user) = (self.database, self.hub, self.poll, self.heartbeat, caller.user)
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: poll)
+                wake.yield()
+            }
+        }
+        // The request runs in the server's service tree, whose graceful shutdown this task inherits: on SIGTERM the
+        // wake-ups end, so the stream ends and the server can drain instead of waiting for clients to hang up.
+        let producer = Task {
+            await withGracefulShutdownHandler {
+                await Self.stream(from: resumeFrom, of: user, signals: signals, into: continuation, database: database, heartbeat: heartbeat)
+            } onGracefulShutdown: {
+                wake.finish()
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in
+            producer.cancel()
+            ticker.cancel()
+            hub.unregister(registration)
+            wake.finish()
+        }
+        return .ok(.init(
+            headers: .init(cacheControl: "no-cache"),
+            body: .textEventStream(HTTPBody(body, length: .unknown, iterationBehavior: .single))
+        ))
+    }
+
+    /// Writes events after `resumeFrom` to `continuation` on every wake-up, until the wake-ups end or a read fails.
+    private static func stream(
+        from resumeFrom: Int64, of user: UserID, signals: AsyncStream<Void>, into continuation: AsyncStream<ArraySlice<UInt8>>.Continuation,
+        database: Database, heartbeat: Duration
+    ) async {
+        var last = resumeFrom
+        var lastWrite = ContinuousClock.now
+        continuation.yield(ArraySlice("retry: 3000\n\n".utf8))
+        for await _ in signals {
+            guard !Task.isCancelled else { break }
+            do {
+                var sent = 0
+                repeat {
+                    let from = last
+                    let events = try await database.withConnection { db in
+                        try await EventLog.events(after: from, topics: try await Self.topics(of: user, on: db), limit: 200, on: db)
+                    }
+                    for event in events {
+                        continuation.yield(ArraySlice("id: \(event.id)\nevent: \(event.type)\ndata: \(event.data)\n\n".utf8))
+                        last = event.id
+                    }
+                    sent = events.count
+                    if sent > 0 { lastWrite = .now }
+                } while sent == 200
+            } catch {
+                return
+            }
+            if ContinuousClock.now - lastWrite >= heartbeat {
+                continuation.yield(ArraySlice(": keep-alive\n\n".utf8))
+                lastWrite = .now
+            }
+        }
+    }
+
+    /// The caller's topics now: their notifications, and their group's leaderboards when they are in one.
+    static func topics(of user: UserID, on db: any SQLDatabase) async throws -> [String] {
+        var topics = ["user:\(user)"]
+        if let membership = try await GroupStore.membership(of: user, on: db) { topics.append("group:\(membership.group.uuidString.lowercased())") }
+        return topics
+    }
+}

@@ -1,0 +1,131 @@
+import AsyncHTTPClient
+import FitBaseCore
+import FitBaseTestSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import NIOHTTP1
+import Testing
+
+@testable import FitBaseServer
+
+/// Server-Sent Events over a real socket: live leaderboard updates, replay after a disconnect, topic isolation.
+@Suite struct EventStreamTests {
+    /// One parsed event.
+    struct Received: Sendable, Equatable {
+        var id: String
+        var type: String
+        var data: String
+    }
+
+    /// Reads one SSE stream in the background.
+    actor Subscriber {
+        private(set) var events: [Received] = []
+        private var task: Task<Void, Never>?
+
+        func start(port: Int, token: String, lastEventID: String? = nil) {
+            task = Task {
+                var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/events")
+                request.headers.add(name: "Authorization", value: "Bearer \(token)")
+                if let lastEventID { request.headers.add(name: "Last-Event-ID", value: lastEventID) }
+                do {
+                    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
+                    var pending = ""
+                    for try await buffer in response.body {
+                        pending += String(buffer: buffer)
+                        while let end = pending.range(of: "\n\n") {
+                            let block = String(pending[..<end.lowerBound])
+                            pending = String(pending[end.upperBound...])
+                            self.parse(block)
+                        }
+                    }
+                } catch {}
+            }
+        }
+
+        private func parse(_ block: String) {
+            var event = Received(id: "", type: "message", data: "")
+            for line in block.split(separator: "\n") {
+                if line.hasPrefix("id: ") { event.id = String(line.dropFirst(4)) }
+                if line.hasPrefix("event: ") { event.type = String(line.dropFirst(7)) }
+                if line.hasPrefix("data: ") { event.data = String(line.dropFirst(6)) }
+            }
+            if !event.id.isEmpty { events.append(event) }
+        }
+
+        func stop() {
+            task?.cancel()
+            task = nil
+        }
+
+        /// Waits (up to `seconds`) until `count` events satisfy `matching`.
+        func waitFor(_ count: Int, seconds: Double = 10, matching: @Sendable (Received) -> Bool) async -> [Received] {
+            let deadline = ContinuousClock.now + .seconds(seconds)
+            while ContinuousClock.now < deadline {
+                let found = events.filter(matching)
+                if found.count >= count { return found }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            return events.filter(matching)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func aSubscriberSeesLiveChangesAndReplaysWhatItMissed(engine: DatabaseEngine) async throws {
+        try await TestDatabase.with(engine) { testDatabase in
+            let app = try await buildApplication(configuration: .testing(testDatabase), logger: TestDatabase.logger)
+            try await app.test(.live) { client in
+                let port = try #require(client.port)
+                let (groupID, members, workout) = try await ChallengeTests.group(client, testDatabase, members: 2)
+                let (ana, bea) = (members[0], members[1])
+                let outsider = try await client.signUp()
+                let anaStream = Subscriber()
+                let outsiderStream = Subscriber()
+                await anaStream.start(port: port, token: ana.accessToken)
+                await outsiderStream.start(port: port, token: outsider.accessToken)
+                try await Task.sleep(for: .milliseconds(300))
+
+                try await ChallengeTests.log(client, bea, workout)
+                let live = await anaStream.waitFor(1) { $0.type == "leaderboard" && $0.data.contains("\"checkIns\"") }
+                #expect(live.count == 1)
+                #expect(live.first?.data.contains(bea.id) == true)
+                #expect(live.first?.data.contains(groupID) == false)  // the board, not the group, is named
+
+                // Disconnected, Ana misses two changes; reconnecting with Last-Event-ID brings both.
+                let lastSeen = try #require(await anaStream.events.last?.id)
+                await anaStream.stop()
+                try await ChallengeTests.log(client, bea, workout)
+                try await ChallengeTests.log(client, bea, workout)
+                let again = Subscriber()
+                await again.start(port: port, token: ana.accessToken, lastEventID: lastSeen)
+                let replayed = await again.waitFor(2) { $0.type == "leaderboard" && $0.data.contains("\"checkIns\"") }
+                #expect(replayed.count == 2)
+                #expect(replayed.map(\.data).last?.contains("\"value\":3") == true)
+                let ids = replayed.compactMap { Int64($0.id) }
+                #expect(ids == ids.sorted() && ids.first.map { $0 > Int64(lastSeen)! } == true)
+
+                // Ana's own workout moves the board again, live on the new stream.
+                try await ChallengeTests.log(client, ana, workout)
+                #expect(await again.waitFor(3) { $0.type == "leaderboard" && $0.data.contains("\"checkIns\"") }.count == 3)
+
+                // Someone outside the group never sees its events.
+                #expect(await outsiderStream.events.filter { $0.type == "leaderboard" }.isEmpty)
+                await again.stop()
+                await outsiderStream.stop()
+                #expect(try await client.json(.get, "/v1/events", token: ana.accessToken, headers: ["Last-Event-ID": "yesterday"]).status == .badRequest)
+            }
+        }
+    }
+}
+
+extension TestClientProtocol {
+    /// ``json(_:_:body:token:)`` with extra headers.
+    func json(_ method: HTTPRequest.Method, _ uri: String, token: String?, headers extra: [String: String]) async throws -> TestResponse {
+        var headers: HTTPFields = [:]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        for (name, value) in extra { headers[HTTPField.Name(name)!] = value }
+        return try await execute(uri: uri, method: method, headers: headers, body: nil)
+    }
+}
