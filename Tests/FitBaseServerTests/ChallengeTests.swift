@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
+import SQLKit
 import Testing
 
 @testable import FitBaseServer
@@ -154,5 +155,52 @@ extension CalendarDay {
         calendar.timeZone = timeZone
         let parts = description.split(separator: "-").compactMap { Int($0) }
         return calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2], hour: 12)) ?? .now
+    }
+}
+
+/// The week rollover with a fake clock.
+@Suite struct WeekRolloverTests {
+    @Test(arguments: TestEngines.all)
+    func aFinishedWeekClosesOnceWithFinalStandingsForEveryMember(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, testDatabase in
+            let (groupID, members, workout) = try await ChallengeTests.group(client, testDatabase, members: 3)
+            try await ChallengeTests.log(client, members[1], workout)
+            try await ChallengeTests.log(client, members[1], workout)
+            try await ChallengeTests.log(client, members[2], workout)
+            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let rollover = WeekRollover(database: database)
+            let week = ChallengeWeek.containing(.now, in: TimeZone(identifier: "UTC")!)
+            #expect(try await rollover.rollOver(at: week.end.addingTimeInterval(-1)) == 0)  // not over yet
+
+            // Two instances at once, just after the week ends: the week closes once.
+            let closedByEach = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<2 { group.addTask { try await rollover.rollOver(at: week.end.addingTimeInterval(1)) } }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(closedByEach.reduce(0, +) == 2)  // both challenges of the week, each closed by one instance
+            for (index, member) in members.enumerated() {
+                let items = try #require(try json(try await client.json(.get, "/v1/notifications", token: member.accessToken))["items"] as? [[String: Any]])
+                let ended = items.filter { $0["type"] as? String == "week_ended" }
+                #expect(ended.count == 1, "member \(index)")
+                if index == 1 { #expect((ended.first?["message"] as? String)?.contains("#1 in check-ins (2)") == true) }
+                if index == 0 { #expect((ended.first?["message"] as? String)?.contains("no workouts counted") == true) }
+            }
+            // A closed week's results are final: a late workout of that week does not change them.
+            let before = try await database.withConnection { db in
+                try await ChallengeScoring.entries(of: try await ChallengeScoring.ensureChallenge(
+                    group: UUID(uuidString: groupID)!, kind: .checkIns, week: week, now: .now, on: db).id, on: db)
+            }
+            try await ChallengeTests.log(client, members[0], workout)
+            let after = try await database.withConnection { db in
+                try await ChallengeScoring.entries(of: try await ChallengeScoring.ensureChallenge(
+                    group: UUID(uuidString: groupID)!, kind: .checkIns, week: week, now: .now, on: db).id, on: db)
+            }
+            #expect(before == after)
+            // 90 days on, the archive is gone.
+            try await rollover.rollOver(at: week.end.addingTimeInterval(WeekRollover.archiveRetention + 60))
+            let left = try await database.withConnection { db in try await db.select().column("id").from("challenges").all().count }
+            #expect(left == 0)
+            try await database.shutdown()
+        }
     }
 }

@@ -143,6 +143,7 @@ public func buildApplication(
             DatabaseService(database: database), hasher, HTTPClientService(client: httpClient),
             DatabaseService(database: separateKeystore),
             SyncRetentionService(database: database, logger: logger),
+            WeekRolloverService(rollover: WeekRollover(database: database), logger: logger),
         ],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
