@@ -120,6 +120,32 @@ import Testing
     }
 }
 
+/// Sync nudges on the realtime stream.
+@Suite struct SyncNudgeTests {
+    @Test(arguments: TestEngines.all)
+    func aWriteNudgesTheWritersOtherDevicesOncePerTransaction(engine: DatabaseEngine) async throws {
+        try await TestDatabase.with(engine) { testDatabase in
+            let app = try await buildApplication(configuration: .testing(testDatabase), logger: TestDatabase.logger)
+            try await app.test(.live) { client in
+                let port = try #require(client.port)
+                let (_, members, workout) = try await ChallengeTests.group(client, testDatabase, members: 2)
+                let device = EventStreamTests.Subscriber()
+                let other = EventStreamTests.Subscriber()
+                await device.start(port: port, token: members[1].accessToken)
+                await other.start(port: port, token: members[0].accessToken)
+                try await Task.sleep(for: .milliseconds(300))
+                try await ChallengeTests.log(client, members[1], workout)
+                let nudges = await device.waitFor(1) { $0.type == "sync" && $0.data.contains("cursor") }
+                #expect(nudges.count == 1)
+                #expect(await other.waitFor(1) { $0.type == "leaderboard" }.isEmpty == false)
+                #expect(await other.events.filter { $0.type == "sync" }.isEmpty)
+                await device.stop()
+                await other.stop()
+            }
+        }
+    }
+}
+
 extension TestClientProtocol {
     /// ``json(_:_:body:token:)`` with extra headers.
     func json(_ method: HTTPRequest.Method, _ uri: String, token: String?, headers extra: [String: String]) async throws -> TestResponse {

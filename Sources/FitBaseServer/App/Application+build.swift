@@ -76,8 +76,10 @@ public func buildApplication(
     // Every feature that stores a user's rows adds its owner here, so export and deletion cover it.
     let registry = AccountDataRegistry(owners: [
         AccountProfileOwner(), IdentitiesOwner(), SessionsOwner(), ConsentsOwner(), CyclePeriodsOwner(), WorkoutLogsOwner(),
-        TrainingPlansOwner(), DailyRecommendationsOwner(), SubscriptionsOwner(), HealthSamplesOwner(records: healthRecords),
-        GroupMembershipOwner(), NotificationsOwner(),
+        TrainingPlansOwner(), DailyRecommendationsOwner(), GroupMembershipOwner(), NotificationsOwner(), SubscriptionsOwner(),
+        // Last registered, first deleted: health takes the audit lock before leaving the group takes the events lock,
+        // the order every health write takes them in.
+        HealthSamplesOwner(records: healthRecords),
     ])
     let accounts = AccountsFeature(
         database: database, signer: signer, hasher: hasher, httpClient: httpClient, masterKey: masterKey,

@@ -95,5 +95,6 @@ struct NotificationsOwner: AccountDataOwner {
 
     func delete(_ user: UserID, on db: any SQLDatabase) async throws {
         try await db.delete(from: "notifications").where("user_id", .equal, user.rawValue).run()
+        try await db.delete(from: "events").where("topic", .equal, "user:\(user)").run()
     }
 }

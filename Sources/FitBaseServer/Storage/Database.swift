@@ -120,7 +120,9 @@ public final class Database: Sendable {
         return try await withConnection { connection in
             try await connection.raw(SQLQueryString(begin)).run()
             do {
-                let result = try await body(connection)
+                let hooks = TransactionHooks()
+                let result = try await TransactionHooks.$current.withValue(hooks) { try await body(connection) }
+                try await hooks.run(on: connection)
                 try await connection.raw("COMMIT").run()
                 return result
             } catch {

@@ -110,6 +110,7 @@ enum SyncFeed {
         let current = if let currentVersion { currentVersion } else { try await stamp(collection, id: id, of: user, on: db)?.version ?? 0 }
         let version = current + 1
         let seq = try await nextSequence(of: user, on: db)
+        nudge(user)
         try await db.insert(into: "sync_changes")
             .columns("user_id", "collection", "record_id", "seq", "version", "deleted", "updated_at", "changed_at")
             .values(
@@ -133,6 +134,7 @@ enum SyncFeed {
             .returning("last_seq").first()
         guard let row = reserved else { throw SyncFeedError.noSequence }
         let first = try row.decode(column: "last_seq", as: Int.self) - ids.count + 1
+        nudge(user)
         let now = Date.storageNow
         for start in stride(from: 0, to: ids.count, by: 250) {
             let chunk = Array(ids[start..<min(start + 250, ids.count)])
@@ -152,6 +154,15 @@ enum SyncFeed {
             try await insert.onConflict(with: ["user_id", "collection", "record_id"]) { conflict in
                 ["seq", "version", "deleted", "updated_at", "changed_at"].reduce(conflict) { $0.set(excludedValueOf: $1) }
             }.run()
+        }
+    }
+
+    /// Tells the user's devices, once per transaction and just before it commits, that changes are available up to the
+    /// user's latest sequence number: a `sync` event (`{"cursor": …}`) on their realtime stream.
+    private static func nudge(_ user: UserID) {
+        TransactionHooks.current?.beforeCommit(key: "sync-nudge/\(user)") { db in
+            let position = try await SyncFeed.position(of: user, on: db)
+            try await EventLog.append(topic: "user:\(user)", type: "sync", data: ["cursor": SyncController.cursor(sequence: position.last)], on: db)
         }
     }
 

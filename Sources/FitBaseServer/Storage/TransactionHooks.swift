@@ -1,0 +1,23 @@
+import Foundation
+import SQLKit
+import Synchronization
+
+/// Work a transaction does once, just before it commits, however many times its body asked for it: e.g. one sync
+/// nudge per user for a push of 500 changes. ``Database/transaction(_:)`` installs one per transaction.
+final class TransactionHooks: Sendable {
+    private let hooks = Mutex<[(key: String, run: @Sendable (any SQLDatabase) async throws -> Void)]>([])
+
+    /// The hooks of the transaction the current task is in (`nil` outside a transaction).
+    @TaskLocal static var current: TransactionHooks?
+
+    /// Runs `hook` before commit, once per `key`.
+    func beforeCommit(key: String, _ hook: @escaping @Sendable (any SQLDatabase) async throws -> Void) {
+        hooks.withLock { hooks in
+            if !hooks.contains(where: { $0.key == key }) { hooks.append((key, hook)) }
+        }
+    }
+
+    func run(on db: any SQLDatabase) async throws {
+        for hook in hooks.withLock({ $0 }) { try await hook.run(db) }
+    }
+}
