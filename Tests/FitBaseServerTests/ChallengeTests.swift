@@ -19,7 +19,11 @@ import Testing
         var members: [TestAccount] = []
         for index in 0..<count {
             let account = try await client.signUp()
-            _ = try await client.json(.patch, "/v1/me", body: ["displayName": "Member \(index)", "timeZone": timeZone], token: account.accessToken)
+            let named = try await client.json(
+                .patch, "/v1/me", body: ["displayName": "Member \(index)", "timeZone": timeZone, "photoURL": "https://cdn.example/m\(index).jpg"],
+                token: account.accessToken
+            )
+            try #require(named.status == .ok, "\(String(buffer: named.body))")
             members.append(account)
         }
         let groupID = try #require(try json(try await client.json(.post, "/v1/groups", body: ["name": "Crew", "timeZone": timeZone], token: members[0].accessToken))["id"] as? String)
@@ -55,6 +59,11 @@ import Testing
             var board = try await Self.board(client, m[1], groupID)
             #expect(Self.standings(board)[m[0].id]! == (1, 1))
             #expect((board["entries"] as? [[String: Any]])?.first?["displayName"] as? String == "Member 0")
+            #expect((board["entries"] as? [[String: Any]])?.first?["photoURL"] as? String == "https://cdn.example/m0.jpg")
+            let members = try json(try await client.json(.get, "/v1/groups/\(groupID)/members", token: m[1].accessToken))["items"] as? [[String: Any]]
+            #expect(members?.first?["photoURL"] as? String == "https://cdn.example/m0.jpg")
+            let badPhoto = try await client.json(.patch, "/v1/me", body: ["photoURL": "http://insecure.example/p.jpg"], token: m[0].accessToken)
+            #expect(badPhoto.status == .badRequest)
             #expect(board["currentUserEntry"] == nil)
 
             // Member 1 logs twice and passes member 0, who is told.

@@ -14,6 +14,8 @@ public struct Profile: Sendable, Equatable {
     public static let periodLengthRange = 2...10
 
     public var displayName: String?
+    /// An https URL of the user's picture (shown on group leaderboards).
+    public var photoURL: String?
     public var fitnessLevel: FitnessLevel?
     public var goals: [FitnessGoal]
     public var preferredWorkoutTypes: [WorkoutType]
@@ -41,9 +43,10 @@ public struct Profile: Sendable, Equatable {
         preferredWorkoutTypes: [WorkoutType] = [], averageCycleLength: Int = 28, averagePeriodLength: Int = 5,
         lastPeriodStartDate: String? = nil, cycleTrackingEnabled: Bool = false, notificationsEnabled: Bool? = nil,
         preferredWorkoutTime: String? = nil, timeZone: String? = nil, shareWorkoutData: Bool = true,
-        availableEquipment: [Equipment]? = nil
+        availableEquipment: [Equipment]? = nil, photoURL: String? = nil
     ) {
         self.displayName = displayName
+        self.photoURL = photoURL
         self.fitnessLevel = fitnessLevel
         self.goals = goals
         self.preferredWorkoutTypes = preferredWorkoutTypes

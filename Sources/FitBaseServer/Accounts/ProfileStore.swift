@@ -21,7 +21,7 @@ struct ProfileStore: Sendable {
     static func update(_ user: UserID, updatedAt now: Date, on db: any SQLDatabase, _ change: (inout Profile) throws -> Void) async throws -> Profile {
         var profile = try await profile(of: user, on: db)
         try change(&profile)
-        try await db.update("users").set("display_name", to: profile.displayName).set("updated_at", to: now)
+        try await db.update("users").set("display_name", to: profile.displayName).set("photo_url", to: profile.photoURL).set("updated_at", to: now)
             .where("id", .equal, user.rawValue).run()
         let values: [any Encodable & Sendable] = [
             profile.fitnessLevel?.rawValue, try jsonText(profile.goals.map(\.rawValue)),
@@ -48,10 +48,11 @@ struct ProfileStore: Sendable {
     ]
 
     static func profile(of user: UserID, on db: any SQLDatabase) async throws -> Profile {
-        let displayName = try await db.select().column("display_name").from("users").where("id", .equal, user.rawValue)
-            .first()?.decode(column: "display_name", as: String?.self)
+        let names = try await db.select().columns("display_name", "photo_url").from("users").where("id", .equal, user.rawValue).first()
+        let displayName = try names?.decode(column: "display_name", as: String?.self)
+        let photoURL = try names?.decode(column: "photo_url", as: String?.self)
         guard let row = try await db.select().columns(columns).from("user_profiles").where("user_id", .equal, user.rawValue).first() else {
-            return Profile(displayName: displayName)
+            return Profile(displayName: displayName, photoURL: photoURL)
         }
         return Profile(
             displayName: displayName,
@@ -68,7 +69,8 @@ struct ProfileStore: Sendable {
             shareWorkoutData: try row.decode(column: "share_workout_data", as: Bool.self),
             availableEquipment: try row.decode(column: "available_equipment", as: String?.self).map { _ in
                 try row.decodeJSON(column: "available_equipment", as: [String].self).compactMap(Equipment.init(rawValue:))
-            }
+            },
+            photoURL: photoURL
         )
     }
 }

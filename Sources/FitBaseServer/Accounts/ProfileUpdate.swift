@@ -15,6 +15,16 @@ enum ProfileUpdate {
                 profile.displayName = trimmed.isEmpty ? nil : trimmed
             }
         }
+        if let photo = update.photoURL {
+            let trimmed = photo.trimmingCharacters(in: .whitespacesAndNewlines)
+            if trimmed.isEmpty {
+                profile.photoURL = nil
+            } else if trimmed.count > 2048 || URLComponents(string: trimmed)?.scheme?.lowercased() != "https" || URLComponents(string: trimmed)?.host?.isEmpty != false {
+                errors.append(.init(field: "photoURL", message: "must be an https URL of at most 2048 characters (empty to remove)"))
+            } else {
+                profile.photoURL = trimmed
+            }
+        }
         if let level = update.fitnessLevel { profile.fitnessLevel = FitnessLevel(rawValue: level.rawValue) }
         if let goals = update.goals { profile.goals = unique(goals.compactMap { FitnessGoal(rawValue: $0.rawValue) }) }
         if let types = update.preferredWorkoutTypes {

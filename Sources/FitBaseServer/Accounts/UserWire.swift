@@ -11,6 +11,7 @@ enum UserWire {
             email: user.email,
             emailIsPrivateRelay: identities.contains { $0.isPrivateEmail } ? true : nil,
             displayName: profile.displayName,
+            photoURL: profile.photoURL,
             role: user.role == .admin ? .admin : .user,
             signInMethods: methods,
             createdAt: user.createdAt,
@@ -34,6 +35,7 @@ enum UserWire {
     static func preferences(_ profile: Profile) -> Components.Schemas.UserUpdate {
         .init(
             displayName: profile.displayName,
+            photoURL: profile.photoURL,
             fitnessLevel: profile.fitnessLevel.flatMap { .init(rawValue: $0.rawValue) },
             goals: profile.goals.compactMap { .init(rawValue: $0.rawValue) },
             preferredWorkoutTypes: profile.preferredWorkoutTypes.compactMap { .init(rawValue: $0.rawValue) },

@@ -79,6 +79,9 @@ struct ChallengeController: Sendable {
     }
 
     static func wire(_ entry: ChallengeEntry) -> Components.Schemas.LeaderboardEntry {
-        .init(userId: entry.user.description, displayName: entry.displayName, value: entry.value, rank: entry.rank, reachedAt: entry.reachedAt)
+        .init(
+            userId: entry.user.description, displayName: entry.displayName, photoURL: entry.photoURL, value: entry.value, rank: entry.rank,
+            reachedAt: entry.reachedAt
+        )
     }
 }

@@ -26,6 +26,7 @@ struct ChallengeEntry: Sendable, Equatable {
     var rank: Int
     var reachedAt: Date
     var displayName: String?
+    var photoURL: String?
 }
 
 /// Keeps challenges scored as workouts are logged and deleted, inside the transaction that logs or deletes them.
@@ -55,7 +56,7 @@ enum ChallengeScoring {
                 .values(SQLBind(challenge.id), SQLBind(log.id.rawValue), SQLBind(user.rawValue), SQLBind(log.localDate.description))
                 .onConflict(with: ["challenge_id", "workout_log_id"]) { $0.set(excludedValueOf: "local_date") }
                 .run()
-            try await rescore(challenge, user: user, displayName: profile.displayName, now: now, on: db)
+            try await rescore(challenge, user: user, profile: profile, now: now, on: db)
         }
         // An edit that moved the workout to another week takes it out of that week's challenges.
         try await withdraw(log.id, of: user, except: targets, now: now, on: db)
@@ -114,14 +115,15 @@ enum ChallengeScoring {
             let challenge = Challenge(
                 id: id, group: groupID, kind: ChallengeKind(rawValue: try row.decode(column: "type", as: String.self)) ?? .checkIns, week: week, closedAt: nil
             )
-            try await rescore(challenge, user: user, displayName: nil, now: now, on: db)
+            try await rescore(challenge, user: user, profile: nil, now: now, on: db)
             changed = groupID
         }
         return changed
     }
 
-    /// Recounts the member's value in the challenge, then re-ranks the board (notifying whoever was overtaken).
-    private static func rescore(_ challenge: Challenge, user: UserID, displayName: String?, now: Date, on db: any SQLDatabase) async throws {
+    /// Recounts the member's value in the challenge, then re-ranks the board (notifying whoever was overtaken). The
+    /// entry keeps the name and picture of `profile` (the scorer's, as the seed denormalizes them).
+    private static func rescore(_ challenge: Challenge, user: UserID, profile: Profile?, now: Date, on db: any SQLDatabase) async throws {
         let days = try await db.select().column("local_date").from("challenge_workouts").where("challenge_id", .equal, challenge.id)
             .where("user_id", .equal, user.rawValue).all().compactMap { CalendarDay(try $0.decode(column: "local_date", as: String.self)) }
         let value = switch challenge.kind {
@@ -133,11 +135,15 @@ enum ChallengeScoring {
         if value == 0 {
             try await db.delete(from: "challenge_entries").where("challenge_id", .equal, challenge.id).where("user_id", .equal, user.rawValue).run()
         } else if current == nil {
-            try await db.insert(into: "challenge_entries").columns("challenge_id", "user_id", "value", "reached_at", "rank", "display_name", "updated_at")
-                .values(SQLBind(challenge.id), SQLBind(user.rawValue), SQLBind(value), SQLBind(now), SQLBind(0), SQLBind(displayName), SQLBind(now)).run()
+            try await db.insert(into: "challenge_entries")
+                .columns("challenge_id", "user_id", "value", "reached_at", "rank", "display_name", "photo_url", "updated_at")
+                .values(
+                    SQLBind(challenge.id), SQLBind(user.rawValue), SQLBind(value), SQLBind(now), SQLBind(0), SQLBind(profile?.displayName),
+                    SQLBind(profile?.photoURL), SQLBind(now)
+                ).run()
         } else if current != value {
             var update = db.update("challenge_entries").set("value", to: value).set("reached_at", to: now).set("updated_at", to: now)
-            if let displayName { update = update.set("display_name", to: displayName) }
+            if let profile { update = update.set("display_name", to: profile.displayName).set("photo_url", to: profile.photoURL) }
             try await update.where("challenge_id", .equal, challenge.id).where("user_id", .equal, user.rawValue).run()
         }
         guard current != value else { return }
@@ -162,7 +168,7 @@ enum ChallengeScoring {
         let board = try await self.entries(of: challenge, on: db)
         try await EventLog.append(topic: "group:\(group.uuidString.lowercased())", type: "leaderboard", data: LeaderboardEvent(
             challengeId: challenge.uuidString.lowercased(), type: kind ?? ChallengeKind.checkIns.rawValue,
-            entries: board.map { .init(userId: $0.user.description, displayName: $0.displayName, value: $0.value, rank: $0.rank) }
+            entries: board.map { .init(userId: $0.user.description, displayName: $0.displayName, photoURL: $0.photoURL, value: $0.value, rank: $0.rank) }
         ), on: db)
         for passed in LeaderboardRanker.overtaken(before: before, after: ranked) {
             guard let user = UserID(passed.userID) else { continue }
@@ -174,13 +180,14 @@ enum ChallengeScoring {
 
     /// The board, best first.
     static func entries(of challenge: UUID, on db: any SQLDatabase) async throws -> [ChallengeEntry] {
-        try await db.select().columns("user_id", "value", "rank", "reached_at", "display_name").from("challenge_entries")
+        try await db.select().columns("user_id", "value", "rank", "reached_at", "display_name", "photo_url").from("challenge_entries")
             .where("challenge_id", .equal, challenge).all()
             .map { row in
                 ChallengeEntry(
                     user: UserID(rawValue: try row.decode(column: "user_id", as: UUID.self)), value: try row.decode(column: "value", as: Int.self),
                     rank: try row.decode(column: "rank", as: Int.self), reachedAt: try row.decode(column: "reached_at", as: Date.self),
-                    displayName: try row.decode(column: "display_name", as: String?.self)
+                    displayName: try row.decode(column: "display_name", as: String?.self),
+                    photoURL: try row.decode(column: "photo_url", as: String?.self)
                 )
             }
             .sorted { ($0.value, $1.reachedAt, $1.user.description) > ($1.value, $0.reachedAt, $0.user.description) }
@@ -192,6 +199,7 @@ struct LeaderboardEvent: Encodable, Sendable {
     struct Entry: Encodable, Sendable {
         var userId: String
         var displayName: String?
+        var photoURL: String?
         var value: Int
         var rank: Int
     }

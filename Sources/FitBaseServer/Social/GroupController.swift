@@ -134,6 +134,9 @@ struct GroupController: Sendable {
     }
 
     static func wire(_ member: GroupMember) -> Components.Schemas.GroupMember {
-        .init(userId: member.user.description, displayName: member.displayName, role: .init(rawValue: member.role.rawValue) ?? .member, joinedAt: member.joinedAt)
+        .init(
+            userId: member.user.description, displayName: member.displayName, photoURL: member.photoURL,
+            role: .init(rawValue: member.role.rawValue) ?? .member, joinedAt: member.joinedAt
+        )
     }
 }

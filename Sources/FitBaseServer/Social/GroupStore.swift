@@ -24,6 +24,7 @@ struct GroupMember: Sendable, Equatable {
     var user: UserID
     var role: GroupRole
     var displayName: String?
+    var photoURL: String?
     var joinedAt: Date
 }
 
@@ -67,7 +68,7 @@ struct GroupStore: Sendable {
         try await db.select()
             .columns(
                 SQLColumn("user_id", table: "group_members"), SQLColumn("role", table: "group_members"), SQLColumn("joined_at", table: "group_members"),
-                SQLColumn("display_name", table: "users")
+                SQLColumn("display_name", table: "users"), SQLColumn("photo_url", table: "users")
             )
             .from("group_members").join("users", on: SQLColumn("id", table: "users"), .equal, SQLColumn("user_id", table: "group_members"))
             .where(SQLColumn("group_id", table: "group_members"), .equal, SQLBind(group))
@@ -76,7 +77,8 @@ struct GroupStore: Sendable {
                 GroupMember(
                     user: UserID(rawValue: try row.decode(column: "user_id", as: UUID.self)),
                     role: GroupRole(rawValue: try row.decode(column: "role", as: String.self)) ?? .member,
-                    displayName: try row.decode(column: "display_name", as: String?.self), joinedAt: try row.decode(column: "joined_at", as: Date.self)
+                    displayName: try row.decode(column: "display_name", as: String?.self), photoURL: try row.decode(column: "photo_url", as: String?.self),
+                    joinedAt: try row.decode(column: "joined_at", as: Date.self)
                 )
             }
     }

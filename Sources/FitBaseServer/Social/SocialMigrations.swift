@@ -1,6 +1,15 @@
 import FitBaseCore
 import SQLKit
 
+/// `users.photo_url`: the picture group leaderboards show.
+struct AddPhotoURL: Migration {
+    let name = "2026-11-22.accounts.photo-url"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.alter(table: "users").column("photo_url", type: .text).run()
+    }
+}
+
 /// `groups` (one admin, at most 10 members, an IANA time zone for its weeks), `group_members` (a user is in at most
 /// one group: the user id is the key) and `group_invites` (revocable tokens, stored as SHA-256 only).
 struct CreateGroups: Migration {
@@ -57,6 +66,7 @@ struct CreateChallenges: Migration {
             .column("reached_at", type: engine.instant, .notNull)
             .column("rank", type: .int, .notNull)
             .column("display_name", type: .text)
+            .column("photo_url", type: .text)
             .column("updated_at", type: engine.instant, .notNull)
             .primaryKey("challenge_id", "user_id")
             .run()

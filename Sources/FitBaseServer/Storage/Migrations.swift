@@ -19,6 +19,7 @@ enum FitBaseMigrations {
         CreateSubscriptions(),
         CreateHealthSamples(),
         CreateHealthAuditLog(),
+        AddPhotoURL(),
         CreateGroups(),
         CreateChallenges(),
         CreateEvents(),
