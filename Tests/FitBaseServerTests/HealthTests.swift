@@ -26,15 +26,6 @@ import Testing
         try await client.json(.post, "/v1/health/samples", body: ["samples": samples], token: token)
     }
 
-    static func vault(for testDatabase: TestDatabase, database: Database) throws -> HealthVault {
-        let configuration = ServerConfiguration.testing(testDatabase)
-        let keystore = configuration.keystoreLocation == configuration.database ? database : nil
-        let masterKey = try MasterKey.load(environmentValue: nil, file: URL(fileURLWithPath: testDatabase.dataDirectory).appendingPathComponent("master.key").path)
-        return HealthVault(keys: HealthKeyStore(database: try keystore ?? { throw KeystoreIsSeparate() }()), masterKey: masterKey)
-    }
-
-    struct KeystoreIsSeparate: Error {}
-
     @Test(arguments: TestEngines.all)
     func samplesNeedConsentAreCheckedOneByOneAndStoredOnce(engine: DatabaseEngine) async throws {
         try await withApp(engine) { client, _ in
@@ -136,7 +127,7 @@ import Testing
             // …cannot be opened afterwards: the data key is gone from the key store, wherever the copy went.
             let keystore = ServerConfiguration.testing(testDatabase).keystoreLocation
             let keysDatabase = keystore == testDatabase.location ? database : try await Database.open(keystore, logger: TestDatabase.logger)
-            let masterKey = try MasterKey.load(environmentValue: nil, file: URL(fileURLWithPath: testDatabase.dataDirectory).appendingPathComponent("master.key").path)
+            let masterKey = try MasterKey.load(for: .testing(testDatabase))
             let vault = HealthVault(keys: HealthKeyStore(database: keysDatabase), masterKey: masterKey)
             #expect(try await vault.dataKey(of: user, creating: false) == nil)
             let guessed = try #require(try await vault.dataKey(of: UserID(), creating: true))  // any other key

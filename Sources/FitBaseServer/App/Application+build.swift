@@ -31,10 +31,7 @@ public func buildApplication(
     let openAPIDocument = try OpenAPIDocument.load()
     let signer = try await SessionTokenSigner.load(dataDirectory: configuration.dataDirectory, issuer: configuration.publicURL)
     let providers = configuration.identityProviders
-    let masterKey = try MasterKey.load(
-        environmentValue: providers.masterKey,
-        file: providers.masterKeyFile ?? URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("master.key").path
-    )
+    let masterKey = try MasterKey.load(for: configuration)
     let appleCredentials = try AppleClientCredentials.load(providers)
     let products = try ProductCatalog.load(path: configuration.billing.productsFile)
     let appStoreVerifier = try AppStoreSignedDataVerifier.load(configuration.billing)

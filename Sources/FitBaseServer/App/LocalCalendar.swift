@@ -7,9 +7,14 @@ enum LocalCalendar {
     /// The day `instant` falls on in `timeZone` (an IANA name; UTC when `nil` or unknown).
     static func day(of instant: Date, in timeZone: String?) -> CalendarDay {
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone.flatMap(TimeZone.init(identifier:)) ?? .gmt
+        calendar.timeZone = Self.timeZone(timeZone)
         let parts = calendar.dateComponents([.year, .month, .day], from: instant)
         return CalendarDay(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1) ?? CalendarDay(daysSince1970: 0)
+    }
+
+    /// The time zone an IANA name names; UTC when `nil` or unknown.
+    static func timeZone(_ identifier: String?) -> TimeZone {
+        identifier.flatMap(TimeZone.init(identifier:)) ?? .gmt
     }
 
     /// Today in `timeZone`.

@@ -18,6 +18,15 @@ struct MasterKey: Sendable {
         }
     }
 
+    /// The master key `configuration` names: `FITBASE_MASTER_KEY`, else its key file (default `<data dir>/master.key`).
+    static func load(for configuration: ServerConfiguration) throws -> MasterKey {
+        let providers = configuration.identityProviders
+        return try load(
+            environmentValue: providers.masterKey,
+            file: providers.masterKeyFile ?? URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("master.key").path
+        )
+    }
+
     static func load(environmentValue: String?, file: String) throws -> MasterKey {
         if let environmentValue {
             guard let data = Data(base64Encoded: environmentValue.trimmingCharacters(in: .whitespacesAndNewlines)), data.count == 32 else {

@@ -30,11 +30,7 @@ public struct HealthAdministration: Sendable {
     /// `newKeyFile` — created (0600) with a fresh random key when it does not exist. Samples are not touched: they
     /// are sealed under the data keys, which do not change. Start the server with the new key afterwards.
     public func rotateMasterKey(to newKeyFile: String) async throws -> Rotation {
-        let providers = configuration.identityProviders
-        let current = try MasterKey.load(
-            environmentValue: providers.masterKey,
-            file: providers.masterKeyFile ?? URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("master.key").path
-        )
+        let current = try MasterKey.load(for: configuration)
         let next = try MasterKey.load(environmentValue: nil, file: newKeyFile)
         guard next.id != current.id else { throw AdministrationError("the new master key is the current one (id \(current.id))") }
 

@@ -58,7 +58,7 @@ struct HealthController: Sendable {
         }
         let bucket = HealthSummaryBucketSize(rawValue: input.query.bucket?.rawValue ?? "day") ?? .day
         try await records.requireConsent(of: caller.user, toUpload: false, resource: "healthSummary")
-        let timeZone = try await profiles.profile(of: caller.user).timeZone.flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!
+        let timeZone = LocalCalendar.timeZone(try await profiles.profile(of: caller.user).timeZone)
         let buckets = try await records.summary(of: caller.user, type: type, from: from, to: to, bucket: bucket, timeZone: timeZone)
         return .ok(.init(body: .json(.init(
             _type: .init(rawValue: type.rawValue) ?? .heartRate, bucket: .init(rawValue: bucket.rawValue) ?? .day, timeZone: timeZone.identifier,

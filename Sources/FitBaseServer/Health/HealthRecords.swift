@@ -24,12 +24,17 @@ struct HealthRecords: Sendable {
 
     // MARK: Consent
 
-    /// Uploads need the `healthData` consent in force; reading and deleting need it to have been given once (data
-    /// uploaded before a withdrawal stays readable and deletable). A refusal is audited.
-    func requireConsent(of user: UserID, toUpload: Bool, resource: String) async throws {
+    /// What the `healthData` consent allows: uploading needs it in force; reading and deleting need it to have been
+    /// given once (data uploaded before a withdrawal stays readable and deletable).
+    func consent(of user: UserID) async throws -> (upload: Bool, read: Bool) {
         let history = try await consents.history(of: user).filter { $0.kind == .healthData }
-        let allowed = toUpload ? history.last?.granted == true : history.contains { $0.granted }
-        guard !allowed else { return }
+        return (history.last?.granted == true, history.contains { $0.granted })
+    }
+
+    /// Throws 403 `consent_required` unless ``consent(of:)`` allows the access; a refusal is audited.
+    func requireConsent(of user: UserID, toUpload: Bool, resource: String) async throws {
+        let consent = try await consent(of: user)
+        guard !(toUpload ? consent.upload : consent.read) else { return }
         try await audit.append(AuditEvent(actor: user, subject: user, action: toUpload ? .write : .read, resource: resource, count: 0, outcome: .denied))
         throw Problem(
             .forbidden, code: "consent_required",
@@ -63,16 +68,7 @@ struct HealthRecords: Sendable {
             }
         }
         guard !accepted.isEmpty, let key = try await vault.dataKey(of: user, creating: true) else { return outcomes }
-        let rows = try accepted.map { item in
-            let sample = item.sample
-            return SealedSample(
-                id: sample.id, type: sample.type, start: sample.start, end: sample.end, keyID: key.id,
-                sealed: try vault.seal(
-                    HealthSampleCodec.encode(sample), with: key,
-                    binding: SealedSample.binding(user: user, id: sample.id, type: sample.type, start: sample.start, end: sample.end)
-                )
-            )
-        }
+        let rows = try accepted.map { try seal($0.sample, of: user, with: key) }
         let engine = database.engine
         let (taken, inserted) = try await database.transaction { db in
             let taken = try await HealthSampleStore.takenByOthers(rows.map(\.id), user: user, on: db)
@@ -107,6 +103,17 @@ struct HealthRecords: Sendable {
             try await AuditLog.append(AuditEvent(actor: user, subject: user, action: action, resource: "healthSamples", count: deleted ? 1 : 0), on: db, engine: engine)
             return deleted
         }
+    }
+
+    /// The row a sample is stored as: its clear fields and the rest sealed under the user's data key.
+    func seal(_ sample: HealthSample, of user: UserID, with key: HealthVault.DataKey) throws -> SealedSample {
+        SealedSample(
+            id: sample.id, type: sample.type, start: sample.start, end: sample.end, keyID: key.id,
+            sealed: try vault.seal(
+                HealthSampleCodec.encode(sample), with: key,
+                binding: SealedSample.binding(user: user, id: sample.id, type: sample.type, start: sample.start, end: sample.end)
+            )
+        )
     }
 
     // MARK: Reading

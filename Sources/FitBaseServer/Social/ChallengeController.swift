@@ -58,9 +58,18 @@ struct ChallengeController: Sendable {
 
     // MARK: Helpers
 
-    /// This week's two challenges of the group, created on first use.
+    /// This week's two challenges of the group, created on first use (read first: only the week's first request
+    /// writes).
     private func current(of group: SocialGroup) async throws -> [Challenge] {
-        let week = ChallengeWeek.containing(.now, in: TimeZone(identifier: group.timeZone) ?? TimeZone(identifier: "UTC")!)
+        let week = ChallengeWeek.containing(.now, in: LocalCalendar.timeZone(group.timeZone))
+        let existing = try await database.withConnection { db in
+            var found: [Challenge] = []
+            for kind in ChallengeKind.allCases {
+                if let challenge = try await ChallengeScoring.challenge(group: group.id, kind: kind, week: week, on: db) { found.append(challenge) }
+            }
+            return found
+        }
+        if existing.count == ChallengeKind.allCases.count { return existing }
         return try await database.transaction { db in
             var challenges: [Challenge] = []
             for kind in ChallengeKind.allCases {

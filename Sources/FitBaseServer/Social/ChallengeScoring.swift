@@ -40,13 +40,11 @@ enum ChallengeScoring {
     /// Scores a logged (or edited) workout. Returns the group whose leaderboards changed, if any.
     @discardableResult
     static func logged(_ log: WorkoutLog, of user: UserID, now: Date, on db: any SQLDatabase) async throws -> UUID? {
-        guard let membership = try await GroupStore.membership(of: user, on: db) else {
-            return try await removed(log.id, of: user, now: now, on: db)
-        }
+        // Outside a group nothing is scored (leaving took the member's workouts off the open boards already).
+        guard let membership = try await GroupStore.membership(of: user, on: db) else { return nil }
         let profile = try await ProfileStore.profile(of: user, on: db)
         guard profile.shareWorkoutData, let group = try await GroupStore.group(membership.group, on: db, locking: true) else { return nil }
-        let timeZone = TimeZone(identifier: group.timeZone) ?? TimeZone(identifier: "UTC")!
-        let week = ChallengeWeek.containing(log.completedAt, in: timeZone)
+        let week = ChallengeWeek.containing(log.completedAt, in: LocalCalendar.timeZone(group.timeZone))
         var targets: Set<UUID> = []
         for kind in ChallengeKind.allCases {
             let challenge = try await ensureChallenge(group: group.id, kind: kind, week: week, now: now, on: db)
@@ -88,10 +86,17 @@ enum ChallengeScoring {
             .values(SQLBind(UUID()), SQLBind(group), SQLBind(kind.rawValue), SQLBind(week.startDay.description), SQLBind(week.start), SQLBind(week.end), SQLBind(now))
             .ignoringConflicts(with: ["group_id", "type", "week_start"])
             .run()
-        guard let row = try await db.select().columns("id", "closed_at").from("challenges").where("group_id", .equal, group)
+        guard let challenge = try await challenge(group: group, kind: kind, week: week, on: db) else { throw ChallengeScoringError.vanished }
+        return challenge
+    }
+
+    /// The group's challenge of `kind` for `week`, if it was made.
+    static func challenge(group: UUID, kind: ChallengeKind, week: ChallengeWeek, on db: any SQLDatabase) async throws -> Challenge? {
+        try await db.select().columns("id", "closed_at").from("challenges").where("group_id", .equal, group)
             .where("type", .equal, kind.rawValue).where("week_start", .equal, week.startDay.description).first()
-        else { throw ChallengeScoringError.vanished }
-        return Challenge(id: try row.decode(column: "id", as: UUID.self), group: group, kind: kind, week: week, closedAt: try row.decode(column: "closed_at", as: Date?.self))
+            .map { row in
+                Challenge(id: try row.decode(column: "id", as: UUID.self), group: group, kind: kind, week: week, closedAt: try row.decode(column: "closed_at", as: Date?.self))
+            }
     }
 
     // MARK: Scoring
@@ -109,7 +114,7 @@ enum ChallengeScoring {
             let groupID = try row.decode(column: "group_id", as: UUID.self)
             guard let group = try await GroupStore.group(groupID, on: db, locking: true),
                 let monday = CalendarDay(try row.decode(column: "week_start", as: String.self)),
-                let week = ChallengeWeek(starting: monday, in: TimeZone(identifier: group.timeZone) ?? TimeZone(identifier: "UTC")!)
+                let week = ChallengeWeek(starting: monday, in: LocalCalendar.timeZone(group.timeZone))
             else { continue }
             try await db.delete(from: "challenge_workouts").where("challenge_id", .equal, id).where("workout_log_id", .equal, logID.rawValue).run()
             let challenge = Challenge(

@@ -43,10 +43,14 @@ extension SyncController {
         }
         let prepared = pending
         // A plan the push creates beyond what the caller's tier keeps is rejected as its REST request would be.
+        // The tier is asked only when the push writes plans.
+        var limited = false
+        if body.mutations.contains(where: { $0.collection == .plans && $0.op == .upsert }) {
+            limited = try await !plans.entitlements.allows(.customPlans, caller: caller)
+        }
         let applying = ApplyContext(
             user: user, now: now, health: health, engine: database.engine,
-            planLimit: try await plans.entitlements.allows(.customPlans, caller: caller)
-                ? nil : (plans: PlanController.plansWithoutCustomPlans, problem: plans.morePlansRequireUpgrade())
+            planLimit: limited ? (plans: PlanController.plansWithoutCustomPlans, problem: plans.morePlansRequireUpgrade()) : nil
         )
         let results = try await database.transaction { db in
             // Holding the user's sequence row for the whole push orders concurrent pushes of one user (PostgreSQL),
@@ -128,8 +132,7 @@ extension SyncController {
 
     /// The `healthData` consent as it stands; refused health mutations are audited as denied, as REST refusals are.
     private func healthConsent(of user: UserID, auditing mutations: [Components.Schemas.SyncMutation]) async throws -> (upload: Bool, read: Bool) {
-        let history = try await health.consents.history(of: user).filter { $0.kind == .healthData }
-        let consent = (upload: history.last?.granted == true, read: history.contains { $0.granted })
+        let consent = try await health.consent(of: user)
         let refused = mutations.filter { $0.collection == .healthSamples && !($0.op == .upsert ? consent.upload : consent.read) }.count
         if refused > 0 {
             try await health.audit.append(AuditEvent(actor: user, subject: user, action: .sync, resource: "healthSamples", count: refused, outcome: .denied))
@@ -220,13 +223,7 @@ extension SyncController {
                 case .failure(let failure): throw Problem.validationFailed(failure.errors.map { .init(field: $0.field, message: $0.message) })
                 }
                 guard let key = context.healthKey else { throw Self.healthConsentRequired }
-                return (recordID, .healthSample(SealedSample(
-                    id: sample.id, type: sample.type, start: sample.start, end: sample.end, keyID: key.id,
-                    sealed: try health.vault.seal(
-                        HealthSampleCodec.encode(sample), with: key,
-                        binding: SealedSample.binding(user: context.user, id: sample.id, type: sample.type, start: sample.start, end: sample.end)
-                    )
-                )))
+                return (recordID, .healthSample(try health.seal(sample, of: context.user, with: key)))
             case .preferences:  // answered above; a UUID is never the preferences record's id
                 throw Self.notThePreferencesID
             }

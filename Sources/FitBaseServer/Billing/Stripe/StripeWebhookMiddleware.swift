@@ -20,13 +20,13 @@ struct StripeWebhookMiddleware: RouterMiddleware {
             throw Problem(.serviceUnavailable, code: "stripe_not_configured", detail: "Set FITBASE_STRIPE_WEBHOOK_SECRETS to receive Stripe events.")
         }
         var request = request
-        let body = try await request.collectBody(upTo: maxBytes)
+        let payload = Data(buffer: try await request.collectBody(upTo: maxBytes))
         do {
-            try verifier.verify(payload: Data(buffer: body), header: request.headers[Self.signatureHeader], now: .now)
+            try verifier.verify(payload: payload, header: request.headers[Self.signatureHeader], now: .now)
         } catch {
             throw Problem(.badRequest, code: error.code, title: "Stripe signature not verified", detail: "Stripe-Signature: \(error)")
         }
-        return try await StripeWebhookScope.$verifiedPayload.withValue(Data(buffer: body)) {
+        return try await StripeWebhookScope.$verifiedPayload.withValue(payload) {
             try await next(request, context)
         }
     }
