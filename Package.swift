@@ -30,6 +30,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // E-mail: the SMTP client's TLS (implicit and STARTTLS) and the message templates.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         // Storage: one SQLKit layer over SQLite (embedded default) and PostgreSQL (scale-out).
         .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
@@ -93,6 +96,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -106,6 +111,7 @@ let package = Package(
                 .copy("Catalog/Resources/demo-catalog.json"),
                 .copy("Billing/Resources/default-products.json"),
                 .copy("Billing/Resources/AppleRootCA-G3.cer"),
+                .copy("Mail/Templates"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -192,6 +198,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: swiftSettings

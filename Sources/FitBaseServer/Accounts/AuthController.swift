@@ -14,9 +14,7 @@ struct AuthController: Sendable {
     let responses: AuthSessionBuilder
 
     func getJWKS(_ input: Operations.GetJWKS.Input) async throws -> Operations.GetJWKS.Output {
-        let (x, y) = signer.publicKeyCoordinates
-        let key = Components.Schemas.Jwk(kty: "EC", crv: "P-256", alg: "ES256", use: "sig", kid: signer.keyID, x: x, y: y)
-        return .ok(.init(body: .json(.init(keys: [key]))))
+        .ok(.init(body: .json(.init(keys: await signer.publishedKeys()))))
     }
 
     func signUp(_ input: Operations.SignUp.Input) async throws -> Operations.SignUp.Output {

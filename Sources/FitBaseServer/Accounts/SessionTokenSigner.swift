@@ -1,4 +1,5 @@
 import Crypto
+import FitBaseAPI
 import FitBaseCore
 import Foundation
 import JWTKit
@@ -86,9 +87,10 @@ struct SessionTokenSigner: Sendable {
         )
     }
 
-    /// The public key's coordinates (base64url), for the published key set.
-    var publicKeyCoordinates: (x: String, y: String) {
-        publicKey.parameters ?? ("", "")
+    /// The public keys that verify access tokens, as `/.well-known/jwks.json` publishes them.
+    func publishedKeys() async -> [Components.Schemas.Jwk] {
+        let (x, y) = publicKey.parameters ?? ("", "")
+        return [Components.Schemas.Jwk(kty: "EC", crv: "P-256", alg: "ES256", use: "sig", kid: keyID, x: x, y: y)]
     }
 }
 
