@@ -111,7 +111,7 @@ let package = Package(
                 .copy("Catalog/Resources/demo-catalog.json"),
                 .copy("Billing/Resources/default-products.json"),
                 .copy("Billing/Resources/AppleRootCA-G3.cer"),
-                .copy("Mail/Templates"),
+                .copy("Templates"),
             ],
             swiftSettings: swiftSettings
         ),

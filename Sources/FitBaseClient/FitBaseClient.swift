@@ -55,11 +55,15 @@ public final class FitBaseClient: Sendable {
     /// Signs in with e-mail and password.
     @discardableResult
     public func signIn(email: String, password: String, deviceName: String? = nil) async throws(FitBaseError) -> SignedInUser {
-        let output = try await call { try await self.api.signIn(body: .json(.init(email: email, password: password, deviceName: deviceName))) }
+        let deviceToken = await session.deviceToken()
+        let output = try await call {
+            try await self.api.signIn(body: .json(.init(email: email, password: password, deviceName: deviceName, deviceToken: deviceToken)))
+        }
         switch output {
         case .ok(let ok): return try await begin(try FitBaseError.decoding { try ok.body.json })
         case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
         case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
+        case .serviceUnavailable(let response): throw .from(statusCode: 503, problem: try? response.body.applicationProblemJson)
         case .default(let statusCode, let response): throw .from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
         }
     }
@@ -116,10 +120,14 @@ public final class FitBaseClient: Sendable {
     private func begin(_ body: Components.Schemas.AuthSession) async throws(FitBaseError) -> SignedInUser {
         do {
             try await session.replace(with: StoredSession(body))
+            if let deviceToken = body.deviceToken { try await session.keepDeviceToken(deviceToken) }
         } catch {
             throw .storage(String(describing: error))
         }
-        return SignedInUser(id: body.user.id, email: body.user.email, displayName: body.user.displayName, isNewUser: body.isNewUser ?? false)
+        return SignedInUser(
+            id: body.user.id, email: body.user.email, displayName: body.user.displayName, emailVerified: body.user.emailVerified,
+            isNewUser: body.isNewUser ?? false
+        )
     }
 
     // MARK: Status
@@ -181,6 +189,8 @@ public struct SignedInUser: Sendable, Equatable {
     public var id: String
     public var email: String?
     public var displayName: String?
+    /// Whether the address is proven (a link sent to it was opened, or Apple or Google vouched for it).
+    public var emailVerified: Bool
     /// Apple and Google sign-in: the account was created by this sign-in.
     public var isNewUser: Bool
 }

@@ -25,6 +25,8 @@ import Yams
         let expected: [Caller: HTTPResponse.Status]
         /// Extra headers computed from the exact body bytes sent (a webhook's signature).
         var signature: (@Sendable (Data) -> HTTPFields)? = nil
+        /// Send the body as `application/x-www-form-urlencoded` (a page's form) instead of JSON.
+        var formEncoded = false
         let request: @Sendable (Fixture, Caller) async throws -> (HTTPRequest.Method, String, [String: Any]?)
     }
 
@@ -54,6 +56,16 @@ import Yams
         let inviteToken: String
         /// The owner's notification that `groupMember` joined.
         let notificationID: String
+
+        func password(_ caller: Caller) -> String {
+            switch caller {
+            case .anonymous: "nobody's password"
+            case .otherUser: otherUser.password
+            case .groupMember: groupMember.password
+            case .admin: admin.password
+            case .owner: owner.password
+            }
+        }
 
         func token(_ caller: Caller) -> String? {
             switch caller {
@@ -130,6 +142,27 @@ import Yams
         // Apple authenticates itself with the signed payload; a caller's bearer token neither helps nor hurts.
         Row(operationID: "receiveAppleNotification", expected: everyone(.ok)) { _, _ in
             (.post, "/v1/auth/apple/notifications", ["payload": try await FakeIdentityProvider.appleNotification(type: "email-enabled", subject: "unknown")])
+        },
+        // E-mailed links: the token is the credential, whoever presents it (made-up tokens are refused alike).
+        Row(operationID: "requestEmailVerification", expected: signedIn(.accepted)) { _, _ in (.post, "/v1/auth/email/verification", nil) },
+        Row(operationID: "verifyEmail", expected: everyone(.badRequest)) { _, _ in (.post, "/v1/auth/email/verify", ["token": "made-up"]) },
+        Row(operationID: "requestPasswordReset", expected: everyone(.accepted)) { _, _ in
+            (.post, "/v1/auth/password/forgot", ["email": "forgot-\(UUID().uuidString.prefix(8))@example.com"])
+        },
+        Row(operationID: "resetPassword", expected: everyone(.badRequest)) { _, _ in
+            (.post, "/v1/auth/password/reset", ["token": "made-up", "newPassword": "a long enough secret"])
+        },
+        Row(operationID: "getEmailVerificationPage", expected: everyone(.badRequest)) { _, _ in (.get, "/auth/verify?token=made-up", nil) },
+        Row(operationID: "getPasswordResetPage", expected: everyone(.badRequest)) { _, _ in (.get, "/auth/reset?token=made-up", nil) },
+        Row(operationID: "submitPasswordResetPage", expected: everyone(.badRequest), formEncoded: true) { _, _ in
+            (.post, "/auth/reset", ["token": "made-up", "newPassword": "a long enough secret", "confirmPassword": "a long enough secret"])
+        },
+        // Credentials of the caller's own account: every signed-in caller changes their own.
+        Row(operationID: "changePassword", expected: signedIn(.noContent)) { fixture, caller in
+            (.post, "/v1/me/password", ["currentPassword": fixture.password(caller), "newPassword": "a new long enough secret"])
+        },
+        Row(operationID: "changeEmail", expected: signedIn(.accepted)) { fixture, caller in
+            (.post, "/v1/me/email", ["newEmail": "moved-\(UUID().uuidString.prefix(8))@example.com", "password": fixture.password(caller)])
         },
         // The catalog is open to everyone; managing it needs the admin role ("owner" is an ordinary user here).
         Row(operationID: "listWorkouts", expected: everyone(.ok)) { _, _ in (.get, "/v1/workouts?phase=luteal&q=flow", nil) },
@@ -314,7 +347,13 @@ import Yams
                 for caller in Caller.allCases {
                     let (method, path, body) = try await row.request(fixture, caller)
                     let response: TestResponse
-                    if let signature = row.signature, let body {
+                    if row.formEncoded, let body {
+                        let form = body.map { "\($0.key)=\(String(describing: $0.value).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
+                        response = try await client.execute(
+                            uri: path, method: method, headers: [.contentType: "application/x-www-form-urlencoded"],
+                            body: ByteBuffer(string: form.joined(separator: "&"))
+                        )
+                    } else if let signature = row.signature, let body {
                         let bytes = try JSONSerialization.data(withJSONObject: body)
                         var headers = signature(bytes)
                         headers[.contentType] = "application/json"

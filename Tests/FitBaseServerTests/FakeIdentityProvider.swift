@@ -145,7 +145,7 @@ final class FakeIdentityProvider: Sendable {
     }
 
     /// A server-to-server notification as Apple sends it: the event is JSON inside the `events` string claim.
-    static func appleNotification(type: String, subject: String, key: RSAKey = signingKey) async throws -> String {
+    static func appleNotification(type: String, subject: String, key: RSAKey = signingKey, issuedAt: Date = .now) async throws -> String {
         struct Notification: JWTPayload {
             let iss: String
             let aud: String
@@ -158,7 +158,7 @@ final class FakeIdentityProvider: Sendable {
         let keys = JWTKeyCollection()
         await keys.add(rsa: key, digestAlgorithm: .sha256, kid: "fake-apple-1")
         return try await keys.sign(
-            Notification(iss: "https://appleid.apple.com", aud: appleAudience, iat: Int(Date.now.timeIntervalSince1970), jti: UUID().uuidString, events: event),
+            Notification(iss: "https://appleid.apple.com", aud: appleAudience, iat: Int(issuedAt.timeIntervalSince1970), jti: UUID().uuidString, events: event),
             kid: "fake-apple-1"
         )
     }

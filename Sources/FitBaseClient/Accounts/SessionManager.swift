@@ -30,6 +30,15 @@ actor SessionManager {
         return session
     }
 
+    /// The device token kept for password sign-ins on this device.
+    func deviceToken() async -> String? {
+        try? await store.loadDeviceToken()
+    }
+
+    func keepDeviceToken(_ token: String) async throws {
+        try await store.saveDeviceToken(token)
+    }
+
     func replace(with session: StoredSession?) async throws {
         refreshing?.cancel()
         refreshing = nil

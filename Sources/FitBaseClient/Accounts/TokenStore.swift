@@ -30,6 +30,16 @@ public protocol TokenStore: Sendable {
     func load() async throws -> StoredSession?
     /// Replaces the saved session; `nil` signs out.
     func save(_ session: StoredSession?) async throws
+    /// The device token the last password sign-in returned (kept across sign-outs, unlike the session).
+    func loadDeviceToken() async throws -> String?
+    /// Replaces the device token. Keep it beside the session (on iOS, a second Keychain item).
+    func saveDeviceToken(_ token: String?) async throws
+}
+
+extension TokenStore {
+    /// A store that keeps no device token: sign-ins then share their address's attempt allowance with everyone.
+    public func loadDeviceToken() async throws -> String? { nil }
+    public func saveDeviceToken(_ token: String?) async throws {}
 }
 
 /// Keeps the session in a JSON file readable only by its owner (mode 0600), replaced atomically.
@@ -63,11 +73,34 @@ public struct FileTokenStore: TokenStore {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: fileURL.path])
         }
     }
+
+    /// Kept in `<file>.device` beside the session file, mode 0600.
+    public func loadDeviceToken() async throws -> String? {
+        let url = deviceTokenURL
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        return String(decoding: try Data(contentsOf: url), as: UTF8.self)
+    }
+
+    public func saveDeviceToken(_ token: String?) async throws {
+        let url = deviceTokenURL
+        guard let token else {
+            if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
+            return
+        }
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
+        guard FileManager.default.createFile(atPath: url.path, contents: Data(token.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+        }
+    }
+
+    private var deviceTokenURL: URL { fileURL.appendingPathExtension("device") }
 }
 
 /// Keeps the session in memory only (tests, previews, apps that sign in on every launch).
 public actor InMemoryTokenStore: TokenStore {
     private var session: StoredSession?
+    private var deviceToken: String?
 
     public init(_ session: StoredSession? = nil) {
         self.session = session
@@ -76,4 +109,8 @@ public actor InMemoryTokenStore: TokenStore {
     public func load() async throws -> StoredSession? { session }
 
     public func save(_ session: StoredSession?) async throws { self.session = session }
+
+    public func loadDeviceToken() async throws -> String? { deviceToken }
+
+    public func saveDeviceToken(_ token: String?) async throws { deviceToken = token }
 }

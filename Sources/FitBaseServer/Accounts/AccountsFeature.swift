@@ -8,11 +8,13 @@ struct AccountsFeature: Sendable {
     let auth: AuthController
     let providers: ProviderSignInController
     let me: MeController
+    let credentials: CredentialsController
+    let pages: AccountPagesController
 
     init(
         database: Database, signer: SessionTokenSigner, hasher: PasswordHasher, httpClient: HTTPClient,
-        masterKey: MasterKey, appleCredentials: AppleClientCredentials?, providers configuration: IdentityProvidersConfiguration,
-        registry: AccountDataRegistry, logger: Logger
+        appleTokens: AppleTokenRevoker?, providers configuration: IdentityProvidersConfiguration, settings: AccountsConfiguration,
+        composer: AccountMailComposer, outbox: Outbox, registry: AccountDataRegistry, logger: Logger
     ) {
         let users = UserStore(database: database)
         let sessions = SessionStore(database: database)
@@ -28,27 +30,23 @@ struct AccountsFeature: Sendable {
             provider: .google, issuers: ["accounts.google.com", "https://accounts.google.com"],
             audiences: Set(configuration.googleAudiences), keys: CachedKeySet(url: configuration.googleJWKSURL, fetcher: keyFetcher)
         )
-        let appleTokens = appleCredentials.map { credentials in
-            AppleTokenRevoker(
-                identities: identities,
-                client: HTTPAppleTokenClient(client: httpClient, baseURL: configuration.appleAPIURL, credentials: credentials),
-                masterKey: masterKey, logger: logger
-            )
-        }
+        let accountCredentials = AccountCredentials(database: database, hasher: hasher, composer: composer, outbox: outbox)
 
-        authentication = AuthenticationMiddleware(signer: signer, sessions: sessions)
+        authentication = AuthenticationMiddleware(signer: signer, sessions: sessions, trustedProxies: settings.trustedProxyRanges)
         auth = AuthController(
             database: database, users: users, sessions: sessions, throttle: SignInThrottle(database: database),
-            hasher: hasher, signer: signer, responses: responses
+            hasher: hasher, signer: signer, responses: responses, credentials: accountCredentials
         )
         providers = ProviderSignInController(
-            apple: apple, google: google, linker: ProviderAccountLinker(database: database, sessions: sessions),
+            apple: apple, google: google, linker: ProviderAccountLinker(database: database, sessions: sessions, logger: logger),
             responses: responses, appleTokens: appleTokens, sessions: sessions, identities: identities, registry: registry,
             database: database, logger: logger
         )
         me = MeController(
             database: database, users: users, profiles: profiles, sessions: sessions, consents: ConsentStore(database: database),
-            registry: registry, responses: responses, appleRevoker: appleTokens, logger: logger
+            registry: registry, responses: responses, logger: logger
         )
+        credentials = CredentialsController(credentials: accountCredentials)
+        pages = AccountPagesController(credentials: accountCredentials, composer: composer)
     }
 }

@@ -12,6 +12,7 @@ struct AuthController: Sendable {
     let hasher: PasswordHasher
     let signer: SessionTokenSigner
     let responses: AuthSessionBuilder
+    let credentials: AccountCredentials
 
     func getJWKS(_ input: Operations.GetJWKS.Input) async throws -> Operations.GetJWKS.Output {
         .ok(.init(body: .json(.init(keys: await signer.publishedKeys()))))
@@ -33,14 +34,19 @@ struct AuthController: Sendable {
         let now = Date.storageNow
         let user = UserRecord(
             id: UserID(), email: email.value, passwordHash: passwordHash,
-            displayName: displayName?.isEmpty == false ? displayName : nil, role: .user, createdAt: now, updatedAt: now
+            displayName: displayName?.isEmpty == false ? displayName : nil, role: .user, createdAt: now, updatedAt: now,
+            lastSignInAt: now
         )
         let deviceLabel = Self.deviceLabel(body.deviceName)
-        let (session, refreshToken) = try await database.transaction { [sessions] db in
+        let (session, refreshToken, deviceToken) = try await database.transaction { [sessions, credentials] db in
             try await UserStore.insert(user, on: db)
-            return try await sessions.start(user: user.id, deviceLabel: deviceLabel, now: now, on: db)
+            try await credentials.queueVerification(for: user, email: email.value, now: now, on: db)
+            let (session, refreshToken) = try await sessions.start(user: user.id, deviceLabel: deviceLabel, now: now, on: db)
+            return (session, refreshToken, try await SignInThrottle.trustDevice(of: user.id, now: now, on: db))
         }
-        return .created(.init(body: .json(try await responses.authSession(user, session: session, refreshToken: refreshToken, authenticatedAt: now, now: now))))
+        var answer = try await responses.authSession(user, session: session, refreshToken: refreshToken, authenticatedAt: now, now: now)
+        answer.deviceToken = deviceToken
+        return .created(.init(body: .json(answer)))
     }
 
     func signIn(_ input: Operations.SignIn.Input) async throws -> Operations.SignIn.Output {
@@ -48,7 +54,7 @@ struct AuthController: Sendable {
         let invalid = Problem.unauthenticated("invalid_credentials", "The e-mail address or password is wrong.")
         guard let email = EmailAddress(body.email) else { throw invalid }
         let now = Date.storageNow
-        try await throttle.check(email, now: now)
+        let attempt = try await throttle.admit(email, deviceToken: body.deviceToken, client: RequestScope.current.clientAddress, now: now)
 
         let user = try await users.find(email: email)
         let matches: Bool
@@ -58,16 +64,18 @@ struct AuthController: Sendable {
             try await hasher.verifyDecoy(body.password)
             matches = false
         }
-        guard let user, matches else {
-            try await throttle.recordFailure(email, now: now)
-            throw invalid
-        }
-        try await throttle.reset(email)
+        guard var signedIn = user, matches else { throw invalid }
+        signedIn.lastSignInAt = now
+        let account = signedIn
         let deviceLabel = Self.deviceLabel(body.deviceName)
-        let (session, refreshToken) = try await database.transaction { [sessions] db in
-            try await sessions.start(user: user.id, deviceLabel: deviceLabel, now: now, on: db)
+        let (session, refreshToken, deviceToken) = try await database.transaction { [sessions, throttle] db in
+            let deviceToken = try await throttle.succeeded(attempt, presentedToken: body.deviceToken, user: account.id, now: now, on: db)
+            let (session, refreshToken) = try await sessions.start(user: account.id, deviceLabel: deviceLabel, now: now, on: db)
+            return (session, refreshToken, deviceToken)
         }
-        return .ok(.init(body: .json(try await responses.authSession(user, session: session, refreshToken: refreshToken, authenticatedAt: now, now: now))))
+        var answer = try await responses.authSession(account, session: session, refreshToken: refreshToken, authenticatedAt: now, now: now)
+        answer.deviceToken = deviceToken
+        return .ok(.init(body: .json(answer)))
     }
 
     func refreshSession(_ input: Operations.RefreshSession.Input) async throws -> Operations.RefreshSession.Output {

@@ -10,9 +10,14 @@ struct AuthenticationMiddleware: RouterMiddleware {
     typealias Context = FitBaseRequestContext
     let signer: SessionTokenSigner
     let sessions: SessionStore
+    /// Proxies whose `X-Forwarded-For` is believed (`FITBASE_TRUSTED_PROXIES`).
+    let trustedProxies: [AddressRange]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var scope = RequestScope(caller: nil, authenticationFailure: nil, requestID: context.requestID)
+        scope.clientAddress = ClientAddress.resolve(
+            peer: context.remoteAddress, forwardedFor: request.headers[.xForwardedFor], trusted: trustedProxies
+        )
         if let header = request.headers[.authorization] {
             do {
                 scope.caller = try await caller(from: header)
@@ -36,4 +41,8 @@ struct AuthenticationMiddleware: RouterMiddleware {
         }
         return Caller(user: claims.user, session: claims.session, role: role, authenticatedAt: claims.authenticatedAt)
     }
+}
+
+extension HTTPField.Name {
+    static let xForwardedFor = Self("X-Forwarded-For")!
 }

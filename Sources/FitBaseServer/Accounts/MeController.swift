@@ -18,8 +18,6 @@ struct MeController: Sendable {
     let consents: ConsentStore
     let registry: AccountDataRegistry
     let responses: AuthSessionBuilder
-    /// Revokes Sign in with Apple tokens before an account is deleted; `nil` when Apple is not configured.
-    let appleRevoker: AppleTokenRevoker?
     let logger: Logger
 
     func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output {
@@ -43,7 +41,6 @@ struct MeController: Sendable {
                 "reauthentication_required", "Deleting the account needs a sign-in from the last 5 minutes; sign in again first."
             )
         }
-        await appleRevoker?.revokeTokens(of: caller.user)
         try await registry.deleteAccount(caller.user, database: database)
         logger.notice("account deleted", metadata: ["user": "\(caller.user)"])
         return .noContent(.init())

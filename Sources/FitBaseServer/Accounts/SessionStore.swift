@@ -29,7 +29,9 @@ struct SessionStore: Sendable {
     let database: Database
 
     /// Starts a session for `user` on `db` (the caller's transaction) and returns it with its first refresh token.
+    /// Every sign-in comes through here, so it also records the account's last sign-in.
     func start(user: UserID, deviceLabel: String?, now: Date, on db: any SQLDatabase) async throws -> (SessionID, String) {
+        try await db.update("users").set("last_sign_in_at", to: now).where("id", .equal, user.rawValue).run()
         let session = SessionID()
         try await db.insert(into: "sessions")
             .columns("id", "user_id", "device_label", "created_at", "last_used_at")
@@ -92,10 +94,15 @@ struct SessionStore: Sendable {
 
     /// Ends every session of `user` (Apple `consent-revoked`).
     func revokeAll(of user: UserID, now: Date) async throws {
-        try await database.transaction { db in
-            try await db.update("sessions").set("revoked_at", to: now)
-                .where("user_id", .equal, user.rawValue).where("revoked_at", .is, SQLLiteral.null).run()
-        }
+        try await database.transaction { db in try await Self.revokeAll(of: user, except: nil, now: now, on: db) }
+    }
+
+    /// Ends every session of `user` but `kept`, in the caller's transaction (a password reset, change or takeover).
+    static func revokeAll(of user: UserID, except kept: SessionID?, now: Date, on db: any SQLDatabase) async throws {
+        var update = db.update("sessions").set("revoked_at", to: now)
+            .where("user_id", .equal, user.rawValue).where("revoked_at", .is, SQLLiteral.null)
+        if let kept { update = update.where("id", .notEqual, kept.rawValue) }
+        try await update.run()
     }
 
     /// The role of `user` if `session` is theirs and still live; `nil` otherwise. Called on every authenticated request.
@@ -144,7 +151,7 @@ struct SessionStore: Sendable {
     }
 
     private func issueRefreshToken(session: SessionID, user: UserID, now: Date, on db: any SQLDatabase) async throws -> String {
-        let token = Data((0..<32).map { _ in UInt8.random(in: .min ... .max) }).base64URLEncoded
+        let token = randomToken()
         try await db.insert(into: "refresh_tokens")
             .columns("token_hash", "session_id", "user_id", "created_at", "expires_at")
             .values(

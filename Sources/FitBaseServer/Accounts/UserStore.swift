@@ -12,6 +12,10 @@ struct UserRecord: Sendable, Equatable {
     var role: Role
     var createdAt: Date
     var updatedAt: Date
+    /// When the address was proven (a link from it was opened, or a provider vouched for it); `nil` until then.
+    var emailVerifiedAt: Date? = nil
+    /// The last sign-in with a password or a provider (refreshes do not count).
+    var lastSignInAt: Date? = nil
 }
 
 /// SQL for `users`. Every query is keyed by the user's id or e-mail; access rules are the controller's.
@@ -22,10 +26,10 @@ struct UserStore: Sendable {
     static func insert(_ user: UserRecord, on db: any SQLDatabase) async throws {
         do {
             try await db.insert(into: "users")
-                .columns("id", "email", "password_hash", "display_name", "role", "created_at", "updated_at")
+                .columns("id", "email", "password_hash", "display_name", "role", "created_at", "updated_at", "email_verified_at")
                 .values(
                     SQLBind(user.id.rawValue), SQLBind(user.email), SQLBind(user.passwordHash), SQLBind(user.displayName),
-                    SQLBind(user.role.rawValue), SQLBind(user.createdAt), SQLBind(user.updatedAt)
+                    SQLBind(user.role.rawValue), SQLBind(user.createdAt), SQLBind(user.updatedAt), SQLBind(user.emailVerifiedAt)
                 )
                 .run()
         } catch where Database.isUniqueViolation(error) {
@@ -44,8 +48,31 @@ struct UserStore: Sendable {
     }
 
     func find(email: EmailAddress) async throws -> UserRecord? {
-        try await database.withConnection { db in
-            try await Self.select(on: db).where("email", .equal, email.value).first().map(Self.record)
+        try await database.withConnection { db in try await Self.find(email: email, on: db) }
+    }
+
+    static func find(email: EmailAddress, on db: any SQLDatabase) async throws -> UserRecord? {
+        try await select(on: db).where("email", .equal, email.value).first().map(record)
+    }
+
+    /// Sets (or, with `nil`, removes) the password hash.
+    static func setPasswordHash(_ hash: String?, for id: UserID, now: Date, on db: any SQLDatabase) async throws {
+        try await db.update("users").set("password_hash", to: hash).set("updated_at", to: now).where("id", .equal, id.rawValue).run()
+    }
+
+    /// Records that the account's current address is proven, if it is still `email`.
+    static func markEmailVerified(_ id: UserID, email: String, now: Date, on db: any SQLDatabase) async throws {
+        try await db.update("users").set("email_verified_at", to: now).set("updated_at", to: now)
+            .where("id", .equal, id.rawValue).where("email", .equal, email).where("email_verified_at", .is, SQLLiteral.null).run()
+    }
+
+    /// Makes `email` (proven by a link sent to it) the account's address. A taken address is a 409 `email_taken`.
+    static func changeEmail(of id: UserID, to email: String, now: Date, on db: any SQLDatabase) async throws {
+        do {
+            try await db.update("users").set("email", to: email).set("email_verified_at", to: now).set("updated_at", to: now)
+                .where("id", .equal, id.rawValue).run()
+        } catch where Database.isUniqueViolation(error) {
+            throw emailTaken
         }
     }
 
@@ -59,7 +86,7 @@ struct UserStore: Sendable {
 
     private static func select(on db: any SQLDatabase) -> SQLSelectBuilder {
         db.select()
-            .columns("id", "email", "password_hash", "display_name", "role", "created_at", "updated_at")
+            .columns("id", "email", "password_hash", "display_name", "role", "created_at", "updated_at", "email_verified_at", "last_sign_in_at")
             .from("users")
     }
 
@@ -71,7 +98,9 @@ struct UserStore: Sendable {
             displayName: try row.decode(column: "display_name", as: String?.self),
             role: Role(rawValue: try row.decode(column: "role", as: String.self)) ?? .user,
             createdAt: try row.decode(column: "created_at", as: Date.self),
-            updatedAt: try row.decode(column: "updated_at", as: Date.self)
+            updatedAt: try row.decode(column: "updated_at", as: Date.self),
+            emailVerifiedAt: try row.decode(column: "email_verified_at", as: Date?.self),
+            lastSignInAt: try row.decode(column: "last_sign_in_at", as: Date?.self)
         )
     }
 }

@@ -10,6 +10,8 @@ enum UserWire {
             id: user.id.description,
             email: user.email,
             emailIsPrivateRelay: identities.contains { $0.isPrivateEmail } ? true : nil,
+            emailVerified: user.emailVerifiedAt != nil,
+            lastSignInAt: user.lastSignInAt,
             displayName: profile.displayName,
             photoURL: profile.photoURL,
             role: user.role == .admin ? .admin : .user,

@@ -6,6 +6,8 @@ struct APIHandler: APIProtocol {
     let auth: AuthController
     let providers: ProviderSignInController
     let me: MeController
+    let credentials: CredentialsController
+    let accountPages: AccountPagesController
     let catalog: CatalogController
     let cycle: CycleController
     let history: HistoryController
@@ -94,6 +96,42 @@ struct APIHandler: APIProtocol {
 
     func receiveAppleNotification(_ input: Operations.ReceiveAppleNotification.Input) async throws -> Operations.ReceiveAppleNotification.Output {
         try await providers.receiveAppleNotification(input)
+    }
+
+    func requestEmailVerification(_ input: Operations.RequestEmailVerification.Input) async throws -> Operations.RequestEmailVerification.Output {
+        try await credentials.requestEmailVerification(input)
+    }
+
+    func verifyEmail(_ input: Operations.VerifyEmail.Input) async throws -> Operations.VerifyEmail.Output {
+        try await credentials.verifyEmail(input)
+    }
+
+    func requestPasswordReset(_ input: Operations.RequestPasswordReset.Input) async throws -> Operations.RequestPasswordReset.Output {
+        try await credentials.requestPasswordReset(input)
+    }
+
+    func resetPassword(_ input: Operations.ResetPassword.Input) async throws -> Operations.ResetPassword.Output {
+        try await credentials.resetPassword(input)
+    }
+
+    func changePassword(_ input: Operations.ChangePassword.Input) async throws -> Operations.ChangePassword.Output {
+        try await credentials.changePassword(input)
+    }
+
+    func changeEmail(_ input: Operations.ChangeEmail.Input) async throws -> Operations.ChangeEmail.Output {
+        try await credentials.changeEmail(input)
+    }
+
+    func getEmailVerificationPage(_ input: Operations.GetEmailVerificationPage.Input) async throws -> Operations.GetEmailVerificationPage.Output {
+        try await accountPages.getEmailVerificationPage(input)
+    }
+
+    func getPasswordResetPage(_ input: Operations.GetPasswordResetPage.Input) async throws -> Operations.GetPasswordResetPage.Output {
+        try await accountPages.getPasswordResetPage(input)
+    }
+
+    func submitPasswordResetPage(_ input: Operations.SubmitPasswordResetPage.Input) async throws -> Operations.SubmitPasswordResetPage.Output {
+        try await accountPages.submitPasswordResetPage(input)
     }
 
     // MARK: Catalog

@@ -20,6 +20,16 @@ public func buildApplication(
     logger: Logger? = nil,
     onListening: @escaping @Sendable (String) async -> Void = { _ in }
 ) async throws -> FitBaseApplication {
+    try await buildApplication(configuration: configuration, logger: logger, mailer: nil, onListening: onListening)
+}
+
+/// ``buildApplication(configuration:logger:onListening:)`` with the mailer chosen by the caller (tests record e-mail).
+func buildApplication(
+    configuration: ServerConfiguration,
+    logger: Logger? = nil,
+    mailer: (any Mailer)?,
+    onListening: @escaping @Sendable (String) async -> Void = { _ in }
+) async throws -> FitBaseApplication {
     let logger = logger ?? {
         var logger = Logger(label: "fitbase")
         logger.logLevel = configuration.logLevel
@@ -65,26 +75,44 @@ public func buildApplication(
         consents: ConsentStore(database: database)
     )
 
+    let composer: AccountMailComposer
+    do {
+        composer = try await AccountMailComposer.load(appName: configuration.accounts.appName, publicURL: configuration.publicURL)
+    } catch {
+        try? await separateKeystore?.shutdown()
+        try? await database.shutdown()
+        throw error
+    }
+
     // From here on nothing throws before the application's services own the pools and clients.
-    let hasher = PasswordHasher(cost: configuration.bcryptCost)
+    let hasher = PasswordHasher(cost: configuration.bcryptCost, slots: configuration.accounts.passwordHashSlots)
     let httpClient = HTTPClient(
         eventLoopGroupProvider: .singleton, configuration: .init(timeout: .init(connect: .seconds(10), read: .seconds(30)))
     )
+    let outbox = Outbox(masterKey: masterKey, signal: WakeSignal())
+    let appleTokenClient = appleCredentials.map {
+        HTTPAppleTokenClient(client: httpClient, baseURL: providers.appleAPIURL, credentials: $0) as any AppleTokenClient
+    }
+    let appleTokens = appleTokenClient.map {
+        AppleTokenRevoker(identities: IdentityStore(database: database), client: $0, masterKey: masterKey, outbox: outbox, logger: logger)
+    }
     // Every feature that stores a user's rows adds its owner here, so export and deletion cover it.
     let registry = AccountDataRegistry(owners: [
-        AccountProfileOwner(), IdentitiesOwner(), SessionsOwner(), ConsentsOwner(), CyclePeriodsOwner(), WorkoutLogsOwner(),
+        AccountProfileOwner(), IdentitiesOwner(appleTokens: appleTokens), SessionsOwner(), ConsentsOwner(), OutboxOwner(),
+        CyclePeriodsOwner(), WorkoutLogsOwner(),
         TrainingPlansOwner(), DailyRecommendationsOwner(), GroupMembershipOwner(), NotificationsOwner(), SubscriptionsOwner(),
         // Last registered, first deleted: health takes the audit lock before leaving the group takes the events lock,
         // the order every health write takes them in.
         HealthSamplesOwner(records: healthRecords),
     ])
     let accounts = AccountsFeature(
-        database: database, signer: signer, hasher: hasher, httpClient: httpClient, masterKey: masterKey,
-        appleCredentials: appleCredentials, providers: providers, registry: registry, logger: logger
+        database: database, signer: signer, hasher: hasher, httpClient: httpClient, appleTokens: appleTokens,
+        providers: providers, settings: configuration.accounts, composer: composer, outbox: outbox, registry: registry, logger: logger
     )
     let routes = RouteTable()
     let router = buildRouter(maxBodyBytes: configuration.maxBodyBytes, routes: routes)
     router.add(middleware: accounts.authentication)
+    router.add(middleware: AccountPageHeadersMiddleware())
     router.add(middleware: StripeWebhookMiddleware(verifier: stripeVerifier, maxBytes: configuration.maxBodyBytes))
     let hub = EventHub()
     router.add(middleware: EventWakeMiddleware(hub: hub))
@@ -103,7 +131,7 @@ public func buildApplication(
     let groupController = GroupController(groups: GroupStore(database: database), configuration: configuration.social, publicURL: configuration.publicURL)
     let api = APIHandler(
         serviceStatus: ServiceStatusController(database: database, openAPIDocument: openAPIDocument),
-        auth: accounts.auth, providers: accounts.providers, me: accounts.me,
+        auth: accounts.auth, providers: accounts.providers, me: accounts.me, credentials: accounts.credentials, accountPages: accounts.pages,
         catalog: CatalogController(database: database, store: catalogStore, premiumAccess: premiumAccess),
         cycle: cycleController,
         history: historyController,
@@ -143,6 +171,11 @@ public func buildApplication(
             DatabaseService(database: separateKeystore),
             SyncRetentionService(database: database, logger: logger),
             WeekRolloverService(rollover: WeekRollover(database: database), logger: logger),
+            OutboxWorker(
+                database: database, outbox: outbox,
+                mailer: mailer ?? configuration.accounts.smtp.map { SMTPMailer(configuration: $0) as any Mailer } ?? LogMailer(logger: logger),
+                sender: configuration.accounts.sender, appleTokens: appleTokenClient, logger: logger
+            ),
         ],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port

@@ -10,6 +10,8 @@ struct RequestScope: Sendable {
     var authenticationFailure: Problem?
     /// The request's `X-Request-ID` (the audit log records it).
     var requestID: String?
+    /// The client's address, for per-client limits (see ``ClientAddress``); `nil` when unknown.
+    var clientAddress: String? = nil
 
     @TaskLocal static var current = RequestScope(caller: nil, authenticationFailure: nil, requestID: nil)
 

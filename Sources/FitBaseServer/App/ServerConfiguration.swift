@@ -47,6 +47,8 @@ public struct ServerConfiguration: Sendable {
     public var keystore: DatabaseLocation?
     /// Invite links and universal links (environment only).
     public var social: SocialConfiguration
+    /// The app's name in e-mails, trusted proxies, password-hashing admission (environment only).
+    public var accounts: AccountsConfiguration
 
     /// Values as given on the command line; `nil` means "not given".
     public struct Overrides: Sendable {
@@ -86,7 +88,8 @@ public struct ServerConfiguration: Sendable {
         languageModel: LanguageModelConfiguration? = nil,
         billing: BillingConfiguration = .init(),
         keystore: DatabaseLocation? = nil,
-        social: SocialConfiguration = .init()
+        social: SocialConfiguration = .init(),
+        accounts: AccountsConfiguration = .init()
     ) {
         self.host = host
         self.port = port
@@ -102,6 +105,7 @@ public struct ServerConfiguration: Sendable {
         self.billing = billing
         self.keystore = keystore
         self.social = social
+        self.accounts = accounts
     }
 
     /// Resolves flags over `FITBASE_*` environment variables over defaults, validating every value.
@@ -215,7 +219,8 @@ public struct ServerConfiguration: Sendable {
             languageModel: try LanguageModelConfiguration.resolve(environment: environment),
             billing: try BillingConfiguration.resolve(environment: environment),
             keystore: keystore,
-            social: try SocialConfiguration.resolve(environment: environment)
+            social: try SocialConfiguration.resolve(environment: environment),
+            accounts: try AccountsConfiguration.resolve(environment: environment)
         )
     }
 

@@ -102,7 +102,11 @@ struct GroupController: Sendable {
 
     func getAppSiteAssociation(_ input: Operations.GetAppSiteAssociation.Input) async throws -> Operations.GetAppSiteAssociation.Output {
         .ok(.init(body: .json(.init(applinks: .init(details: configuration.appleAppIDs.isEmpty ? [] : [
-            .init(appIDs: configuration.appleAppIDs, components: [.init(additionalProperties: ["/": "/group/invite/*", "comment": "Group invites"])]),
+            .init(appIDs: configuration.appleAppIDs, components: [
+                .init(additionalProperties: ["/": "/group/invite/*", "comment": "Group invites"]),
+                .init(additionalProperties: ["/": "/auth/verify", "comment": "E-mail verification links"]),
+                .init(additionalProperties: ["/": "/auth/reset", "comment": "Password reset links"]),
+            ]),
         ])))))
     }
 

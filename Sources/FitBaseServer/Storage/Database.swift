@@ -117,10 +117,10 @@ public final class Database: Sendable {
         begin: String, _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
         let logger = self.logger
-        return try await withConnection { connection in
+        let hooks = TransactionHooks()
+        let result = try await withConnection { connection in
             try await connection.raw(SQLQueryString(begin)).run()
             do {
-                let hooks = TransactionHooks()
                 let result = try await TransactionHooks.$current.withValue(hooks) { try await body(connection) }
                 try await hooks.run(on: connection)
                 try await connection.raw("COMMIT").run()
@@ -134,6 +134,8 @@ public final class Database: Sendable {
                 throw error
             }
         }
+        hooks.runAfterCommit()
+        return result
     }
 
     /// Answers whether the database takes a trivial query; `/readyz` calls it.

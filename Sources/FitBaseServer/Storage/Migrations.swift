@@ -23,6 +23,12 @@ enum FitBaseMigrations {
         CreateGroups(),
         CreateChallenges(),
         CreateEvents(),
+        AddEmailVerification(),
+        CreateAccountTokens(),
+        CreateRateLimits(),
+        CreateTrustedDevices(),
+        CreateAppleNotificationReceipts(),
+        CreateOutbox(),
     ]
 }
 

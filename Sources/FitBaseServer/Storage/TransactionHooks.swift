@@ -3,9 +3,11 @@ import SQLKit
 import Synchronization
 
 /// Work a transaction does once, just before it commits, however many times its body asked for it: e.g. one sync
-/// nudge per user for a push of 500 changes. ``Database/transaction(_:)`` installs one per transaction.
+/// nudge per user for a push of 500 changes; and work that must wait until the commit is durable (waking the outbox
+/// worker). ``Database/transaction(_:)`` installs one per transaction.
 final class TransactionHooks: Sendable {
     private let hooks = Mutex<[(key: String, run: @Sendable (any SQLDatabase) async throws -> Void)]>([])
+    private let committed = Mutex<[(key: String, run: @Sendable () -> Void)]>([])
 
     /// The hooks of the transaction the current task is in (`nil` outside a transaction).
     @TaskLocal static var current: TransactionHooks?
@@ -17,7 +19,19 @@ final class TransactionHooks: Sendable {
         }
     }
 
+    /// Runs `hook` once the transaction has committed (never when it rolls back), once per `key`. It must not fail
+    /// or block: it is for nudging others (e.g. waking a worker), not for more work on the data.
+    func afterCommit(key: String, _ hook: @escaping @Sendable () -> Void) {
+        committed.withLock { hooks in
+            if !hooks.contains(where: { $0.key == key }) { hooks.append((key, hook)) }
+        }
+    }
+
     func run(on db: any SQLDatabase) async throws {
         for hook in hooks.withLock({ $0 }) { try await hook.run(db) }
+    }
+
+    func runAfterCommit() {
+        for hook in committed.withLock({ $0 }) { hook.run() }
     }
 }

@@ -268,6 +268,8 @@ struct SyncRetentionService: Service {
                 if purged > 0 { logger.info("purged sync tombstones", metadata: ["count": "\(purged)"]) }
                 // Realtime events past their replay window go on the same schedule.
                 try await EventLog.purge(before: Date.now.addingTimeInterval(-EventLog.retention), database: database)
+                // And the accounts' short-lived rows: spent counters, expired links, delivered e-mail.
+                try await AccountsRetention.purge(now: .storageNow, database: database)
             } catch {
                 logger.error("sync tombstone purge failed", metadata: ["error": "\(error)"])
             }

@@ -56,7 +56,7 @@ struct HTTPAppleTokenClient: AppleTokenClient {
         ])
         struct TokenResponse: Decodable { let refresh_token: String? }
         guard let token = try JSONDecoder().decode(TokenResponse.self, from: body).refresh_token else {
-            throw AppleTokenError(endpoint: "/auth/token", reason: "no refresh_token in the answer")
+            throw AppleTokenError(endpoint: "/auth/token", reason: "no refresh_token in the answer", status: 200)
         }
         return token
     }
@@ -100,7 +100,7 @@ struct HTTPAppleTokenClient: AppleTokenClient {
         guard response.status == .ok else {
             struct AppleError: Decodable { let error: String? }
             let reason = (try? JSONDecoder().decode(AppleError.self, from: body))?.error ?? "HTTP \(response.status.code)"
-            throw AppleTokenError(endpoint: path, reason: reason)
+            throw AppleTokenError(endpoint: path, reason: reason, status: Int(response.status.code))
         }
         return body
     }
@@ -118,5 +118,9 @@ struct HTTPAppleTokenClient: AppleTokenClient {
 struct AppleTokenError: Error, CustomStringConvertible {
     let endpoint: String
     let reason: String
+    /// Apple's HTTP status.
+    let status: Int
     var description: String { "Apple \(endpoint) failed: \(reason)" }
+    /// Apple refused the request itself (a 4xx other than 429): sending it again cannot succeed.
+    var isPermanent: Bool { (400..<500).contains(status) && status != 429 }
 }

@@ -1,6 +1,7 @@
 import FitBaseCore
 import Foundation
 import Logging
+import SQLKit
 
 /// Keeps and revokes the Apple refresh tokens of Sign in with Apple accounts. Tokens are sealed under the master
 /// key, bound to the identity they belong to.
@@ -8,6 +9,7 @@ struct AppleTokenRevoker: Sendable {
     let identities: IdentityStore
     let client: any AppleTokenClient
     let masterKey: MasterKey
+    let outbox: Outbox
     let logger: Logger
 
     /// Trades the app's authorization code for a refresh token and stores it sealed. Failures are logged, not
@@ -22,17 +24,17 @@ struct AppleTokenRevoker: Sendable {
         }
     }
 
-    /// Revokes every stored Apple token of `user` (before the account is deleted). Failures are logged and do not
-    /// stop the deletion: the user's right to erasure comes first.
-    func revokeTokens(of user: UserID) async {
-        do {
-            for identity in try await identities.identities(of: user) where identity.provider == .apple {
-                guard let sealed = identity.sealedRefreshToken.flatMap({ Data(base64Encoded: $0) }) else { continue }
-                let token = try masterKey.open(sealed, context: Self.context(identity.provider, identity.subject))
-                try await client.revoke(refreshToken: String(decoding: token, as: UTF8.self), clientID: identity.audience)
-            }
-        } catch {
-            logger.error("revoking Sign in with Apple tokens failed", metadata: ["user": "\(user)", "error": "\(error)"])
+    /// Queues the revocation of every stored Apple token of `user` in the deletion's transaction: the outbox revokes
+    /// them at Apple after the commit, retrying while Apple cannot be reached, so the account's deletion neither
+    /// waits for Apple nor loses the revocation.
+    func queueRevocations(of user: UserID, now: Date, on db: any SQLDatabase) async throws {
+        for identity in try await IdentityStore.identities(of: user, on: db) where identity.provider == .apple {
+            guard let sealed = identity.sealedRefreshToken.flatMap({ Data(base64Encoded: $0) }) else { continue }
+            let token = try masterKey.open(sealed, context: Self.context(identity.provider, identity.subject))
+            try await outbox.enqueue(
+                .appleTokenRevocation(refreshToken: String(decoding: token, as: UTF8.self), clientID: identity.audience),
+                user: user, now: now, on: db
+            )
         }
     }
 

@@ -12,6 +12,8 @@ struct IdentityRecord: Sendable, Equatable {
     let isPrivateEmail: Bool
     let emailRelayEnabled: Bool
     let sealedRefreshToken: String?
+    /// When the identity was first linked to the account.
+    let linkedAt: Date
 }
 
 /// SQL for `user_identities`.
@@ -71,7 +73,7 @@ struct IdentityStore: Sendable {
 
     private static func select(on db: any SQLDatabase) -> SQLSelectBuilder {
         db.select().columns(
-            "provider", "subject", "user_id", "audience", "is_private_email", "email_relay_enabled", "sealed_refresh_token"
+            "provider", "subject", "user_id", "audience", "is_private_email", "email_relay_enabled", "sealed_refresh_token", "created_at"
         ).from("user_identities")
     }
 
@@ -83,14 +85,17 @@ struct IdentityStore: Sendable {
             audience: try row.decode(column: "audience", as: String.self),
             isPrivateEmail: try row.decode(column: "is_private_email", as: Bool.self),
             emailRelayEnabled: try row.decode(column: "email_relay_enabled", as: Bool.self),
-            sealedRefreshToken: try row.decode(column: "sealed_refresh_token", as: String?.self)
+            sealedRefreshToken: try row.decode(column: "sealed_refresh_token", as: String?.self),
+            linkedAt: try row.decode(column: "created_at", as: Date.self)
         )
     }
 }
 
-/// Sign-in identities, exported without tokens.
+/// Sign-in identities, exported without tokens; deleting them queues the revocation of Apple's tokens.
 struct IdentitiesOwner: AccountDataOwner {
     let section = "signInIdentities"
+    /// `nil` when Sign in with Apple has no key configured: no token was ever stored then.
+    let appleTokens: AppleTokenRevoker?
 
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
         let rows = try await db.select().columns("provider", "email", "is_private_email", "email_relay_enabled", "created_at")
@@ -109,6 +114,7 @@ struct IdentitiesOwner: AccountDataOwner {
     }
 
     func delete(_ user: UserID, on db: any SQLDatabase) async throws {
+        try await appleTokens?.queueRevocations(of: user, now: .storageNow, on: db)
         try await db.delete(from: "user_identities").where("user_id", .equal, user.rawValue).run()
     }
 }

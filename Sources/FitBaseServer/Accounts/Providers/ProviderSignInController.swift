@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import JWTKit
 import Logging
+import SQLKit
 
 /// Sign in with Apple and Google using the ID token the app got from the provider's SDK, and Apple's
 /// server-to-server notifications about those accounts.
@@ -48,9 +49,16 @@ struct ProviderSignInController: Sendable {
         return .ok(.init(body: .json(try await session(outcome, now: now))))
     }
 
+    /// How old an Apple notification may be (by its `iat`) and still be acted on; receipts are kept twice as long.
+    static let notificationMaximumAge: TimeInterval = 3600
+
     /// Apple's notifications: `email-disabled` / `email-enabled` (private relay forwarding), `consent-revoked` (the
     /// user stopped using Sign in with Apple with the app: their sessions end), `account-delete` (the Apple ID is
-    /// gone: the account is deleted). Repeats are harmless; unknown users and event types are acknowledged.
+    /// gone: the account is deleted). Unknown users and event types are acknowledged.
+    ///
+    /// Replays do nothing: each `jti` is acted on once, a notification issued more than an hour ago (or in the
+    /// future) is acknowledged and ignored, and so is one issued before the identity was linked — a captured
+    /// `account-delete` cannot delete the account of someone who later signs up again with the same Apple ID.
     func receiveAppleNotification(
         _ input: Operations.ReceiveAppleNotification.Input
     ) async throws -> Operations.ReceiveAppleNotification.Output {
@@ -61,10 +69,43 @@ struct ProviderSignInController: Sendable {
         guard let data = claims.events.data(using: .utf8), let event = try? JSONDecoder().decode(AppleNotificationEvent.self, from: data) else {
             throw Problem.invalidRequest("The notification's events claim is not an Apple event.")
         }
+        guard let jti = claims.jti, !jti.isEmpty, let issuedAt = claims.iat else {
+            throw Problem.invalidRequest("The notification has no jti or iat claim.")
+        }
+        let now = Date.storageNow
+        guard issuedAt > now.addingTimeInterval(-Self.notificationMaximumAge), issuedAt < now.addingTimeInterval(IdentityTokenVerifier.leeway) else {
+            logger.warning("stale Apple notification ignored", metadata: ["type": "\(event.type)", "iat": "\(issuedAt)"])
+            return .ok(.init())
+        }
+        let firstTime = try await database.transaction { db in
+            try await db.delete(from: "apple_notification_receipts")
+                .where("received_at", .lessThan, now.addingTimeInterval(-2 * Self.notificationMaximumAge)).run()
+            return !(try await db.insert(into: "apple_notification_receipts").columns("jti", "received_at")
+                .values(SQLBind(jti), SQLBind(now)).ignoringConflicts(with: ["jti"]).returning("jti").all()).isEmpty
+        }
+        guard firstTime else {
+            logger.info("replayed Apple notification ignored", metadata: ["type": "\(event.type)"])
+            return .ok(.init())
+        }
+        do {
+            try await apply(event, issuedAt: issuedAt)
+        } catch {
+            // Not acted on: forget the receipt so Apple's retry is.
+            try? await database.transaction { db in try await db.delete(from: "apple_notification_receipts").where("jti", .equal, jti).run() }
+            throw error
+        }
+        return .ok(.init())
+    }
+
+    private func apply(_ event: AppleNotificationEvent, issuedAt: Date) async throws {
         let identity = try await database.withConnection { db in try await IdentityStore.find(.apple, subject: event.sub, on: db) }
         guard let identity else {
             logger.info("Apple notification for an unknown account", metadata: ["type": "\(event.type)"])
-            return .ok(.init())
+            return
+        }
+        guard issuedAt >= identity.linkedAt.addingTimeInterval(-1) else {
+            logger.warning("Apple notification issued before the identity was linked ignored", metadata: ["type": "\(event.type)", "user": "\(identity.user)"])
+            return
         }
         switch event.type {
         case "email-disabled":
@@ -79,7 +120,6 @@ struct ProviderSignInController: Sendable {
             logger.info("ignored Apple notification", metadata: ["type": "\(event.type)"])
         }
         logger.notice("Apple notification processed", metadata: ["type": "\(event.type)", "user": "\(identity.user)"])
-        return .ok(.init())
     }
 
     private func session(_ outcome: ProviderAccountLinker.Outcome, now: Date) async throws -> Components.Schemas.AuthSession {
@@ -101,9 +141,11 @@ struct ProviderSignInController: Sendable {
 private struct AppleNotificationClaims: JWTPayload {
     let iss: String
     let aud: [String]
+    let iat: Date?
+    let jti: String?
     let events: String
 
-    enum CodingKeys: String, CodingKey { case iss, aud, events }
+    enum CodingKeys: String, CodingKey { case iss, aud, iat, jti, events }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -113,6 +155,8 @@ private struct AppleNotificationClaims: JWTPayload {
         } else {
             aud = try container.decode([String].self, forKey: .aud)
         }
+        iat = try container.decodeIfPresent(Double.self, forKey: .iat).map(Date.init(timeIntervalSince1970:))
+        jti = try container.decodeIfPresent(String.self, forKey: .jti)
         events = try container.decode(String.self, forKey: .events)
     }
 
@@ -120,6 +164,8 @@ private struct AppleNotificationClaims: JWTPayload {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(iss, forKey: .iss)
         try container.encode(aud, forKey: .aud)
+        try container.encodeIfPresent(iat?.timeIntervalSince1970, forKey: .iat)
+        try container.encodeIfPresent(jti, forKey: .jti)
         try container.encode(events, forKey: .events)
     }
 

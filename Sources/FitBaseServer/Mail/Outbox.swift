@@ -1,0 +1,119 @@
+import FitBaseCore
+import Foundation
+import OpenAPIRuntime
+import SQLKit
+import Synchronization
+
+/// Something that must leave the process once the change causing it has committed.
+enum OutboxJob: Codable, Sendable, Equatable {
+    /// An e-mail, rendered when it was queued.
+    case email(MailMessage)
+    /// Revoking a Sign in with Apple refresh token at Apple (the account was deleted).
+    case appleTokenRevocation(refreshToken: String, clientID: String)
+
+    var kind: String {
+        switch self {
+        case .email: "email"
+        case .appleTokenRevocation: "apple-token-revocation"
+        }
+    }
+}
+
+/// The durable outbox: jobs are written in the transaction of the change that causes them (so a rolled-back change
+/// sends nothing and a committed one is never lost), sealed under the master key, and delivered by ``OutboxWorker``
+/// on any instance, each claimed by exactly one.
+struct Outbox: Sendable {
+    let masterKey: MasterKey
+    /// Wakes this instance's worker after a commit that queued something.
+    let signal: WakeSignal
+
+    /// Queues `job` in the caller's transaction; the worker is woken once the transaction commits.
+    func enqueue(_ job: OutboxJob, user: UserID?, now: Date, on db: any SQLDatabase) async throws {
+        let id = UUID()
+        let sealed = try masterKey.seal(try JSONEncoder().encode(job), context: Self.context(id))
+        try await db.insert(into: "outbox")
+            .columns("id", "kind", "user_id", "payload", "status", "attempts", "next_attempt_at", "created_at")
+            .values(
+                SQLBind(id), SQLBind(job.kind), SQLBind(user?.rawValue), SQLBind(sealed), SQLBind(OutboxStatus.pending.rawValue),
+                SQLBind(0), SQLBind(now), SQLBind(now)
+            )
+            .run()
+        let signal = self.signal
+        TransactionHooks.current?.afterCommit(key: "outbox.wake") { signal.wake() }
+    }
+
+    func open(_ sealed: Data, id: UUID) throws -> OutboxJob {
+        try JSONDecoder().decode(OutboxJob.self, from: try masterKey.open(sealed, context: Self.context(id)))
+    }
+
+    /// What a job's ciphertext is bound to: its row.
+    static func context(_ id: UUID) -> String {
+        "outbox/\(id.uuidString.lowercased())"
+    }
+}
+
+enum OutboxStatus: String, Sendable {
+    case pending, sent, failed
+}
+
+/// A wake-up call between threads that never loses one: a `wake()` with nobody waiting is kept for the next `wait()`.
+final class WakeSignal: Sendable {
+    private let state = Mutex<(pending: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    init() {}
+
+    func wake() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter else {
+                state.pending = true
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns at the next `wake()` (at once if one came since the last wait), or after `timeout`.
+    func wait(timeout: Duration) async {
+        let timer = Task { [weak self] in
+            try await Task.sleep(for: timeout)
+            self?.wake()
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLock { state in
+                if state.pending {
+                    state.pending = false
+                    return true
+                }
+                state.waiter = continuation
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+        timer.cancel()
+    }
+}
+
+/// The user's e-mail in the outbox: exported as what was sent when (never the content: it held links), and deleted
+/// with the account. Queued Apple token revocations are not the user's data and outlive the account on purpose.
+struct OutboxOwner: AccountDataOwner {
+    let section = "emails"
+
+    func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
+        let rows = try await db.select().columns("status", "created_at", "completed_at").from("outbox")
+            .where("user_id", .equal, user.rawValue).where("kind", .equal, "email").orderBy("created_at").all()
+        let emails: [(any Sendable)?] = try rows.map { row in
+            [
+                "status": try row.decode(column: "status", as: String.self),
+                "queuedAt": try row.decode(column: "created_at", as: Date.self).formatted(.iso8601),
+                "completedAt": try row.decode(column: "completed_at", as: Date?.self)?.formatted(.iso8601),
+            ] as [String: (any Sendable)?]
+        }
+        return try OpenAPIValueContainer(unvalidatedValue: emails)
+    }
+
+    func delete(_ user: UserID, on db: any SQLDatabase) async throws {
+        try await db.delete(from: "outbox").where("user_id", .equal, user.rawValue).where("kind", .equal, "email").run()
+    }
+}

@@ -1,0 +1,266 @@
+import FitBaseCore
+import FitBaseTestSupport
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import SQLKit
+import Testing
+
+@testable import FitBaseServer
+
+/// E-mail verification, password reset and change, and e-mail change, with the e-mail read from a recording mailer.
+@Suite struct EmailCredentialsTests {
+    @Test(arguments: TestEngines.all)
+    func signUpSendsAVerificationLinkThatWorksOnce(engine: DatabaseEngine) async throws {
+        try await withMailApp(engine) { client, database, mailer in
+            let account = try await client.signUp("ana@example.com")
+            var me = try json(try await client.json(.get, "/v1/me", token: account.accessToken))
+            #expect(me["emailVerified"] as? Bool == false)
+            #expect(me["lastSignInAt"] as? String != nil)
+            let message = try #require(try await mailer.received(by: "ana@example.com").first)
+            #expect(message.subject.contains("Confirm your e-mail address"))
+            #expect(message.html.contains("<a href=\"http://127.0.0.1:0/auth/verify?token="))
+            let token = try await mailer.token(to: "ana@example.com", subject: "Confirm")
+
+            let verified = try await client.json(.post, "/v1/auth/email/verify", body: ["token": token])
+            #expect(verified.status == .ok)
+            #expect(try json(verified)["purpose"] as? String == "verifyEmail")
+            me = try json(try await client.json(.get, "/v1/me", token: account.accessToken))
+            #expect(me["emailVerified"] as? Bool == true)
+            try expectProblem(try await client.json(.post, "/v1/auth/email/verify", body: ["token": token]), code: "token_used")
+            try expectProblem(try await client.json(.post, "/v1/auth/email/verify", body: ["token": "made-up"]), code: "token_invalid")
+            try expectProblem(try await client.json(.post, "/v1/auth/email/verification", token: account.accessToken), code: "email_already_verified")
+            _ = database
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func verificationLinksExpireAndTheResentOneReplacesThem(engine: DatabaseEngine) async throws {
+        try await withMailApp(engine) { client, database, mailer in
+            let account = try await client.signUp("bo@example.com")
+            let first = try await mailer.token(to: "bo@example.com", subject: "Confirm")
+            #expect(try await client.json(.post, "/v1/auth/email/verification", token: account.accessToken).status == .accepted)
+            _ = try await mailer.received(by: "bo@example.com", atLeast: 2)
+            let second = try await mailer.token(to: "bo@example.com", subject: "Confirm")
+            #expect(first != second)
+            try expectProblem(try await client.json(.post, "/v1/auth/email/verify", body: ["token": first]), code: "token_invalid")
+            try await database.run { db in
+                try await db.update("account_tokens").set("expires_at", to: Date.now.addingTimeInterval(-1)).run()
+            }
+            try expectProblem(try await client.json(.post, "/v1/auth/email/verify", body: ["token": second]), code: "token_expired")
+            // The page says so too, as HTML.
+            let page = try await client.execute(uri: "/auth/verify?token=\(second)", method: .get)
+            #expect(page.status == .badRequest)
+            #expect(page.headers[.contentType]?.hasPrefix("text/html") == true)
+            #expect(page.headers[.referrerPolicy] == "no-referrer")
+            #expect(String(buffer: page.body).contains("expired"))
+            // A third resend is allowed, a fourth within the hour is not.
+            #expect(try await client.json(.post, "/v1/auth/email/verification", token: account.accessToken).status == .accepted)
+            #expect(try await client.json(.post, "/v1/auth/email/verification", token: account.accessToken).status == .accepted)
+            let limited = try await client.json(.post, "/v1/auth/email/verification", token: account.accessToken)
+            try expectProblem(limited, code: "too_many_attempts")
+            #expect(limited.headers[.retryAfter] != nil)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func theVerificationPageVerifies(engine: DatabaseEngine) async throws {
+        try await withMailApp(engine) { client, _, mailer in
+            let account = try await client.signUp("cy@example.com")
+            let token = try await mailer.token(to: "cy@example.com", subject: "Confirm")
+            let page = try await client.execute(uri: "/auth/verify?token=\(token)", method: .get)
+            #expect(page.status == .ok)
+            #expect(page.headers[.cacheControl] == "no-store")
+            #expect(page.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
+            #expect(String(buffer: page.body).contains("cy@example.com is verified"))
+            #expect(try json(try await client.json(.get, "/v1/me", token: account.accessToken))["emailVerified"] as? Bool == true)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func forgotPasswordAnswersTheSameForKnownAndUnknownAddresses(engine: DatabaseEngine) async throws {
+        try await withMailApp(engine) { client, _, mailer in
+            _ = try await client.signUp("known@example.com")
+            let known = try await client.json(.post, "/v1/auth/password/forgot", body: ["email": "known@example.com"])
+            let unknown = try await client.json(.post, "/v1/auth/password/forgot", body: ["email": "nobody@example.com"])
+            #expect(known.status == .accepted)
+            #expect(unknown.status == .accepted)
+            #expect(known.body == unknown.body)
+            let shape: (TestResponse) -> [String] = { response in
+                response.headers.filter { $0.name != .requestID && $0.name != .date }.map { "\($0.name)=\($0.value)" }.sorted()
+            }
+            #expect(shape(known) == shape(unknown))
+            #expect(try await mailer.received(by: "known@example.com").contains { $0.subject.contains("Reset") })
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(mailer.messages.allSatisfy { $0.to != "nobody@example.com" })
+            // Limited per address, known or not.
+            for _ in 0..<2 { _ = try await client.json(.post, "/v1/auth/password/forgot", body: ["email": "nobody@example.com"]) }
+            try expectProblem(try await client.json(.post, "/v1/auth/password/forgot", body: ["email": "nobody@example.com"]), code: "too_many_attempts")
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func resetSetsThePasswordEndsEverySessionAndWorksOnce(engine: DatabaseEngine) async throws {
+        try await withMailApp(engine) { client, _, mailer in
+            let account = try await client.signUp("dee@example.com")
+            let other = try await client.signIn(account, device: "iPad")
+            #expect(try await client.json(.post, "/v1/auth/password/forgot", body: ["email": "dee@example.com"]).status == .accepted)
+            let token = try await mailer.token(to: "dee@example.com", subject: "Reset")
+
+            let weak = try await client.json(.post, "/v1/auth/password/reset", body: ["token": token, "newPassword": "short"])
+            #expect(try expectProblem(weak, code: "validation_failed")["errors"] != nil)
+            let reset = try await client.json(.post, "/v1/auth/password/reset", body: ["token": token, "newPassword": "a brand new passphrase"])
+            #expect(reset.status == .noContent)
+            try expectProblem(try await client.json(.post, "/v1/auth/password/reset", body: ["token": token, "newPassword": "yet another passphrase"]), code: "token_used")
+
+            for session in [account, other] {
+                try expectProblem(try await client.json(.get, "/v1/me", token: session.accessToken), code: "session_revoked")
+                try expectProblem(try await client.json(.post, "/v1/auth/refresh", body: ["refreshToken": session.refreshToken]), code: "invalid_refresh_token")
+            }
+            try expectProblem(try await client.json(.post, "/v1/auth/signin", body: ["email": "dee@example.com", "password": account.password]), code: "invalid_credentials")
+            let signedIn = try await client.json(.post, "/v1/auth/signin", body: ["email": "dee@example.com", "password": "a brand new passphrase"])
+            #expect(signedIn.status == .ok)
+            // The link proved the address.
+            #expect((try json(signedIn)["user"] as? [String: Any])?["emailVerified"] as? Bool == true)
+            #expect(try await mailer.received(by: "dee@example.com").contains { $0.subject.contains("password was changed") })
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func linksSentBeforeAPasswordChangeAreUseless(engine: DatabaseEngine) async throws {
+        try await withMailApp(engine) { client, database, mailer in
+            let account = try await client.signUp("eve@example.com")
+            let verification = try await mailer.token(to: "eve@example.com", subject: "Confirm")
+            #expect(try await client.json(.post, "/v1/auth/password/forgot", body: ["email": "eve@example.com"]).status == .accepted)
+            let reset = try await mailer.token(to: "eve@example.com", subject: "Reset")
+            let other = try await client.signIn(account)
+
+            let wrong = try await client.json(.post, "/v1/me/password", body: ["currentPassword": "not the password", "newPassword": "another long secret"], token: account.accessToken)
+            try expectProblem(wrong, code: "wrong_password")
+            let changed = try await client.json(.post, "/v1/me/password", body: ["currentPassword": account.password, "newPassword": "another long secret"], token: account.accessToken)
+            #expect(changed.status == .noContent)
+            // This session stays; the other one ends.
+            #expect(try await client.json(.get, "/v1/me", token: account.accessToken).status == .ok)
+            try expectProblem(try await client.json(.get, "/v1/me", token: other.accessToken), code: "session_revoked")
+
+            try expectProblem(try await client.json(.post, "/v1/auth/password/reset", body: ["token": reset, "newPassword": "attacker's choice 123"]), code: "token_invalid")
+            try expectProblem(try await client.json(.post, "/v1/auth/email/verify", body: ["token": verification]), code: "token_invalid")
+            _ = database
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func resetTokensExpireAfterThirtyMinutes(engine: DatabaseEngine) async throws {
+        try await withMailApp(engine) { client, database, mailer in
+            _ = try await client.signUp("fay@example.com")
+            _ = try await client.json(.post, "/v1/auth/password/forgot", body: ["email": "fay@example.com"])
+            let token = try await mailer.token(to: "fay@example.com", subject: "Reset")
+            try await database.run { db in
+                try await db.update("account_tokens").set("expires_at", to: Date.now.addingTimeInterval(-1))
+                    .where("purpose", .equal, "reset-password").run()
+            }
+            try expectProblem(try await client.json(.post, "/v1/auth/password/reset", body: ["token": token, "newPassword": "a brand new passphrase"]), code: "token_expired")
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func theResetPageShowsAFormAndSetsThePassword(engine: DatabaseEngine) async throws {
+        try await withMailApp(engine) { client, _, mailer in
+            let account = try await client.signUp("gus@example.com")
+            _ = try await client.json(.post, "/v1/auth/password/forgot", body: ["email": "gus@example.com"])
+            let token = try await mailer.token(to: "gus@example.com", subject: "Reset")
+            let form = try await client.execute(uri: "/auth/reset?token=\(token)", method: .get)
+            #expect(form.status == .ok)
+            #expect(String(buffer: form.body).contains(#"<form method="post" action="/auth/reset">"#))
+            #expect(String(buffer: form.body).contains("gus@example.com"))
+
+            func submit(_ fields: String) async throws -> TestResponse {
+                try await client.execute(
+                    uri: "/auth/reset", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                    body: ByteBuffer(string: fields)
+                )
+            }
+            let mismatch = try await submit("token=\(token)&newPassword=first+long+secret&confirmPassword=second+long+secret")
+            #expect(mismatch.status == .badRequest)
+            #expect(String(buffer: mismatch.body).contains("differ"))
+            let done = try await submit("token=\(token)&newPassword=first+long+secret&confirmPassword=first+long+secret")
+            #expect(done.status == .ok)
+            #expect(String(buffer: done.body).contains("Password changed"))
+            try expectProblem(try await client.json(.get, "/v1/me", token: account.accessToken), code: "session_revoked")
+            #expect(try await client.json(.post, "/v1/auth/signin", body: ["email": "gus@example.com", "password": "first long secret"]).status == .ok)
+            #expect(try await submit("token=\(token)&newPassword=x&confirmPassword=x").status == .badRequest)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func anEmailChangeTakesEffectWhenTheNewAddressConfirmsIt(engine: DatabaseEngine) async throws {
+        try await withMailApp(engine) { client, _, mailer in
+            let account = try await client.signUp("hal@example.com")
+            _ = try await client.signUp("taken@example.com")
+            try expectProblem(
+                try await client.json(.post, "/v1/me/email", body: ["newEmail": "new-hal@example.com", "password": "wrong password!"], token: account.accessToken),
+                code: "wrong_password"
+            )
+            try expectProblem(
+                try await client.json(.post, "/v1/me/email", body: ["newEmail": "taken@example.com", "password": account.password], token: account.accessToken),
+                code: "email_taken"
+            )
+            let asked = try await client.json(.post, "/v1/me/email", body: ["newEmail": " New-Hal@Example.com ", "password": account.password], token: account.accessToken)
+            #expect(asked.status == .accepted)
+            #expect(try json(asked)["pendingEmail"] as? String == "new-hal@example.com")
+            // Nothing changes until the new address confirms.
+            #expect(try json(try await client.json(.get, "/v1/me", token: account.accessToken))["email"] as? String == "hal@example.com")
+            let token = try await mailer.token(to: "new-hal@example.com", subject: "new")
+            let confirmed = try await client.json(.post, "/v1/auth/email/verify", body: ["token": token])
+            #expect(try json(confirmed)["purpose"] as? String == "changeEmail")
+            let me = try json(try await client.json(.get, "/v1/me", token: account.accessToken))
+            #expect(me["email"] as? String == "new-hal@example.com")
+            #expect(me["emailVerified"] as? Bool == true)
+            #expect(try await mailer.received(by: "hal@example.com").contains { $0.subject.contains("address was changed") && $0.text.contains("new-hal@example.com") })
+            #expect(try await client.json(.post, "/v1/auth/signin", body: ["email": "new-hal@example.com", "password": account.password]).status == .ok)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func anSMTPOutageDuringSignUpLosesNoMessageAndSendsItOnce(engine: DatabaseEngine) async throws {
+        try await withMailApp(engine) { client, database, mailer in
+            mailer.setFailing(true)
+            _ = try await client.signUp("ivy@example.com")
+            // The worker tried and failed; the message waits in the outbox.
+            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+            while mailer.refusals == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(mailer.refusals >= 1)
+            #expect(mailer.messages.isEmpty)
+            mailer.setFailing(false)
+            // Another instance's worker, a minute later (past the backoff), sends it.
+            let opened = try await Database.open(database.location, logger: TestDatabase.logger)
+            let masterKey = try MasterKey.load(for: .testing(database))
+            let worker = OutboxWorker(
+                database: opened, outbox: Outbox(masterKey: masterKey, signal: WakeSignal()), mailer: mailer, sender: "FitBase <no-reply@localhost>",
+                appleTokens: nil, logger: TestDatabase.logger
+            )
+            let delivered = try await worker.deliverDueJobs(now: Date.storageNow.addingTimeInterval(60))
+            let again = try await worker.deliverDueJobs(now: Date.storageNow.addingTimeInterval(3600))
+            try await opened.shutdown()
+            #expect(delivered == 1)
+            #expect(again == 0)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await mailer.received(by: "ivy@example.com").count == 1)
+        }
+    }
+}
+
+extension TestDatabase {
+    /// Runs `body` in a transaction on this database, from outside the application (to age rows, say).
+    func run(_ body: @escaping @Sendable (any SQLDatabase) async throws -> Void) async throws {
+        let database = try await Database.open(location, logger: TestDatabase.logger)
+        do {
+            try await database.transaction(body)
+            try await database.shutdown()
+        } catch {
+            try? await database.shutdown()
+            throw error
+        }
+    }
+}
