@@ -232,6 +232,8 @@ import Testing
             while mailer.refusals == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
             #expect(mailer.refusals >= 1)
             #expect(mailer.messages.isEmpty)
+            // Let the worker record the failure (and release its claim) before another instance looks.
+            try await Task.sleep(for: .seconds(1))
             mailer.setFailing(false)
             // Another instance's worker, a minute later (past the backoff), sends it.
             let opened = try await Database.open(database.location, logger: TestDatabase.logger)
@@ -262,5 +264,51 @@ extension TestDatabase {
             try? await database.shutdown()
             throw error
         }
+    }
+}
+
+/// The outbox with the real SMTP client: the server refuses while sign-up happens, the message waits, and is
+/// delivered exactly once when a server takes it.
+@Suite struct OutboxSMTPTests {
+    @Test(arguments: TestEngines.all)
+    func aSignUpDuringAnSMTPOutageIsDeliveredOnceTheServerIsBack(engine: DatabaseEngine) async throws {
+        let down = try await FakeSMTPServer.start(.init(faults: [.greeting: .reply("421 4.3.2 Service not available")]))
+        let up = try await FakeSMTPServer.start()
+        let failing = SMTPConfiguration(host: "127.0.0.1", port: down.port, security: .none, credentials: nil, sender: "FitBase <no-reply@fitbase.test>")
+        let working = SMTPConfiguration(host: "127.0.0.1", port: up.port, security: .none, credentials: nil, sender: "FitBase <no-reply@fitbase.test>")
+        try await TestDatabase.with(engine) { database in
+            var settings = ServerConfiguration.testing(database)
+            settings.accounts.smtp = failing
+            let configuration = settings
+            let app = try await buildApplication(configuration: configuration, logger: TestDatabase.logger)
+            try await app.test(.router) { client in
+                _ = try await client.signUp("outage@example.com")
+                let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+                while !down.commands.contains(where: { $0.hasPrefix("QUIT") || $0.hasPrefix("EHLO") }) && down.messages.isEmpty
+                    && ContinuousClock.now < deadline
+                {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                try await Task.sleep(for: .seconds(1))
+                #expect(down.messages.isEmpty)
+                // Another instance, configured with the server that is back, delivers it after the backoff.
+                let opened = try await Database.open(database.location, logger: TestDatabase.logger)
+                let worker = OutboxWorker(
+                    database: opened, outbox: Outbox(masterKey: try MasterKey.load(for: configuration), signal: WakeSignal()),
+                    mailer: SMTPMailer(configuration: working), sender: "FitBase <no-reply@fitbase.test>", appleTokens: nil,
+                    logger: TestDatabase.logger
+                )
+                let delivered = try await worker.deliverDueJobs(now: Date.storageNow.addingTimeInterval(60))
+                let again = try await worker.deliverDueJobs(now: Date.storageNow.addingTimeInterval(7200))
+                try await opened.shutdown()
+                #expect(delivered == 1)
+                #expect(again == 0)
+                #expect(up.messages.count == 1)
+                #expect(up.messages.first?.recipients == ["outage@example.com"])
+                #expect(up.messages.first?.content.contains("Subject: Confirm your e-mail address") == true)
+            }
+        }
+        try await down.stop()
+        try await up.stop()
     }
 }
