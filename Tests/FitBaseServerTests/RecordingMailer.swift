@@ -39,6 +39,16 @@ final class RecordingMailer: Mailer {
         }
     }
 
+    /// The last message to `address` whose subject contains `subject`, waiting up to 10 s for it.
+    func message(to address: String, subject: String) async throws -> MailMessage? {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while true {
+            if let found = messages.last(where: { $0.to == address && $0.subject.contains(subject) }) { return found }
+            if ContinuousClock.now > deadline { return nil }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// The token of the last link sent to `address` whose subject contains `subject`.
     func token(to address: String, subject: String) async throws -> String {
         let deadline = ContinuousClock.now.advanced(by: .seconds(10))

@@ -6,6 +6,7 @@ import NIOPosix
 import PostgresKit
 import SQLiteKit
 import SQLKit
+import Synchronization
 
 /// The one storage handle every feature store is written against: a pool of SQLKit connections to SQLite or
 /// PostgreSQL, plus transactions. Stores never see which engine is underneath except through ``engine``.
@@ -18,6 +19,7 @@ public final class Database: Sendable {
     private let logger: Logger
     /// SQLite only: queues write transactions in-process (see ``WriteGate``).
     private let writeGate: WriteGate?
+    private let isShutDown = Mutex(false)
 
     private init(location: DatabaseLocation, pool: any SQLConnectionPool, logger: Logger) {
         self.engine = location.engine
@@ -145,7 +147,20 @@ public final class Database: Sendable {
 
     /// Closes every pooled connection. Called once, after the HTTP server has drained.
     public func shutdown() async throws {
+        isShutDown.withLock { $0 = true }
         try await pool.shutdown()
+    }
+
+    /// A handle dropped without ``shutdown()`` (a start-up or a test that failed half-way) still closes its pool, in
+    /// the background, instead of leaking its connections (and tripping AsyncKit's debug assertion).
+    deinit {
+        guard !isShutDown.withLock({ $0 }) else { return }
+        let pool = self.pool
+        let logger = self.logger
+        Task {
+            logger.debug("closing the pool of a database handle dropped without shutdown()")
+            try? await pool.shutdown()
+        }
     }
 
     private func enableWriteAheadLog() async throws {
