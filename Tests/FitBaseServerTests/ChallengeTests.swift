@@ -108,7 +108,7 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func twoHundredConcurrentWorkoutsOfTenMembersLoseNothing(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client, testDatabase in
+        try await withApp(engine, exclusive: true) { client, testDatabase in
             let (groupID, members, workout) = try await Self.group(client, testDatabase, members: 10)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for (index, member) in members.enumerated() {

@@ -7,14 +7,15 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 
-/// Runs `test` against the real application on a fresh database of `engine`.
+/// Runs `test` against the real application on a fresh database of `engine`; `exclusive` for a load test that should
+/// not share the machine with other tests (see ``TestAdmission``).
 func withApp(
-    _ engine: DatabaseEngine, maxBodyBytes: Int = 1 << 20, demoCatalog: Bool = false,
+    _ engine: DatabaseEngine, exclusive: Bool = false, maxBodyBytes: Int = 1 << 20, demoCatalog: Bool = false,
     identityProviders: IdentityProvidersConfiguration = .init(), languageModel: LanguageModelConfiguration? = nil,
     billing: BillingConfiguration = .init(),
     _ test: @escaping @Sendable (any TestClientProtocol, TestDatabase) async throws -> Void
 ) async throws {
-    try await TestDatabase.with(engine) { database in
+    try await TestDatabase.with(engine, exclusive: exclusive) { database in
         let app = try await buildApplication(
             configuration: .testing(
                 database, maxBodyBytes: maxBodyBytes, demoCatalog: demoCatalog, identityProviders: identityProviders, languageModel: languageModel,

@@ -24,18 +24,21 @@ public struct TestDatabase: Sendable {
         return logger
     }()
 
-    /// Runs `body` with a fresh database of `engine`, cleaning up whether it succeeds or throws.
+    /// Runs `body` with a fresh database of `engine`, cleaning up whether it succeeds or throws; waits first while
+    /// ``TestAdmission`` has as many tests running as it allows (`exclusive`: until no other test holds a database).
     public static func with<Result>(
-        _ engine: DatabaseEngine, _ body: (TestDatabase) async throws -> Result
+        _ engine: DatabaseEngine, exclusive: Bool = false, _ body: (TestDatabase) async throws -> Result
     ) async throws -> Result {
-        let database = try await make(engine)
-        do {
-            let result = try await body(database)
-            try await database.remove()
-            return result
-        } catch {
-            try? await database.remove()
-            throw error
+        try await TestAdmission.shared.admit(exclusive: exclusive) {
+            let database = try await make(engine)
+            do {
+                let result = try await body(database)
+                try await database.remove()
+                return result
+            } catch {
+                try? await database.remove()
+                throw error
+            }
         }
     }
 

@@ -82,6 +82,7 @@ enum ChallengeScoring {
 
     /// The group's challenge of `kind` for `week`, created on first use.
     static func ensureChallenge(group: UUID, kind: ChallengeKind, week: ChallengeWeek, now: Date, on db: any SQLDatabase) async throws -> Challenge {
+        if let existing = try await challenge(group: group, kind: kind, week: week, on: db) { return existing }
         try await db.insert(into: "challenges").columns("id", "group_id", "type", "week_start", "starts_at", "ends_at", "created_at")
             .values(SQLBind(UUID()), SQLBind(group), SQLBind(kind.rawValue), SQLBind(week.startDay.description), SQLBind(week.start), SQLBind(week.end), SQLBind(now))
             .ignoringConflicts(with: ["group_id", "type", "week_start"])
@@ -152,25 +153,33 @@ enum ChallengeScoring {
             try await update.where("challenge_id", .equal, challenge.id).where("user_id", .equal, user.rawValue).run()
         }
         guard current != value else { return }
-        _ = try await rerank(challenge.id, group: challenge.group, before: board, now: now, on: db)
+        _ = try await rerank(challenge.id, group: challenge.group, kind: challenge.kind, before: board, now: now, on: db)
     }
 
     /// Ranks the board again; members passed by someone (comparing with the board `before` the change) get a
     /// `rank_change` notification. Returns the board.
     @discardableResult
-    static func rerank(_ challenge: UUID, group: UUID, before previous: [ChallengeEntry]? = nil, now: Date, on db: any SQLDatabase) async throws -> [ChallengeEntry] {
+    static func rerank(
+        _ challenge: UUID, group: UUID, kind knownKind: ChallengeKind? = nil, before previous: [ChallengeEntry]? = nil, now: Date, on db: any SQLDatabase
+    ) async throws -> [ChallengeEntry] {
         let entries = try await self.entries(of: challenge, on: db)
         let before = (previous ?? entries).filter { $0.rank > 0 }.map {
             RankedStanding(standing: LeaderboardStanding(userID: $0.user.description, value: $0.value, reachedAt: $0.reachedAt), rank: $0.rank)
         }
         let ranked = LeaderboardRanker.rank(entries.map { LeaderboardStanding(userID: $0.user.description, value: $0.value, reachedAt: $0.reachedAt) })
+        var reranked = false
         for standing in ranked {
             guard let entry = entries.first(where: { $0.user.description == standing.standing.userID }), entry.rank != standing.rank else { continue }
             try await db.update("challenge_entries").set("rank", to: standing.rank).where("challenge_id", .equal, challenge)
                 .where("user_id", .equal, entry.user.rawValue).run()
+            reranked = true
         }
-        let kind = try await db.select().column("type").from("challenges").where("id", .equal, challenge).first()?.decode(column: "type", as: String.self)
-        let board = try await self.entries(of: challenge, on: db)
+        let kind: String? = if let knownKind {
+            knownKind.rawValue
+        } else {
+            try await db.select().column("type").from("challenges").where("id", .equal, challenge).first()?.decode(column: "type", as: String.self)
+        }
+        let board = reranked ? try await self.entries(of: challenge, on: db) : entries
         try await EventLog.append(topic: "group:\(group.uuidString.lowercased())", type: "leaderboard", data: LeaderboardEvent(
             challengeId: challenge.uuidString.lowercased(), type: kind ?? ChallengeKind.checkIns.rawValue,
             entries: board.map { .init(userId: $0.user.description, displayName: $0.displayName, photoURL: $0.photoURL, value: $0.value, rank: $0.rank) }
