@@ -29,7 +29,6 @@ public func buildApplication(
     // Everything that can fail on configuration comes first, before any resource that must be shut down.
     try createDataDirectory(configuration.dataDirectory)
     let openAPIDocument = try OpenAPIDocument.load()
-    let signer = try await SessionTokenSigner.load(dataDirectory: configuration.dataDirectory, issuer: configuration.publicURL)
     let providers = configuration.identityProviders
     let masterKey = try MasterKey.load(for: configuration)
     let appleCredentials = try AppleClientCredentials.load(providers)
@@ -54,6 +53,11 @@ public func buildApplication(
         try await keys.prepare()
         // A wrong master key stops start-up here, naming the setting, instead of failing on each health request.
         try await HealthVault(keys: keys, masterKey: masterKey).checkMasterKey()
+        // Every instance on the database must hold the master key its secrets are sealed under (the first start
+        // records it, after the check above has matched it against any stored health data keys).
+        let masterKeyCheck = MasterKeyCheck(database: database)
+        try await masterKeyCheck.prepare()
+        try await masterKeyCheck.verify(masterKey)
     } catch {
         try? await separateKeystore?.shutdown()
         try? await database.shutdown()
@@ -66,6 +70,15 @@ public func buildApplication(
     )
 
     // From here on nothing throws before the application's services own the pools and clients.
+    // The signing keys are the deployment's, in the database: read as the server starts, after migrations.
+    let signer = SessionTokenSigner(
+        keys: SigningKeys(
+            store: SigningKeyStore(database: database), masterKey: masterKey,
+            legacyKeyFile: SigningKeys.legacyKeyFile(in: configuration.dataDirectory),
+            logger: logger
+        ),
+        issuer: configuration.publicURL
+    )
     let hasher = PasswordHasher(cost: configuration.bcryptCost)
     let httpClient = HTTPClient(
         eventLoopGroupProvider: .singleton, configuration: .init(timeout: .init(connect: .seconds(10), read: .seconds(30)))
@@ -143,6 +156,7 @@ public func buildApplication(
             DatabaseService(database: separateKeystore),
             SyncRetentionService(database: database, logger: logger),
             WeekRolloverService(rollover: WeekRollover(database: database), logger: logger),
+            SigningKeyRefresh(signer: signer, logger: logger),
         ],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
@@ -153,6 +167,7 @@ public func buildApplication(
     )
     app.beforeServerStarts {
         try await MigrationRunner.forServer(database: database, logger: logger).run()
+        try await signer.load()
         if configuration.loadsDemoCatalog { try await DemoCatalog.loadIfEmpty(into: database, logger: logger) }
     }
     return app

@@ -23,6 +23,7 @@ enum FitBaseMigrations {
         CreateGroups(),
         CreateChallenges(),
         CreateEvents(),
+        CreateSigningKeys(),
     ]
 }
 
