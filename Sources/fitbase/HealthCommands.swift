@@ -3,19 +3,22 @@ import FitBaseServer
 import Foundation
 import Logging
 
-/// `fitbase keys …`: the master key that wraps users' health data keys.
+/// `fitbase keys …`: the master key that seals stored secrets, and the keys that sign access tokens.
 struct Keys: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Manage the master key.", subcommands: [Rotate.self])
+    static let configuration = CommandConfiguration(
+        abstract: "Manage the master key and the access-token signing keys.", subcommands: [Rotate.self, RotateSigning.self]
+    )
 
     /// `fitbase keys rotate --new-key-file PATH`.
     struct Rotate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Re-wrap every health data key (and stored Apple token) under a new master key.",
+            abstract: "Re-wrap every health data key (and stored Apple token and signing key) under a new master key.",
             discussion: """
                 Reads the current master key as `serve` does (FITBASE_MASTER_KEY, else FITBASE_MASTER_KEY_FILE, else \
                 <data dir>/master.key) and the new one from --new-key-file, creating that file (0600) with a random key \
-                if it does not exist. Samples are not rewritten. Stop the servers first, then start them with the new \
-                key (point FITBASE_MASTER_KEY_FILE at the new file, or move it over master.key).
+                if it does not exist, and records the new key as the database's. Samples are not rewritten. Stop the \
+                servers first, then start every one of them with the new key (point FITBASE_MASTER_KEY_FILE at the new \
+                file, or move it over master.key); a server started with the old one refuses to start.
                 """
         )
 
@@ -31,6 +34,35 @@ struct Keys: AsyncParsableCommand {
                 let rotation = try await HealthAdministration(configuration: configuration, logger: Logger(label: "fitbase.keys"))
                     .rotateMasterKey(to: newKeyFile)
                 print("\(rotation). Start the server with the new key.")
+            } catch {
+                FileHandle.standardError.write(Data("fitbase: \(error)\n".utf8))
+                throw ExitCode.failure
+            }
+        }
+    }
+
+    /// `fitbase keys rotate-signing`.
+    struct RotateSigning: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rotate-signing",
+            abstract: "Make a new access-token signing key current for every instance; nobody is signed out.",
+            discussion: """
+                The key that was current becomes previous: it still verifies the tokens it signed and stays in \
+                /.well-known/jwks.json. Previous keys that stopped being current an hour or more ago are retired \
+                (access tokens last 15 minutes). Running servers sign with the new key within a minute; they need not \
+                be stopped. Needs the master key `serve` uses.
+                """
+        )
+
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            let configuration = try options.resolve()
+            bootstrapLogging(level: configuration.logLevel)
+            do {
+                let rotation = try await SigningKeyAdministration(configuration: configuration, logger: Logger(label: "fitbase.keys"))
+                    .rotateSigningKey()
+                print("\(rotation).")
             } catch {
                 FileHandle.standardError.write(Data("fitbase: \(error)\n".utf8))
                 throw ExitCode.failure

@@ -192,7 +192,7 @@ import Testing
             try expectProblem(anonymous, code: "authentication_required")
             try expectProblem(try await client.json(.get, "/v1/me", token: "not.a.jwt"), code: "invalid_token")
 
-            let signer = try await SessionTokenSigner.load(dataDirectory: database.dataDirectory, issuer: "http://127.0.0.1:0")
+            let signer = await SessionTokenSigner(key: try await currentSigningKey(of: database), issuer: "http://127.0.0.1:0")
             let claims = try await signer.verify(account.accessToken)
             let expired = try await signer.issue(user: claims.user, session: claims.session, authenticatedAt: .now, now: .now.addingTimeInterval(-3600)).token
             try expectProblem(try await client.json(.get, "/v1/me", token: expired), code: "token_expired")
@@ -205,7 +205,7 @@ import Testing
             let unsigned = Data(#"{"alg":"none","typ":"JWT"}"#.utf8).base64URLEncoded + "." + parts[1] + "."
             try expectProblem(try await client.json(.get, "/v1/me", token: unsigned), code: "invalid_token")
 
-            let otherIssuer = try await SessionTokenSigner.load(dataDirectory: database.dataDirectory, issuer: "https://elsewhere.example")
+            let otherIssuer = await SessionTokenSigner(key: try await currentSigningKey(of: database), issuer: "https://elsewhere.example")
             let wrongIssuer = try await otherIssuer.issue(user: claims.user, session: claims.session, authenticatedAt: .now, now: .now).token
             try expectProblem(try await client.json(.get, "/v1/me", token: wrongIssuer), code: "invalid_token")
         }
@@ -229,14 +229,14 @@ import Testing
         }
     }
 
-    @Test func signingKeyIsCreatedOwnerOnlyAndReused() async throws {
+    @Test func signingKeyLivesInTheDatabaseAndIsReused() async throws {
         try await withApp(.sqlite) { client, database in
-            let path = database.dataDirectory + "/session-signing-key.pem"
-            let attributes = try FileManager.default.attributesOfItem(atPath: path)
-            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+            #expect(!FileManager.default.fileExists(atPath: database.dataDirectory + "/session-signing-key.pem"))
             let account = try await client.signUp()
-            let reloaded = try await SessionTokenSigner.load(dataDirectory: database.dataDirectory, issuer: "http://127.0.0.1:0")
-            #expect(try await reloaded.verify(account.accessToken).user.description == account.id)
+            let restarted = try await buildApplication(configuration: .testing(database), logger: TestDatabase.logger)
+            try await restarted.test(.router) { client async throws in
+                #expect(try await client.json(.get, "/v1/me", token: account.accessToken).status == .ok)
+            }
         }
     }
 }

@@ -158,7 +158,7 @@ import Testing
     @Test func deletionNeedsARecentSignIn() async throws {
         try await withApp(.sqlite) { client, testDatabase in
             let account = try await client.signUp()
-            let signer = try await SessionTokenSigner.load(dataDirectory: testDatabase.dataDirectory, issuer: "http://127.0.0.1:0")
+            let signer = await SessionTokenSigner(key: try await currentSigningKey(of: testDatabase), issuer: "http://127.0.0.1:0")
             let claims = try await signer.verify(account.accessToken)
             let stale = try await signer.issue(
                 user: claims.user, session: claims.session, authenticatedAt: .now.addingTimeInterval(-301), now: .now

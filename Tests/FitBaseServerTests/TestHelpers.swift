@@ -1,11 +1,13 @@
-import FitBaseServer
 import FitBaseTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import JWTKit
 import NIOCore
 import Testing
+
+@testable import FitBaseServer
 
 /// Runs `test` against the real application on a fresh database of `engine`; `exclusive` for a load test that should
 /// not share the machine with other tests (see ``TestAdmission``).
@@ -24,6 +26,24 @@ func withApp(
             logger: TestDatabase.logger
         )
         try await app.test(.router) { client in try await test(client, database) }
+    }
+}
+
+/// The key the application on `testDatabase` signs access tokens with, read from its database as an instance does;
+/// tests forge tokens with it.
+func currentSigningKey(of testDatabase: TestDatabase) async throws -> ES256PrivateKey {
+    let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+    do {
+        let keys = SigningKeys(
+            store: SigningKeyStore(database: database), masterKey: try MasterKey.load(for: .testing(testDatabase)), legacyKeyFile: nil,
+            logger: TestDatabase.logger
+        )
+        let current = try #require(try await keys.liveKeys().first { $0.state == .current })
+        try await database.shutdown()
+        return current.privateKey
+    } catch {
+        try? await database.shutdown()
+        throw error
     }
 }
 

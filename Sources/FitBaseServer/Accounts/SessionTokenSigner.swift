@@ -1,59 +1,78 @@
-import Crypto
 import FitBaseAPI
 import FitBaseCore
 import Foundation
 import JWTKit
+import Logging
+import ServiceLifecycle
 
-/// Signs and verifies the server's access tokens: ES256 JWTs with `sub`, `sid`, `iat`, `exp`, `iss` and `aud`.
+/// Signs and verifies the server's access tokens: ES256 JWTs with `sub`, `sid`, `iat`, `exp`, `iss` and `aud`, and the
+/// signing key's `kid` in the header.
 ///
-/// The P-256 key is generated into the data directory on first run (`session-signing-key.pem`, mode 0600) and its
-/// public half is published at `/.well-known/jwks.json` under a `kid` derived from the key itself.
-struct SessionTokenSigner: Sendable {
+/// The keys belong to the deployment, not to an instance: they live in the database, sealed by the master key
+/// (``SigningKeys``), so every instance on one database signs with the same current key and accepts every previous
+/// one. The signer holds them in memory — issuing and verifying cost no query — and reads them again when a token
+/// names a key it does not know (at most once every few seconds, so forged kids cannot hammer the database) and every
+/// minute (``SigningKeyRefresh``), so a rotation made elsewhere is taken up. ``load()`` runs as the server starts,
+/// after migrations.
+actor SessionTokenSigner {
     /// How long an access token is valid.
     static let accessTokenLifetime: TimeInterval = 15 * 60
     static let audience = "fitbase"
 
-    let issuer: String
-    let keyID: String
-    private let keys: JWTKeyCollection
-    private let publicKey: ES256PublicKey
+    nonisolated let issuer: String
+    /// `nil` for a signer with one fixed key.
+    private let keys: SigningKeys?
+    /// The least time between two reads of the keys caused by tokens naming keys the signer does not hold.
+    private let unknownKeyLookupInterval: Duration
+    private var ring: SigningKeyRing?
+    private var reading: Task<SigningKeyRing, any Error>?
+    private var lastUnknownKeyLookup: ContinuousClock.Instant?
 
-    /// Loads the key from `dataDirectory`, creating it on first run.
-    static func load(dataDirectory: String, issuer: String) async throws -> SessionTokenSigner {
-        let path = URL(fileURLWithPath: dataDirectory).appendingPathComponent("session-signing-key.pem").path
-        let key: ES256PrivateKey
-        if let pem = FileManager.default.contents(atPath: path) {
-            do {
-                key = try ES256PrivateKey(pem: String(decoding: pem, as: UTF8.self))
-            } catch {
-                throw SigningKeyError(path: path, reason: "not a PEM P-256 private key (\(error))")
-            }
-        } else {
-            key = ES256PrivateKey()
-            let created = FileManager.default.createFile(
-                atPath: path, contents: Data(key.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600]
-            )
-            guard created else { throw SigningKeyError(path: path, reason: "cannot write the new key") }
-        }
-        return await SessionTokenSigner(key: key, issuer: issuer)
+    /// A signer over the deployment's keys in the database; ``load()`` reads them.
+    init(keys: SigningKeys, issuer: String, unknownKeyLookupInterval: Duration = .seconds(5)) {
+        self.issuer = issuer
+        self.keys = keys
+        self.unknownKeyLookupInterval = unknownKeyLookupInterval
     }
 
+    /// A signer with one key and no database (tests forge tokens with it).
     init(key: ES256PrivateKey, issuer: String) async {
-        let publicKey = key.publicKey
-        let parameters = publicKey.parameters
-        // RFC 7638-style thumbprint: stable for the key, different for every key.
-        let digest = SHA256.hash(data: Data("\(parameters?.x ?? "").\(parameters?.y ?? "")".utf8))
-        let keyID = Data(digest.prefix(12)).base64URLEncoded
         self.issuer = issuer
-        self.keyID = keyID
-        self.publicKey = publicKey
-        self.keys = JWTKeyCollection()
-        await keys.add(ecdsa: key, kid: JWKIdentifier(string: keyID))
+        self.keys = nil
+        self.unknownKeyLookupInterval = .zero
+        // A ring of one current key cannot fail to build.
+        self.ring = try? await SigningKeyRing(keys: [SigningKey(privateKey: key, state: .current)])
+    }
+
+    /// Makes sure the deployment has a signing key (importing a legacy key file), then reads the keys.
+    func load() async throws {
+        try await keys?.establish()
+        try await reload()
+    }
+
+    /// Reads the keys again; the current one signs from now on. Concurrent calls share one read.
+    @discardableResult
+    func reload() async throws -> SigningKeyRing {
+        guard let keys else {
+            guard let ring else { throw SigningKeysError.noCurrentKey }
+            return ring
+        }
+        if let reading { return try await reading.value }
+        let task = Task { try await SigningKeyRing(keys: keys.liveKeys()) }
+        reading = task
+        defer { reading = nil }
+        let fresh = try await task.value
+        if let ring, ring.currentKeyID != fresh.currentKeyID {
+            keys.logger.notice("signing access tokens with a new key", metadata: ["kid": "\(fresh.currentKeyID)"])
+        }
+        ring = fresh
+        return fresh
     }
 
     /// A signed access token for `session` of `user`, and its lifetime in seconds.
     /// - Parameter authenticatedAt: when the user signed in to the session (OIDC `auth_time`); refreshing keeps it.
     func issue(user: UserID, session: SessionID, authenticatedAt: Date, now: Date) async throws -> (token: String, expiresIn: Int) {
+        let ring = try await currentRing()
         let payload = AccessTokenPayload(
             sub: .init(value: user.description),
             sid: session.description,
@@ -63,15 +82,18 @@ struct SessionTokenSigner: Sendable {
             iss: .init(value: issuer),
             aud: .init(value: [Self.audience])
         )
-        let token = try await keys.sign(payload, kid: JWKIdentifier(string: keyID))
+        let token = try await ring.collection.sign(payload, kid: JWKIdentifier(string: ring.currentKeyID))
         return (token, Int(Self.accessTokenLifetime))
     }
 
     /// The verified claims of `token`, or a 401 problem saying why it was refused.
     func verify(_ token: String) async throws(Problem) -> AccessClaims {
+        guard let kid = Self.keyID(in: token), let ring = await ring(holding: kid) else {
+            throw .unauthenticated("invalid_token", "The access token is not valid.")
+        }
         let payload: AccessTokenPayload
         do {
-            payload = try await keys.verify(token, as: AccessTokenPayload.self)
+            payload = try await ring.collection.verify(token, as: AccessTokenPayload.self)
         } catch let error as JWTError where error.errorType == .claimVerificationFailure {
             throw .unauthenticated("token_expired", "The access token has expired; refresh the session.")
         } catch {
@@ -87,10 +109,66 @@ struct SessionTokenSigner: Sendable {
         )
     }
 
-    /// The public keys that verify access tokens, as `/.well-known/jwks.json` publishes them.
+    /// The public keys that verify access tokens (the current and the previous ones), as `/.well-known/jwks.json`
+    /// publishes them.
     func publishedKeys() async -> [Components.Schemas.Jwk] {
-        let (x, y) = publicKey.parameters ?? ("", "")
-        return [Components.Schemas.Jwk(kty: "EC", crv: "P-256", alg: "ES256", use: "sig", kid: keyID, x: x, y: y)]
+        (try? await currentRing())?.published ?? []
+    }
+
+    private func currentRing() async throws -> SigningKeyRing {
+        if let ring { return ring }
+        return try await reload()
+    }
+
+    /// The ring if it holds `kid`; else the keys are read again first, unless that happened for an unknown kid lately.
+    private func ring(holding kid: String) async -> SigningKeyRing? {
+        if let ring, ring.keyIDs.contains(kid) { return ring }
+        guard let keys else { return nil }
+        let now = ContinuousClock.now
+        if let last = lastUnknownKeyLookup, now - last < unknownKeyLookupInterval { return nil }
+        lastUnknownKeyLookup = now
+        do {
+            let fresh = try await reload()
+            return fresh.keyIDs.contains(kid) ? fresh : nil
+        } catch {
+            keys.logger.warning("cannot read the signing keys", metadata: ["error": "\(String(reflecting: error))"])
+            return nil
+        }
+    }
+
+    /// The `kid` of an ES256 token's header; `nil` for anything else.
+    private static func keyID(in token: String) -> String? {
+        struct Header: Decodable {
+            let alg: String?
+            let kid: String?
+        }
+        guard let end = token.firstIndex(of: "."), let data = Data(base64URLEncoded: String(token[..<end])),
+            let header = try? JSONDecoder().decode(Header.self, from: data), header.alg == "ES256"
+        else { return nil }
+        return header.kid
+    }
+}
+
+/// Rereads the signing keys every minute, so every instance signs with the current key soon after a rotation made
+/// elsewhere (`fitbase keys rotate-signing`), and forgets retired ones.
+struct SigningKeyRefresh: Service {
+    let signer: SessionTokenSigner
+    let logger: Logger
+    var interval: Duration = .seconds(60)
+
+    func run() async throws {
+        while true {
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            } catch {
+                return
+            }
+            do {
+                try await signer.reload()
+            } catch {
+                logger.warning("cannot reread the signing keys; signing with the ones read before", metadata: ["error": "\(String(reflecting: error))"])
+            }
+        }
     }
 }
 
@@ -114,11 +192,4 @@ private struct AccessTokenPayload: JWTPayload {
     func verify(using algorithm: some JWTAlgorithm) async throws {
         try exp.verifyNotExpired()
     }
-}
-
-/// The signing key file cannot be used; reported at start-up.
-struct SigningKeyError: Error, CustomStringConvertible {
-    let path: String
-    let reason: String
-    var description: String { "cannot use session signing key \(path) (in --data-dir / FITBASE_DATA_DIR): \(reason)" }
 }

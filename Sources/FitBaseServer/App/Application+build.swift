@@ -39,7 +39,6 @@ func buildApplication(
     // Everything that can fail on configuration comes first, before any resource that must be shut down.
     try createDataDirectory(configuration.dataDirectory)
     let openAPIDocument = try OpenAPIDocument.load()
-    let signer = try await SessionTokenSigner.load(dataDirectory: configuration.dataDirectory, issuer: configuration.publicURL)
     let providers = configuration.identityProviders
     let masterKey = try MasterKey.load(for: configuration)
     let appleCredentials = try AppleClientCredentials.load(providers)
@@ -64,6 +63,11 @@ func buildApplication(
         try await keys.prepare()
         // A wrong master key stops start-up here, naming the setting, instead of failing on each health request.
         try await HealthVault(keys: keys, masterKey: masterKey).checkMasterKey()
+        // Every instance on the database must hold the master key its secrets are sealed under (the first start
+        // records it, after the check above has matched it against any stored health data keys).
+        let masterKeyCheck = MasterKeyCheck(database: database)
+        try await masterKeyCheck.prepare()
+        try await masterKeyCheck.verify(masterKey)
     } catch {
         try? await separateKeystore?.shutdown()
         try? await database.shutdown()
@@ -85,6 +89,15 @@ func buildApplication(
     }
 
     // From here on nothing throws before the application's services own the pools and clients.
+    // The signing keys are the deployment's, in the database: read as the server starts, after migrations.
+    let signer = SessionTokenSigner(
+        keys: SigningKeys(
+            store: SigningKeyStore(database: database), masterKey: masterKey,
+            legacyKeyFile: SigningKeys.legacyKeyFile(in: configuration.dataDirectory),
+            logger: logger
+        ),
+        issuer: configuration.publicURL
+    )
     let hasher = PasswordHasher(cost: configuration.bcryptCost, slots: configuration.accounts.passwordHashSlots)
     let httpClient = HTTPClient(
         eventLoopGroupProvider: .singleton, configuration: .init(timeout: .init(connect: .seconds(10), read: .seconds(30)))
@@ -176,6 +189,7 @@ func buildApplication(
                 mailer: mailer ?? configuration.accounts.smtp.map { SMTPMailer(configuration: $0) as any Mailer } ?? LogMailer(logger: logger),
                 sender: configuration.accounts.sender, appleTokens: appleTokenClient, logger: logger
             ),
+            SigningKeyRefresh(signer: signer, logger: logger),
         ],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
@@ -186,6 +200,7 @@ func buildApplication(
     )
     app.beforeServerStarts {
         try await MigrationRunner.forServer(database: database, logger: logger).run()
+        try await signer.load()
         if configuration.loadsDemoCatalog { try await DemoCatalog.loadIfEmpty(into: database, logger: logger) }
     }
     return app

@@ -2,7 +2,8 @@ import Crypto
 import Foundation
 
 /// The server's master key: a 256-bit AES key kept outside the database. It seals secrets stored in rows (Apple
-/// refresh tokens now, users' health data keys later), so a copy of the database alone reveals none of them.
+/// refresh tokens, users' health data keys, the access-token signing keys), so a copy of the database alone reveals
+/// none of them. Every instance on one database must hold the same one (``MasterKeyCheck``).
 ///
 /// From `FITBASE_MASTER_KEY` (base64 of 32 bytes) when set, else the file `FITBASE_MASTER_KEY_FILE`
 /// (default `<data dir>/master.key`, created with mode 0600 on first run).

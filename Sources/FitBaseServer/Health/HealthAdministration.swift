@@ -18,17 +18,20 @@ public struct HealthAdministration: Sendable {
     public struct Rotation: Sendable, CustomStringConvertible {
         public var healthKeys: Int
         public var appleTokens: Int
+        public var signingKeys: Int
         public var newKeyID: String
         public var newKeyFile: String
 
         public var description: String {
-            "re-wrapped \(healthKeys) health data key(s) and re-sealed \(appleTokens) Apple token(s) under master key \(newKeyID) (\(newKeyFile))"
+            "re-wrapped \(healthKeys) health data key(s) and re-sealed \(appleTokens) Apple token(s) and \(signingKeys) signing key(s) "
+                + "under master key \(newKeyID) (\(newKeyFile))"
         }
     }
 
-    /// Re-wraps every health data key (and re-seals every stored Apple refresh token) under the master key in
-    /// `newKeyFile` — created (0600) with a fresh random key when it does not exist. Samples are not touched: they
-    /// are sealed under the data keys, which do not change. Start the server with the new key afterwards.
+    /// Re-wraps every health data key (and re-seals every stored Apple refresh token and access-token signing key)
+    /// under the master key in `newKeyFile` — created (0600) with a fresh random key when it does not exist — and
+    /// records it as the database's master key. Samples are not touched: they are sealed under the data keys, which
+    /// do not change. Applies pending migrations first. Start the servers with the new key afterwards.
     public func rotateMasterKey(to newKeyFile: String) async throws -> Rotation {
         let current = try MasterKey.load(for: configuration)
         let next = try MasterKey.load(environmentValue: nil, file: newKeyFile)
@@ -40,10 +43,14 @@ public struct HealthAdministration: Sendable {
     }
 
     private func rotate(from current: MasterKey, to next: MasterKey, newKeyFile: String, database: Database, keystore: Database) async throws -> Rotation {
+        try await MigrationRunner.forServer(database: database, logger: logger).run()
         let keys = HealthKeyStore(database: keystore)
         try await keys.prepare()
         let vault = HealthVault(keys: keys, masterKey: current)
         try await vault.checkMasterKey()
+        let check = MasterKeyCheck(database: database)
+        try await check.prepare()
+        try await check.verify(current)
         let rewrapped = try await keys.rewrapAll { wrapped in
             let key = try vault.unwrap(wrapped)
             var fresh = wrapped
@@ -51,7 +58,7 @@ public struct HealthAdministration: Sendable {
             fresh.wrapped = try next.seal(key.key.withUnsafeBytes { Data($0) }, context: HealthVault.context(wrapped.user, wrapped.keyID))
             return fresh
         }
-        let tokens = try await database.transaction { db in
+        let (tokens, signingKeys) = try await database.transaction { db in
             let rows = try await db.select().columns("provider", "subject", "sealed_refresh_token").from("user_identities")
                 .where("sealed_refresh_token", .isNot, SQLLiteral.null).all()
             for row in rows {
@@ -63,9 +70,14 @@ public struct HealthAdministration: Sendable {
                 try await db.update("user_identities").set("sealed_refresh_token", to: resealed.base64EncodedString())
                     .where("provider", .equal, provider.rawValue).where("subject", .equal, subject).run()
             }
-            return rows.count
+            let signingKeys = try await SigningKeyStore.resealAll(on: db) { stored in
+                let context = SigningKeys.context(stored.kid)
+                return try next.seal(try current.open(stored.sealedPrivateKey, context: context), context: context)
+            }
+            try await MasterKeyCheck.record(next, on: db)
+            return (rows.count, signingKeys)
         }
-        return Rotation(healthKeys: rewrapped, appleTokens: tokens, newKeyID: next.id, newKeyFile: newKeyFile)
+        return Rotation(healthKeys: rewrapped, appleTokens: tokens, signingKeys: signingKeys, newKeyID: next.id, newKeyFile: newKeyFile)
     }
 
     /// Walks the whole audit chain; the verdict names the first broken link.

@@ -22,6 +22,8 @@ struct HealthKeyStore: Sendable {
     func prepare() async throws {
         let engine = database.engine
         try await database.transaction { db in
+            // Instances starting at once would collide in CREATE TABLE IF NOT EXISTS on PostgreSQL.
+            try await MigrationRunner.lock(db, engine: engine)
             try await db.create(table: "health_data_keys").ifNotExists()
                 .column("user_id", type: engine.uuid, .primaryKey(autoIncrement: false))
                 .column("key_id", type: .text, .notNull)

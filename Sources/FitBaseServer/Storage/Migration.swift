@@ -88,7 +88,9 @@ public struct MigrationRunner: Sendable {
     /// A constant key so concurrent `migrate` runs on one PostgreSQL database take turns.
     private static let advisoryLockKey: Int64 = 0x6669_7462_6173_65  // "fitbase"
 
-    private static func lock(_ db: any SQLDatabase, engine: DatabaseEngine) async throws {
+    /// Takes the migrations' advisory lock for the rest of the transaction on `db` (PostgreSQL; SQLite's writers are
+    /// serialised already). Tables created outside migrations (at start-up, before them) take it too.
+    static func lock(_ db: any SQLDatabase, engine: DatabaseEngine) async throws {
         guard engine == .postgres else { return }
         try await db.raw("SELECT pg_advisory_xact_lock(\(bind: advisoryLockKey))").run()
     }

@@ -29,6 +29,7 @@ enum FitBaseMigrations {
         CreateTrustedDevices(),
         CreateAppleNotificationReceipts(),
         CreateOutbox(),
+        CreateSigningKeys(),
     ]
 }
 
