@@ -74,3 +74,11 @@ struct ProfileStore: Sendable {
         )
     }
 }
+
+extension ProfileStore {
+    /// The pushing user's profile, read once per push.
+    func profile(_ reads: PushReads) async throws -> Profile {
+        let user = reads.user
+        return try await reads.once("profile") { try await self.profile(of: user) }
+    }
+}

@@ -136,11 +136,16 @@ func buildApplication(
     let cycleReckoner = CycleReckoner(store: cycleStore, profiles: profiles)
     let entitlements = EntitlementService(store: SubscriptionStore(database: database), catalog: products)
     let premiumAccess = entitlements
-    let cycleController = CycleController(store: cycleStore, profiles: profiles)
-    let historyController = HistoryController(
-        history: historyStore, catalog: catalogStore, profiles: profiles, cycle: cycleReckoner, entitlements: entitlements
-    )
-    let planController = PlanController(plans: PlanStore(database: database), catalog: catalogStore, entitlements: entitlements)
+    // Every synced collection, registered once: REST and sync push write through the same collection.
+    let plans = PlansCollection(database: database, catalog: catalogStore, entitlements: entitlements)
+    let workoutLogs = WorkoutLogsCollection(database: database, catalog: catalogStore, profiles: profiles, cycle: cycleReckoner)
+    let periods = PeriodsCollection(database: database, profiles: profiles)
+    let collections = SyncedCollections([
+        plans, workoutLogs, periods, HealthSamplesCollection(health: healthRecords), PreferencesCollection(profiles: profiles),
+    ])
+    let cycleController = CycleController(store: cycleStore, profiles: profiles, collection: periods)
+    let historyController = HistoryController(history: historyStore, collection: workoutLogs, entitlements: entitlements)
+    let planController = PlanController(plans: PlanStore(database: database), collection: plans)
     let groupController = GroupController(groups: GroupStore(database: database), configuration: configuration.social, publicURL: configuration.publicURL)
     let api = APIHandler(
         serviceStatus: ServiceStatusController(database: database, openAPIDocument: openAPIDocument),
@@ -155,10 +160,7 @@ func buildApplication(
             model: configuration.languageModel.map { AnthropicMessagesModel(client: httpClient, configuration: $0) },
             logger: logger
         ),
-        sync: SyncController(
-            database: database, plans: planController, history: historyController, cycle: cycleController, profiles: profiles,
-            health: healthRecords
-        ),
+        sync: SyncController(database: database, collections: collections),
         billing: BillingController(
             entitlements: entitlements,
             appStore: appStoreVerifier.map { AppStoreSubscriptions(verifier: $0, catalog: products, database: database, logger: logger) },

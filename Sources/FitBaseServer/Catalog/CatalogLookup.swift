@@ -18,3 +18,10 @@ final class CatalogLookup: Sendable {
         return found
     }
 }
+
+extension CatalogLookup {
+    /// The one lookup of a push, shared by every collection whose records name workouts.
+    static func shared(by reads: PushReads, store: CatalogStore) async throws -> CatalogLookup {
+        try await reads.once("catalog.lookup") { CatalogLookup(store: store) }
+    }
+}

@@ -7,12 +7,14 @@ import HTTPTypes
 struct CycleController: Sendable {
     let store: CycleStore
     let profiles: ProfileStore
+    /// Rules and writes.
+    let collection: PeriodsCollection
 
     func logPeriod(_ input: Operations.LogPeriod.Input) async throws -> Operations.LogPeriod.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        let period = try await validated(body, id: PeriodID(), user: caller.user)
-        try await store.save(period, of: caller.user, now: .storageNow)
+        let period = try await collection.validated(body, id: PeriodID(), user: caller.user)
+        try await collection.save(period, of: caller.user, now: .storageNow)
         return .created(.init(body: .json(Self.wire(period))))
     }
 
@@ -22,14 +24,14 @@ struct CycleController: Sendable {
         guard let id = PeriodID(input.path.periodId), try await store.period(id, of: caller.user) != nil else {
             throw Problem.notFound("No period \(input.path.periodId) of yours.")
         }
-        let period = try await validated(body, id: id, user: caller.user)
-        try await store.save(period, of: caller.user, now: .storageNow)
+        let period = try await collection.validated(body, id: id, user: caller.user)
+        try await collection.save(period, of: caller.user, now: .storageNow)
         return .ok(.init(body: .json(Self.wire(period))))
     }
 
     func deletePeriod(_ input: Operations.DeletePeriod.Input) async throws -> Operations.DeletePeriod.Output {
         let caller = try RequestScope.requireCaller()
-        guard let id = PeriodID(input.path.periodId), try await store.delete(id, of: caller.user, now: .storageNow) else {
+        guard let id = PeriodID(input.path.periodId), try await collection.delete(id, of: caller.user, now: .storageNow) else {
             throw Problem.notFound("No period \(input.path.periodId) of yours.")
         }
         return .noContent(.init())
@@ -94,27 +96,6 @@ struct CycleController: Sendable {
             throw Problem(.notFound, code: "no_cycle_data", detail: "Log a period (or set lastPeriodStartDate in your profile) first.")
         }
         return (prediction, today)
-    }
-
-    /// The period a `PeriodInput` describes, with dates checked against today in the user's time zone.
-    func validated(_ body: Components.Schemas.PeriodInput, id: PeriodID, user: UserID, profile: Profile? = nil) async throws -> LoggedPeriod {
-        let profile = if let profile { profile } else { try await profiles.profile(of: user) }
-        let today = LocalCalendar.today(in: profile.timeZone)
-        var errors: [Problem.FieldError] = []
-        let start = CalendarDay(body.startDate)
-        if start == nil { errors.append(.init(field: "startDate", message: "must be a date written YYYY-MM-DD")) }
-        if let start, start > today { errors.append(.init(field: "startDate", message: "must not be in the future")) }
-        let end = body.endDate.flatMap(CalendarDay.init)
-        if body.endDate != nil && end == nil { errors.append(.init(field: "endDate", message: "must be a date written YYYY-MM-DD")) }
-        if let start, let end, !(0...19).contains(start.days(until: end)) {
-            errors.append(.init(field: "endDate", message: "must be on or after startDate and within 20 days of it"))
-        }
-        guard let start, errors.isEmpty else { throw Problem.validationFailed(errors) }
-        return LoggedPeriod(
-            id: id, start: start, end: end, flow: body.flow?.rawValue,
-            symptoms: Array((body.symptoms ?? []).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.prefix(30)),
-            notes: body.notes
-        )
     }
 
     static func wire(_ phase: CyclePhase) -> Components.Schemas.CyclePhase {

@@ -49,24 +49,9 @@ struct CycleStore: Sendable {
         }
     }
 
-    /// Inserts or replaces `period` of `user`; 409 `period_exists` when another period starts the same day.
-    func save(_ period: LoggedPeriod, of user: UserID, now: Date) async throws {
-        do {
-            try await database.transaction { db in
-                try await Self.upsert(period, of: user, now: now, on: db)
-                try await SyncFeed.record(.cycleLogs, id: period.id.description, of: user, deleted: false, updatedAt: now, on: db)
-            }
-        } catch where Database.isUniqueViolation(error) {
-            throw Self.periodExists(period)
-        }
-    }
-
-    static func periodExists(_ period: LoggedPeriod) -> Problem {
-        Problem(.conflict, code: "period_exists", detail: "A period starting \(period.start) is already logged.")
-    }
-
-    /// Inserts or replaces `period` of `user` (the caller enters the change into the feed and has checked that the id
-    /// is not another user's). Throws a unique violation when another period of theirs starts the same day.
+    /// Inserts or replaces the row of `period` of `user`. Only ``PeriodWrite`` calls it: it enters the change into the
+    /// feed, and its caller has checked that the id is not another user's. Throws a unique violation when another
+    /// period of theirs starts the same day.
     static func upsert(_ period: LoggedPeriod, of user: UserID, now: Date, on db: any SQLDatabase) async throws {
         try await db.insert(into: "cycle_periods")
             .columns("id", "user_id", "start_date", "end_date", "flow", "symptoms", "notes", "created_at", "updated_at")
@@ -80,8 +65,9 @@ struct CycleStore: Sendable {
             .run()
     }
 
-    /// Deletes the period if it is the user's (without entering the change into the feed); whether it was there.
-    static func delete(_ id: PeriodID, of user: UserID, on db: any SQLDatabase) async throws -> Bool {
+    /// Deletes the row of the period if it is the user's, nothing else (``PeriodsCollection/delete(_:_:on:)`` is the delete
+    /// with its effects); whether it was there.
+    static func deleteRow(_ id: PeriodID, of user: UserID, on db: any SQLDatabase) async throws -> Bool {
         !(try await db.delete(from: "cycle_periods").where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue)
             .returning("id").all()).isEmpty
     }
@@ -99,14 +85,6 @@ struct CycleStore: Sendable {
         guard !ids.isEmpty else { return [] }
         return try await db.select().columns("id", "start_date", "end_date", "flow", "symptoms", "notes").from("cycle_periods")
             .where("user_id", .equal, user.rawValue).where("id", .in, ids.map(\.rawValue)).all().map(period)
-    }
-
-    func delete(_ id: PeriodID, of user: UserID, now: Date) async throws -> Bool {
-        try await database.transaction { db in
-            let deleted = try await Self.delete(id, of: user, on: db)
-            if deleted { try await SyncFeed.record(.cycleLogs, id: id.description, of: user, deleted: true, updatedAt: now, on: db) }
-            return deleted
-        }
     }
 
     private static func period(_ row: any SQLRow) throws -> LoggedPeriod {
@@ -142,5 +120,13 @@ struct CyclePeriodsOwner: AccountDataOwner {
 
     func delete(_ user: UserID, on db: any SQLDatabase) async throws {
         try await db.delete(from: "cycle_periods").where("user_id", .equal, user.rawValue).run()
+    }
+}
+
+extension CycleStore {
+    /// The pushing user's periods, read once per push.
+    func periods(_ reads: PushReads) async throws -> [LoggedPeriod] {
+        let user = reads.user
+        return try await reads.once("cycle.periods") { try await self.periods(of: user) }
     }
 }

@@ -72,8 +72,7 @@ struct HealthRecords: Sendable {
         let engine = database.engine
         let (taken, inserted) = try await database.transaction { db in
             let taken = try await HealthSampleStore.takenByOthers(rows.map(\.id), user: user, on: db)
-            let inserted = try await HealthSampleStore.insert(rows.filter { !taken.contains($0.id) }, of: user, now: now, on: db)
-            try await SyncFeed.recordNew(.healthSamples, ids: rows.filter { inserted.contains($0.id) }.map { $0.id.uuidString.lowercased() }, of: user, updatedAt: now, on: db)
+            let inserted = try await HealthSamplesCollection.write(rows.filter { !taken.contains($0.id) }, .now(user, now), on: db).inserted
             try await AuditLog.append(AuditEvent(actor: user, subject: user, action: action, resource: "healthSamples", count: inserted.count), on: db, engine: engine)
             return (taken, inserted)
         }
@@ -96,10 +95,7 @@ struct HealthRecords: Sendable {
         let engine = database.engine
         let now = Date.storageNow
         return try await database.transaction { db in
-            let deleted = try await HealthSampleStore.delete(id, of: user, on: db)
-            if deleted {
-                try await SyncFeed.record(.healthSamples, id: id.uuidString.lowercased(), of: user, deleted: true, updatedAt: now, on: db)
-            }
+            let deleted = try await HealthSamplesCollection(health: self).delete(id.uuidString.lowercased(), .now(user, now), on: db) != nil
             try await AuditLog.append(AuditEvent(actor: user, subject: user, action: action, resource: "healthSamples", count: deleted ? 1 : 0), on: db, engine: engine)
             return deleted
         }

@@ -103,8 +103,9 @@ struct HealthSampleStore: Sendable {
         return taken
     }
 
-    /// Deletes the user's sample; whether it was there.
-    static func delete(_ id: UUID, of user: UserID, on db: any SQLDatabase) async throws -> Bool {
+    /// Deletes the row of the user's sample, nothing else (``HealthSamplesCollection/delete(_:_:on:)`` is the delete
+    /// with its feed entry); whether it was there.
+    static func deleteRow(_ id: UUID, of user: UserID, on db: any SQLDatabase) async throws -> Bool {
         !(try await db.delete(from: "health_samples").where("id", .equal, id).where("user_id", .equal, user.rawValue).returning("id").all()).isEmpty
     }
 

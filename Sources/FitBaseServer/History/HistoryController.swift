@@ -6,16 +6,15 @@ import HTTPTypes
 /// The caller's workout history and statistics. Logs are reachable only by their owner.
 struct HistoryController: Sendable {
     let history: HistoryStore
-    let catalog: CatalogStore
-    let profiles: ProfileStore
-    let cycle: CycleReckoner
+    /// Rules and writes.
+    let collection: WorkoutLogsCollection
     let entitlements: EntitlementService
 
     func logWorkout(_ input: Operations.LogWorkout.Input) async throws -> Operations.LogWorkout.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        let log = try await validated(body, id: WorkoutLogID(), user: caller.user)
-        try await history.insert(log, of: caller.user, now: .storageNow)
+        let log = try await collection.validated(body, id: WorkoutLogID(), user: caller.user)
+        try await collection.save(log, of: caller.user, now: .storageNow)
         return .created(.init(body: .json(Self.wire(log))))
     }
 
@@ -41,7 +40,7 @@ struct HistoryController: Sendable {
 
     func deleteWorkoutLog(_ input: Operations.DeleteWorkoutLog.Input) async throws -> Operations.DeleteWorkoutLog.Output {
         let caller = try RequestScope.requireCaller()
-        guard let id = WorkoutLogID(input.path.logId), try await history.delete(id, of: caller.user, now: .storageNow).deleted else {
+        guard let id = WorkoutLogID(input.path.logId), try await collection.delete(id, of: caller.user, now: .storageNow) else {
             throw Problem.notFound("No workout log \(input.path.logId) of yours.")
         }
         return .noContent(.init())
@@ -52,7 +51,7 @@ struct HistoryController: Sendable {
         let detailed = input.query.detail == .full
         if detailed { try await entitlements.require(.analytics, caller: caller, doing: "Detailed statistics") }
         let logs = try await history.allLogs(of: caller.user)
-        let today = LocalCalendar.today(in: try await profiles.profile(of: caller.user).timeZone)
+        let today = LocalCalendar.today(in: try await collection.profiles.profile(of: caller.user).timeZone)
         let days = Set(logs.map(\.localDate))
         let thisWeek = WorkoutStreaks.weekStart(of: today)
         let basic = Components.Schemas.HistoryStats(
@@ -86,36 +85,6 @@ struct HistoryController: Sendable {
 
     // MARK: Helpers
 
-    /// The log a `WorkoutLogInput` describes, with the workout's type and title, the local day in the user's time zone
-    /// and the cycle position on that day fixed; every invalid field is reported at once. A caller validating many
-    /// logs passes the profile, periods and catalog lookup it has read once.
-    func validated(
-        _ body: Components.Schemas.WorkoutLogInput, id: WorkoutLogID, user: UserID, profile: Profile? = nil, periods: [LoggedPeriod]? = nil,
-        workouts: CatalogLookup? = nil
-    ) async throws -> WorkoutLog {
-        let workouts = workouts ?? CatalogLookup(store: catalog)
-        var errors: [Problem.FieldError] = []
-        let workout = try await WorkoutID(body.workoutId).asyncMap { try await workouts.workout($0) } ?? nil
-        if workout == nil { errors.append(.init(field: "workoutId", message: "is not a workout of the catalog")) }
-        if body.completedAt > Date.now.addingTimeInterval(300) { errors.append(.init(field: "completedAt", message: "must not be in the future")) }
-        if !(1...600).contains(body.duration) { errors.append(.init(field: "duration", message: "must be between 1 and 600 minutes")) }
-        for (field, value) in [("rating", body.rating), ("energyBefore", body.energyBefore), ("energyAfter", body.energyAfter)] {
-            if let value, !(1...5).contains(value) { errors.append(.init(field: field, message: "must be between 1 and 5")) }
-        }
-        if let notes = body.notes, notes.count > 1000 { errors.append(.init(field: "notes", message: "must be at most 1000 characters")) }
-        guard let workout, errors.isEmpty else { throw Problem.validationFailed(errors) }
-
-        let profile = if let profile { profile } else { try await profiles.profile(of: user) }
-        let localDate = LocalCalendar.day(of: body.completedAt, in: profile.timeZone)
-        let position = try await cycle.prediction(for: user, on: localDate, profile: profile, periods: periods)?.today
-        return WorkoutLog(
-            id: id, workout: workout.id, workoutType: workout.type, workoutTitle: workout.title,
-            completedAt: body.completedAt, localDate: localDate, durationMinutes: body.duration, rating: body.rating,
-            energyBefore: body.energyBefore, energyAfter: body.energyAfter, notes: body.notes,
-            cyclePhase: position?.phase, cycleDay: position?.cycleDay
-        )
-    }
-
     static func wire(_ log: WorkoutLog) -> Components.Schemas.WorkoutLog {
         .init(
             id: log.id.description, workoutId: log.workout.description, workoutType: .init(rawValue: log.workoutType.rawValue) ?? .strength,
@@ -123,13 +92,5 @@ struct HistoryController: Sendable {
             duration: log.durationMinutes, rating: log.rating, energyBefore: log.energyBefore, energyAfter: log.energyAfter,
             notes: log.notes, cyclePhase: log.cyclePhase.flatMap { .init(rawValue: $0.rawValue) }, cycleDay: log.cycleDay
         )
-    }
-}
-
-extension Optional {
-    /// `map` for an async transform.
-    fileprivate func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let self else { return nil }
-        return try await transform(self)
     }
 }

@@ -53,19 +53,9 @@ struct WorkoutLog: Sendable, Equatable {
 struct HistoryStore: Sendable {
     let database: Database
 
-    /// Adds a log, its feed entry and its challenge scores in one transaction; returns the group whose leaderboards
-    /// changed, if any.
-    @discardableResult
-    func insert(_ log: WorkoutLog, of user: UserID, now: Date) async throws -> UUID? {
-        try await database.transaction { db in
-            try await Self.upsert(log, of: user, now: now, on: db)
-            try await SyncFeed.record(.workoutLogs, id: log.id.description, of: user, deleted: false, updatedAt: now, on: db)
-            return try await ChallengeScoring.logged(log, of: user, now: now, on: db)
-        }
-    }
-
-    /// Writes `log` of `user`, replacing a log with its id (the caller enters the change into the feed and has checked
-    /// that the id is not another user's). `now` is the creation time of a new log.
+    /// Writes the row of `log` of `user`, replacing a log with its id. Only ``WorkoutLogWrite`` calls it: it adds the
+    /// feed entry and the scores, and its caller has checked that the id is not another user's. `now` is the creation
+    /// time of a new log.
     static func upsert(_ log: WorkoutLog, of user: UserID, now: Date, on db: any SQLDatabase) async throws {
         try await db.insert(into: "workout_logs")
             .columns(
@@ -93,8 +83,9 @@ struct HistoryStore: Sendable {
         return try await select(on: db).where("user_id", .equal, user.rawValue).where("id", .in, ids.map(\.rawValue)).all().map(log)
     }
 
-    /// Deletes the log if it is the user's (without entering the change into the feed); whether it was there.
-    static func delete(_ id: WorkoutLogID, of user: UserID, on db: any SQLDatabase) async throws -> Bool {
+    /// Deletes the row of the log if it is the user's, nothing else (``WorkoutLogsCollection/delete(_:_:on:)`` is the delete
+    /// with its effects); whether it was there.
+    static func deleteRow(_ id: WorkoutLogID, of user: UserID, on db: any SQLDatabase) async throws -> Bool {
         !(try await db.delete(from: "workout_logs").where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue)
             .returning("id").all()).isEmpty
     }
@@ -113,17 +104,6 @@ struct HistoryStore: Sendable {
     func allLogs(of user: UserID) async throws -> [WorkoutLog] {
         try await database.withConnection { db in
             try await Self.select(on: db).where("user_id", .equal, user.rawValue).orderBy("completed_at").all().map(Self.log)
-        }
-    }
-
-    /// Deletes a log (a tombstone in the feed, its challenge scores taken back); whether it was there, and the group
-    /// whose leaderboards changed.
-    func delete(_ id: WorkoutLogID, of user: UserID, now: Date) async throws -> (deleted: Bool, group: UUID?) {
-        try await database.transaction { db in
-            let deleted = try await Self.delete(id, of: user, on: db)
-            guard deleted else { return (false, nil) }
-            try await SyncFeed.record(.workoutLogs, id: id.description, of: user, deleted: true, updatedAt: now, on: db)
-            return (true, try await ChallengeScoring.removed(id, of: user, now: now, on: db))
         }
     }
 

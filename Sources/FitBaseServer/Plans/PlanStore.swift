@@ -72,7 +72,7 @@ struct TrainingPlan: Sendable, Equatable {
     }
 }
 
-/// SQL for `training_plans`, always scoped to one user.
+/// SQL for `training_plans`, always scoped to one user. Writes go through ``PlansCollection``.
 struct PlanStore: Sendable {
     let database: Database
 
@@ -95,77 +95,38 @@ struct PlanStore: Sendable {
         return try await select(on: db).where("user_id", .equal, user.rawValue).where("id", .in, ids.map(\.rawValue)).all().map(plan)
     }
 
-    /// Writes `plan` of `user` whole, keeping `createdAt` of a plan that exists (a pushed sync mutation; the caller
-    /// enters the change into the feed and has checked that the id is not another user's).
-    static func upsert(_ plan: TrainingPlan, of user: UserID, on db: any SQLDatabase) async throws {
-        try await db.insert(into: "training_plans")
+    /// Writes the row of `plan` of `user` whole, keeping `createdAt` of a plan that exists; returns the stored
+    /// `createdAt`. Only ``PlanWrite`` calls it: it enters the change into the feed, and its caller has checked that
+    /// the id is not another user's.
+    static func upsert(_ plan: TrainingPlan, of user: UserID, on db: any SQLDatabase) async throws -> Date {
+        let row = try await db.insert(into: "training_plans")
             .columns(columns + ["user_id"])
             .values(try values(plan) + [SQLBind(user.rawValue)])
             .onConflict(with: ["id"]) { conflict in
                 columns.filter { $0 != "id" && $0 != "created_at" }.reduce(conflict) { $0.set(excludedValueOf: $1) }
             }
-            .run()
+            .returning("created_at")
+            .first()
+        return try row?.decode(column: "created_at", as: Date.self) ?? plan.createdAt
     }
 
-    /// Deletes the plan if it is the user's (without entering the change into the feed); whether it was there.
-    static func delete(_ id: PlanID, of user: UserID, on db: any SQLDatabase) async throws -> Bool {
+    /// Deletes the row of the plan if it is the user's, nothing else (``PlansCollection/delete(_:_:on:)`` is the
+    /// delete with its feed entry); whether it was there.
+    static func deleteRow(_ id: PlanID, of user: UserID, on db: any SQLDatabase) async throws -> Bool {
         !(try await db.delete(from: "training_plans").where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue)
             .returning("id").all()).isEmpty
+    }
+
+    /// Whether `user` has a plan `id`.
+    static func exists(_ id: PlanID, of user: UserID, on db: any SQLDatabase) async throws -> Bool {
+        try await db.select().column("id").from("training_plans").where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue)
+            .first() != nil
     }
 
     /// How many plans `user` keeps.
     static func count(of user: UserID, on db: any SQLDatabase) async throws -> Int {
         try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "count").from("training_plans")
             .where("user_id", .equal, user.rawValue).first()?.decode(column: "count", as: Int.self) ?? 0
-    }
-
-    /// Adds a new plan, entering it into the change feed; returns it with its version. With a `limit`, a user who
-    /// already keeps that many plans gets its problem thrown instead (counted in the inserting transaction).
-    func insert(_ plan: TrainingPlan, of user: UserID, limit: (plans: Int, problem: Problem)? = nil) async throws -> TrainingPlan {
-        try await database.transaction { db in
-            if let limit {
-                // Holding the user's feed row first makes two concurrent creations count one after the other.
-                try await SyncFeed.lockSequence(of: user, on: db)
-                if try await Self.count(of: user, on: db) >= limit.plans { throw limit.problem }
-            }
-            let change = try await SyncFeed.record(.plans, id: plan.id.description, of: user, deleted: false, updatedAt: plan.updatedAt, on: db)
-            var saved = plan
-            saved.version = change.stamp.version
-            try await db.insert(into: "training_plans")
-                .columns(Self.columns + ["user_id"])
-                .values(try Self.values(saved) + [SQLBind(user.rawValue)])
-                .run()
-            return saved
-        }
-    }
-
-    /// Replaces the plan if it is the user's, bumping its version; `nil` when there is no such plan of theirs.
-    func replace(_ plan: TrainingPlan, of user: UserID, now: Date) async throws -> TrainingPlan? {
-        try await database.transaction { db in
-            guard let current = try await Self.select(on: db).where("id", .equal, plan.id.rawValue)
-                .where("user_id", .equal, user.rawValue).first().map(Self.plan)
-            else { return nil }
-            let change = try await SyncFeed.record(.plans, id: plan.id.description, of: user, deleted: false, updatedAt: now, on: db)
-            var updated = plan
-            updated.version = change.stamp.version
-            updated.createdAt = current.createdAt
-            updated.updatedAt = now
-            try await db.update("training_plans")
-                .set("name", to: updated.name).set("notes", to: updated.notes).set("start_date", to: updated.startDate.description)
-                .set("end_date", to: updated.endDate?.description).set("days_per_week", to: updated.daysPerWeek)
-                .set("is_completed", to: updated.isCompleted).set("weekly_workouts", to: try jsonText(updated.weeklyWorkouts))
-                .set("version", to: updated.version).set("updated_at", to: now)
-                .where("id", .equal, plan.id.rawValue).where("user_id", .equal, user.rawValue).run()
-            return updated
-        }
-    }
-
-    func delete(_ id: PlanID, of user: UserID, now: Date) async throws -> Bool {
-        try await database.transaction { db in
-            let deleted = try await Self.delete(id, of: user, on: db)
-            if deleted { try await SyncFeed.record(.plans, id: id.description, of: user, deleted: true, updatedAt: now, on: db) }
-            return deleted
-        }
     }
 
     private static let columns = [

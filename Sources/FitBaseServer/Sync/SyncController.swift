@@ -11,13 +11,8 @@ struct SyncController: Sendable {
     static let maximumLimit = 1000
 
     let database: Database
-    /// The REST controllers, whose validation pushed mutations go through.
-    let plans: PlanController
-    let history: HistoryController
-    let cycle: CycleController
-    let profiles: ProfileStore
-    /// Opens synced health samples (and audits their sync).
-    let health: HealthRecords
+    /// What each collection checks, writes and shows.
+    let collections: SyncedCollections
 
     func getSyncChanges(_ input: Operations.GetSyncChanges.Input) async throws -> Operations.GetSyncChanges.Output {
         let caller = try RequestScope.requireCaller()
@@ -38,10 +33,14 @@ struct SyncController: Sendable {
             throw Problem(.gone, code: "full_resync_required", detail: "This cursor is older than the oldest kept deletion; pull again without since.")
         }
         let page = Array(changes.prefix(limit))
-        let health = self.health
-        let wire = try await database.withConnection { db in try await Self.wire(page, of: user, health: health, on: db) }
-        let samples = wire.count { $0.collection == .healthSamples && !$0.deleted }
-        if samples > 0 { try await health.audit.append(AuditEvent(actor: user, subject: user, action: .sync, resource: "healthSamples", count: samples)) }
+        let collections = self.collections
+        let wire = try await database.withConnection { db in try await Self.wire(page, of: user, collections: collections, on: db) }
+        var served: [String: Int] = [:]
+        for change in wire where !change.deleted { served[change.collection.rawValue, default: 0] += 1 }
+        for (name, count) in served.sorted(by: { $0.key < $1.key }) {
+            guard let collection = SyncCollection(rawValue: name) else { continue }
+            try await collections[collection].pulled(count, of: user)
+        }
         return .ok(.init(body: .json(.init(
             changes: wire,
             cursor: Self.cursor(sequence: changes.count > limit ? page.last?.seq ?? since : max(page.last?.seq ?? 0, position.last, since)),
@@ -51,23 +50,17 @@ struct SyncController: Sendable {
 
     // MARK: Records
 
-    struct RecordKey: Hashable {
-        let collection: SyncCollection
-        let id: String
-        init(_ collection: SyncCollection, _ id: String) {
-            self.collection = collection
-            self.id = id
-        }
-    }
-
     /// The changes with the current data of their records, as the REST endpoints show them. A live record deleted
     /// since the change was read is left out: its tombstone follows with a later sequence number.
     static func wire(
-        _ changes: [SyncChange], of user: UserID, health: HealthRecords, on db: any SQLDatabase
+        _ changes: [SyncChange], of user: UserID, collections: SyncedCollections, on db: any SQLDatabase
     ) async throws -> [Components.Schemas.SyncChange] {
-        let records = try await records(for: changes.filter { !$0.stamp.deleted }, of: user, health: health, on: db)
+        var records: [SyncCollection: [String: OpenAPIObjectContainer]] = [:]
+        for (collection, live) in Dictionary(grouping: changes.filter { !$0.stamp.deleted }, by: \.collection) {
+            records[collection] = try await collections[collection].records(live.map(\.recordID), of: user, on: db)
+        }
         return changes.compactMap { change in
-            let data = records[RecordKey(change.collection, change.recordID)]
+            let data = records[change.collection]?[change.recordID]
             if !change.stamp.deleted && data == nil { return nil }
             return Components.Schemas.SyncChange(
                 collection: Components.Schemas.SyncCollection(rawValue: change.collection.rawValue) ?? .plans, id: change.recordID,
@@ -75,31 +68,6 @@ struct SyncController: Sendable {
                 data: change.stamp.deleted ? nil : data.map { .init(additionalProperties: $0) }
             )
         }
-    }
-
-    /// The current data of the changed records, as their REST endpoints show them.
-    static func records(
-        for changes: [SyncChange], of user: UserID, health: HealthRecords, on db: any SQLDatabase
-    ) async throws -> [RecordKey: OpenAPIObjectContainer] {
-        let ids = Dictionary(grouping: changes, by: \.collection).mapValues { $0.map(\.recordID) }
-        var records: [RecordKey: OpenAPIObjectContainer] = [:]
-        for plan in try await PlanStore.plans((ids[.plans] ?? []).compactMap(PlanID.init), of: user, on: db) {
-            records[RecordKey(.plans, plan.id.description)] = try object(PlanController.wire(plan))
-        }
-        for log in try await HistoryStore.logs((ids[.workoutLogs] ?? []).compactMap(WorkoutLogID.init), of: user, on: db) {
-            records[RecordKey(.workoutLogs, log.id.description)] = try object(HistoryController.wire(log))
-        }
-        for period in try await CycleStore.periods((ids[.cycleLogs] ?? []).compactMap(PeriodID.init), of: user, on: db) {
-            records[RecordKey(.cycleLogs, period.id.description)] = try object(CycleController.wire(period))
-        }
-        let sampleRows = try await HealthSampleStore.samples((ids[.healthSamples] ?? []).compactMap(UUID.init(uuidString:)), of: user, on: db)
-        for sample in try await health.open(sampleRows, of: user) {
-            records[RecordKey(.healthSamples, sample.id.uuidString.lowercased())] = try object(HealthController.wire(sample))
-        }
-        if ids[.preferences]?.contains(SyncFeed.preferencesID) == true {
-            records[RecordKey(.preferences, SyncFeed.preferencesID)] = try object(UserWire.preferences(try await ProfileStore.profile(of: user, on: db)))
-        }
-        return records
     }
 
     /// A wire value as a free-form JSON object (instants in RFC 3339, as everywhere in the API).

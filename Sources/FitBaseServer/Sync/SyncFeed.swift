@@ -126,8 +126,9 @@ enum SyncFeed {
 
     /// Enters many records written in one transaction (a batch of health samples): consecutive sequence numbers
     /// reserved at once, each record's next version (1, or one past a tombstone of the same id).
-    static func recordNew(_ collection: SyncCollection, ids: [String], of user: UserID, updatedAt: Date, on db: any SQLDatabase) async throws {
-        guard !ids.isEmpty else { return }
+    @discardableResult
+    static func recordNew(_ collection: SyncCollection, ids: [String], of user: UserID, updatedAt: Date, on db: any SQLDatabase) async throws -> [SyncChange] {
+        guard !ids.isEmpty else { return [] }
         let reserved = try await db.insert(into: "sync_sequences").columns("user_id", "last_seq", "purged_through")
             .values(SQLBind(user.rawValue), SQLBind(ids.count), SQLBind(0))
             .onConflict(with: ["user_id"]) { $0.set("last_seq", to: SQLRaw("sync_sequences.last_seq + \(ids.count)")) }
@@ -136,6 +137,8 @@ enum SyncFeed {
         let first = try row.decode(column: "last_seq", as: Int.self) - ids.count + 1
         nudge(user)
         let now = Date.storageNow
+        var changes: [SyncChange] = []
+        changes.reserveCapacity(ids.count)
         for start in stride(from: 0, to: ids.count, by: 250) {
             let chunk = Array(ids[start..<min(start + 250, ids.count)])
             var versions: [String: Int] = [:]
@@ -146,15 +149,21 @@ enum SyncFeed {
             }
             var insert = db.insert(into: "sync_changes").columns("user_id", "collection", "record_id", "seq", "version", "deleted", "updated_at", "changed_at")
             for (offset, id) in chunk.enumerated() {
+                let change = SyncChange(
+                    collection: collection, recordID: id, seq: first + start + offset,
+                    stamp: RecordStamp(version: (versions[id] ?? 0) + 1, updatedAt: updatedAt, deleted: false)
+                )
                 insert = insert.values(
-                    SQLBind(user.rawValue), SQLBind(collection.rawValue), SQLBind(id), SQLBind(first + start + offset), SQLBind((versions[id] ?? 0) + 1),
+                    SQLBind(user.rawValue), SQLBind(collection.rawValue), SQLBind(id), SQLBind(change.seq), SQLBind(change.stamp.version),
                     SQLBind(false), SQLBind(updatedAt), SQLBind(now)
                 )
+                changes.append(change)
             }
             try await insert.onConflict(with: ["user_id", "collection", "record_id"]) { conflict in
                 ["seq", "version", "deleted", "updated_at", "changed_at"].reduce(conflict) { $0.set(excludedValueOf: $1) }
             }.run()
         }
+        return changes
     }
 
     /// Tells the user's devices, once per transaction and just before it commits, that changes are available up to the

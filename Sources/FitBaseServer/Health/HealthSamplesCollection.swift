@@ -1,0 +1,113 @@
+import FitBaseAPI
+import FitBaseCore
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import SQLKit
+
+/// Health samples as a synced collection: consent, checking and sealing, the one write path (REST batches and pushed
+/// samples: rows and feed entries), deletion, and the audit of every push and pull.
+struct HealthSamplesCollection: SyncedCollection {
+    let health: HealthRecords
+
+    let collection = SyncCollection.healthSamples
+    let table: String? = "health_samples"
+    /// A stored sample never changes: sending it again is a no-op.
+    var isWrittenOnce: Bool { true }
+    /// Values are sealed under the user's key: never in a stored push result.
+    var isSealed: Bool { true }
+
+    /// Stores the sealed rows not stored before (of `write`'s user) and enters them into the feed: the write path of
+    /// every sample. Returns the ids stored and their feed entries.
+    static func write(_ rows: [SealedSample], _ write: FeedWrite, on db: any SQLDatabase) async throws -> (inserted: Set<UUID>, changes: [SyncChange]) {
+        let inserted = try await HealthSampleStore.insert(rows, of: write.user, now: write.now, on: db)
+        let ids = rows.filter { inserted.contains($0.id) }.map { $0.id.uuidString.lowercased() }
+        return (inserted, try await SyncFeed.recordNew(.healthSamples, ids: ids, of: write.user, updatedAt: write.updatedAt, on: db))
+    }
+
+    // MARK: Sync
+
+    private static let consentRequired = Problem(
+        .forbidden, code: "consent_required", detail: "Health samples need the healthData consent: POST /v1/me/consents {kind: healthData, granted: true}."
+    )
+
+    /// Reads the `healthData` consent once; refused mutations are audited as denied, as REST refusals are.
+    func prepare(_ mutations: [Components.Schemas.SyncMutation], reads: PushReads) async throws {
+        let user = reads.user
+        let consent = try await self.consent(reads)
+        let refused = mutations.filter { !($0.op == .upsert ? consent.upload : consent.read) }.count
+        if refused > 0 {
+            try await health.audit.append(AuditEvent(actor: user, subject: user, action: .sync, resource: "healthSamples", count: refused, outcome: .denied))
+        }
+    }
+
+    func checkUpsert(
+        _ data: Components.Schemas.SyncMutation.DataPayload?, id: String, reads: PushReads, updatedAt: Date
+    ) async throws -> any SyncedWrite {
+        guard try await consent(reads).upload else { throw Self.consentRequired }
+        let body = try decode(Components.Schemas.HealthSampleInput.self, from: data)
+        var input = HealthController.input(body)
+        input.id = id
+        let sample: HealthSample
+        switch HealthSampleValidator.validate(input, now: .now) {
+        case .success(let valid): sample = valid
+        case .failure(let failure): throw Problem.validationFailed(failure.errors.map { .init(field: $0.field, message: $0.message) })
+        }
+        let user = reads.user
+        guard let key = try await reads.once("health.key", { try await health.vault.dataKey(of: user, creating: true) }) else {
+            throw Self.consentRequired
+        }
+        return HealthSampleWrite(sample: try health.seal(sample, of: user, with: key))
+    }
+
+    func checkDelete(id: String, reads: PushReads) async throws {
+        guard try await consent(reads).read else { throw Self.consentRequired }
+    }
+
+    func delete(_ id: String, _ write: FeedWrite, on db: any SQLDatabase) async throws -> SyncChange? {
+        guard let sample = UUID(uuidString: id), try await HealthSampleStore.deleteRow(sample, of: write.user, on: db) else { return nil }
+        return try await write.record(.healthSamples, id: id, deleted: true, on: db)
+    }
+
+    func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: OpenAPIObjectContainer] {
+        var records: [String: OpenAPIObjectContainer] = [:]
+        let rows = try await HealthSampleStore.samples(ids.compactMap(UUID.init(uuidString:)), of: user, on: db)
+        for sample in try await health.open(rows, of: user) {
+            records[sample.id.uuidString.lowercased()] = try SyncController.object(HealthController.wire(sample))
+        }
+        return records
+    }
+
+    func pushed(_ count: Int, of user: UserID, on db: any SQLDatabase) async throws {
+        try await AuditLog.append(AuditEvent(actor: user, subject: user, action: .sync, resource: "healthSamples", count: count), on: db, engine: health.database.engine)
+    }
+
+    func pulled(_ count: Int, of user: UserID) async throws {
+        try await health.audit.append(AuditEvent(actor: user, subject: user, action: .sync, resource: "healthSamples", count: count))
+    }
+
+    private func consent(_ reads: PushReads) async throws -> (upload: Bool, read: Bool) {
+        let user = reads.user
+        let consent = try await reads.once("health.consent") { () async throws -> HealthConsent in
+            let consent = try await health.consent(of: user)
+            return HealthConsent(upload: consent.upload, read: consent.read)
+        }
+        return (consent.upload, consent.read)
+    }
+
+    private struct HealthConsent: Sendable {
+        var upload: Bool
+        var read: Bool
+    }
+}
+
+/// A checked, sealed sample.
+struct HealthSampleWrite: SyncedWrite {
+    var sample: SealedSample
+
+    func write(_ write: FeedWrite, on db: any SQLDatabase) async throws -> SyncChange {
+        if let change = try await HealthSamplesCollection.write([sample], write, on: db).changes.first { return change }
+        // Its row was there already (the feed had lost it): the feed entry is made again.
+        return try await write.record(.healthSamples, id: sample.id.uuidString.lowercased(), deleted: false, on: db)
+    }
+}

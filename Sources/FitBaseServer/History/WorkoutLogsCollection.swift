@@ -1,0 +1,108 @@
+import FitBaseAPI
+import FitBaseCore
+import Foundation
+import OpenAPIRuntime
+import SQLKit
+
+/// Workout logs as a synced collection: the rules of a log, its one write path (REST and push) with its effects — the
+/// feed entry and challenge scoring — and how the feed shows it.
+struct WorkoutLogsCollection: SyncedCollection {
+    let database: Database
+    let catalog: CatalogStore
+    let profiles: ProfileStore
+    let cycle: CycleReckoner
+
+    let collection = SyncCollection.workoutLogs
+    let table: String? = "workout_logs"
+
+    // MARK: REST
+
+    /// Adds (or replaces) a log with its effects; returns the group whose leaderboards changed, if any.
+    @discardableResult
+    func save(_ log: WorkoutLog, of user: UserID, now: Date) async throws -> UUID? {
+        try await database.transaction { db in try await WorkoutLogWrite(log: log).saved(.now(user, now), on: db).group }
+    }
+
+    /// Deletes a log with its effects; whether it was there.
+    func delete(_ id: WorkoutLogID, of user: UserID, now: Date) async throws -> Bool {
+        try await database.transaction { db in try await delete(id.description, .now(user, now), on: db) != nil }
+    }
+
+    // MARK: Sync
+
+    func checkUpsert(
+        _ data: Components.Schemas.SyncMutation.DataPayload?, id: String, reads: PushReads, updatedAt: Date
+    ) async throws -> any SyncedWrite {
+        let body = try decode(Components.Schemas.WorkoutLogInput.self, from: data)
+        let log = try await validated(
+            body, id: WorkoutLogID(id) ?? WorkoutLogID(), user: reads.user, profile: try await profiles.profile(reads),
+            periods: try await cycle.store.periods(reads), workouts: try await CatalogLookup.shared(by: reads, store: catalog)
+        )
+        return WorkoutLogWrite(log: log)
+    }
+
+    /// Deletes the row, enters the tombstone and takes the workout back out of every challenge it counted in.
+    func delete(_ id: String, _ write: FeedWrite, on db: any SQLDatabase) async throws -> SyncChange? {
+        guard let log = WorkoutLogID(id), try await HistoryStore.deleteRow(log, of: write.user, on: db) else { return nil }
+        let change = try await write.record(.workoutLogs, id: id, deleted: true, on: db)
+        try await ChallengeScoring.removed(log, of: write.user, now: write.now, on: db)
+        return change
+    }
+
+    func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: OpenAPIObjectContainer] {
+        var records: [String: OpenAPIObjectContainer] = [:]
+        for log in try await HistoryStore.logs(ids.compactMap(WorkoutLogID.init), of: user, on: db) {
+            records[log.id.description] = try SyncController.object(HistoryController.wire(log))
+        }
+        return records
+    }
+
+    // MARK: Rules
+
+    /// The log a `WorkoutLogInput` describes, with the workout's type and title, the local day in the user's time zone
+    /// and the cycle position on that day fixed; every invalid field is reported at once. A caller validating many
+    /// logs passes the profile, periods and catalog lookup it has read once.
+    func validated(
+        _ body: Components.Schemas.WorkoutLogInput, id: WorkoutLogID, user: UserID, profile: Profile? = nil, periods: [LoggedPeriod]? = nil,
+        workouts: CatalogLookup? = nil
+    ) async throws -> WorkoutLog {
+        let workouts = workouts ?? CatalogLookup(store: catalog)
+        var errors: [Problem.FieldError] = []
+        let workout: CatalogWorkout? = if let id = WorkoutID(body.workoutId) { try await workouts.workout(id) } else { nil }
+        if workout == nil { errors.append(.init(field: "workoutId", message: "is not a workout of the catalog")) }
+        if body.completedAt > Date.now.addingTimeInterval(300) { errors.append(.init(field: "completedAt", message: "must not be in the future")) }
+        if !(1...600).contains(body.duration) { errors.append(.init(field: "duration", message: "must be between 1 and 600 minutes")) }
+        for (field, value) in [("rating", body.rating), ("energyBefore", body.energyBefore), ("energyAfter", body.energyAfter)] {
+            if let value, !(1...5).contains(value) { errors.append(.init(field: field, message: "must be between 1 and 5")) }
+        }
+        if let notes = body.notes, notes.count > 1000 { errors.append(.init(field: "notes", message: "must be at most 1000 characters")) }
+        guard let workout, errors.isEmpty else { throw Problem.validationFailed(errors) }
+
+        let profile = if let profile { profile } else { try await profiles.profile(of: user) }
+        let localDate = LocalCalendar.day(of: body.completedAt, in: profile.timeZone)
+        let position = try await cycle.prediction(for: user, on: localDate, profile: profile, periods: periods)?.today
+        return WorkoutLog(
+            id: id, workout: workout.id, workoutType: workout.type, workoutTitle: workout.title,
+            completedAt: body.completedAt, localDate: localDate, durationMinutes: body.duration, rating: body.rating,
+            energyBefore: body.energyBefore, energyAfter: body.energyAfter, notes: body.notes,
+            cyclePhase: position?.phase, cycleDay: position?.cycleDay
+        )
+    }
+}
+
+/// A checked workout log: its row, its feed entry, then its challenge scores — for REST and push alike.
+struct WorkoutLogWrite: SyncedWrite {
+    var log: WorkoutLog
+
+    func write(_ write: FeedWrite, on db: any SQLDatabase) async throws -> SyncChange {
+        try await saved(write, on: db).change
+    }
+
+    /// Writes the log with its effects; returns its feed entry and the group whose leaderboards changed.
+    func saved(_ write: FeedWrite, on db: any SQLDatabase) async throws -> (change: SyncChange, group: UUID?) {
+        try await HistoryStore.upsert(log, of: write.user, now: write.now, on: db)
+        let change = try await write.record(.workoutLogs, id: log.id.description, deleted: false, on: db)
+        let group = try await ChallengeScoring.logged(log, of: write.user, now: write.now, on: db)
+        return (change, group)
+    }
+}
