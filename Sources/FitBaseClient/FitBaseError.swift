@@ -1,9 +1,10 @@
 import FitBaseAPI
+import FitBaseCore
 import OpenAPIRuntime
 
 /// Every failure the SDK reports: a problem the server described, or a failure to reach or understand it.
 public enum FitBaseError: Error, Sendable, Equatable {
-    /// The server answered with an RFC 9457 problem; switch on ``APIProblem/code``.
+    /// The server answered with an RFC 9457 problem; switch over ``APIProblem/code``.
     case problem(APIProblem)
     /// The server could not be reached or the connection failed.
     case transport(String)
@@ -47,8 +48,11 @@ public enum FitBaseError: Error, Sendable, Equatable {
 
 /// A problem reported by the server (RFC 9457 with FitBase's stable `code`).
 public struct APIProblem: Sendable, Equatable {
-    /// Stable, machine-readable identifier, e.g. `not_found`, `validation_failed`.
-    public var code: String
+    /// What went wrong, to switch over (`.notFound`, `.validationFailed`, `.upgradeRequired`, …); `nil` when a newer
+    /// server sent a code this SDK does not know yet — its text is in ``rawCode``; treat it by ``status``.
+    public var code: ProblemCode?
+    /// The code as the server sent it, e.g. `not_found`.
+    public var rawCode: String
     /// HTTP status code.
     public var status: Int
     /// Short summary of the problem type.
@@ -59,6 +63,8 @@ public struct APIProblem: Sendable, Equatable {
     public var fieldErrors: [FieldError]
     /// The request id to quote when reporting the problem.
     public var requestID: String?
+    /// For a 402 `upgrade_required`: the lowest tier that unlocks what was asked for.
+    public var requiredTier: SubscriptionTier?
 
     /// One offending field of a validation problem.
     public struct FieldError: Sendable, Equatable {
@@ -67,11 +73,13 @@ public struct APIProblem: Sendable, Equatable {
     }
 
     init(_ problem: Components.Schemas.Problem) {
-        self.code = problem.code
+        self.rawCode = problem.code.value1?.rawValue ?? problem.code.value2 ?? ""
+        self.code = ProblemCode(rawValue: rawCode)
         self.status = problem.status
         self.title = problem.title
         self.detail = problem.detail
         self.fieldErrors = (problem.errors ?? []).map { FieldError(field: $0.field, message: $0.message) }
         self.requestID = problem.requestId
+        self.requiredTier = problem.requiredTier.flatMap { SubscriptionTier(rawValue: $0.rawValue) }
     }
 }

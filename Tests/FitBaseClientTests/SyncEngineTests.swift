@@ -307,7 +307,7 @@ import Testing
                 Issue.record("expected the refresh's problem, got \(String(describing: ended))")
                 return
             }
-            #expect(problem.code == "invalid_refresh_token")
+            #expect(problem.code == .invalidRefreshToken && problem.rawCode == "invalid_refresh_token")
         }
     }
 }

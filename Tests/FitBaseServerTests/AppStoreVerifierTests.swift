@@ -1,3 +1,4 @@
+import FitBaseCore
 import Foundation
 import SwiftASN1
 import Testing
@@ -233,7 +234,7 @@ import X509
     }
 
     @Test func errorCodesAreStable() {
-        #expect(AppStoreVerificationError.invalidSignature.code == "appstore_invalid_signature")
-        #expect(AppStoreVerificationError.xcodeEnvironmentNotAllowed.code == "appstore_xcode_environment_not_allowed")
+        #expect(AppStoreVerificationError.invalidSignature.code.rawValue == "appstore_invalid_signature")
+        #expect(AppStoreVerificationError.xcodeEnvironmentNotAllowed.code.rawValue == "appstore_xcode_environment_not_allowed")
     }
 }

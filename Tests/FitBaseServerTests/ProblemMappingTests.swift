@@ -1,3 +1,4 @@
+import FitBaseCore
 import FitBaseAPI
 import FitBaseTestSupport
 import Foundation
@@ -12,6 +13,18 @@ import Testing
 
 /// How thrown errors become problem+json: request-shape errors name the field, unknown errors leak nothing.
 @Suite struct ProblemMappingTests {
+    @Test func theContractListsExactlyTheCodesTheServerThrows() {
+        #expect(Set(ProblemCode.allCases.map(\.rawValue)) == Set(Components.Schemas.ProblemCode.allCases.map(\.rawValue)))
+    }
+
+    @Test func aProblemCarriesItsCodeOnTheWireAsTheContractsEnum() throws {
+        let wire = Problem(HTTPResponse.Status(code: 402), code: .upgradeRequired, detail: "Pro only.", requiredTier: "pro").wire(instance: "/v1/plans")
+        #expect(wire.code.value1 == .upgradeRequired && wire.code.value2 == "upgrade_required")
+        let encoded = try JSONDecoder().decode([String: OpenAPIValueContainer].self, from: JSONEncoder().encode(wire))
+        #expect(encoded["code"]?.value as? String == "upgrade_required")
+        #expect(encoded["type"]?.value as? String == "urn:fitbase:problem:upgrade_required")
+    }
+
     @Test func malformedJSONIsA400NamingTheProblem() async throws {
         try await withRouter { client in
             let response = try await client.execute(uri: "/decode", method: .post, body: ByteBuffer(string: #"{"title": "x", "#))
@@ -60,7 +73,7 @@ import Testing
             let response = try await client.execute(uri: "/limited", method: .get)
             #expect(response.status == .tooManyRequests)
             #expect(response.headers[.retryAfter] == "30")
-            let problem = try expectProblem(response, code: "rate_limited")
+            let problem = try expectProblem(response, code: "too_many_attempts")
             #expect(problem["detail"] as? String == "Slow down.")
         }
     }
@@ -101,7 +114,7 @@ import Testing
             throw SecretFailure()
         }
         router.get("/limited") { _, _ -> HTTPResponse.Status in
-            throw Problem(.tooManyRequests, code: "rate_limited", detail: "Slow down.", headers: [.retryAfter: "30"])
+            throw Problem(.tooManyRequests, code: .tooManyAttempts, detail: "Slow down.", headers: [.retryAfter: "30"])
         }
         try await Application(router: router, logger: TestDatabase.logger).test(.router, test)
     }

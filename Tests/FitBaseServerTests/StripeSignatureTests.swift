@@ -1,3 +1,4 @@
+import FitBaseCore
 import Crypto
 import Foundation
 import Testing
@@ -102,6 +103,6 @@ extension StripeSignatureVerifier {
 
     @Test func missingHeaderIsRefused() {
         #expect(throws: StripeSignatureError.missingHeader) { try verify(nil) }
-        #expect(StripeSignatureError.missingHeader.code == "stripe_missing_header")
+        #expect(StripeSignatureError.missingHeader.code.rawValue == "stripe_missing_header")
     }
 }

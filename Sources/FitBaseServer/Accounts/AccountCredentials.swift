@@ -34,10 +34,10 @@ struct AccountCredentials: Sendable {
         try await database.transaction { db in
             guard let account = try await UserStore.find(id: user, on: db) else { throw Problem.internalError }
             guard let email = account.email else {
-                throw Problem(.conflict, code: "no_email", detail: "The account has no e-mail address to verify.")
+                throw Problem(.conflict, code: .noEmail, detail: "The account has no e-mail address to verify.")
             }
             guard account.emailVerifiedAt == nil else {
-                throw Problem(.conflict, code: "email_already_verified", detail: "The account's e-mail address is already verified.")
+                throw Problem(.conflict, code: .emailAlreadyVerified, detail: "The account's e-mail address is already verified.")
             }
             try await Self.limit(email, Self.verificationPerAddress, client, Self.verificationPerClient, now: now, on: db)
             try await queueVerification(for: account, email: email, now: now, on: db)
@@ -125,7 +125,7 @@ struct AccountCredentials: Sendable {
     func changePassword(of caller: Caller, current: String, new: String, now: Date) async throws {
         guard let account = try await UserStore(database: database).find(id: caller.user) else { throw Problem.internalError }
         guard let currentHash = account.passwordHash else {
-            throw Problem(.conflict, code: "password_not_set", detail: "The account has no password; add one with a password-reset link.")
+            throw Problem(.conflict, code: .passwordNotSet, detail: "The account has no password; add one with a password-reset link.")
         }
         try Self.checkPolicy(new, email: account.email.flatMap(EmailAddress.init), field: "newPassword")
         try await checkPassword(current, against: currentHash, of: account, now: now)
@@ -157,12 +157,12 @@ struct AccountCredentials: Sendable {
             try await checkPassword(password, against: hash, of: account, now: now)
         } else if now.timeIntervalSince(caller.authenticatedAt) > MeController.reauthenticationWindow {
             throw Problem.unauthenticated(
-                "reauthentication_required", "Changing the address needs a sign-in from the last 5 minutes; sign in again first."
+                .reauthenticationRequired, "Changing the address needs a sign-in from the last 5 minutes; sign in again first."
             )
         }
         try await database.transaction { [composer, outbox] db in
             if let retryAfter = try await RateLimiter.hit(account.id.description, Self.emailChangePerUser, now: now, on: db) {
-                throw Problem.tooManyRequests("too_many_attempts", retryAfter: retryAfter, "Too many e-mail change requests; try again in \(retryAfter) seconds.")
+                throw Problem.tooManyRequests(.tooManyAttempts, retryAfter: retryAfter, "Too many e-mail change requests; try again in \(retryAfter) seconds.")
             }
             if try await UserStore.find(email: address, on: db) != nil { throw UserStore.emailTaken }
             try await AccountTokens.revoke(.changeEmail, of: account.id, on: db)
@@ -182,11 +182,11 @@ struct AccountCredentials: Sendable {
         let subject = account.email ?? account.id.description
         try await database.transaction { db in
             if let retryAfter = try await RateLimiter.hit(subject, SignInThrottle.perAddress, now: now, on: db) {
-                throw Problem.tooManyRequests("too_many_attempts", retryAfter: retryAfter, "Too many wrong passwords; try again in \(retryAfter) seconds.")
+                throw Problem.tooManyRequests(.tooManyAttempts, retryAfter: retryAfter, "Too many wrong passwords; try again in \(retryAfter) seconds.")
             }
         }
         guard try await hasher.verify(password, against: hash) else {
-            throw Problem(.forbidden, code: "wrong_password", detail: "The current password is wrong.")
+            throw Problem(.forbidden, code: .wrongPassword, detail: "The current password is wrong.")
         }
         try await database.transaction { db in try await RateLimiter.reset(subject, SignInThrottle.perAddress, on: db) }
     }
@@ -205,7 +205,7 @@ struct AccountCredentials: Sendable {
             retryAfter = max(retryAfter ?? 0, clientRetry)
         }
         if let retryAfter {
-            throw Problem.tooManyRequests("too_many_attempts", retryAfter: retryAfter, "Too many e-mails asked for; try again in \(retryAfter) seconds.")
+            throw Problem.tooManyRequests(.tooManyAttempts, retryAfter: retryAfter, "Too many e-mails asked for; try again in \(retryAfter) seconds.")
         }
     }
 }

@@ -1,3 +1,4 @@
+import FitBaseCore
 import FitBaseAPI
 import Foundation
 import HTTPTypes
@@ -45,7 +46,7 @@ struct AccountPagesController: Sendable {
         }
         do {
             try await credentials.resetPassword(token: form.token, newPassword: form.newPassword, now: now)
-        } catch let problem as Problem where problem.code == "validation_failed" {
+        } catch let problem as Problem where problem.code == .validationFailed {
             let reason = problem.fieldErrors.map { "The password \($0.message)." }.joined(separator: " ")
             return .badRequest(.init(body: .html(try resetForm(token: form.token, email: email, error: reason))))
         } catch let problem as Problem where problem.status.kind == .clientError {

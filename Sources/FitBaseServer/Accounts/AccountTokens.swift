@@ -84,9 +84,9 @@ enum AccountTokens {
         try await db.delete(from: "account_tokens").where("expires_at", .lessThan, cutoff).run()
     }
 
-    static let invalid = Problem(.badRequest, code: "token_invalid", detail: "This link is not valid. Ask for a new one.")
-    static let used = Problem(.badRequest, code: "token_used", detail: "This link was already used. Ask for a new one if you need it.")
-    static let expired = Problem(.badRequest, code: "token_expired", detail: "This link has expired. Ask for a new one.")
+    static let invalid = Problem(.badRequest, code: .tokenInvalid, detail: "This link is not valid. Ask for a new one.")
+    static let used = Problem(.badRequest, code: .tokenUsed, detail: "This link was already used. Ask for a new one if you need it.")
+    static let expired = Problem(.badRequest, code: .tokenExpired, detail: "This link has expired. Ask for a new one.")
 
     private static func hash(_ token: String) -> String {
         sha256Hex("account-token:\(token)")

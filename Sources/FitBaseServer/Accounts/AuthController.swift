@@ -51,7 +51,7 @@ struct AuthController: Sendable {
 
     func signIn(_ input: Operations.SignIn.Input) async throws -> Operations.SignIn.Output {
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        let invalid = Problem.unauthenticated("invalid_credentials", "The e-mail address or password is wrong.")
+        let invalid = Problem.unauthenticated(.invalidCredentials, "The e-mail address or password is wrong.")
         guard let email = EmailAddress(body.email) else { throw invalid }
         let now = Date.storageNow
         let attempt = try await throttle.admit(email, deviceToken: body.deviceToken, client: RequestScope.current.clientAddress, now: now)
@@ -84,15 +84,15 @@ struct AuthController: Sendable {
         switch try await sessions.rotate(body.refreshToken, now: now) {
         case .rotated(let session, let userID, let authenticatedAt, let newToken):
             guard let user = try await users.find(id: userID) else {
-                throw Problem.unauthenticated("invalid_refresh_token", "The refresh token is not valid.")
+                throw Problem.unauthenticated(.invalidRefreshToken, "The refresh token is not valid.")
             }
             return .ok(.init(body: .json(try await responses.authSession(user, session: session, refreshToken: newToken, authenticatedAt: authenticatedAt, now: now))))
         case .reused:
             throw Problem.unauthenticated(
-                "refresh_token_reused", "This refresh token was already used; the session has been ended. Sign in again."
+                .refreshTokenReused, "This refresh token was already used; the session has been ended. Sign in again."
             )
         case .invalid:
-            throw Problem.unauthenticated("invalid_refresh_token", "The refresh token is not valid; sign in again.")
+            throw Problem.unauthenticated(.invalidRefreshToken, "The refresh token is not valid; sign in again.")
         }
     }
 

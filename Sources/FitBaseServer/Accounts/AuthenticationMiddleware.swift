@@ -33,11 +33,11 @@ struct AuthenticationMiddleware: RouterMiddleware {
     private func caller(from header: String) async throws -> Caller {
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-            throw Problem.unauthenticated("invalid_token", "Use Authorization: Bearer <access token>.")
+            throw Problem.unauthenticated(.invalidToken, "Use Authorization: Bearer <access token>.")
         }
         let claims = try await signer.verify(String(parts[1]))
         guard let role = try await sessions.liveSessionRole(claims.session, user: claims.user) else {
-            throw Problem.unauthenticated("session_revoked", "The session has ended; sign in again.")
+            throw Problem.unauthenticated(.sessionRevoked, "The session has ended; sign in again.")
         }
         return Caller(user: claims.user, session: claims.session, role: role, authenticatedAt: claims.authenticatedAt)
     }

@@ -38,7 +38,7 @@ struct MeController: Sendable {
         let caller = try RequestScope.requireCaller()
         guard Date.now.timeIntervalSince(caller.authenticatedAt) <= Self.reauthenticationWindow else {
             throw Problem.unauthenticated(
-                "reauthentication_required", "Deleting the account needs a sign-in from the last 5 minutes; sign in again first."
+                .reauthenticationRequired, "Deleting the account needs a sign-in from the last 5 minutes; sign in again first."
             )
         }
         try await registry.deleteAccount(caller.user, database: database)
@@ -110,7 +110,7 @@ struct MeController: Sendable {
 
     private func wireUser(_ id: UserID) async throws -> Components.Schemas.User {
         guard let user = try await users.find(id: id) else {
-            throw Problem.unauthenticated("session_revoked", "The account no longer exists.")
+            throw Problem.unauthenticated(.sessionRevoked, "The account no longer exists.")
         }
         return try await responses.user(user)
     }

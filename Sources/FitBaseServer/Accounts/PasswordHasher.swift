@@ -1,3 +1,4 @@
+import FitBaseCore
 import HTTPTypes
 import HummingbirdBcrypt
 import NIOCore
@@ -50,7 +51,7 @@ final class PasswordHasher: Service {
 
     /// The 503 a request gets when every slot is taken.
     static let busy = Problem(
-        .serviceUnavailable, code: "busy", detail: "The server is busy checking passwords; try again in a second.",
+        .serviceUnavailable, code: .busy, detail: "The server is busy checking passwords; try again in a second.",
         headers: [.retryAfter: "1"]
     )
 

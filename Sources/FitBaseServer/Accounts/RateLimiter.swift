@@ -1,3 +1,4 @@
+import FitBaseCore
 import Foundation
 import HTTPTypes
 import SQLKit
@@ -55,7 +56,7 @@ struct RateLimiter: Sendable {
 
 extension Problem {
     /// 429 with `Retry-After`, e.g. `too_many_attempts`.
-    static func tooManyRequests(_ code: String, retryAfter: Int, _ detail: String) -> Problem {
+    static func tooManyRequests(_ code: ProblemCode, retryAfter: Int, _ detail: String) -> Problem {
         Problem(.tooManyRequests, code: code, detail: detail, headers: [.retryAfter: String(retryAfter)])
     }
 }

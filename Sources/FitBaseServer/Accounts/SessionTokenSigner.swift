@@ -89,20 +89,20 @@ actor SessionTokenSigner {
     /// The verified claims of `token`, or a 401 problem saying why it was refused.
     func verify(_ token: String) async throws(Problem) -> AccessClaims {
         guard let kid = Self.keyID(in: token), let ring = await ring(holding: kid) else {
-            throw .unauthenticated("invalid_token", "The access token is not valid.")
+            throw .unauthenticated(.invalidToken, "The access token is not valid.")
         }
         let payload: AccessTokenPayload
         do {
             payload = try await ring.collection.verify(token, as: AccessTokenPayload.self)
         } catch let error as JWTError where error.errorType == .claimVerificationFailure {
-            throw .unauthenticated("token_expired", "The access token has expired; refresh the session.")
+            throw .unauthenticated(.tokenExpired, "The access token has expired; refresh the session.")
         } catch {
-            throw .unauthenticated("invalid_token", "The access token is not valid.")
+            throw .unauthenticated(.invalidToken, "The access token is not valid.")
         }
         guard payload.iss.value == issuer, payload.aud.value.contains(Self.audience),
             let user = UserID(payload.sub.value), let session = SessionID(payload.sid)
         else {
-            throw .unauthenticated("invalid_token", "The access token is not valid.")
+            throw .unauthenticated(.invalidToken, "The access token is not valid.")
         }
         return AccessClaims(
             user: user, session: session, authenticatedAt: Date(timeIntervalSince1970: TimeInterval(payload.auth_time))

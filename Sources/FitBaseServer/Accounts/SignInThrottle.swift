@@ -47,7 +47,7 @@ struct SignInThrottle: Sendable {
         }
         if let retryAfter = outcome.1 {
             throw Problem.tooManyRequests(
-                "too_many_attempts", retryAfter: retryAfter, "Too many sign-in attempts; try again in \(retryAfter) seconds."
+                .tooManyAttempts, retryAfter: retryAfter, "Too many sign-in attempts; try again in \(retryAfter) seconds."
             )
         }
         return outcome.0

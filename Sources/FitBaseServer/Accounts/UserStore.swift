@@ -37,7 +37,7 @@ struct UserStore: Sendable {
         }
     }
 
-    static let emailTaken = Problem(.conflict, code: "email_taken", detail: "An account with this e-mail address already exists.")
+    static let emailTaken = Problem(.conflict, code: .emailTaken, detail: "An account with this e-mail address already exists.")
 
     func find(id: UserID) async throws -> UserRecord? {
         try await database.withConnection { db in try await Self.find(id: id, on: db) }

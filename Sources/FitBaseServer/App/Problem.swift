@@ -1,3 +1,4 @@
+import FitBaseCore
 import FitBaseAPI
 import Foundation
 import HTTPTypes
@@ -10,7 +11,7 @@ import NIOCore
 public struct Problem: Error, Sendable, Equatable {
     public var status: HTTPResponse.Status
     /// Stable, snake_case identifier clients switch on.
-    public var code: String
+    public var code: ProblemCode
     /// Short summary of the problem type.
     public var title: String
     /// Explanation of this occurrence; never internals such as SQL or stack traces.
@@ -33,7 +34,7 @@ public struct Problem: Error, Sendable, Equatable {
     }
 
     public init(
-        _ status: HTTPResponse.Status, code: String, title: String? = nil, detail: String? = nil,
+        _ status: HTTPResponse.Status, code: ProblemCode, title: String? = nil, detail: String? = nil,
         fieldErrors: [FieldError] = [], headers: HTTPFields = [:], requiredTier: String? = nil
     ) {
         self.status = status
@@ -46,7 +47,7 @@ public struct Problem: Error, Sendable, Equatable {
     }
 
     /// The `type` URI of this problem.
-    public var typeURI: String { "urn:fitbase:problem:\(code)" }
+    public var typeURI: String { "urn:fitbase:problem:\(code.rawValue)" }
 
     /// Renders the problem for a request.
     func response(instance: String, requestID: String?) -> Response {
@@ -69,7 +70,7 @@ extension Problem {
             title: title,
             status: status.code,
             detail: detail,
-            code: code,
+            code: .init(value1: Components.Schemas.ProblemCode(rawValue: code.rawValue), value2: code.rawValue),
             instance: instance,
             requestId: requestID,
             errors: fieldErrors.isEmpty ? nil : fieldErrors.map { .init(field: $0.field, message: $0.message) },
@@ -78,14 +79,14 @@ extension Problem {
     }
 
     static func notFound(_ detail: String) -> Problem {
-        Problem(.notFound, code: "not_found", detail: detail)
+        Problem(.notFound, code: .notFound, detail: detail)
     }
 
     static func methodNotAllowed(_ method: HTTPRequest.Method, path: String, allowed: [HTTPRequest.Method]) -> Problem {
         var headers = HTTPFields()
         headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ")
         return Problem(
-            .methodNotAllowed, code: "method_not_allowed",
+            .methodNotAllowed, code: .methodNotAllowed,
             detail: "\(method.rawValue) is not allowed on \(path); allowed: \(allowed.map(\.rawValue).joined(separator: ", ")).",
             headers: headers
         )
@@ -93,21 +94,21 @@ extension Problem {
 
     static func payloadTooLarge(limit: Int) -> Problem {
         Problem(
-            .contentTooLarge, code: "payload_too_large",
+            .contentTooLarge, code: .payloadTooLarge,
             detail: "The request body exceeds the limit of \(limit) bytes."
         )
     }
 
     static func malformedJSON(_ detail: String) -> Problem {
-        Problem(.badRequest, code: "malformed_json", title: "Malformed JSON", detail: detail)
+        Problem(.badRequest, code: .malformedJson, title: "Malformed JSON", detail: detail)
     }
 
     static func invalidRequest(_ detail: String, fieldErrors: [FieldError] = []) -> Problem {
-        Problem(.badRequest, code: "invalid_request", title: "Invalid request", detail: detail, fieldErrors: fieldErrors)
+        Problem(.badRequest, code: .invalidRequest, title: "Invalid request", detail: detail, fieldErrors: fieldErrors)
     }
 
     /// 401 with a `WWW-Authenticate: Bearer` challenge.
-    static func unauthenticated(_ code: String, _ detail: String) -> Problem {
+    static func unauthenticated(_ code: ProblemCode, _ detail: String) -> Problem {
         Problem(.unauthorized, code: code, title: "Unauthorized", detail: detail, headers: [.wwwAuthenticate: "Bearer"])
     }
 
@@ -121,13 +122,13 @@ extension Problem {
 
     static func validationFailed(_ fieldErrors: [FieldError]) -> Problem {
         Problem(
-            .badRequest, code: "validation_failed", title: "Validation failed",
+            .badRequest, code: .validationFailed, title: "Validation failed",
             detail: fieldErrors.map { "\($0.field) \($0.message)" }.joined(separator: "; "), fieldErrors: fieldErrors
         )
     }
 
     static let internalError = Problem(
-        .internalServerError, code: "internal_error",
+        .internalServerError, code: .internalError,
         detail: "The server failed to handle the request. Quote the request id when reporting this."
     )
 }

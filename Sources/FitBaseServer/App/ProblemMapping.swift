@@ -1,3 +1,4 @@
+import FitBaseCore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -32,9 +33,9 @@ enum ProblemMapping {
         guard (400..<500).contains(error.httpStatus.code) else { return nil }
         switch error.httpStatus {
         case .unsupportedMediaType:
-            return Problem(.unsupportedMediaType, code: "unsupported_media_type", detail: error.causeDescription)
+            return Problem(.unsupportedMediaType, code: .unsupportedMediaType, detail: error.causeDescription)
         case .notAcceptable:
-            return Problem(.notAcceptable, code: "not_acceptable", detail: error.causeDescription)
+            return Problem(.notAcceptable, code: .notAcceptable, detail: error.causeDescription)
         default:
             return .invalidRequest(error.causeDescription)
         }
@@ -112,16 +113,22 @@ enum ProblemMapping {
         case .notFound:
             return .notFound(message ?? "No such resource.")
         case .contentTooLarge:
-            return Problem(.contentTooLarge, code: "payload_too_large", detail: message ?? "The request body is too large.")
+            return Problem(.contentTooLarge, code: .payloadTooLarge, detail: message ?? "The request body is too large.")
         case .badRequest:
             return .invalidRequest(message ?? "The request is invalid.")
         case .unauthorized:
-            return Problem(.unauthorized, code: "unauthenticated", detail: message)
+            return Problem(.unauthorized, code: .unauthenticated, detail: message)
         case .forbidden:
-            return Problem(.forbidden, code: "forbidden", detail: message)
+            return Problem(.forbidden, code: .forbidden, detail: message)
         default:
-            let code = status.reasonPhrase.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }).joined(separator: "_")
-            return Problem(status, code: code.isEmpty ? "http_\(status.code)" : code, detail: message)
+            // The contract's codes are a closed set: a status without one of its own is a bad request or a failure.
+            let code: ProblemCode = switch status {
+            case .methodNotAllowed: .methodNotAllowed
+            case .notAcceptable: .notAcceptable
+            case .unsupportedMediaType: .unsupportedMediaType
+            default: status.kind == .clientError ? .invalidRequest : .internalError
+            }
+            return Problem(status, code: code, detail: message)
         }
     }
 }

@@ -1,3 +1,4 @@
+import FitBaseCore
 import Hummingbird
 import Logging
 
@@ -19,7 +20,7 @@ struct ProblemMiddleware: RouterMiddleware {
                 context.logger.error("unhandled error", metadata: ["error": .string(String(reflecting: error))])
                 problem = .internalError
             }
-            if problem.status == .notFound, problem.code == "not_found", context.endpointPath == "NotFound" {
+            if problem.status == .notFound, problem.code == .notFound, context.endpointPath == "NotFound" {
                 let allowed = routes.allowedMethods(forPath: request.uri.path)
                 problem = allowed.isEmpty
                     ? .notFound("No route matches \(request.uri.path).")

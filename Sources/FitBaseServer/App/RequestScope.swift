@@ -19,7 +19,7 @@ struct RequestScope: Sendable {
     static func requireCaller() throws(Problem) -> Caller {
         if let caller = current.caller { return caller }
         throw current.authenticationFailure
-            ?? .unauthenticated("authentication_required", "This operation needs an access token: Authorization: Bearer <token>.")
+            ?? .unauthenticated(.authenticationRequired, "This operation needs an access token: Authorization: Bearer <token>.")
     }
 }
 

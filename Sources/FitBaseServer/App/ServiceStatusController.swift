@@ -1,3 +1,4 @@
+import FitBaseCore
 import FitBaseAPI
 import Foundation
 import HTTPTypes
@@ -18,7 +19,7 @@ struct ServiceStatusController: Sendable {
             try await database.ping()
         } catch {
             throw Problem(
-                .serviceUnavailable, code: "database_unavailable",
+                .serviceUnavailable, code: .databaseUnavailable,
                 detail: "The database (\(database.engine.rawValue)) did not answer."
             )
         }

@@ -45,7 +45,7 @@ struct BillingController: Sendable {
     func receiveStripeEvent(_ input: Operations.ReceiveStripeEvent.Input) async throws -> Operations.ReceiveStripeEvent.Output {
         // StripeWebhookMiddleware verified the signature on these exact bytes; the generated body is not used.
         guard let payload = StripeWebhookScope.verifiedPayload else {
-            throw Problem(.badRequest, code: "stripe_missing_header", detail: "Stripe-Signature was not verified.")
+            throw Problem(.badRequest, code: .stripeMissingHeader, detail: "Stripe-Signature was not verified.")
         }
         let outcome = try await stripe.receive(payload)
         return .ok(.init(body: .json(.init(result: outcome == .processed ? .processed : .duplicate))))
@@ -55,7 +55,7 @@ struct BillingController: Sendable {
 
     private func configuredAppStore() throws -> AppStoreSubscriptions {
         guard let appStore else {
-            throw Problem(.serviceUnavailable, code: "appstore_not_configured", detail: "Set FITBASE_APPSTORE_BUNDLE_ID to accept App Store purchases.")
+            throw Problem(.serviceUnavailable, code: .appstoreNotConfigured, detail: "Set FITBASE_APPSTORE_BUNDLE_ID to accept App Store purchases.")
         }
         return appStore
     }

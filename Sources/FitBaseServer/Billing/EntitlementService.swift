@@ -32,7 +32,7 @@ struct EntitlementService: PremiumContentAccess {
 
     static func upgradeRequired(_ feature: Feature, tier: SubscriptionTier?, doing action: String) -> Problem {
         Problem(
-            .init(code: 402, reasonPhrase: "Payment Required"), code: "upgrade_required", title: "Upgrade required",
+            .init(code: 402, reasonPhrase: "Payment Required"), code: .upgradeRequired, title: "Upgrade required",
             detail: "\(action) needs the \(feature.rawValue) feature" + (tier.map { ", which the \($0.rawValue) tier includes." } ?? "."),
             requiredTier: tier?.rawValue
         )

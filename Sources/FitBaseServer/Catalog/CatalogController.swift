@@ -110,7 +110,7 @@ struct CatalogController: Sendable {
 
     private static func requireAdmin() throws(Problem) {
         guard try RequestScope.requireCaller().role == .admin else {
-            throw Problem(.forbidden, code: "forbidden", detail: "Managing the catalog needs the admin role.")
+            throw Problem(.forbidden, code: .forbidden, detail: "Managing the catalog needs the admin role.")
         }
     }
 

@@ -93,7 +93,7 @@ struct CycleController: Sendable {
         let profile = try await profiles.profile(of: user)
         let today = LocalCalendar.today(in: profile.timeZone)
         guard let prediction = try await CycleReckoner(store: store, profiles: profiles).prediction(for: user, on: today, profile: profile) else {
-            throw Problem(.notFound, code: "no_cycle_data", detail: "Log a period (or set lastPeriodStartDate in your profile) first.")
+            throw Problem(.notFound, code: .noCycleData, detail: "Log a period (or set lastPeriodStartDate in your profile) first.")
         }
         return (prediction, today)
     }

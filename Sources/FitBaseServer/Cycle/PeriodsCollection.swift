@@ -92,6 +92,6 @@ struct PeriodWrite: SyncedWrite {
 
     func problem(forViolation error: any Error) -> Problem? {
         Database.isUniqueViolation(error)
-            ? Problem(.conflict, code: "period_exists", detail: "A period starting \(period.start) is already logged.") : nil
+            ? Problem(.conflict, code: .periodExists, detail: "A period starting \(period.start) is already logged.") : nil
     }
 }

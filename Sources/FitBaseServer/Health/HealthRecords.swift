@@ -37,7 +37,7 @@ struct HealthRecords: Sendable {
         guard !(toUpload ? consent.upload : consent.read) else { return }
         try await audit.append(AuditEvent(actor: user, subject: user, action: toUpload ? .write : .read, resource: resource, count: 0, outcome: .denied))
         throw Problem(
-            .forbidden, code: "consent_required",
+            .forbidden, code: .consentRequired,
             detail: toUpload
                 ? "Uploading health data needs the healthData consent: POST /v1/me/consents {kind: healthData, granted: true}."
                 : "Health data needs the healthData consent: POST /v1/me/consents {kind: healthData, granted: true}."
@@ -81,7 +81,7 @@ struct HealthRecords: Sendable {
             if taken.contains(sample.id) {
                 outcomes[index] = Outcome(
                     id: outcomes[index].id, status: .rejected,
-                    problem: Problem(.conflict, code: "id_taken", detail: "samples[\(index)].id is in use by a sample that is not yours.", fieldErrors: [.init(field: "samples[\(index)].id", message: "is in use")])
+                    problem: Problem(.conflict, code: .idTaken, detail: "samples[\(index)].id is in use by a sample that is not yours.", fieldErrors: [.init(field: "samples[\(index)].id", message: "is in use")])
                 )
             } else if !inserted.contains(sample.id) {
                 outcomes[index].status = .duplicate

@@ -28,7 +28,7 @@ struct HealthSamplesCollection: SyncedCollection {
     // MARK: Sync
 
     private static let consentRequired = Problem(
-        .forbidden, code: "consent_required", detail: "Health samples need the healthData consent: POST /v1/me/consents {kind: healthData, granted: true}."
+        .forbidden, code: .consentRequired, detail: "Health samples need the healthData consent: POST /v1/me/consents {kind: healthData, granted: true}."
     )
 
     /// Reads the `healthData` consent once; refused mutations are audited as denied, as REST refusals are.

@@ -94,7 +94,7 @@ struct GroupController: Sendable {
         let (invite, group) = try await liveInvite(input.path.token)
         let membership = try await groups.membership(of: caller.user)
         guard invite.createdBy == caller.user || (membership?.group == group.id && membership?.role == .admin) else {
-            throw Problem(.forbidden, code: "forbidden", detail: "Only the invite's creator or the group's admin can revoke it.")
+            throw Problem(.forbidden, code: .forbidden, detail: "Only the invite's creator or the group's admin can revoke it.")
         }
         try await groups.revokeInvite(input.path.token, now: .storageNow)
         return .noContent(.init())
@@ -128,7 +128,7 @@ struct GroupController: Sendable {
         return (invite, group)
     }
 
-    static let adminOnly = Problem(.forbidden, code: "forbidden", detail: "Only the group's admin can do this.")
+    static let adminOnly = Problem(.forbidden, code: .forbidden, detail: "Only the group's admin can do this.")
 
     static func wire(_ group: SocialGroup, role: GroupRole) -> Components.Schemas.Group {
         .init(

@@ -115,7 +115,7 @@ struct GroupStore: Sendable {
                     throw Self.alreadyInGroup
                 }
                 guard group.memberCount < Self.maximumMembers else {
-                    throw Problem(.conflict, code: "group_full", detail: "The group has \(Self.maximumMembers) members, the most a group can have.")
+                    throw Problem(.conflict, code: .groupFull, detail: "The group has \(Self.maximumMembers) members, the most a group can have.")
                 }
                 try await Self.insertMember(user, into: id, role: .member, now: now, on: db)
                 group.memberCount += 1
@@ -167,7 +167,7 @@ struct GroupStore: Sendable {
     }
 
     static let alreadyInGroup = Problem(
-        .conflict, code: "already_in_group", detail: "You are in a group already; leave it first (POST /v1/groups/{id}/leave)."
+        .conflict, code: .alreadyInGroup, detail: "You are in a group already; leave it first (POST /v1/groups/{id}/leave)."
     )
 
     // MARK: Invites

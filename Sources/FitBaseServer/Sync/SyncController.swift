@@ -30,7 +30,7 @@ struct SyncController: Sendable {
             (try await SyncFeed.position(of: user, on: db), try await SyncFeed.changes(of: user, since: since, limit: limit + 1, on: db))
         }
         if since > 0, since < position.purgedThrough {
-            throw Problem(.gone, code: "full_resync_required", detail: "This cursor is older than the oldest kept deletion; pull again without since.")
+            throw Problem(.gone, code: .fullResyncRequired, detail: "This cursor is older than the oldest kept deletion; pull again without since.")
         }
         let page = Array(changes.prefix(limit))
         let collections = self.collections

@@ -125,7 +125,7 @@ extension SyncController {
         }
         do {
             return (recordID, .upsert(try await collection.checkUpsert(mutation.data, id: recordID, reads: reads, updatedAt: updatedAt)))
-        } catch let problem as Problem where problem.code == "validation_failed" {
+        } catch let problem as Problem where problem.code == .validationFailed {
             throw problem.prefixingFields(with: "data.")
         }
     }
@@ -204,7 +204,7 @@ extension SyncController {
             owner != user.rawValue
         {
             throw Problem(
-                .conflict, code: "id_taken", detail: "This id is in use by a record you cannot change; create the record under a new id.",
+                .conflict, code: .idTaken, detail: "This id is in use by a record you cannot change; create the record under a new id.",
                 fieldErrors: [.init(field: "id", message: "is in use")]
             ).prefixingFields(with: "mutations[\(mutation.index)].")
         }

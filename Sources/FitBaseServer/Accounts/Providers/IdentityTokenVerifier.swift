@@ -1,3 +1,4 @@
+import FitBaseCore
 import Crypto
 import Foundation
 import HTTPTypes
@@ -47,17 +48,17 @@ struct IdentityTokenVerifier: Sendable {
         let claims = try await verifySignature(token, as: ProviderClaims.self)
         let audience = try checkIssuerAndAudience(iss: claims.iss, aud: claims.aud)
         guard claims.exp.addingTimeInterval(Self.leeway) > now, claims.iat.map({ $0 <= now.addingTimeInterval(Self.leeway) }) ?? true else {
-            throw Self.reject("identity_token_expired", "The identity token has expired; sign in again.")
+            throw Self.reject(.identityTokenExpired, "The identity token has expired; sign in again.")
         }
         switch nonce {
         case .sha256Hex(let raw):
             let expected = sha256Hex(raw)
             guard claims.nonce == expected else {
-                throw Self.reject("identity_token_nonce_mismatch", "The identity token's nonce does not match rawNonce.")
+                throw Self.reject(.identityTokenNonceMismatch, "The identity token's nonce does not match rawNonce.")
             }
         case .equal(let value):
             guard claims.nonce == value else {
-                throw Self.reject("identity_token_nonce_mismatch", "The identity token's nonce does not match.")
+                throw Self.reject(.identityTokenNonceMismatch, "The identity token's nonce does not match.")
             }
         case .none:
             break
@@ -72,32 +73,32 @@ struct IdentityTokenVerifier: Sendable {
     func verifySignature<Claims: JWTPayload>(_ token: String, as type: Claims.Type) async throws -> Claims {
         let header = try Self.header(of: token)
         guard header.alg == "RS256" else {
-            throw Self.reject("identity_token_unsupported_algorithm", "Only RS256-signed identity tokens are accepted.")
+            throw Self.reject(.identityTokenUnsupportedAlgorithm, "Only RS256-signed identity tokens are accepted.")
         }
         guard let kid = header.kid, let collection = try await keys.keys(containing: kid) else {
-            throw Self.reject("identity_token_unknown_key", "The identity token names a signing key the provider does not publish.")
+            throw Self.reject(.identityTokenUnknownKey, "The identity token names a signing key the provider does not publish.")
         }
         do {
             return try await collection.verify(token, as: Claims.self)
         } catch let error as JWTError where error.errorType == .signatureVerificationFailed {
-            throw Self.reject("identity_token_bad_signature", "The identity token's signature does not verify.")
+            throw Self.reject(.identityTokenBadSignature, "The identity token's signature does not verify.")
         } catch {
-            throw Self.reject("identity_token_malformed", "The identity token could not be read.")
+            throw Self.reject(.identityTokenMalformed, "The identity token could not be read.")
         }
     }
 
     /// The audience among ours that the token names; throws when the issuer or every audience is foreign.
     func checkIssuerAndAudience(iss: String, aud: [String]) throws(Problem) -> String {
         guard issuers.contains(iss) else {
-            throw Self.reject("identity_token_wrong_issuer", "The identity token was not issued by \(provider.rawValue).")
+            throw Self.reject(.identityTokenWrongIssuer, "The identity token was not issued by \(provider.rawValue).")
         }
         guard let audience = aud.first(where: audiences.contains) else {
-            throw Self.reject("identity_token_wrong_audience", "The identity token was issued to an app this server does not serve.")
+            throw Self.reject(.identityTokenWrongAudience, "The identity token was issued to an app this server does not serve.")
         }
         return audience
     }
 
-    static func reject(_ code: String, _ detail: String) -> Problem {
+    static func reject(_ code: ProblemCode, _ detail: String) -> Problem {
         Problem(.unauthorized, code: code, title: "Unauthorized", detail: detail)
     }
 
@@ -111,7 +112,7 @@ struct IdentityTokenVerifier: Sendable {
         guard parts.count == 3, let data = Data(base64URLEncoded: String(parts[0])),
             let header = try? JSONDecoder().decode(Header.self, from: data)
         else {
-            throw reject("identity_token_malformed", "The identity token is not a JWT.")
+            throw reject(.identityTokenMalformed, "The identity token is not a JWT.")
         }
         return header
     }

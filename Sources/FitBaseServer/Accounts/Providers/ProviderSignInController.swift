@@ -131,7 +131,7 @@ struct ProviderSignInController: Sendable {
 
     private static func configured(_ verifier: IdentityTokenVerifier?, _ name: String, _ setting: String) throws(Problem) -> IdentityTokenVerifier {
         guard let verifier else {
-            throw Problem(.serviceUnavailable, code: "provider_not_configured", detail: "\(name) is not configured on this server (\(setting)).")
+            throw Problem(.serviceUnavailable, code: .providerNotConfigured, detail: "\(name) is not configured on this server (\(setting)).")
         }
         return verifier
     }

@@ -1,3 +1,4 @@
+import FitBaseCore
 import Crypto
 import Foundation
 import SwiftASN1
@@ -23,16 +24,16 @@ enum AppStoreVerificationError: Error, Equatable, CustomStringConvertible {
     case xcodeEnvironmentNotAllowed
 
     /// Stable snake_case code for problem+json, e.g. `appstore_invalid_signature`.
-    var code: String {
+    var code: ProblemCode {
         switch self {
-        case .malformed: "appstore_malformed"
-        case .unsupportedAlgorithm: "appstore_unsupported_algorithm"
-        case .invalidCertificateChain: "appstore_invalid_certificate_chain"
-        case .invalidSignature: "appstore_invalid_signature"
-        case .wrongBundleID: "appstore_wrong_bundle_id"
-        case .wrongEnvironment: "appstore_wrong_environment"
-        case .wrongAppAppleID: "appstore_wrong_app_apple_id"
-        case .xcodeEnvironmentNotAllowed: "appstore_xcode_environment_not_allowed"
+        case .malformed: .appstoreMalformed
+        case .unsupportedAlgorithm: .appstoreUnsupportedAlgorithm
+        case .invalidCertificateChain: .appstoreInvalidCertificateChain
+        case .invalidSignature: .appstoreInvalidSignature
+        case .wrongBundleID: .appstoreWrongBundleId
+        case .wrongEnvironment: .appstoreWrongEnvironment
+        case .wrongAppAppleID: .appstoreWrongAppAppleId
+        case .xcodeEnvironmentNotAllowed: .appstoreXcodeEnvironmentNotAllowed
         }
     }
 

@@ -32,7 +32,7 @@ struct AppStoreSubscriptions: Sendable {
         }
         if let token = transaction.appAccountToken, token != user.rawValue {
             throw Problem(
-                .forbidden, code: "app_account_token_mismatch",
+                .forbidden, code: .appAccountTokenMismatch,
                 detail: "The transaction was bought for another account (its appAccountToken is not your user id)."
             )
         }
@@ -46,7 +46,7 @@ struct AppStoreSubscriptions: Sendable {
             let existing = try await SubscriptionStore.lockedRecord(.appStore, externalID: transaction.originalTransactionId, now: now, on: db)
             if let owner = existing.user, owner != user {
                 throw Problem(
-                    .conflict, code: "transaction_claimed",
+                    .conflict, code: .transactionClaimed,
                     detail: "This App Store subscription belongs to another account; sign in to that account to use it."
                 )
             }

@@ -1,3 +1,4 @@
+import FitBaseCore
 import Crypto
 import Foundation
 
@@ -12,12 +13,12 @@ enum StripeSignatureError: Error, Equatable, CustomStringConvertible {
     case timestampOutsideTolerance
 
     /// Stable snake_case code for problem+json, e.g. `stripe_no_matching_signature`.
-    var code: String {
+    var code: ProblemCode {
         switch self {
-        case .missingHeader: "stripe_missing_header"
-        case .malformedHeader: "stripe_malformed_header"
-        case .noMatchingSignature: "stripe_no_matching_signature"
-        case .timestampOutsideTolerance: "stripe_timestamp_outside_tolerance"
+        case .missingHeader: .stripeMissingHeader
+        case .malformedHeader: .stripeMalformedHeader
+        case .noMatchingSignature: .stripeNoMatchingSignature
+        case .timestampOutsideTolerance: .stripeTimestampOutsideTolerance
         }
     }
 

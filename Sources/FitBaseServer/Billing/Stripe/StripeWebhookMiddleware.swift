@@ -1,3 +1,4 @@
+import FitBaseCore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -17,7 +18,7 @@ struct StripeWebhookMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.method == .post, request.uri.path == Self.path else { return try await next(request, context) }
         guard let verifier else {
-            throw Problem(.serviceUnavailable, code: "stripe_not_configured", detail: "Set FITBASE_STRIPE_WEBHOOK_SECRETS to receive Stripe events.")
+            throw Problem(.serviceUnavailable, code: .stripeNotConfigured, detail: "Set FITBASE_STRIPE_WEBHOOK_SECRETS to receive Stripe events.")
         }
         var request = request
         let payload = Data(buffer: try await request.collectBody(upTo: maxBytes))
