@@ -120,6 +120,56 @@ import Testing
     }
 }
 
+/// Group events are for members from the moment they joined: the replay a new (or returning) member can ask for with
+/// `Last-Event-ID` stops at their joining.
+@Suite struct GroupReplayTests {
+    static func invite(_ client: any TestClientProtocol, _ groupID: String, by admin: TestAccount) async throws -> String {
+        try #require(try json(try await client.json(.post, "/v1/groups/\(groupID)/invites", token: admin.accessToken))["token"] as? String)
+    }
+
+    @Test(arguments: TestEngines.all)
+    func aMemberReplaysNothingFromBeforeTheyJoinedNorFromWhileTheyWereAway(engine: DatabaseEngine) async throws {
+        try await TestDatabase.with(engine) { testDatabase in
+            let app = try await buildApplication(configuration: .testing(testDatabase), logger: TestDatabase.logger)
+            try await app.test(.live) { client in
+                let port = try #require(client.port)
+                let (groupID, members, workout) = try await ChallengeTests.group(client, testDatabase, members: 2)
+                let (ana, bea) = (members[0], members[1])
+                for _ in 0..<3 { try await ChallengeTests.log(client, bea, workout) }  // the group's history before Carl
+
+                let carl = try await client.signUp()
+                try #require(try await client.json(.post, "/v1/invites/\(try await Self.invite(client, groupID, by: ana))/accept", token: carl.accessToken).status == .ok)
+                let first = EventStreamTests.Subscriber()
+                await first.start(port: port, token: carl.accessToken, lastEventID: "0")
+                try await Task.sleep(for: .milliseconds(500))
+                try await ChallengeTests.log(client, bea, workout)  // after Carl joined: his to see
+                _ = await first.waitFor(1) { $0.type == "leaderboard" }
+                try await Task.sleep(for: .milliseconds(300))
+                let seen = await first.events.filter { $0.type == "leaderboard" }
+                // The check-ins board of that one workout (the streak did not move), nothing older.
+                #expect(seen.map { $0.data.contains("\"checkIns\"") && $0.data.contains("\"value\":4") } == [true])
+                await first.stop()
+
+                // Carl leaves; the group goes on without him; he comes back and asks for everything again.
+                #expect(try await client.json(.post, "/v1/groups/\(groupID)/leave", token: carl.accessToken).status == .noContent)
+                try await ChallengeTests.log(client, bea, workout)
+                try await Task.sleep(for: .milliseconds(20))
+                try #require(try await client.json(.post, "/v1/invites/\(try await Self.invite(client, groupID, by: ana))/accept", token: carl.accessToken).status == .ok)
+                let again = EventStreamTests.Subscriber()
+                await again.start(port: port, token: carl.accessToken, lastEventID: "0")
+                try await Task.sleep(for: .milliseconds(500))
+                try await ChallengeTests.log(client, ana, workout)
+                _ = await again.waitFor(2) { $0.type == "leaderboard" }
+                try await Task.sleep(for: .milliseconds(300))
+                let back = await again.events.filter { $0.type == "leaderboard" }
+                #expect(back.count == 2)  // Ana's workout on both boards; not the one Bea logged while Carl was away
+                #expect(back.allSatisfy { $0.data.contains(ana.id) })
+                await again.stop()
+            }
+        }
+    }
+}
+
 /// Sync nudges on the realtime stream.
 @Suite struct SyncNudgeTests {
     @Test(arguments: TestEngines.all)

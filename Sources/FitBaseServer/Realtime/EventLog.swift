@@ -20,6 +20,28 @@ struct CreateEvents: Migration {
     }
 }
 
+/// Who an event is for: a user (their notifications and sync nudges) or a group (its leaderboards).
+enum EventTopic: Hashable, Sendable {
+    case user(UserID)
+    case group(UUID)
+
+    /// The topic as stored: `user:<id>` or `group:<id>`.
+    var name: String {
+        switch self {
+        case .user(let user): "user:\(user)"
+        case .group(let group): "group:\(group.uuidString.lowercased())"
+        }
+    }
+}
+
+/// A topic a subscriber may read, and from when: a group's events only from the moment the member joined, so a new
+/// member (or one who left and came back) never replays what the group said before.
+struct EventSubscription: Sendable, Equatable {
+    var topic: EventTopic
+    /// Events created before this instant are not for the subscriber; `nil`: all of the topic's events.
+    var since: Date?
+}
+
 /// One event as stored and streamed.
 struct RealtimeEvent: Sendable, Equatable {
     var id: Int64
@@ -35,21 +57,32 @@ enum EventLog {
     /// How long events are kept for replay (`Last-Event-ID`).
     static let retention: TimeInterval = 48 * 3600
 
-    static func append(topic: String, type: String, data: some Encodable, on db: any SQLDatabase) async throws {
+    static func append(topic: EventTopic, type: String, data: some Encodable, on db: any SQLDatabase) async throws {
         if db.dialect.name == "postgresql" { try await db.raw("SELECT pg_advisory_xact_lock(\(bind: lockKey))").run() }
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         try await db.insert(into: "events").columns("topic", "type", "data", "created_at")
-            .values(SQLBind(topic), SQLBind(type), SQLBind(String(decoding: try encoder.encode(data), as: UTF8.self)), SQLBind(Date.storageNow))
+            .values(SQLBind(topic.name), SQLBind(type), SQLBind(String(decoding: try encoder.encode(data), as: UTF8.self)), SQLBind(Date.storageNow))
             .run()
     }
 
-    /// Events of `topics` after `id`, oldest first.
-    static func events(after id: Int64, topics: [String], limit: Int, on db: any SQLDatabase) async throws -> [RealtimeEvent] {
-        guard !topics.isEmpty else { return [] }
+    /// Events of the subscriptions after `id`, oldest first: of each topic, those created since the subscription's
+    /// `since`.
+    static func events(after id: Int64, for subscriptions: [EventSubscription], limit: Int, on db: any SQLDatabase) async throws -> [RealtimeEvent] {
+        guard !subscriptions.isEmpty else { return [] }
         return try await db.select().columns("id", "topic", "type", "data").from("events")
-            .where("topic", .in, topics).where("id", .greaterThan, id).orderBy("id").limit(limit).all()
+            .where("id", .greaterThan, id)
+            .where { readable in
+                subscriptions.reduce(readable) { readable, subscription in
+                    readable.orWhere { topic in
+                        let named = topic.where("topic", .equal, subscription.topic.name)
+                        guard let since = subscription.since else { return named }
+                        return named.where("created_at", .greaterThanOrEqual, SQLBind(since))
+                    }
+                }
+            }
+            .orderBy("id").limit(limit).all()
             .map { row in
                 RealtimeEvent(
                     id: try row.decode(column: "id", as: Int64.self), topic: try row.decode(column: "topic", as: String.self),

@@ -79,7 +79,7 @@ struct EventStreamController: Sendable {
                 repeat {
                     let from = last
                     let events = try await database.withConnection { db in
-                        try await EventLog.events(after: from, topics: try await Self.topics(of: user, on: db), limit: 200, on: db)
+                        try await EventLog.events(after: from, for: try await Self.subscriptions(of: user, on: db), limit: 200, on: db)
                     }
                     for event in events {
                         continuation.yield(ArraySlice("id: \(event.id)\nevent: \(event.type)\ndata: \(event.data)\n\n".utf8))
@@ -98,10 +98,13 @@ struct EventStreamController: Sendable {
         }
     }
 
-    /// The caller's topics now: their notifications, and their group's leaderboards when they are in one.
-    static func topics(of user: UserID, on db: any SQLDatabase) async throws -> [String] {
-        var topics = ["user:\(user)"]
-        if let membership = try await GroupStore.membership(of: user, on: db) { topics.append("group:\(membership.group.uuidString.lowercased())") }
-        return topics
+    /// What the caller may read now: their own topic, and their group's leaderboards from when they joined it (none
+    /// after they leave or are removed, and nothing from before a re-join).
+    static func subscriptions(of user: UserID, on db: any SQLDatabase) async throws -> [EventSubscription] {
+        var subscriptions = [EventSubscription(topic: .user(user), since: nil)]
+        if let membership = try await GroupStore.membership(of: user, on: db) {
+            subscriptions.append(EventSubscription(topic: .group(membership.group), since: membership.joinedAt))
+        }
+        return subscriptions
     }
 }

@@ -180,7 +180,7 @@ enum ChallengeScoring {
             try await db.select().column("type").from("challenges").where("id", .equal, challenge).first()?.decode(column: "type", as: String.self)
         }
         let board = reranked ? try await self.entries(of: challenge, on: db) : entries
-        try await EventLog.append(topic: "group:\(group.uuidString.lowercased())", type: "leaderboard", data: LeaderboardEvent(
+        try await EventLog.append(topic: .group(group), type: "leaderboard", data: LeaderboardEvent(
             challengeId: challenge.uuidString.lowercased(), type: kind ?? ChallengeKind.checkIns.rawValue,
             entries: board.map { .init(userId: $0.user.description, displayName: $0.displayName, photoURL: $0.photoURL, value: $0.value, rank: $0.rank) }
         ), on: db)

@@ -53,13 +53,16 @@ struct GroupStore: Sendable {
     }
 
     /// The user's group and role, if any.
-    func membership(of user: UserID) async throws -> (group: UUID, role: GroupRole)? {
+    func membership(of user: UserID) async throws -> (group: UUID, role: GroupRole, joinedAt: Date)? {
         try await database.withConnection { db in try await Self.membership(of: user, on: db) }
     }
 
-    static func membership(of user: UserID, on db: any SQLDatabase) async throws -> (group: UUID, role: GroupRole)? {
-        try await db.select().columns("group_id", "role").from("group_members").where("user_id", .equal, user.rawValue).first().map { row in
-            (try row.decode(column: "group_id", as: UUID.self), GroupRole(rawValue: try row.decode(column: "role", as: String.self)) ?? .member)
+    static func membership(of user: UserID, on db: any SQLDatabase) async throws -> (group: UUID, role: GroupRole, joinedAt: Date)? {
+        try await db.select().columns("group_id", "role", "joined_at").from("group_members").where("user_id", .equal, user.rawValue).first().map { row in
+            (
+                try row.decode(column: "group_id", as: UUID.self), GroupRole(rawValue: try row.decode(column: "role", as: String.self)) ?? .member,
+                try row.decode(column: "joined_at", as: Date.self)
+            )
         }
     }
 

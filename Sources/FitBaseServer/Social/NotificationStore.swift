@@ -32,7 +32,7 @@ struct NotificationStore: Sendable {
             .values(SQLBind(id), SQLBind(user.rawValue), SQLBind(group), SQLBind(kind.rawValue), SQLBind(message), SQLBind(now), SQLBind(now.addingTimeInterval(lifetime)))
             .run()
         try await EventLog.append(
-            topic: "user:\(user)", type: "notification",
+            topic: .user(user), type: "notification",
             data: ["id": id.uuidString.lowercased(), "type": kind.rawValue, "groupId": group?.uuidString.lowercased(), "message": message], on: db
         )
     }
@@ -95,6 +95,6 @@ struct NotificationsOwner: AccountDataOwner {
 
     func delete(_ user: UserID, on db: any SQLDatabase) async throws {
         try await db.delete(from: "notifications").where("user_id", .equal, user.rawValue).run()
-        try await db.delete(from: "events").where("topic", .equal, "user:\(user)").run()
+        try await db.delete(from: "events").where("topic", .equal, EventTopic.user(user).name).run()
     }
 }

@@ -44,7 +44,7 @@ struct WeekRollover: Sendable {
                     )
                 }
                 try await EventLog.append(
-                    topic: "group:\(first.group.uuidString.lowercased())", type: "week_ended", data: ["weekStart": first.week], on: db
+                    topic: .group(first.group), type: "week_ended", data: ["weekStart": first.week], on: db
                 )
                 return closedHere
             }
