@@ -235,7 +235,7 @@ import Testing
             // Let the worker record the failure (and release its claim) before another instance looks.
             try await database.waitForAFailedDelivery()
             mailer.setFailing(false)
-            // Another instance's worker, a minute later (past the backoff), sends it.
+            // Another instance's worker, later (past any backoff the first may have reached meanwhile), sends it.
             let masterKey = try MasterKey.load(for: .testing(database))
             let (delivered, again) = try await database.withStorage { opened in
                 let worker = OutboxWorker(
@@ -243,8 +243,8 @@ import Testing
                     appleTokens: nil, logger: TestDatabase.logger
                 )
                 return (
-                    try await worker.deliverDueJobs(now: Date.storageNow.addingTimeInterval(60)),
-                    try await worker.deliverDueJobs(now: Date.storageNow.addingTimeInterval(3600))
+                    try await worker.deliverDueJobs(now: Date.storageNow.addingTimeInterval(5_000)),
+                    try await worker.deliverDueJobs(now: Date.storageNow.addingTimeInterval(10_000))
                 )
             }
             #expect(delivered == 1)
@@ -322,9 +322,10 @@ extension TestDatabase {
                         mailer: SMTPMailer(configuration: working), sender: "FitBase <no-reply@fitbase.test>", appleTokens: nil,
                         logger: TestDatabase.logger
                     )
+                    // Past any backoff the failing instance may have reached meanwhile (at most an hour, +20 %).
                     return (
-                        try await worker.deliverDueJobs(now: Date.storageNow.addingTimeInterval(60)),
-                        try await worker.deliverDueJobs(now: Date.storageNow.addingTimeInterval(7200))
+                        try await worker.deliverDueJobs(now: Date.storageNow.addingTimeInterval(5_000)),
+                        try await worker.deliverDueJobs(now: Date.storageNow.addingTimeInterval(10_000))
                     )
                 }
                 #expect(delivered == 1)
