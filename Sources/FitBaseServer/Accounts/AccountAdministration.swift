@@ -2,15 +2,15 @@ import FitBaseCore
 import Foundation
 
 /// Account administration for the command line (`fitbase admin`).
-public struct AccountAdministration: Sendable {
+package struct AccountAdministration: Sendable {
     let database: Database
 
-    public init(database: Database) {
+    package init(database: Database) {
         self.database = database
     }
 
     /// Gives the account with `email` the role named `roleName`.
-    public func grantRole(_ roleName: String, toEmail email: String) async throws {
+    package func grantRole(_ roleName: String, toEmail email: String) async throws {
         guard let role = Role(rawValue: roleName.lowercased()) else {
             throw AdministrationError("unknown role \"\(roleName)\"; expected one of \(Role.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -23,7 +23,7 @@ public struct AccountAdministration: Sendable {
     /// Grants the account with `email` the tier named `tierName` for `days` days (`nil`: without end), as a promotional
     /// subscription that resolves with the stores' like any other; returns when it ends.
     @discardableResult
-    public func grantTier(_ tierName: String, toEmail email: String, days: Int?) async throws -> Date? {
+    package func grantTier(_ tierName: String, toEmail email: String, days: Int?) async throws -> Date? {
         guard let tier = SubscriptionTier(rawValue: tierName.lowercased()), tier != .free else {
             throw AdministrationError("unknown tier \"\(tierName)\"; expected pro or premium")
         }
@@ -35,7 +35,7 @@ public struct AccountAdministration: Sendable {
 
     /// ``grantTier(_:toEmail:days:)`` by user id.
     @discardableResult
-    public func grantTier(_ tier: SubscriptionTier, to user: UserID, days: Int?) async throws -> Date? {
+    package func grantTier(_ tier: SubscriptionTier, to user: UserID, days: Int?) async throws -> Date? {
         let now = Date.storageNow
         let expires = days.map { now.addingTimeInterval(TimeInterval($0) * 86_400) }
         let id = UUID()
@@ -50,7 +50,7 @@ public struct AccountAdministration: Sendable {
 }
 
 /// A refused administration command, said in one line.
-public struct AdministrationError: Error, CustomStringConvertible {
-    public let description: String
+package struct AdministrationError: Error, CustomStringConvertible {
+    package let description: String
     init(_ description: String) { self.description = description }
 }

@@ -2,11 +2,11 @@ import Foundation
 import Logging
 
 /// Access-token signing key administration for the command line (`fitbase keys rotate-signing`).
-public struct SigningKeyAdministration: Sendable {
+package struct SigningKeyAdministration: Sendable {
     let configuration: ServerConfiguration
     let logger: Logger
 
-    public init(configuration: ServerConfiguration, logger: Logger) {
+    package init(configuration: ServerConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
     }
@@ -17,7 +17,7 @@ public struct SigningKeyAdministration: Sendable {
     /// the new key within a minute, or at once when they meet a token it signed.
     ///
     /// Needs the deployment's master key (it seals the new key); applies pending migrations first.
-    public func rotateSigningKey(now: Date = .storageNow) async throws -> SigningKeyRotation {
+    package func rotateSigningKey(now: Date = .storageNow) async throws -> SigningKeyRotation {
         let masterKey = try MasterKey.load(for: configuration)
         let database = try await Database.open(configuration.database, logger: logger)
         do {

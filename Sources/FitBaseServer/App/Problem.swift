@@ -8,32 +8,32 @@ import NIOCore
 /// A failure the client should see, rendered as RFC 9457 `application/problem+json` with a stable `code`.
 ///
 /// Controllers throw these; ``ProblemMiddleware`` turns them (and every other error) into responses.
-public struct Problem: Error, Sendable, Equatable {
-    public var status: HTTPResponse.Status
+package struct Problem: Error, Sendable, Equatable {
+    package var status: HTTPResponse.Status
     /// Stable, snake_case identifier clients switch on.
-    public var code: ProblemCode
+    package var code: ProblemCode
     /// Short summary of the problem type.
-    public var title: String
+    package var title: String
     /// Explanation of this occurrence; never internals such as SQL or stack traces.
-    public var detail: String?
+    package var detail: String?
     /// Offending fields, for validation problems.
-    public var fieldErrors: [FieldError]
+    package var fieldErrors: [FieldError]
     /// Extra response headers, e.g. `Allow` or `Retry-After`.
-    public var headers: HTTPFields
+    package var headers: HTTPFields
     /// For 402 `upgrade_required`: the lowest tier that unlocks what was asked for.
-    public var requiredTier: String?
+    package var requiredTier: String?
 
-    public struct FieldError: Sendable, Equatable {
-        public var field: String
-        public var message: String
+    package struct FieldError: Sendable, Equatable {
+        package var field: String
+        package var message: String
 
-        public init(field: String, message: String) {
+        package init(field: String, message: String) {
             self.field = field
             self.message = message
         }
     }
 
-    public init(
+    package init(
         _ status: HTTPResponse.Status, code: ProblemCode, title: String? = nil, detail: String? = nil,
         fieldErrors: [FieldError] = [], headers: HTTPFields = [:], requiredTier: String? = nil
     ) {
@@ -47,7 +47,7 @@ public struct Problem: Error, Sendable, Equatable {
     }
 
     /// The `type` URI of this problem.
-    public var typeURI: String { "urn:fitbase:problem:\(code.rawValue)" }
+    package var typeURI: String { "urn:fitbase:problem:\(code.rawValue)" }
 
     /// Renders the problem for a request.
     func response(instance: String, requestID: String?) -> Response {

@@ -2,20 +2,20 @@ import Foundation
 import FitBaseCore
 
 /// A validated catalog file, ready to write: what `fitbase seed --catalog` uses.
-public struct CatalogImport: Sendable {
+package struct CatalogImport: Sendable {
     private let catalog: (workouts: [FitBaseCore.CatalogWorkout], programs: [FitBaseCore.CatalogProgram])
 
     /// Parses and validates; the error lists every invalid record with its index, title and field.
-    public init(data: Data) throws {
+    package init(data: Data) throws {
         catalog = try CatalogImporter.parse(data)
     }
 
-    public var workoutCount: Int { catalog.workouts.count }
-    public var programCount: Int { catalog.programs.count }
-    public var recordCount: Int { workoutCount + programCount }
+    package var workoutCount: Int { catalog.workouts.count }
+    package var programCount: Int { catalog.programs.count }
+    package var recordCount: Int { workoutCount + programCount }
 
     /// Creates or updates every record in one transaction, reporting `(done, total)` as it goes.
-    public func write(into database: Database, progress: @escaping @Sendable (Int, Int) -> Void) async throws {
+    package func write(into database: Database, progress: @escaping @Sendable (Int, Int) -> Void) async throws {
         try await CatalogImporter.importCatalog(catalog, into: database, progress: progress)
     }
 }

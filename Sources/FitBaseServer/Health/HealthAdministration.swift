@@ -5,24 +5,24 @@ import Logging
 import SQLKit
 
 /// Health data administration for the command line: master key rotation and audit chain verification.
-public struct HealthAdministration: Sendable {
+package struct HealthAdministration: Sendable {
     let configuration: ServerConfiguration
     let logger: Logger
 
-    public init(configuration: ServerConfiguration, logger: Logger) {
+    package init(configuration: ServerConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
     }
 
     /// What a rotation did.
-    public struct Rotation: Sendable, CustomStringConvertible {
-        public var healthKeys: Int
-        public var appleTokens: Int
-        public var signingKeys: Int
-        public var newKeyID: String
-        public var newKeyFile: String
+    package struct Rotation: Sendable, CustomStringConvertible {
+        package var healthKeys: Int
+        package var appleTokens: Int
+        package var signingKeys: Int
+        package var newKeyID: String
+        package var newKeyFile: String
 
-        public var description: String {
+        package var description: String {
             "re-wrapped \(healthKeys) health data key(s) and re-sealed \(appleTokens) Apple token(s) and \(signingKeys) signing key(s) "
                 + "under master key \(newKeyID) (\(newKeyFile))"
         }
@@ -32,7 +32,7 @@ public struct HealthAdministration: Sendable {
     /// under the master key in `newKeyFile` — created (0600) with a fresh random key when it does not exist — and
     /// records it as the database's master key. Samples are not touched: they are sealed under the data keys, which
     /// do not change. Applies pending migrations first. Start the servers with the new key afterwards.
-    public func rotateMasterKey(to newKeyFile: String) async throws -> Rotation {
+    package func rotateMasterKey(to newKeyFile: String) async throws -> Rotation {
         let current = try MasterKey.load(for: configuration)
         let next = try MasterKey.load(environmentValue: nil, file: newKeyFile)
         guard next.id != current.id else { throw AdministrationError("the new master key is the current one (id \(current.id))") }
@@ -81,7 +81,7 @@ public struct HealthAdministration: Sendable {
     }
 
     /// Walks the whole audit chain; the verdict names the first broken link.
-    public func verifyAuditChain() async throws -> (entries: Int, firstBreak: String?) {
+    package func verifyAuditChain() async throws -> (entries: Int, firstBreak: String?) {
         try await withDatabases { database, _ in
             let verdict = try await AuditLog(database: database).verify()
             return (verdict.entries, verdict.firstBreak?.description)

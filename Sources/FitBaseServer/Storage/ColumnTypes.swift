@@ -8,19 +8,19 @@ import SQLKit
 /// calendar dates are `TEXT` `YYYY-MM-DD` on both; booleans are `boolean` / `INTEGER`; JSON documents are `TEXT`.
 extension DatabaseEngine {
     /// A UUID identifier column.
-    public var uuid: SQLDataType { self == .postgres ? .custom(SQLRaw("uuid")) : .text }
+    package var uuid: SQLDataType { self == .postgres ? .custom(SQLRaw("uuid")) : .text }
     /// An instant in time (UTC).
-    public var instant: SQLDataType { self == .postgres ? .custom(SQLRaw("timestamptz")) : .real }
+    package var instant: SQLDataType { self == .postgres ? .custom(SQLRaw("timestamptz")) : .real }
     /// A boolean.
-    public var boolean: SQLDataType { self == .postgres ? .custom(SQLRaw("boolean")) : .int }
+    package var boolean: SQLDataType { self == .postgres ? .custom(SQLRaw("boolean")) : .int }
     /// Raw bytes (ciphertexts): `bytea` / `BLOB`.
-    public var bytes: SQLDataType { self == .postgres ? .custom(SQLRaw("bytea")) : .blob }
+    package var bytes: SQLDataType { self == .postgres ? .custom(SQLRaw("bytea")) : .blob }
 }
 
 extension Date {
     /// The current instant at the precision both engines store (microseconds). Anything written to the database takes
     /// its time from here, so a value read back compares equal to the value written — list cursors depend on it.
-    public static var storageNow: Date {
+    package static var storageNow: Date {
         Date(timeIntervalSinceReferenceDate: (Date.now.timeIntervalSinceReferenceDate * 1e6).rounded() / 1e6)
     }
 }

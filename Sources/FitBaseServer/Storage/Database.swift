@@ -10,11 +10,11 @@ import Synchronization
 
 /// The one storage handle every feature store is written against: a pool of SQLKit connections to SQLite or
 /// PostgreSQL, plus transactions. Stores never see which engine is underneath except through ``engine``.
-public final class Database: Sendable {
+package final class Database: Sendable {
     /// The engine in use; stores branch on it only for DDL and the rare dialect-specific statement.
-    public let engine: DatabaseEngine
+    package let engine: DatabaseEngine
     /// Where the data lives (password-free when printed).
-    public let location: DatabaseLocation
+    package let location: DatabaseLocation
     private let pool: any SQLConnectionPool
     private let logger: Logger
     /// SQLite only: queues write transactions in-process (see ``WriteGate``).
@@ -33,7 +33,7 @@ public final class Database: Sendable {
     ///
     /// SQLite: creates the file's directory if needed and switches the file to WAL. PostgreSQL: parses the URL
     /// (`tlsmode`/`sslmode` honoured) and opens connections lazily up to `maxConnectionsPerEventLoop` per loop.
-    public static func open(
+    package static func open(
         _ location: DatabaseLocation,
         maxConnectionsPerEventLoop: Int = 4,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
@@ -96,7 +96,7 @@ public final class Database: Sendable {
     ///
     /// The pool runs `body` in a task of its own, which would lose the request's task-local ``RequestScope`` (who is
     /// calling, the request id): it is carried over, so code on the connection (the audit log) still sees it.
-    public func withConnection<Result: Sendable>(
+    package func withConnection<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
         let scope = RequestScope.current
@@ -108,7 +108,7 @@ public final class Database: Sendable {
     /// Every change goes through here (on SQLite, writes outside a transaction can starve the lock holder). On SQLite
     /// write transactions queue in-process and start `IMMEDIATE`, taking the write lock up front instead of failing on
     /// lock upgrade. Transactions do not nest: `body` must use the database it is given and not call `transaction`.
-    public func transaction<Result: Sendable>(
+    package func transaction<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
         guard let writeGate else { return try await runTransaction(begin: "BEGIN", body) }
@@ -141,12 +141,12 @@ public final class Database: Sendable {
     }
 
     /// Answers whether the database takes a trivial query; `/readyz` calls it.
-    public func ping() async throws {
+    package func ping() async throws {
         try await withConnection { try await $0.raw("SELECT 1").run() }
     }
 
     /// Closes every pooled connection. Called once, after the HTTP server has drained.
-    public func shutdown() async throws {
+    package func shutdown() async throws {
         isShutDown.withLock { $0 = true }
         try await pool.shutdown()
     }
@@ -174,11 +174,11 @@ public final class Database: Sendable {
 }
 
 /// Start-up failure to open the database; the message names the setting that chose it.
-public struct DatabaseOpenError: Error, CustomStringConvertible {
-    public let location: DatabaseLocation
-    public let reason: String
+package struct DatabaseOpenError: Error, CustomStringConvertible {
+    package let location: DatabaseLocation
+    package let reason: String
 
-    public var description: String {
+    package var description: String {
         "cannot open database \(location) (set by --database-url / FITBASE_DATABASE_URL): \(reason)"
     }
 }

@@ -4,7 +4,7 @@ import SQLiteNIO
 extension Database {
     /// Whether `error` is a unique-constraint violation, on either engine. Stores use it to turn a lost race on a
     /// unique key into a 409 instead of a 500.
-    public static func isUniqueViolation(_ error: any Error) -> Bool {
+    package static func isUniqueViolation(_ error: any Error) -> Bool {
         if let error = error as? PSQLError {
             return error.serverInfo?[.sqlState] == "23505"
         }

@@ -5,7 +5,7 @@ import SQLKit
 /// One schema change. Each migration is its own type, applied once, in order, inside a transaction.
 ///
 /// `name` is what the database records: never rename or reorder a migration that has shipped; add a new one.
-public protocol Migration: Sendable {
+package protocol Migration: Sendable {
     /// Stable identifier recorded in `fitbase_migrations`.
     var name: String { get }
     /// Applies the change. Runs inside the runner's transaction; branch on `engine` only for DDL differences.
@@ -16,12 +16,12 @@ public protocol Migration: Sendable {
 ///
 /// Safe to run twice and safe to run from several instances at once: on PostgreSQL each step holds a transaction-level
 /// advisory lock, on SQLite `BEGIN IMMEDIATE` serialises writers; an already-recorded migration is skipped.
-public struct MigrationRunner: Sendable {
-    public let database: Database
-    public let migrations: [any Migration]
-    public let logger: Logger
+package struct MigrationRunner: Sendable {
+    package let database: Database
+    package let migrations: [any Migration]
+    package let logger: Logger
 
-    public init(database: Database, migrations: [any Migration], logger: Logger) {
+    package init(database: Database, migrations: [any Migration], logger: Logger) {
         self.database = database
         self.migrations = migrations
         self.logger = logger
@@ -29,7 +29,7 @@ public struct MigrationRunner: Sendable {
 
     /// Applies what is pending and returns the names applied by this call (empty when up to date).
     @discardableResult
-    public func run() async throws -> [String] {
+    package func run() async throws -> [String] {
         var seen = Set<String>()
         for migration in migrations where !seen.insert(migration.name).inserted {
             throw MigrationError.duplicateName(migration.name)
@@ -76,7 +76,7 @@ public struct MigrationRunner: Sendable {
     }
 
     /// Names recorded as applied, in no particular order.
-    public func appliedNames() async throws -> Set<String> {
+    package func appliedNames() async throws -> Set<String> {
         let rows = try await database.withConnection { db in
             try await db.select().column("name").from(Self.table).all()
         }
@@ -97,10 +97,10 @@ public struct MigrationRunner: Sendable {
 }
 
 /// A programming error in the migration list.
-public enum MigrationError: Error, CustomStringConvertible {
+package enum MigrationError: Error, CustomStringConvertible {
     case duplicateName(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .duplicateName(let name): "two migrations share the name \(name)"
         }

@@ -35,7 +35,7 @@ enum FitBaseMigrations {
 
 extension MigrationRunner {
     /// A runner over every migration of this build.
-    public static func forServer(database: Database, logger: Logger) -> MigrationRunner {
+    package static func forServer(database: Database, logger: Logger) -> MigrationRunner {
         MigrationRunner(database: database, migrations: FitBaseMigrations.all, logger: logger)
     }
 }
