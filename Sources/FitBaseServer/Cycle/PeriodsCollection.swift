@@ -28,7 +28,7 @@ struct PeriodsCollection: SyncedCollection {
 
     /// Deletes the period if it is the user's (a tombstone enters the feed); whether it was there.
     func delete(_ id: PeriodID, of user: UserID, now: Date) async throws -> Bool {
-        try await database.transaction { db in try await delete(id.description, .now(user, now), on: db) != nil }
+        try await delete(id.description, of: user, now: now, in: database)
     }
 
     // MARK: Sync
@@ -47,11 +47,7 @@ struct PeriodsCollection: SyncedCollection {
     }
 
     func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: OpenAPIObjectContainer] {
-        var records: [String: OpenAPIObjectContainer] = [:]
-        for period in try await CycleStore.periods(ids.compactMap(PeriodID.init), of: user, on: db) {
-            records[period.id.description] = try SyncController.object(CycleController.wire(period))
-        }
-        return records
+        try wire(try await CycleStore.periods(ids.compactMap(PeriodID.init), of: user, on: db), id: \.id.description, CycleController.wire)
     }
 
     // MARK: Rules

@@ -70,12 +70,8 @@ struct HealthSamplesCollection: SyncedCollection {
     }
 
     func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: OpenAPIObjectContainer] {
-        var records: [String: OpenAPIObjectContainer] = [:]
         let rows = try await HealthSampleStore.samples(ids.compactMap(UUID.init(uuidString:)), of: user, on: db)
-        for sample in try await health.open(rows, of: user) {
-            records[sample.id.uuidString.lowercased()] = try SyncController.object(HealthController.wire(sample))
-        }
-        return records
+        return try wire(try await health.open(rows, of: user), id: { $0.id.uuidString.lowercased() }, HealthController.wire)
     }
 
     func pushed(_ count: Int, of user: UserID, on db: any SQLDatabase) async throws {

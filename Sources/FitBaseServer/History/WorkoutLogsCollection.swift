@@ -25,7 +25,7 @@ struct WorkoutLogsCollection: SyncedCollection {
 
     /// Deletes a log with its effects; whether it was there.
     func delete(_ id: WorkoutLogID, of user: UserID, now: Date) async throws -> Bool {
-        try await database.transaction { db in try await delete(id.description, .now(user, now), on: db) != nil }
+        try await delete(id.description, of: user, now: now, in: database)
     }
 
     // MARK: Sync
@@ -50,11 +50,7 @@ struct WorkoutLogsCollection: SyncedCollection {
     }
 
     func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: OpenAPIObjectContainer] {
-        var records: [String: OpenAPIObjectContainer] = [:]
-        for log in try await HistoryStore.logs(ids.compactMap(WorkoutLogID.init), of: user, on: db) {
-            records[log.id.description] = try SyncController.object(HistoryController.wire(log))
-        }
-        return records
+        try wire(try await HistoryStore.logs(ids.compactMap(WorkoutLogID.init), of: user, on: db), id: \.id.description, HistoryController.wire)
     }
 
     // MARK: Rules

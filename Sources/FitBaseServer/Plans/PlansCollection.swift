@@ -46,7 +46,7 @@ struct PlansCollection: SyncedCollection {
 
     /// Deletes the plan if it is the user's (a tombstone enters the feed); whether it was there.
     func delete(_ id: PlanID, of user: UserID, now: Date) async throws -> Bool {
-        try await database.transaction { db in try await delete(id.description, .now(user, now), on: db) != nil }
+        try await delete(id.description, of: user, now: now, in: database)
     }
 
     // MARK: Sync
@@ -57,11 +57,7 @@ struct PlansCollection: SyncedCollection {
     }
 
     func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: OpenAPIObjectContainer] {
-        var records: [String: OpenAPIObjectContainer] = [:]
-        for plan in try await PlanStore.plans(ids.compactMap(PlanID.init), of: user, on: db) {
-            records[plan.id.description] = try SyncController.object(PlanController.wire(plan))
-        }
-        return records
+        try wire(try await PlanStore.plans(ids.compactMap(PlanID.init), of: user, on: db), id: \.id.description, PlanController.wire)
     }
 
     /// How many plans `caller` may keep, with the problem for one more; `nil` when their tier keeps any number.

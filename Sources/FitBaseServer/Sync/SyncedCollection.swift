@@ -59,6 +59,18 @@ extension SyncedCollection {
     func pushed(_ count: Int, of user: UserID, on db: any SQLDatabase) async throws {}
     func pulled(_ count: Int, of user: UserID) async throws {}
 
+    /// A REST delete: the collection's delete path, in a transaction of its own; whether the user had the record.
+    func delete(_ id: String, of user: UserID, now: Date, in database: Database) async throws -> Bool {
+        try await database.transaction { db in try await delete(id, .now(user, now), on: db) != nil }
+    }
+
+    /// Records as the feed shows them, by id: each in its REST representation.
+    func wire<Record>(_ records: [Record], id: (Record) -> String, _ wire: (Record) -> some Encodable) throws -> [String: OpenAPIObjectContainer] {
+        var wired: [String: OpenAPIObjectContainer] = [:]
+        for record in records { wired[id(record)] = try SyncController.object(wire(record)) }
+        return wired
+    }
+
     /// Decodes a mutation's `data` as the collection's REST body.
     func decode<Body: Decodable>(_ type: Body.Type, from data: Components.Schemas.SyncMutation.DataPayload?) throws(Problem) -> Body {
         try SyncController.decode(type, from: data)
