@@ -144,8 +144,8 @@ import Testing
                 try await Self.log(client, members[0], workout, at: week.days[5].midday(in: timeZone))
                 let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
                 let boards = try await database.transaction { db in
-                    let streak = try await ChallengeScoring.ensureChallenge(group: UUID(uuidString: groupID)!, kind: .streak, week: week, now: .now, on: db)
-                    let checkIns = try await ChallengeScoring.ensureChallenge(group: UUID(uuidString: groupID)!, kind: .checkIns, week: week, now: .now, on: db)
+                    let streak = try await ChallengeScoring.ensureChallenge(group: GroupID(groupID)!, kind: .streak, week: week, now: .now, on: db)
+                    let checkIns = try await ChallengeScoring.ensureChallenge(group: GroupID(groupID)!, kind: .checkIns, week: week, now: .now, on: db)
                     return (try await ChallengeScoring.entries(of: streak.id, on: db), try await ChallengeScoring.entries(of: checkIns.id, on: db))
                 }
                 try await database.shutdown()
@@ -197,12 +197,12 @@ extension CalendarDay {
             // A closed week's results are final: a late workout of that week does not change them.
             let before = try await database.withConnection { db in
                 try await ChallengeScoring.entries(of: try await ChallengeScoring.ensureChallenge(
-                    group: UUID(uuidString: groupID)!, kind: .checkIns, week: week, now: .now, on: db).id, on: db)
+                    group: GroupID(groupID)!, kind: .checkIns, week: week, now: .now, on: db).id, on: db)
             }
             try await ChallengeTests.log(client, members[0], workout)
             let after = try await database.withConnection { db in
                 try await ChallengeScoring.entries(of: try await ChallengeScoring.ensureChallenge(
-                    group: UUID(uuidString: groupID)!, kind: .checkIns, week: week, now: .now, on: db).id, on: db)
+                    group: GroupID(groupID)!, kind: .checkIns, week: week, now: .now, on: db).id, on: db)
             }
             #expect(before == after)
             // 90 days on, the archive is gone.

@@ -19,7 +19,7 @@ struct WorkoutLogsCollection: SyncedCollection {
 
     /// Adds (or replaces) a log with its effects; returns the group whose leaderboards changed, if any.
     @discardableResult
-    func save(_ log: WorkoutLog, of user: UserID, now: Date) async throws -> UUID? {
+    func save(_ log: WorkoutLog, of user: UserID, now: Date) async throws -> GroupID? {
         try await database.transaction { db in try await WorkoutLogWrite(log: log).saved(.now(user, now), on: db).group }
     }
 
@@ -95,7 +95,7 @@ struct WorkoutLogWrite: SyncedWrite {
     }
 
     /// Writes the log with its effects; returns its feed entry and the group whose leaderboards changed.
-    func saved(_ write: FeedWrite, on db: any SQLDatabase) async throws -> (change: SyncChange, group: UUID?) {
+    func saved(_ write: FeedWrite, on db: any SQLDatabase) async throws -> (change: SyncChange, group: GroupID?) {
         try await HistoryStore.upsert(log, of: write.user, now: write.now, on: db)
         let change = try await write.record(.workoutLogs, id: log.id.description, deleted: false, on: db)
         let group = try await ChallengeScoring.logged(log, of: write.user, now: write.now, on: db)

@@ -23,13 +23,13 @@ struct CreateEvents: Migration {
 /// Who an event is for: a user (their notifications and sync nudges) or a group (its leaderboards).
 enum EventTopic: Hashable, Sendable {
     case user(UserID)
-    case group(UUID)
+    case group(GroupID)
 
     /// The topic as stored: `user:<id>` or `group:<id>`.
     var name: String {
         switch self {
         case .user(let user): "user:\(user)"
-        case .group(let group): "group:\(group.uuidString.lowercased())"
+        case .group(let group): "group:\(group)"
         }
     }
 }

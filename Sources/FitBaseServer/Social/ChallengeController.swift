@@ -34,8 +34,8 @@ struct ChallengeController: Sendable {
         return .ok(.init(body: .json(.init(
             items: page.items.prefix(limit).map { item in
                 .init(
-                    id: item.id.uuidString.lowercased(), _type: .init(rawValue: item.kind.rawValue) ?? .newMember,
-                    groupId: item.group?.uuidString.lowercased(), message: item.message, isRead: item.readAt != nil, createdAt: item.createdAt
+                    id: item.id.description, _type: .init(rawValue: item.kind.rawValue) ?? .newMember,
+                    groupId: item.group?.description, message: item.message, isRead: item.readAt != nil, createdAt: item.createdAt
                 )
             },
             nextCursor: page.items.count > limit ? PageRequest.cursor(offset: offset + limit) : nil, unreadCount: page.unread
@@ -44,7 +44,7 @@ struct ChallengeController: Sendable {
 
     func markNotificationRead(_ input: Operations.MarkNotificationRead.Input) async throws -> Operations.MarkNotificationRead.Output {
         let caller = try RequestScope.requireCaller()
-        guard let id = UUID(uuidString: input.path.notificationId), try await notifications.markRead(id, of: caller.user, now: .storageNow) else {
+        guard let id = NotificationID(input.path.notificationId), try await notifications.markRead(id, of: caller.user, now: .storageNow) else {
             throw Problem.notFound("No notification \(input.path.notificationId) of yours.")
         }
         return .noContent(.init())
@@ -81,7 +81,7 @@ struct ChallengeController: Sendable {
 
     static func wire(_ challenge: Challenge) -> Components.Schemas.Challenge {
         .init(
-            id: challenge.id.uuidString.lowercased(), groupId: challenge.group.uuidString.lowercased(),
+            id: challenge.id.uuidString.lowercased(), groupId: challenge.group.description,
             _type: .init(rawValue: challenge.kind.rawValue) ?? .checkIns, weekStart: challenge.week.startDay.description,
             startsAt: challenge.week.start, endsAt: challenge.week.lastSecond, isActive: challenge.closedAt == nil
         )

@@ -13,7 +13,7 @@ enum ChallengeKind: String, Sendable, CaseIterable {
 /// A challenge as stored.
 struct Challenge: Sendable, Equatable {
     var id: UUID
-    var group: UUID
+    var group: GroupID
     var kind: ChallengeKind
     var week: ChallengeWeek
     var closedAt: Date?
@@ -39,7 +39,7 @@ struct ChallengeEntry: Sendable, Equatable {
 enum ChallengeScoring {
     /// Scores a logged (or edited) workout. Returns the group whose leaderboards changed, if any.
     @discardableResult
-    static func logged(_ log: WorkoutLog, of user: UserID, now: Date, on db: any SQLDatabase) async throws -> UUID? {
+    static func logged(_ log: WorkoutLog, of user: UserID, now: Date, on db: any SQLDatabase) async throws -> GroupID? {
         // Outside a group nothing is scored (leaving took the member's workouts off the open boards already).
         guard let membership = try await GroupStore.membership(of: user, on: db) else { return nil }
         let profile = try await ProfileStore.profile(of: user, on: db)
@@ -63,13 +63,13 @@ enum ChallengeScoring {
 
     /// Takes a deleted workout back out of every challenge it counted in. Returns the group whose boards changed.
     @discardableResult
-    static func removed(_ logID: WorkoutLogID, of user: UserID, now: Date, on db: any SQLDatabase) async throws -> UUID? {
+    static func removed(_ logID: WorkoutLogID, of user: UserID, now: Date, on db: any SQLDatabase) async throws -> GroupID? {
         try await withdraw(logID, of: user, except: [], now: now, on: db)
     }
 
     /// A member left (or was removed): their entries leave the group's open challenges and the others are re-ranked.
-    static func memberLeft(_ user: UserID, group: UUID, now: Date, on db: any SQLDatabase) async throws {
-        let open = try await db.select().column("id").from("challenges").where("group_id", .equal, group).where("closed_at", .is, SQLLiteral.null)
+    static func memberLeft(_ user: UserID, group: GroupID, now: Date, on db: any SQLDatabase) async throws {
+        let open = try await db.select().column("id").from("challenges").where("group_id", .equal, group.rawValue).where("closed_at", .is, SQLLiteral.null)
             .all().map { try $0.decode(column: "id", as: UUID.self) }
         for challenge in open {
             try await db.delete(from: "challenge_workouts").where("challenge_id", .equal, challenge).where("user_id", .equal, user.rawValue).run()
@@ -81,10 +81,10 @@ enum ChallengeScoring {
     // MARK: Challenges
 
     /// The group's challenge of `kind` for `week`, created on first use.
-    static func ensureChallenge(group: UUID, kind: ChallengeKind, week: ChallengeWeek, now: Date, on db: any SQLDatabase) async throws -> Challenge {
+    static func ensureChallenge(group: GroupID, kind: ChallengeKind, week: ChallengeWeek, now: Date, on db: any SQLDatabase) async throws -> Challenge {
         if let existing = try await challenge(group: group, kind: kind, week: week, on: db) { return existing }
         try await db.insert(into: "challenges").columns("id", "group_id", "type", "week_start", "starts_at", "ends_at", "created_at")
-            .values(SQLBind(UUID()), SQLBind(group), SQLBind(kind.rawValue), SQLBind(week.startDay.description), SQLBind(week.start), SQLBind(week.end), SQLBind(now))
+            .values(SQLBind(UUID()), SQLBind(group.rawValue), SQLBind(kind.rawValue), SQLBind(week.startDay.description), SQLBind(week.start), SQLBind(week.end), SQLBind(now))
             .ignoringConflicts(with: ["group_id", "type", "week_start"])
             .run()
         guard let challenge = try await challenge(group: group, kind: kind, week: week, on: db) else { throw ChallengeScoringError.vanished }
@@ -92,8 +92,8 @@ enum ChallengeScoring {
     }
 
     /// The group's challenge of `kind` for `week`, if it was made.
-    static func challenge(group: UUID, kind: ChallengeKind, week: ChallengeWeek, on db: any SQLDatabase) async throws -> Challenge? {
-        try await db.select().columns("id", "closed_at").from("challenges").where("group_id", .equal, group)
+    static func challenge(group: GroupID, kind: ChallengeKind, week: ChallengeWeek, on db: any SQLDatabase) async throws -> Challenge? {
+        try await db.select().columns("id", "closed_at").from("challenges").where("group_id", .equal, group.rawValue)
             .where("type", .equal, kind.rawValue).where("week_start", .equal, week.startDay.description).first()
             .map { row in
                 Challenge(id: try row.decode(column: "id", as: UUID.self), group: group, kind: kind, week: week, closedAt: try row.decode(column: "closed_at", as: Date?.self))
@@ -102,17 +102,17 @@ enum ChallengeScoring {
 
     // MARK: Scoring
 
-    private static func withdraw(_ logID: WorkoutLogID, of user: UserID, except kept: Set<UUID>, now: Date, on db: any SQLDatabase) async throws -> UUID? {
+    private static func withdraw(_ logID: WorkoutLogID, of user: UserID, except kept: Set<UUID>, now: Date, on db: any SQLDatabase) async throws -> GroupID? {
         let rows = try await db.select().columns(SQLColumn("challenge_id", table: "challenge_workouts"), SQLColumn("group_id", table: "challenges"),
             SQLColumn("type", table: "challenges"), SQLColumn("week_start", table: "challenges"), SQLColumn("closed_at", table: "challenges"))
             .from("challenge_workouts").join("challenges", on: SQLColumn("id", table: "challenges"), .equal, SQLColumn("challenge_id", table: "challenge_workouts"))
             .where(SQLColumn("workout_log_id", table: "challenge_workouts"), .equal, SQLBind(logID.rawValue))
             .where(SQLColumn("user_id", table: "challenge_workouts"), .equal, SQLBind(user.rawValue)).all()
-        var changed: UUID?
+        var changed: GroupID?
         for row in rows {
             let id = try row.decode(column: "challenge_id", as: UUID.self)
             guard !kept.contains(id), try row.decode(column: "closed_at", as: Date?.self) == nil else { continue }
-            let groupID = try row.decode(column: "group_id", as: UUID.self)
+            let groupID = GroupID(rawValue: try row.decode(column: "group_id", as: UUID.self))
             guard let group = try await GroupStore.group(groupID, on: db, locking: true),
                 let monday = CalendarDay(try row.decode(column: "week_start", as: String.self)),
                 let week = ChallengeWeek(starting: monday, in: LocalCalendar.timeZone(group.timeZone))
@@ -160,7 +160,7 @@ enum ChallengeScoring {
     /// `rank_change` notification. Returns the board.
     @discardableResult
     static func rerank(
-        _ challenge: UUID, group: UUID, kind knownKind: ChallengeKind? = nil, before previous: [ChallengeEntry]? = nil, now: Date, on db: any SQLDatabase
+        _ challenge: UUID, group: GroupID, kind knownKind: ChallengeKind? = nil, before previous: [ChallengeEntry]? = nil, now: Date, on db: any SQLDatabase
     ) async throws -> [ChallengeEntry] {
         let entries = try await self.entries(of: challenge, on: db)
         let before = (previous ?? entries).filter { $0.rank > 0 }.map {

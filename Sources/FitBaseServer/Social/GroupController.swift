@@ -70,7 +70,7 @@ struct GroupController: Sendable {
         _ = try RequestScope.requireCaller()
         let (_, group) = try await liveInvite(input.path.token)
         return .ok(.init(body: .json(.init(
-            groupId: group.id.uuidString.lowercased(), groupName: group.name, memberCount: group.memberCount,
+            groupId: group.id.description, groupName: group.name, memberCount: group.memberCount,
             isFull: group.memberCount >= GroupStore.maximumMembers
         ))))
     }
@@ -115,13 +115,13 @@ struct GroupController: Sendable {
     /// The group the caller is a member of, with their role; 404 for a group they are not in (it is not theirs to see).
     func memberGroup(_ id: String) async throws -> (SocialGroup, GroupRole) {
         let caller = try RequestScope.requireCaller()
-        guard let uuid = UUID(uuidString: id), let membership = try await groups.membership(of: caller.user), membership.group == uuid,
-            let group = try await groups.group(uuid)
+        guard let groupID = GroupID(id), let membership = try await groups.membership(of: caller.user), membership.group == groupID,
+            let group = try await groups.group(groupID)
         else { throw Problem.notFound("No group \(id) of yours.") }
         return (group, membership.role)
     }
 
-    private func liveInvite(_ token: String) async throws -> ((group: UUID, createdBy: UserID), SocialGroup) {
+    private func liveInvite(_ token: String) async throws -> ((group: GroupID, createdBy: UserID), SocialGroup) {
         guard let invite = try await groups.invite(token), let group = try await groups.group(invite.group) else {
             throw Problem.notFound("This invite does not exist or was revoked.")
         }
@@ -132,7 +132,7 @@ struct GroupController: Sendable {
 
     static func wire(_ group: SocialGroup, role: GroupRole) -> Components.Schemas.Group {
         .init(
-            id: group.id.uuidString.lowercased(), name: group.name, timeZone: group.timeZone, memberCount: group.memberCount,
+            id: group.id.description, name: group.name, timeZone: group.timeZone, memberCount: group.memberCount,
             createdAt: group.createdAt, role: .init(rawValue: role.rawValue) ?? .member
         )
     }

@@ -12,7 +12,7 @@ enum GroupRole: String, Sendable {
 
 /// A group as stored.
 struct SocialGroup: Sendable, Equatable {
-    var id: UUID
+    var id: GroupID
     var name: String
     var timeZone: String
     var memberCount: Int
@@ -36,16 +36,16 @@ struct GroupStore: Sendable {
 
     // MARK: Reading
 
-    func group(_ id: UUID) async throws -> SocialGroup? {
+    func group(_ id: GroupID) async throws -> SocialGroup? {
         try await database.withConnection { db in try await Self.group(id, on: db) }
     }
 
-    static func group(_ id: UUID, on db: any SQLDatabase, locking: Bool = false) async throws -> SocialGroup? {
-        var query = db.select().columns("id", "name", "time_zone", "member_count", "created_at").from("groups").where("id", .equal, id)
+    static func group(_ id: GroupID, on db: any SQLDatabase, locking: Bool = false) async throws -> SocialGroup? {
+        var query = db.select().columns("id", "name", "time_zone", "member_count", "created_at").from("groups").where("id", .equal, id.rawValue)
         if locking { query = query.for(.update) }
         return try await query.first().map { row in
             SocialGroup(
-                id: try row.decode(column: "id", as: UUID.self), name: try row.decode(column: "name", as: String.self),
+                id: GroupID(rawValue: try row.decode(column: "id", as: UUID.self)), name: try row.decode(column: "name", as: String.self),
                 timeZone: try row.decode(column: "time_zone", as: String.self), memberCount: try row.decode(column: "member_count", as: Int.self),
                 createdAt: try row.decode(column: "created_at", as: Date.self)
             )
@@ -53,28 +53,28 @@ struct GroupStore: Sendable {
     }
 
     /// The user's group and role, if any.
-    func membership(of user: UserID) async throws -> (group: UUID, role: GroupRole, joinedAt: Date)? {
+    func membership(of user: UserID) async throws -> (group: GroupID, role: GroupRole, joinedAt: Date)? {
         try await database.withConnection { db in try await Self.membership(of: user, on: db) }
     }
 
-    static func membership(of user: UserID, on db: any SQLDatabase) async throws -> (group: UUID, role: GroupRole, joinedAt: Date)? {
+    static func membership(of user: UserID, on db: any SQLDatabase) async throws -> (group: GroupID, role: GroupRole, joinedAt: Date)? {
         try await db.select().columns("group_id", "role", "joined_at").from("group_members").where("user_id", .equal, user.rawValue).first().map { row in
             (
-                try row.decode(column: "group_id", as: UUID.self), GroupRole(rawValue: try row.decode(column: "role", as: String.self)) ?? .member,
+                GroupID(rawValue: try row.decode(column: "group_id", as: UUID.self)), GroupRole(rawValue: try row.decode(column: "role", as: String.self)) ?? .member,
                 try row.decode(column: "joined_at", as: Date.self)
             )
         }
     }
 
     /// Members, earliest first, with their display names.
-    static func members(of group: UUID, on db: any SQLDatabase) async throws -> [GroupMember] {
+    static func members(of group: GroupID, on db: any SQLDatabase) async throws -> [GroupMember] {
         try await db.select()
             .columns(
                 SQLColumn("user_id", table: "group_members"), SQLColumn("role", table: "group_members"), SQLColumn("joined_at", table: "group_members"),
                 SQLColumn("display_name", table: "users"), SQLColumn("photo_url", table: "users")
             )
             .from("group_members").join("users", on: SQLColumn("id", table: "users"), .equal, SQLColumn("user_id", table: "group_members"))
-            .where(SQLColumn("group_id", table: "group_members"), .equal, SQLBind(group))
+            .where(SQLColumn("group_id", table: "group_members"), .equal, SQLBind(group.rawValue))
             .orderBy(SQLColumn("joined_at", table: "group_members")).orderBy(SQLColumn("user_id", table: "group_members")).all()
             .map { row in
                 GroupMember(
@@ -86,7 +86,7 @@ struct GroupStore: Sendable {
             }
     }
 
-    func members(of group: UUID) async throws -> [GroupMember] {
+    func members(of group: GroupID) async throws -> [GroupMember] {
         try await database.withConnection { db in try await Self.members(of: group, on: db) }
     }
 
@@ -94,12 +94,12 @@ struct GroupStore: Sendable {
 
     /// Creates a group with `user` as its admin; 409 `already_in_group` when they are in one.
     func create(name: String, timeZone: String, by user: UserID, now: Date) async throws -> SocialGroup {
-        let group = SocialGroup(id: UUID(), name: name, timeZone: timeZone, memberCount: 1, createdAt: now)
+        let group = SocialGroup(id: GroupID(), name: name, timeZone: timeZone, memberCount: 1, createdAt: now)
         do {
             try await database.transaction { db in
                 if try await Self.membership(of: user, on: db) != nil { throw Self.alreadyInGroup }
                 try await db.insert(into: "groups").columns("id", "name", "time_zone", "created_by", "member_count", "created_at")
-                    .values(SQLBind(group.id), SQLBind(name), SQLBind(timeZone), SQLBind(user.rawValue), SQLBind(1), SQLBind(now)).run()
+                    .values(SQLBind(group.id.rawValue), SQLBind(name), SQLBind(timeZone), SQLBind(user.rawValue), SQLBind(1), SQLBind(now)).run()
                 try await Self.insertMember(user, into: group.id, role: .admin, now: now, on: db)
             }
         } catch where Database.isUniqueViolation(error) {
@@ -109,7 +109,7 @@ struct GroupStore: Sendable {
     }
 
     /// Adds `user` to the group: 409 `already_in_group` or `group_full`; 404 when the group is gone.
-    func join(_ user: UserID, group id: UUID, now: Date, then: @escaping @Sendable (any SQLDatabase) async throws -> Void = { _ in }) async throws -> SocialGroup {
+    func join(_ user: UserID, group id: GroupID, now: Date, then: @escaping @Sendable (any SQLDatabase) async throws -> Void = { _ in }) async throws -> SocialGroup {
         do {
             return try await database.transaction { db in
                 guard var group = try await Self.group(id, on: db, locking: true) else { throw Problem.notFound("No group \(id).") }
@@ -122,7 +122,7 @@ struct GroupStore: Sendable {
                 }
                 try await Self.insertMember(user, into: id, role: .member, now: now, on: db)
                 group.memberCount += 1
-                try await db.update("groups").set("member_count", to: group.memberCount).where("id", .equal, id).run()
+                try await db.update("groups").set("member_count", to: group.memberCount).where("id", .equal, id.rawValue).run()
                 try await then(db)
                 return group
             }
@@ -133,7 +133,7 @@ struct GroupStore: Sendable {
 
     /// Removes `user` from the group (leaving, or removed by the admin). An admin who leaves hands the role to the
     /// longest-standing member; the last member leaving ends the group. Returns whether they were a member.
-    func remove(_ user: UserID, from id: UUID) async throws -> Bool {
+    func remove(_ user: UserID, from id: GroupID) async throws -> Bool {
         try await database.transaction { db in
             guard try await Self.group(id, on: db, locking: true) != nil else { return false }
             return try await Self.remove(user, from: id, on: db)
@@ -142,31 +142,31 @@ struct GroupStore: Sendable {
 
     /// ``remove(_:from:)`` inside a transaction that holds the group row.
     @discardableResult
-    static func remove(_ user: UserID, from id: UUID, on db: any SQLDatabase) async throws -> Bool {
-        let removed = try await db.delete(from: "group_members").where("user_id", .equal, user.rawValue).where("group_id", .equal, id)
+    static func remove(_ user: UserID, from id: GroupID, on db: any SQLDatabase) async throws -> Bool {
+        let removed = try await db.delete(from: "group_members").where("user_id", .equal, user.rawValue).where("group_id", .equal, id.rawValue)
             .returning("role").all()
         guard let role = try removed.first?.decode(column: "role", as: String.self) else { return false }
         try await ChallengeScoring.memberLeft(user, group: id, now: .storageNow, on: db)
         let remaining = try await members(of: id, on: db)
         if remaining.isEmpty {
-            try await db.delete(from: "groups").where("id", .equal, id).run()
+            try await db.delete(from: "groups").where("id", .equal, id.rawValue).run()
             return true
         }
         if role == GroupRole.admin.rawValue, !remaining.contains(where: { $0.role == .admin }), let heir = remaining.first {
             try await db.update("group_members").set("role", to: GroupRole.admin.rawValue).where("user_id", .equal, heir.user.rawValue).run()
         }
-        try await db.update("groups").set("member_count", to: remaining.count).where("id", .equal, id).run()
+        try await db.update("groups").set("member_count", to: remaining.count).where("id", .equal, id.rawValue).run()
         return true
     }
 
     /// Deletes the group: every member's membership (their current group) goes with it.
-    func delete(_ id: UUID) async throws {
-        try await database.transaction { db in try await db.delete(from: "groups").where("id", .equal, id).run() }
+    func delete(_ id: GroupID) async throws {
+        try await database.transaction { db in try await db.delete(from: "groups").where("id", .equal, id.rawValue).run() }
     }
 
-    private static func insertMember(_ user: UserID, into group: UUID, role: GroupRole, now: Date, on db: any SQLDatabase) async throws {
+    private static func insertMember(_ user: UserID, into group: GroupID, role: GroupRole, now: Date, on db: any SQLDatabase) async throws {
         try await db.insert(into: "group_members").columns("user_id", "group_id", "role", "joined_at")
-            .values(SQLBind(user.rawValue), SQLBind(group), SQLBind(role.rawValue), SQLBind(now)).run()
+            .values(SQLBind(user.rawValue), SQLBind(group.rawValue), SQLBind(role.rawValue), SQLBind(now)).run()
     }
 
     static let alreadyInGroup = Problem(
@@ -176,24 +176,24 @@ struct GroupStore: Sendable {
     // MARK: Invites
 
     /// A new invite token (256 bits, base64url); only its SHA-256 is stored.
-    func createInvite(for group: UUID, by user: UserID, now: Date) async throws -> String {
+    func createInvite(for group: GroupID, by user: UserID, now: Date) async throws -> String {
         var bytes = [UInt8](repeating: 0, count: 32)
         var generator = SystemRandomNumberGenerator()
         for index in bytes.indices { bytes[index] = generator.next() }
         let token = Data(bytes).base64URLEncoded
         try await database.transaction { db in
             try await db.insert(into: "group_invites").columns("token_hash", "group_id", "created_by", "created_at")
-                .values(SQLBind(sha256Hex(token)), SQLBind(group), SQLBind(user.rawValue), SQLBind(now)).run()
+                .values(SQLBind(sha256Hex(token)), SQLBind(group.rawValue), SQLBind(user.rawValue), SQLBind(now)).run()
         }
         return token
     }
 
     /// The live invite a token names: its group and who made it.
-    func invite(_ token: String) async throws -> (group: UUID, createdBy: UserID)? {
+    func invite(_ token: String) async throws -> (group: GroupID, createdBy: UserID)? {
         try await database.withConnection { db in
             try await db.select().columns("group_id", "created_by").from("group_invites").where("token_hash", .equal, sha256Hex(token))
                 .where("revoked_at", .is, SQLLiteral.null).first()
-                .map { (try $0.decode(column: "group_id", as: UUID.self), UserID(rawValue: try $0.decode(column: "created_by", as: UUID.self))) }
+                .map { (GroupID(rawValue: try $0.decode(column: "group_id", as: UUID.self)), UserID(rawValue: try $0.decode(column: "created_by", as: UUID.self))) }
         }
     }
 
@@ -213,7 +213,7 @@ struct GroupMembershipOwner: AccountDataOwner {
         guard let membership = try await GroupStore.membership(of: user, on: db), let group = try await GroupStore.group(membership.group, on: db) else {
             return try OpenAPIValueContainer(unvalidatedValue: nil as (any Sendable)?)
         }
-        return try OpenAPIValueContainer(unvalidatedValue: ["groupId": group.id.uuidString.lowercased(), "groupName": group.name, "role": membership.role.rawValue] as [String: (any Sendable)?])
+        return try OpenAPIValueContainer(unvalidatedValue: ["groupId": group.id.description, "groupName": group.name, "role": membership.role.rawValue] as [String: (any Sendable)?])
     }
 
     func delete(_ user: UserID, on db: any SQLDatabase) async throws {

@@ -12,9 +12,9 @@ enum NotificationKind: String, Sendable {
 
 /// A notification as stored.
 struct SocialNotification: Sendable, Equatable {
-    var id: UUID
+    var id: NotificationID
     var kind: NotificationKind
-    var group: UUID?
+    var group: GroupID?
     var message: String
     var createdAt: Date
     var readAt: Date?
@@ -26,14 +26,14 @@ struct NotificationStore: Sendable {
     static let lifetime: TimeInterval = 7 * 86_400
 
     /// Adds a notification and its realtime event (topic `user:<id>`).
-    static func add(_ kind: NotificationKind, to user: UserID, group: UUID?, message: String, now: Date, on db: any SQLDatabase) async throws {
-        let id = UUID()
+    static func add(_ kind: NotificationKind, to user: UserID, group: GroupID?, message: String, now: Date, on db: any SQLDatabase) async throws {
+        let id = NotificationID()
         try await db.insert(into: "notifications").columns("id", "user_id", "group_id", "type", "message", "created_at", "expires_at")
-            .values(SQLBind(id), SQLBind(user.rawValue), SQLBind(group), SQLBind(kind.rawValue), SQLBind(message), SQLBind(now), SQLBind(now.addingTimeInterval(lifetime)))
+            .values(SQLBind(id.rawValue), SQLBind(user.rawValue), SQLBind(group?.rawValue), SQLBind(kind.rawValue), SQLBind(message), SQLBind(now), SQLBind(now.addingTimeInterval(lifetime)))
             .run()
         try await EventLog.append(
             topic: .user(user), type: "notification",
-            data: ["id": id.uuidString.lowercased(), "type": kind.rawValue, "groupId": group?.uuidString.lowercased(), "message": message], on: db
+            data: ["id": id.description, "type": kind.rawValue, "groupId": group?.description, "message": message], on: db
         )
     }
 
@@ -48,9 +48,9 @@ struct NotificationStore: Sendable {
                 .first()?.decode(column: "n", as: Int.self) ?? 0
             let items = try rows.map { row in
                 SocialNotification(
-                    id: try row.decode(column: "id", as: UUID.self),
+                    id: NotificationID(rawValue: try row.decode(column: "id", as: UUID.self)),
                     kind: NotificationKind(rawValue: try row.decode(column: "type", as: String.self)) ?? .newMember,
-                    group: try row.decode(column: "group_id", as: UUID?.self), message: try row.decode(column: "message", as: String.self),
+                    group: try row.decode(column: "group_id", as: UUID?.self).map(GroupID.init(rawValue:)), message: try row.decode(column: "message", as: String.self),
                     createdAt: try row.decode(column: "created_at", as: Date.self), readAt: try row.decode(column: "read_at", as: Date?.self)
                 )
             }
@@ -59,12 +59,12 @@ struct NotificationStore: Sendable {
     }
 
     /// Marks one of the user's notifications read; whether it is theirs.
-    func markRead(_ id: UUID, of user: UserID, now: Date) async throws -> Bool {
+    func markRead(_ id: NotificationID, of user: UserID, now: Date) async throws -> Bool {
         try await database.transaction { db in
-            guard try await db.select().column("id").from("notifications").where("id", .equal, id).where("user_id", .equal, user.rawValue)
+            guard try await db.select().column("id").from("notifications").where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue)
                 .where("expires_at", .greaterThan, now).first() != nil
             else { return false }
-            try await db.update("notifications").set("read_at", to: now).where("id", .equal, id).where("read_at", .is, SQLLiteral.null).run()
+            try await db.update("notifications").set("read_at", to: now).where("id", .equal, id.rawValue).where("read_at", .is, SQLLiteral.null).run()
             return true
         }
     }
