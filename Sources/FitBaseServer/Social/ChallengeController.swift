@@ -81,7 +81,7 @@ struct ChallengeController: Sendable {
 
     static func wire(_ challenge: Challenge) -> Components.Schemas.Challenge {
         .init(
-            id: challenge.id.uuidString.lowercased(), groupId: challenge.group.description,
+            id: challenge.id.description, groupId: challenge.group.description,
             _type: .init(rawValue: challenge.kind.rawValue) ?? .checkIns, weekStart: challenge.week.startDay.description,
             startsAt: challenge.week.start, endsAt: challenge.week.lastSecond, isActive: challenge.closedAt == nil
         )

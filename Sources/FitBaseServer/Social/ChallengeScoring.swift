@@ -12,7 +12,7 @@ enum ChallengeKind: String, Sendable, CaseIterable {
 
 /// A challenge as stored.
 struct Challenge: Sendable, Equatable {
-    var id: UUID
+    var id: ChallengeID
     var group: GroupID
     var kind: ChallengeKind
     var week: ChallengeWeek
@@ -45,13 +45,13 @@ enum ChallengeScoring {
         let profile = try await ProfileStore.profile(of: user, on: db)
         guard profile.shareWorkoutData, let group = try await GroupStore.group(membership.group, on: db, locking: true) else { return nil }
         let week = ChallengeWeek.containing(log.completedAt, in: LocalCalendar.timeZone(group.timeZone))
-        var targets: Set<UUID> = []
+        var targets: Set<ChallengeID> = []
         for kind in ChallengeKind.allCases {
             let challenge = try await ensureChallenge(group: group.id, kind: kind, week: week, now: now, on: db)
             guard challenge.closedAt == nil else { continue }  // a finished week's results are final
             targets.insert(challenge.id)
             try await db.insert(into: "challenge_workouts").columns("challenge_id", "workout_log_id", "user_id", "local_date")
-                .values(SQLBind(challenge.id), SQLBind(log.id.rawValue), SQLBind(user.rawValue), SQLBind(log.localDate.description))
+                .values(SQLBind(challenge.id.rawValue), SQLBind(log.id.rawValue), SQLBind(user.rawValue), SQLBind(log.localDate.description))
                 .onConflict(with: ["challenge_id", "workout_log_id"]) { $0.set(excludedValueOf: "local_date") }
                 .run()
             try await rescore(challenge, user: user, profile: profile, now: now, on: db)
@@ -70,10 +70,10 @@ enum ChallengeScoring {
     /// A member left (or was removed): their entries leave the group's open challenges and the others are re-ranked.
     static func memberLeft(_ user: UserID, group: GroupID, now: Date, on db: any SQLDatabase) async throws {
         let open = try await db.select().column("id").from("challenges").where("group_id", .equal, group.rawValue).where("closed_at", .is, SQLLiteral.null)
-            .all().map { try $0.decode(column: "id", as: UUID.self) }
+            .all().map { ChallengeID(rawValue: try $0.decode(column: "id", as: UUID.self)) }
         for challenge in open {
-            try await db.delete(from: "challenge_workouts").where("challenge_id", .equal, challenge).where("user_id", .equal, user.rawValue).run()
-            try await db.delete(from: "challenge_entries").where("challenge_id", .equal, challenge).where("user_id", .equal, user.rawValue).run()
+            try await db.delete(from: "challenge_workouts").where("challenge_id", .equal, challenge.rawValue).where("user_id", .equal, user.rawValue).run()
+            try await db.delete(from: "challenge_entries").where("challenge_id", .equal, challenge.rawValue).where("user_id", .equal, user.rawValue).run()
             _ = try await rerank(challenge, group: group, now: now, on: db)
         }
     }
@@ -84,7 +84,7 @@ enum ChallengeScoring {
     static func ensureChallenge(group: GroupID, kind: ChallengeKind, week: ChallengeWeek, now: Date, on db: any SQLDatabase) async throws -> Challenge {
         if let existing = try await challenge(group: group, kind: kind, week: week, on: db) { return existing }
         try await db.insert(into: "challenges").columns("id", "group_id", "type", "week_start", "starts_at", "ends_at", "created_at")
-            .values(SQLBind(UUID()), SQLBind(group.rawValue), SQLBind(kind.rawValue), SQLBind(week.startDay.description), SQLBind(week.start), SQLBind(week.end), SQLBind(now))
+            .values(SQLBind(ChallengeID().rawValue), SQLBind(group.rawValue), SQLBind(kind.rawValue), SQLBind(week.startDay.description), SQLBind(week.start), SQLBind(week.end), SQLBind(now))
             .ignoringConflicts(with: ["group_id", "type", "week_start"])
             .run()
         guard let challenge = try await challenge(group: group, kind: kind, week: week, on: db) else { throw ChallengeScoringError.vanished }
@@ -96,13 +96,13 @@ enum ChallengeScoring {
         try await db.select().columns("id", "closed_at").from("challenges").where("group_id", .equal, group.rawValue)
             .where("type", .equal, kind.rawValue).where("week_start", .equal, week.startDay.description).first()
             .map { row in
-                Challenge(id: try row.decode(column: "id", as: UUID.self), group: group, kind: kind, week: week, closedAt: try row.decode(column: "closed_at", as: Date?.self))
+                Challenge(id: ChallengeID(rawValue: try row.decode(column: "id", as: UUID.self)), group: group, kind: kind, week: week, closedAt: try row.decode(column: "closed_at", as: Date?.self))
             }
     }
 
     // MARK: Scoring
 
-    private static func withdraw(_ logID: WorkoutLogID, of user: UserID, except kept: Set<UUID>, now: Date, on db: any SQLDatabase) async throws -> GroupID? {
+    private static func withdraw(_ logID: WorkoutLogID, of user: UserID, except kept: Set<ChallengeID>, now: Date, on db: any SQLDatabase) async throws -> GroupID? {
         let rows = try await db.select().columns(SQLColumn("challenge_id", table: "challenge_workouts"), SQLColumn("group_id", table: "challenges"),
             SQLColumn("type", table: "challenges"), SQLColumn("week_start", table: "challenges"), SQLColumn("closed_at", table: "challenges"))
             .from("challenge_workouts").join("challenges", on: SQLColumn("id", table: "challenges"), .equal, SQLColumn("challenge_id", table: "challenge_workouts"))
@@ -110,14 +110,14 @@ enum ChallengeScoring {
             .where(SQLColumn("user_id", table: "challenge_workouts"), .equal, SQLBind(user.rawValue)).all()
         var changed: GroupID?
         for row in rows {
-            let id = try row.decode(column: "challenge_id", as: UUID.self)
+            let id = ChallengeID(rawValue: try row.decode(column: "challenge_id", as: UUID.self))
             guard !kept.contains(id), try row.decode(column: "closed_at", as: Date?.self) == nil else { continue }
             let groupID = GroupID(rawValue: try row.decode(column: "group_id", as: UUID.self))
             guard let group = try await GroupStore.group(groupID, on: db, locking: true),
                 let monday = CalendarDay(try row.decode(column: "week_start", as: String.self)),
                 let week = ChallengeWeek(starting: monday, in: LocalCalendar.timeZone(group.timeZone))
             else { continue }
-            try await db.delete(from: "challenge_workouts").where("challenge_id", .equal, id).where("workout_log_id", .equal, logID.rawValue).run()
+            try await db.delete(from: "challenge_workouts").where("challenge_id", .equal, id.rawValue).where("workout_log_id", .equal, logID.rawValue).run()
             let challenge = Challenge(
                 id: id, group: groupID, kind: ChallengeKind(rawValue: try row.decode(column: "type", as: String.self)) ?? .checkIns, week: week, closedAt: nil
             )
@@ -130,7 +130,7 @@ enum ChallengeScoring {
     /// Recounts the member's value in the challenge, then re-ranks the board (notifying whoever was overtaken). The
     /// entry keeps the name and picture of `profile` (the scorer's, as the seed denormalizes them).
     private static func rescore(_ challenge: Challenge, user: UserID, profile: Profile?, now: Date, on db: any SQLDatabase) async throws {
-        let days = try await db.select().column("local_date").from("challenge_workouts").where("challenge_id", .equal, challenge.id)
+        let days = try await db.select().column("local_date").from("challenge_workouts").where("challenge_id", .equal, challenge.id.rawValue)
             .where("user_id", .equal, user.rawValue).all().compactMap { CalendarDay(try $0.decode(column: "local_date", as: String.self)) }
         let value = switch challenge.kind {
         case .checkIns: days.count
@@ -139,18 +139,18 @@ enum ChallengeScoring {
         let board = try await entries(of: challenge.id, on: db)
         let current = board.first { $0.user == user }?.value
         if value == 0 {
-            try await db.delete(from: "challenge_entries").where("challenge_id", .equal, challenge.id).where("user_id", .equal, user.rawValue).run()
+            try await db.delete(from: "challenge_entries").where("challenge_id", .equal, challenge.id.rawValue).where("user_id", .equal, user.rawValue).run()
         } else if current == nil {
             try await db.insert(into: "challenge_entries")
                 .columns("challenge_id", "user_id", "value", "reached_at", "rank", "display_name", "photo_url", "updated_at")
                 .values(
-                    SQLBind(challenge.id), SQLBind(user.rawValue), SQLBind(value), SQLBind(now), SQLBind(0), SQLBind(profile?.displayName),
+                    SQLBind(challenge.id.rawValue), SQLBind(user.rawValue), SQLBind(value), SQLBind(now), SQLBind(0), SQLBind(profile?.displayName),
                     SQLBind(profile?.photoURL), SQLBind(now)
                 ).run()
         } else if current != value {
             var update = db.update("challenge_entries").set("value", to: value).set("reached_at", to: now).set("updated_at", to: now)
             if let profile { update = update.set("display_name", to: profile.displayName).set("photo_url", to: profile.photoURL) }
-            try await update.where("challenge_id", .equal, challenge.id).where("user_id", .equal, user.rawValue).run()
+            try await update.where("challenge_id", .equal, challenge.id.rawValue).where("user_id", .equal, user.rawValue).run()
         }
         guard current != value else { return }
         _ = try await rerank(challenge.id, group: challenge.group, kind: challenge.kind, before: board, now: now, on: db)
@@ -160,7 +160,7 @@ enum ChallengeScoring {
     /// `rank_change` notification. Returns the board.
     @discardableResult
     static func rerank(
-        _ challenge: UUID, group: GroupID, kind knownKind: ChallengeKind? = nil, before previous: [ChallengeEntry]? = nil, now: Date, on db: any SQLDatabase
+        _ challenge: ChallengeID, group: GroupID, kind knownKind: ChallengeKind? = nil, before previous: [ChallengeEntry]? = nil, now: Date, on db: any SQLDatabase
     ) async throws -> [ChallengeEntry] {
         let entries = try await self.entries(of: challenge, on: db)
         let before = (previous ?? entries).filter { $0.rank > 0 }.map {
@@ -170,18 +170,18 @@ enum ChallengeScoring {
         var reranked = false
         for standing in ranked {
             guard let entry = entries.first(where: { $0.user.description == standing.standing.userID }), entry.rank != standing.rank else { continue }
-            try await db.update("challenge_entries").set("rank", to: standing.rank).where("challenge_id", .equal, challenge)
+            try await db.update("challenge_entries").set("rank", to: standing.rank).where("challenge_id", .equal, challenge.rawValue)
                 .where("user_id", .equal, entry.user.rawValue).run()
             reranked = true
         }
         let kind: String? = if let knownKind {
             knownKind.rawValue
         } else {
-            try await db.select().column("type").from("challenges").where("id", .equal, challenge).first()?.decode(column: "type", as: String.self)
+            try await db.select().column("type").from("challenges").where("id", .equal, challenge.rawValue).first()?.decode(column: "type", as: String.self)
         }
         let board = reranked ? try await self.entries(of: challenge, on: db) : entries
         try await EventLog.append(topic: .group(group), type: "leaderboard", data: LeaderboardEvent(
-            challengeId: challenge.uuidString.lowercased(), type: kind ?? ChallengeKind.checkIns.rawValue,
+            challengeId: challenge.description, type: kind ?? ChallengeKind.checkIns.rawValue,
             entries: board.map { .init(userId: $0.user.description, displayName: $0.displayName, photoURL: $0.photoURL, value: $0.value, rank: $0.rank) }
         ), on: db)
         for passed in LeaderboardRanker.overtaken(before: before, after: ranked) {
@@ -193,9 +193,9 @@ enum ChallengeScoring {
     }
 
     /// The board, best first.
-    static func entries(of challenge: UUID, on db: any SQLDatabase) async throws -> [ChallengeEntry] {
+    static func entries(of challenge: ChallengeID, on db: any SQLDatabase) async throws -> [ChallengeEntry] {
         try await db.select().columns("user_id", "value", "rank", "reached_at", "display_name", "photo_url").from("challenge_entries")
-            .where("challenge_id", .equal, challenge).all()
+            .where("challenge_id", .equal, challenge.rawValue).all()
             .map { row in
                 ChallengeEntry(
                     user: UserID(rawValue: try row.decode(column: "user_id", as: UUID.self)), value: try row.decode(column: "value", as: Int.self),

@@ -18,7 +18,7 @@ struct WeekRollover: Sendable {
         let due = try await database.withConnection { db in
             try await db.select().columns("id", "group_id", "type", "week_start").from("challenges")
                 .where("ends_at", .lessThanOrEqual, now).where("closed_at", .is, SQLLiteral.null).all()
-                .map { (id: try $0.decode(column: "id", as: UUID.self), group: GroupID(rawValue: try $0.decode(column: "group_id", as: UUID.self)),
+                .map { (id: ChallengeID(rawValue: try $0.decode(column: "id", as: UUID.self)), group: GroupID(rawValue: try $0.decode(column: "group_id", as: UUID.self)),
                         kind: try $0.decode(column: "type", as: String.self), week: try $0.decode(column: "week_start", as: String.self)) }
         }
         var closed = 0
@@ -27,7 +27,7 @@ struct WeekRollover: Sendable {
                 var standings: [UserID: [String]] = [:]
                 var closedHere = 0
                 for challenge in challenges {
-                    let won = try await db.update("challenges").set("closed_at", to: now).where("id", .equal, challenge.id)
+                    let won = try await db.update("challenges").set("closed_at", to: now).where("id", .equal, challenge.id.rawValue)
                         .where("closed_at", .is, SQLLiteral.null).returning("id").all()
                     guard !won.isEmpty else { continue }  // another instance closed it
                     closedHere += 1
