@@ -24,20 +24,6 @@ struct CreateCyclePeriods: Migration {
     }
 }
 
-/// The tag of ``PeriodID``.
-enum LoggedPeriodTag {}
-typealias PeriodID = Identifier<LoggedPeriodTag>
-
-/// A logged period.
-struct LoggedPeriod: Sendable, Equatable {
-    var id: PeriodID
-    var start: CalendarDay
-    var end: CalendarDay?
-    var flow: String?
-    var symptoms: [String]
-    var notes: String?
-}
-
 /// SQL for `cycle_periods`, always scoped to one user.
 struct CycleStore: Sendable {
     let database: Database

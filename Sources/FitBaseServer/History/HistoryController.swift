@@ -52,34 +52,17 @@ struct HistoryController: Sendable {
         if detailed { try await entitlements.require(.analytics, caller: caller, doing: "Detailed statistics") }
         let logs = try await history.allLogs(of: caller.user)
         let today = LocalCalendar.today(in: try await collection.profiles.profile(of: caller.user).timeZone)
-        let days = Set(logs.map(\.localDate))
-        let thisWeek = WorkoutStreaks.weekStart(of: today)
+        let statistics = HistoryStatistics(logs: logs, today: today)
         let basic = Components.Schemas.HistoryStats(
-            totalWorkouts: logs.count,
-            totalMinutes: logs.reduce(0) { $0 + $1.durationMinutes },
-            currentStreak: WorkoutStreaks.current(days: days, today: today),
-            longestStreak: WorkoutStreaks.longest(days: days),
-            thisWeek: logs.filter { $0.localDate >= thisWeek && $0.localDate <= today }.count
+            totalWorkouts: statistics.totalWorkouts, totalMinutes: statistics.totalMinutes, currentStreak: statistics.currentStreak,
+            longestStreak: statistics.longestStreak, thisWeek: statistics.thisWeek
         )
         guard detailed else { return .ok(.init(body: .json(basic))) }
-        let weeks = (0..<12).map { thisWeek.adding(days: -7 * (11 - $0)) }
-        let weekly = weeks.map { start in
-            let inWeek = logs.filter { (start...start.adding(days: 6)).contains($0.localDate) }
-            return Components.Schemas.HistoryStats.WeeklyPayloadPayload(
-                weekStart: start.description, workouts: inWeek.count, minutes: inWeek.reduce(0) { $0 + $1.durationMinutes }
-            )
-        }
-        var energy: [String: [Int]] = [:]
-        for log in logs {
-            if let phase = log.cyclePhase, let before = log.energyBefore, let after = log.energyAfter {
-                energy[phase.rawValue, default: []].append(after - before)
-            }
-        }
         var stats = basic
-        stats.byType = .init(additionalProperties: Dictionary(grouping: logs, by: \.workoutType.rawValue).mapValues(\.count))
-        stats.byPhase = .init(additionalProperties: Dictionary(grouping: logs.filter { $0.cyclePhase != nil }, by: { $0.cyclePhase?.rawValue ?? "" }).mapValues(\.count))
-        stats.weekly = weekly
-        stats.energyChangeByPhase = .init(additionalProperties: energy.mapValues { Double($0.reduce(0, +)) / Double($0.count) })
+        stats.byType = .init(additionalProperties: statistics.byType)
+        stats.byPhase = .init(additionalProperties: statistics.byPhase)
+        stats.weekly = statistics.weekly.map { .init(weekStart: $0.start.description, workouts: $0.workouts, minutes: $0.minutes) }
+        stats.energyChangeByPhase = .init(additionalProperties: statistics.energyChangeByPhase)
         return .ok(.init(body: .json(stats)))
     }
 

@@ -29,26 +29,6 @@ struct CreateWorkoutLogs: Migration {
     }
 }
 
-enum WorkoutLogTag {}
-typealias WorkoutLogID = Identifier<WorkoutLogTag>
-
-/// A completed workout.
-struct WorkoutLog: Sendable, Equatable {
-    var id: WorkoutLogID
-    var workout: WorkoutID
-    var workoutType: WorkoutType
-    var workoutTitle: String
-    var completedAt: Date
-    var localDate: CalendarDay
-    var durationMinutes: Int
-    var rating: Int?
-    var energyBefore: Int?
-    var energyAfter: Int?
-    var notes: String?
-    var cyclePhase: CyclePhase?
-    var cycleDay: Int?
-}
-
 /// SQL for `workout_logs`, always scoped to one user.
 struct HistoryStore: Sendable {
     let database: Database

@@ -1,0 +1,60 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A user's workout statistics as of `today` (their local day): totals, streaks, this week, and the detail of the
+/// `analytics` feature — counts by type and cycle phase, the last 12 weeks, the energy change by phase.
+public struct HistoryStatistics: Sendable, Equatable {
+    /// One week of the last twelve.
+    public struct Week: Sendable, Equatable {
+        public var start: CalendarDay
+        public var workouts: Int
+        public var minutes: Int
+
+        public init(start: CalendarDay, workouts: Int, minutes: Int) {
+            self.start = start
+            self.workouts = workouts
+            self.minutes = minutes
+        }
+    }
+
+    public var totalWorkouts: Int
+    public var totalMinutes: Int
+    public var currentStreak: Int
+    public var longestStreak: Int
+    /// Workouts from this week's Monday to today.
+    public var thisWeek: Int
+    /// Workouts by type (raw value).
+    public var byType: [String: Int]
+    /// Workouts by the cycle phase they were logged in (raw value); logs without a phase are left out.
+    public var byPhase: [String: Int]
+    /// The last twelve weeks, oldest first, ending with this one.
+    public var weekly: [Week]
+    /// The mean of (energy after − energy before) by cycle phase, over logs that have both.
+    public var energyChangeByPhase: [String: Double]
+
+    public init(logs: [WorkoutLog], today: CalendarDay) {
+        let days = Set(logs.map(\.localDate))
+        let thisWeekStart = WorkoutStreaks.weekStart(of: today)
+        totalWorkouts = logs.count
+        totalMinutes = logs.reduce(0) { $0 + $1.durationMinutes }
+        currentStreak = WorkoutStreaks.current(days: days, today: today)
+        longestStreak = WorkoutStreaks.longest(days: days)
+        thisWeek = logs.filter { $0.localDate >= thisWeekStart && $0.localDate <= today }.count
+        byType = Dictionary(grouping: logs, by: \.workoutType.rawValue).mapValues(\.count)
+        byPhase = Dictionary(grouping: logs.compactMap { $0.cyclePhase }, by: \.rawValue).mapValues(\.count)
+        weekly = (0..<12).map { thisWeekStart.adding(days: -7 * (11 - $0)) }.map { start in
+            let inWeek = logs.filter { (start...start.adding(days: 6)).contains($0.localDate) }
+            return Week(start: start, workouts: inWeek.count, minutes: inWeek.reduce(0) { $0 + $1.durationMinutes })
+        }
+        var energy: [String: [Int]] = [:]
+        for log in logs {
+            if let phase = log.cyclePhase, let before = log.energyBefore, let after = log.energyAfter {
+                energy[phase.rawValue, default: []].append(after - before)
+            }
+        }
+        energyChangeByPhase = energy.mapValues { Double($0.reduce(0, +)) / Double($0.count) }
+    }
+}
