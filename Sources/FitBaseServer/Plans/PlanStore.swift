@@ -27,6 +27,53 @@ struct CreateTrainingPlans: Migration {
     }
 }
 
+enum TrainingPlanTag {}
+typealias PlanID = Identifier<TrainingPlanTag>
+
+/// The server's plan record. (The SDK has its own public `TrainingPlan`, the wire form kept on devices; this one
+/// stays internal so an app importing both FitBaseClient and FitBaseCore sees one name.)
+/// A training plan: weeks of days (1 = Monday … 7 = Sunday), each with the workouts to do.
+struct TrainingPlan: Sendable, Equatable {
+    struct Week: Sendable, Equatable, Codable {
+        var week: Int
+        var days: [Day]
+    }
+
+    struct Day: Sendable, Equatable, Codable {
+        var day: Int
+        var workoutIds: [String]
+    }
+
+    var id: PlanID
+    var name: String
+    var notes: String?
+    var startDate: CalendarDay
+    var endDate: CalendarDay?
+    var daysPerWeek: Int
+    var isCompleted: Bool
+    var weeklyWorkouts: [Week]
+    var version: Int
+    var createdAt: Date
+    var updatedAt: Date
+
+    init(
+        id: PlanID, name: String, notes: String?, startDate: CalendarDay, endDate: CalendarDay?, daysPerWeek: Int,
+        isCompleted: Bool, weeklyWorkouts: [Week], version: Int, createdAt: Date, updatedAt: Date
+    ) {
+        self.id = id
+        self.name = name
+        self.notes = notes
+        self.startDate = startDate
+        self.endDate = endDate
+        self.daysPerWeek = daysPerWeek
+        self.isCompleted = isCompleted
+        self.weeklyWorkouts = weeklyWorkouts
+        self.version = version
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
 /// SQL for `training_plans`, always scoped to one user. Writes go through ``PlansCollection``.
 struct PlanStore: Sendable {
     let database: Database
