@@ -37,7 +37,12 @@ struct UserStore: Sendable {
         }
     }
 
-    static let emailTaken = Problem(.conflict, code: .emailTaken, detail: "An account with this e-mail address already exists.")
+    /// Another account holds the address (a unique index decides between concurrent writers).
+    struct EmailTaken: Error, ProblemConvertible {
+        var problem: Problem { Problem(.conflict, code: .emailTaken, detail: "An account with this e-mail address already exists.") }
+    }
+
+    static let emailTaken = EmailTaken()
 
     func find(id: UserID) async throws -> UserRecord? {
         try await database.withConnection { db in try await Self.find(id: id, on: db) }

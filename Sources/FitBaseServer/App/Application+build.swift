@@ -146,7 +146,10 @@ func buildApplication(
     let cycleController = CycleController(store: cycleStore, profiles: profiles, collection: periods)
     let historyController = HistoryController(history: historyStore, collection: workoutLogs, entitlements: entitlements)
     let planController = PlanController(plans: PlanStore(database: database), collection: plans)
-    let groupController = GroupController(groups: GroupStore(database: database), configuration: configuration.social, publicURL: configuration.publicURL)
+    let groupController = GroupController(
+        groups: GroupStore(database: database), membership: GroupMembership(database: database), configuration: configuration.social,
+        publicURL: configuration.publicURL
+    )
     let api = APIHandler(
         serviceStatus: ServiceStatusController(database: database, openAPIDocument: openAPIDocument),
         auth: accounts.auth, providers: accounts.providers, me: accounts.me, credentials: accounts.credentials, accountPages: accounts.pages,

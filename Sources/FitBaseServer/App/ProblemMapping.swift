@@ -11,6 +11,8 @@ enum ProblemMapping {
         switch error {
         case let problem as Problem:
             return problem
+        case let domain as any ProblemConvertible:
+            return domain.problem
         case let serverError as ServerError:
             return problem(forOpenAPI: serverError)
         case let decodingError as DecodingError:

@@ -143,10 +143,15 @@ struct CatalogStore: Sendable {
         }
     }
 
-    /// Deletes a workout; 409 `workout_in_use` while a program lists it.
+    /// A workout cannot be deleted while a program lists it.
+    struct WorkoutInUse: Error, ProblemConvertible {
+        var problem: Problem { Problem(.conflict, code: .workoutInUse, detail: "A program includes this workout; remove it from the program first.") }
+    }
+
+    /// Deletes a workout; ``WorkoutInUse`` (409 `workout_in_use`) while a program lists it.
     static func delete(_ id: WorkoutID, engine: DatabaseEngine, on db: any SQLDatabase) async throws -> Bool {
         if try await db.select().column("program_id").from("program_workouts").where("workout_id", .equal, id.rawValue).first() != nil {
-            throw Problem(.conflict, code: .workoutInUse, detail: "A program includes this workout; remove it from the program first.")
+            throw WorkoutInUse()
         }
         if engine == .sqlite { try await db.delete(from: "workouts_fts").where("workout_id", .equal, id.rawValue).run() }
         return !(try await db.delete(from: "workouts").where("id", .equal, id.rawValue).returning("id").all()).isEmpty

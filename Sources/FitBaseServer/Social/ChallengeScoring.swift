@@ -57,7 +57,7 @@ enum ChallengeScoring {
             try await rescore(challenge, user: user, profile: profile, now: now, on: db)
         }
         // An edit that moved the workout to another week takes it out of that week's challenges.
-        try await withdraw(log.id, of: user, except: targets, now: now, on: db)
+        _ = try await withdraw(log.id, of: user, except: targets, now: now, on: db)
         return group.id
     }
 

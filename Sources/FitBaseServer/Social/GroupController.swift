@@ -7,6 +7,7 @@ import HTTPTypes
 /// removing members need its admin role (403 for other members).
 struct GroupController: Sendable {
     let groups: GroupStore
+    let membership: GroupMembership
     let configuration: SocialConfiguration
     let publicURL: String
 
@@ -19,7 +20,7 @@ struct GroupController: Sendable {
         let timeZone = body.timeZone ?? "UTC"
         if TimeZone(identifier: timeZone) == nil { errors.append(.init(field: "timeZone", message: "must be an IANA time zone such as Europe/Berlin")) }
         guard errors.isEmpty else { throw Problem.validationFailed(errors) }
-        let group = try await groups.create(name: name, timeZone: timeZone, by: caller.user, now: .storageNow)
+        let group = try await membership.create(name: name, timeZone: timeZone, by: caller.user, now: .storageNow)
         return .created(.init(body: .json(Self.wire(group, role: .admin))))
     }
 
@@ -31,7 +32,7 @@ struct GroupController: Sendable {
     func deleteGroup(_ input: Operations.DeleteGroup.Input) async throws -> Operations.DeleteGroup.Output {
         let (group, role) = try await memberGroup(input.path.groupId)
         guard role == .admin else { throw Self.adminOnly }
-        try await groups.delete(group.id)
+        try await membership.delete(group.id)
         return .noContent(.init())
     }
 
@@ -44,7 +45,7 @@ struct GroupController: Sendable {
     func removeGroupMember(_ input: Operations.RemoveGroupMember.Input) async throws -> Operations.RemoveGroupMember.Output {
         let (group, role) = try await memberGroup(input.path.groupId)
         guard role == .admin else { throw Self.adminOnly }
-        guard let member = UserID(input.path.userId), try await groups.remove(member, from: group.id) else {
+        guard let member = UserID(input.path.userId), try await membership.remove(member, from: group.id, now: .storageNow) else {
             throw Problem.notFound("\(input.path.userId) is not a member of this group.")
         }
         return .noContent(.init())
@@ -53,7 +54,7 @@ struct GroupController: Sendable {
     func leaveGroup(_ input: Operations.LeaveGroup.Input) async throws -> Operations.LeaveGroup.Output {
         let caller = try RequestScope.requireCaller()
         let (group, _) = try await memberGroup(input.path.groupId)
-        _ = try await groups.remove(caller.user, from: group.id)
+        _ = try await membership.remove(caller.user, from: group.id, now: .storageNow)
         return .noContent(.init())
     }
 
@@ -78,14 +79,7 @@ struct GroupController: Sendable {
     func acceptInvite(_ input: Operations.AcceptInvite.Input) async throws -> Operations.AcceptInvite.Output {
         let caller = try RequestScope.requireCaller()
         let (invite, _) = try await liveInvite(input.path.token)
-        let now = Date.storageNow
-        let group = try await groups.join(caller.user, group: invite.group, now: now) { db in
-            // Everyone already in the group hears of the newcomer, in the joining transaction.
-            let name = try await ProfileStore.profile(of: caller.user, on: db).displayName ?? "A new member"
-            for member in try await GroupStore.members(of: invite.group, on: db) where member.user != caller.user {
-                try await NotificationStore.add(.newMember, to: member.user, group: invite.group, message: "\(name) joined the group.", now: now, on: db)
-            }
-        }
+        let group = try await membership.join(caller.user, group: invite.group, now: .storageNow)
         return .ok(.init(body: .json(Self.wire(group, role: .member))))
     }
 

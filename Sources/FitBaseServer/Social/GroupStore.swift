@@ -28,8 +28,8 @@ struct GroupMember: Sendable, Equatable {
     var joinedAt: Date
 }
 
-/// SQL for groups, members and invites. Every change that touches membership is one transaction holding the group's
-/// row, so `member_count` and the 10-member limit stay exact under concurrent joins.
+/// SQL for groups, members and invites. Membership rows change only inside ``GroupMembership``'s transactions, which
+/// hold the group's row, so `member_count` and the 10-member limit stay exact under concurrent joins.
 struct GroupStore: Sendable {
     let database: Database
     static let maximumMembers = 10
@@ -90,88 +90,50 @@ struct GroupStore: Sendable {
         try await database.withConnection { db in try await Self.members(of: group, on: db) }
     }
 
-    // MARK: Membership changes
+    // MARK: Membership rows
 
-    /// Creates a group with `user` as its admin; 409 `already_in_group` when they are in one.
-    func create(name: String, timeZone: String, by user: UserID, now: Date) async throws -> SocialGroup {
-        let group = SocialGroup(id: GroupID(), name: name, timeZone: timeZone, memberCount: 1, createdAt: now)
-        do {
-            try await database.transaction { db in
-                if try await Self.membership(of: user, on: db) != nil { throw Self.alreadyInGroup }
-                try await db.insert(into: "groups").columns("id", "name", "time_zone", "created_by", "member_count", "created_at")
-                    .values(SQLBind(group.id.rawValue), SQLBind(name), SQLBind(timeZone), SQLBind(user.rawValue), SQLBind(1), SQLBind(now)).run()
-                try await Self.insertMember(user, into: group.id, role: .admin, now: now, on: db)
-            }
-        } catch where Database.isUniqueViolation(error) {
-            throw Self.alreadyInGroup  // a concurrent create or join by the same user won
-        }
-        return group
+    /// Inserts a group of one, `user` its admin. The caller's transaction; effects are ``GroupMembership``'s.
+    static func insertGroup(_ group: SocialGroup, admin user: UserID, on db: any SQLDatabase) async throws {
+        try await db.insert(into: "groups").columns("id", "name", "time_zone", "created_by", "member_count", "created_at")
+            .values(SQLBind(group.id.rawValue), SQLBind(group.name), SQLBind(group.timeZone), SQLBind(user.rawValue), SQLBind(1), SQLBind(group.createdAt)).run()
+        try await insertMember(user, into: group.id, role: .admin, now: group.createdAt, on: db)
     }
 
-    /// Adds `user` to the group: 409 `already_in_group` or `group_full`; 404 when the group is gone.
-    func join(_ user: UserID, group id: GroupID, now: Date, then: @escaping @Sendable (any SQLDatabase) async throws -> Void = { _ in }) async throws -> SocialGroup {
-        do {
-            return try await database.transaction { db in
-                guard var group = try await Self.group(id, on: db, locking: true) else { throw Problem.notFound("No group \(id).") }
-                if let current = try await Self.membership(of: user, on: db) {
-                    if current.group == id { return group }  // joining twice is harmless
-                    throw Self.alreadyInGroup
-                }
-                guard group.memberCount < Self.maximumMembers else {
-                    throw Problem(.conflict, code: .groupFull, detail: "The group has \(Self.maximumMembers) members, the most a group can have.")
-                }
-                try await Self.insertMember(user, into: id, role: .member, now: now, on: db)
-                group.memberCount += 1
-                try await db.update("groups").set("member_count", to: group.memberCount).where("id", .equal, id.rawValue).run()
-                try await then(db)
-                return group
-            }
-        } catch where Database.isUniqueViolation(error) {
-            throw Self.alreadyInGroup
-        }
+    /// Adds `user` as a member of `group`, whose row the caller holds, and counts them.
+    static func addMember(_ user: UserID, to group: inout SocialGroup, now: Date, on db: any SQLDatabase) async throws {
+        try await insertMember(user, into: group.id, role: .member, now: now, on: db)
+        group.memberCount += 1
+        try await db.update("groups").set("member_count", to: group.memberCount).where("id", .equal, group.id.rawValue).run()
     }
 
-    /// Removes `user` from the group (leaving, or removed by the admin). An admin who leaves hands the role to the
-    /// longest-standing member; the last member leaving ends the group. Returns whether they were a member.
-    func remove(_ user: UserID, from id: GroupID) async throws -> Bool {
-        try await database.transaction { db in
-            guard try await Self.group(id, on: db, locking: true) != nil else { return false }
-            return try await Self.remove(user, from: id, on: db)
-        }
-    }
-
-    /// ``remove(_:from:)`` inside a transaction that holds the group row.
-    @discardableResult
-    static func remove(_ user: UserID, from id: GroupID, on db: any SQLDatabase) async throws -> Bool {
+    /// Deletes `user`'s membership row of the group, whose row the caller holds: the admin role passes to the
+    /// longest-standing member and the count follows; the last member out deletes the group. Returns the members left,
+    /// or `nil` when `user` was not a member.
+    static func deleteMember(_ user: UserID, from id: GroupID, on db: any SQLDatabase) async throws -> [GroupMember]? {
         let removed = try await db.delete(from: "group_members").where("user_id", .equal, user.rawValue).where("group_id", .equal, id.rawValue)
             .returning("role").all()
-        guard let role = try removed.first?.decode(column: "role", as: String.self) else { return false }
-        try await ChallengeScoring.memberLeft(user, group: id, now: .storageNow, on: db)
+        guard let role = try removed.first?.decode(column: "role", as: String.self) else { return nil }
         let remaining = try await members(of: id, on: db)
         if remaining.isEmpty {
             try await db.delete(from: "groups").where("id", .equal, id.rawValue).run()
-            return true
+            return remaining
         }
         if role == GroupRole.admin.rawValue, !remaining.contains(where: { $0.role == .admin }), let heir = remaining.first {
             try await db.update("group_members").set("role", to: GroupRole.admin.rawValue).where("user_id", .equal, heir.user.rawValue).run()
         }
         try await db.update("groups").set("member_count", to: remaining.count).where("id", .equal, id.rawValue).run()
-        return true
+        return remaining
     }
 
-    /// Deletes the group: every member's membership (their current group) goes with it.
-    func delete(_ id: GroupID) async throws {
-        try await database.transaction { db in try await db.delete(from: "groups").where("id", .equal, id.rawValue).run() }
+    /// Deletes the group row: every member's membership (their current group) goes with it.
+    static func deleteGroup(_ id: GroupID, on db: any SQLDatabase) async throws {
+        try await db.delete(from: "groups").where("id", .equal, id.rawValue).run()
     }
 
     private static func insertMember(_ user: UserID, into group: GroupID, role: GroupRole, now: Date, on db: any SQLDatabase) async throws {
         try await db.insert(into: "group_members").columns("user_id", "group_id", "role", "joined_at")
             .values(SQLBind(user.rawValue), SQLBind(group.rawValue), SQLBind(role.rawValue), SQLBind(now)).run()
     }
-
-    static let alreadyInGroup = Problem(
-        .conflict, code: .alreadyInGroup, detail: "You are in a group already; leave it first (POST /v1/groups/{id}/leave)."
-    )
 
     // MARK: Invites
 
@@ -218,8 +180,7 @@ struct GroupMembershipOwner: AccountDataOwner {
 
     func delete(_ user: UserID, on db: any SQLDatabase) async throws {
         guard let membership = try await GroupStore.membership(of: user, on: db) else { return }
-        _ = try await GroupStore.group(membership.group, on: db, locking: true)
-        try await GroupStore.remove(user, from: membership.group, on: db)
+        try await GroupMembership.leave(user, from: membership.group, now: .storageNow, on: db)
         try await db.update("group_invites").set("revoked_at", to: Date.storageNow).where("created_by", .equal, user.rawValue).run()
     }
 }

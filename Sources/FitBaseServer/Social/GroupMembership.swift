@@ -1,0 +1,92 @@
+import FitBaseCore
+import Foundation
+import HTTPTypes
+import SQLKit
+
+/// Why a membership change was refused.
+enum GroupMembershipError: Error, Equatable, ProblemConvertible {
+    /// The group does not exist (any more).
+    case noSuchGroup(GroupID)
+    /// The user is in another group.
+    case alreadyInGroup
+    /// The group has ``GroupStore/maximumMembers`` members.
+    case full
+
+    var problem: Problem {
+        switch self {
+        case .noSuchGroup(let id):
+            Problem.notFound("No group \(id).")
+        case .alreadyInGroup:
+            Problem(.conflict, code: .alreadyInGroup, detail: "You are in a group already; leave it first (POST /v1/groups/{id}/leave).")
+        case .full:
+            Problem(.conflict, code: .groupFull, detail: "The group has \(GroupStore.maximumMembers) members, the most a group can have.")
+        }
+    }
+}
+
+/// Membership changes of groups: each is one transaction holding the group's row, and each change's effects are
+/// called here, in order, for every path that makes it (the REST handlers and account deletion).
+///
+/// * Joining: the member row and count, then a notification to everyone already in the group.
+/// * Leaving or removal: the member row (the admin role passes on, the last one out ends the group), then the
+///   member's entries leave the group's open challenges and the others are re-ranked.
+struct GroupMembership: Sendable {
+    let database: Database
+
+    /// Creates a group with `user` as its admin; `alreadyInGroup` when they are in one.
+    func create(name: String, timeZone: String, by user: UserID, now: Date) async throws -> SocialGroup {
+        let group = SocialGroup(id: GroupID(), name: name, timeZone: timeZone, memberCount: 1, createdAt: now)
+        do {
+            try await database.transaction { db in
+                if try await GroupStore.membership(of: user, on: db) != nil { throw GroupMembershipError.alreadyInGroup }
+                try await GroupStore.insertGroup(group, admin: user, on: db)
+            }
+        } catch where Database.isUniqueViolation(error) {
+            throw GroupMembershipError.alreadyInGroup  // a concurrent create or join by the same user won
+        }
+        return group
+    }
+
+    /// Adds `user` to the group and tells its members; `alreadyInGroup`, `full`, or `noSuchGroup` when it is gone.
+    /// Joining the group one is in already changes nothing.
+    func join(_ user: UserID, group id: GroupID, now: Date) async throws -> SocialGroup {
+        do {
+            return try await database.transaction { db in
+                guard var group = try await GroupStore.group(id, on: db, locking: true) else { throw GroupMembershipError.noSuchGroup(id) }
+                if let current = try await GroupStore.membership(of: user, on: db) {
+                    if current.group == id { return group }
+                    throw GroupMembershipError.alreadyInGroup
+                }
+                guard group.memberCount < GroupStore.maximumMembers else { throw GroupMembershipError.full }
+                try await GroupStore.addMember(user, to: &group, now: now, on: db)
+                let name = try await ProfileStore.profile(of: user, on: db).displayName ?? "A new member"
+                for member in try await GroupStore.members(of: id, on: db) where member.user != user {
+                    try await NotificationStore.add(.newMember, to: member.user, group: id, message: "\(name) joined the group.", now: now, on: db)
+                }
+                return group
+            }
+        } catch where Database.isUniqueViolation(error) {
+            throw GroupMembershipError.alreadyInGroup
+        }
+    }
+
+    /// Removes `user` from the group (leaving, or removed by the admin); whether they were a member.
+    func remove(_ user: UserID, from id: GroupID, now: Date) async throws -> Bool {
+        try await database.transaction { db in try await Self.leave(user, from: id, now: now, on: db) }
+    }
+
+    /// Deletes the group: every member's membership (their current group) goes with it.
+    func delete(_ id: GroupID) async throws {
+        try await database.transaction { db in try await GroupStore.deleteGroup(id, on: db) }
+    }
+
+    /// ``remove(_:from:now:)`` in the caller's transaction (account deletion uses it too).
+    @discardableResult
+    static func leave(_ user: UserID, from id: GroupID, now: Date, on db: any SQLDatabase) async throws -> Bool {
+        guard try await GroupStore.group(id, on: db, locking: true) != nil,
+            try await GroupStore.deleteMember(user, from: id, on: db) != nil
+        else { return false }
+        try await ChallengeScoring.memberLeft(user, group: id, now: now, on: db)
+        return true
+    }
+}
