@@ -44,7 +44,7 @@ import Testing
         lower.device = "Apple Watch"
         lower.metadata = ["HKWasUserEntered": "0"]
         let sample = try HealthSampleValidator.validate(lower, now: now).get()
-        #expect(sample.id == UUID(uuidString: sampleID))
+        #expect(sample.id == HealthSampleID(sampleID))
         #expect(sample.type == .heartRate)
         #expect(sample.start == lower.start)
         #expect(sample.end == lower.start.addingTimeInterval(60))

@@ -19,7 +19,7 @@ import Testing
     }
 
     private func sample(_ value: HealthValue, _ start: Date, _ end: Date? = nil) -> HealthSample {
-        HealthSample(id: UUID(), value: value, start: start, end: end, sourceId: "test")
+        HealthSample(id: HealthSampleID(), value: value, start: start, end: end, sourceId: "test")
     }
 
     private func summary(
@@ -220,7 +220,7 @@ import Testing
 
     @Test func aYearOfMinuteHeartRateSummarizesQuickly() throws {
         let from = local("2025-01-01 00:00", newYork)
-        let id = UUID()
+        let id = HealthSampleID()
         let samples = (0..<525_600).map { minute in
             HealthSample(
                 id: id, value: .heartRate(beatsPerMinute: Double(60 + minute % 60)),

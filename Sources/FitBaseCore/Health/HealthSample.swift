@@ -56,7 +56,7 @@ public enum HealthValue: Sendable, Equatable, Codable, Hashable {
 /// One stored sample (the `id` is HealthKit's sample UUID).
 public struct HealthSample: Sendable, Equatable, Codable, Hashable {
     /// HealthKit's sample UUID, so re-uploads of the same sample are recognisable.
-    public var id: UUID
+    public var id: HealthSampleID
     /// The measured value in the canonical unit.
     public var value: HealthValue
     /// When the measurement was taken, or the interval began.
@@ -75,7 +75,7 @@ public struct HealthSample: Sendable, Equatable, Codable, Hashable {
 
     /// A sample from its parts; does not validate (see `HealthSampleValidator`).
     public init(
-        id: UUID, value: HealthValue, start: Date, end: Date? = nil, sourceId: String, device: String? = nil,
+        id: HealthSampleID, value: HealthValue, start: Date, end: Date? = nil, sourceId: String, device: String? = nil,
         metadata: [String: String]? = nil
     ) {
         self.id = id
@@ -185,7 +185,7 @@ public enum HealthSampleValidator {
     /// The sample, or every invalid field at once.
     public static func validate(_ input: HealthSampleInput, now: Date) -> Result<HealthSample, HealthSampleErrors> {
         var errors: [HealthFieldError] = []
-        let id = UUID(uuidString: input.id)
+        let id = HealthSampleID(input.id)
         if id == nil { errors.add("id", "must be a UUID") }
         let type = HealthSampleType(rawValue: input.type)
         if type == nil {

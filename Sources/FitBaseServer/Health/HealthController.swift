@@ -41,7 +41,7 @@ struct HealthController: Sendable {
     func deleteHealthSample(_ input: Operations.DeleteHealthSample.Input) async throws -> Operations.DeleteHealthSample.Output {
         let caller = try RequestScope.requireCaller()
         try await records.requireConsent(of: caller.user, toUpload: false, resource: "healthSamples")
-        guard let id = UUID(uuidString: input.path.sampleId), try await records.delete(id, of: caller.user) else {
+        guard let id = HealthSampleID(input.path.sampleId), try await records.delete(id, of: caller.user) else {
             throw Problem.notFound("No health sample \(input.path.sampleId) of yours.")
         }
         return .noContent(.init())
@@ -107,7 +107,7 @@ struct HealthController: Sendable {
 
     static func wire(_ sample: HealthSample) -> Components.Schemas.HealthSample {
         var wire = Components.Schemas.HealthSample(
-            id: sample.id.uuidString.lowercased(), _type: .init(rawValue: sample.type.rawValue) ?? .heartRate, unit: sample.type.canonicalUnit,
+            id: sample.id.description, _type: .init(rawValue: sample.type.rawValue) ?? .heartRate, unit: sample.type.canonicalUnit,
             start: sample.start, end: sample.end, sourceId: sample.sourceId, device: sample.device,
             metadata: sample.metadata.map { .init(additionalProperties: $0) }
         )

@@ -52,15 +52,15 @@ struct HealthRecords: Sendable {
         var outcomes: [Outcome] = []
         outcomes.reserveCapacity(inputs.count)
         var accepted: [(index: Int, sample: HealthSample)] = []
-        var seen: Set<UUID> = []
+        var seen: Set<HealthSampleID> = []
         for (index, input) in inputs.enumerated() {
             switch HealthSampleValidator.validate(input, now: now) {
             case .success(let sample):
                 if seen.insert(sample.id).inserted {
                     accepted.append((index, sample))
-                    outcomes.append(Outcome(id: sample.id.uuidString.lowercased(), status: .created))
+                    outcomes.append(Outcome(id: sample.id.description, status: .created))
                 } else {
-                    outcomes.append(Outcome(id: sample.id.uuidString.lowercased(), status: .duplicate))
+                    outcomes.append(Outcome(id: sample.id.description, status: .duplicate))
                 }
             case .failure(let failure):
                 let problem = Problem.validationFailed(failure.errors.map { .init(field: "samples[\(index)].\($0.field)", message: $0.message) })
@@ -91,11 +91,11 @@ struct HealthRecords: Sendable {
     }
 
     /// Deletes one of the user's samples (a tombstone enters the feed); whether it was there.
-    func delete(_ id: UUID, of user: UserID, action: AuditAction = .delete) async throws -> Bool {
+    func delete(_ id: HealthSampleID, of user: UserID, action: AuditAction = .delete) async throws -> Bool {
         let engine = database.engine
         let now = Date.storageNow
         return try await database.transaction { db in
-            let deleted = try await HealthSamplesCollection(health: self).delete(id.uuidString.lowercased(), .now(user, now), on: db) != nil
+            let deleted = try await HealthSamplesCollection(health: self).delete(id.description, .now(user, now), on: db) != nil
             try await AuditLog.append(AuditEvent(actor: user, subject: user, action: action, resource: "healthSamples", count: deleted ? 1 : 0), on: db, engine: engine)
             return deleted
         }

@@ -26,7 +26,7 @@ struct CreateHealthSamples: Migration {
 
 /// A row as stored: clear fields and the ciphertext.
 struct SealedSample: Sendable {
-    var id: UUID
+    var id: HealthSampleID
     var type: HealthSampleType
     var start: Date
     var end: Date?
@@ -37,12 +37,12 @@ struct SealedSample: Sendable {
     /// `health_samples/<user>/<id>/<type>/<start ms>/<end ms or ->` in ASCII. Times enter in whole milliseconds: the
     /// engines keep microseconds but may round or truncate the last one differently. Built byte by byte, as opening a
     /// year of samples builds half a million of these.
-    static func binding(user: UserID, id: UUID, type: HealthSampleType, start: Date, end: Date?) -> [UInt8] {
+    static func binding(user: UserID, id: HealthSampleID, type: HealthSampleType, start: Date, end: Date?) -> [UInt8] {
         var bytes = Array("health_samples/".utf8)
         bytes.reserveCapacity(128)
         appendLowercaseHex(user.rawValue, to: &bytes)
         bytes.append(UInt8(ascii: "/"))
-        appendLowercaseHex(id, to: &bytes)
+        appendLowercaseHex(id.rawValue, to: &bytes)
         bytes.append(UInt8(ascii: "/"))
         bytes.append(contentsOf: type.rawValue.utf8)
         bytes.append(UInt8(ascii: "/"))
@@ -70,34 +70,34 @@ struct HealthSampleStore: Sendable {
     let database: Database
 
     /// Inserts the rows that are new; returns the ids inserted (an id already stored is left as it is).
-    static func insert(_ rows: [SealedSample], of user: UserID, now: Date, on db: any SQLDatabase) async throws -> Set<UUID> {
+    static func insert(_ rows: [SealedSample], of user: UserID, now: Date, on db: any SQLDatabase) async throws -> Set<HealthSampleID> {
         guard !rows.isEmpty else { return [] }
-        var inserted: Set<UUID> = []
+        var inserted: Set<HealthSampleID> = []
         // 250 rows × 8 columns stays far below both engines' bind limits.
         for chunk in stride(from: 0, to: rows.count, by: 250).map({ rows[$0..<min($0 + 250, rows.count)] }) {
             var insert = db.insert(into: "health_samples").columns("id", "user_id", "type", "start_at", "end_at", "key_id", "sealed", "created_at")
             for row in chunk {
                 insert = insert.values(
-                    SQLBind(row.id), SQLBind(user.rawValue), SQLBind(row.type.rawValue), SQLBind(row.start), SQLBind(row.end), SQLBind(row.keyID),
+                    SQLBind(row.id.rawValue), SQLBind(user.rawValue), SQLBind(row.type.rawValue), SQLBind(row.start), SQLBind(row.end), SQLBind(row.keyID),
                     SQLBind(row.sealed), SQLBind(now)
                 )
             }
             for row in try await insert.ignoringConflicts(with: ["id"]).returning("id").all() {
-                inserted.insert(try row.decode(column: "id", as: UUID.self))
+                inserted.insert(HealthSampleID(rawValue: try row.decode(column: "id", as: UUID.self)))
             }
         }
         return inserted
     }
 
     /// Of `ids`, those stored for a user other than `user`.
-    static func takenByOthers(_ ids: [UUID], user: UserID, on db: any SQLDatabase) async throws -> Set<UUID> {
+    static func takenByOthers(_ ids: [HealthSampleID], user: UserID, on db: any SQLDatabase) async throws -> Set<HealthSampleID> {
         guard !ids.isEmpty else { return [] }
-        var taken: Set<UUID> = []
+        var taken: Set<HealthSampleID> = []
         for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
-            for row in try await db.select().column("id").from("health_samples").where("id", .in, chunk)
+            for row in try await db.select().column("id").from("health_samples").where("id", .in, chunk.map(\.rawValue))
                 .where("user_id", .notEqual, user.rawValue).all()
             {
-                taken.insert(try row.decode(column: "id", as: UUID.self))
+                taken.insert(HealthSampleID(rawValue: try row.decode(column: "id", as: UUID.self)))
             }
         }
         return taken
@@ -105,14 +105,14 @@ struct HealthSampleStore: Sendable {
 
     /// Deletes the row of the user's sample, nothing else (``HealthSamplesCollection/delete(_:_:on:)`` is the delete
     /// with its feed entry); whether it was there.
-    static func deleteRow(_ id: UUID, of user: UserID, on db: any SQLDatabase) async throws -> Bool {
-        !(try await db.delete(from: "health_samples").where("id", .equal, id).where("user_id", .equal, user.rawValue).returning("id").all()).isEmpty
+    static func deleteRow(_ id: HealthSampleID, of user: UserID, on db: any SQLDatabase) async throws -> Bool {
+        !(try await db.delete(from: "health_samples").where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue).returning("id").all()).isEmpty
     }
 
     /// Samples of `user` with these ids.
-    static func samples(_ ids: [UUID], of user: UserID, on db: any SQLDatabase) async throws -> [SealedSample] {
+    static func samples(_ ids: [HealthSampleID], of user: UserID, on db: any SQLDatabase) async throws -> [SealedSample] {
         guard !ids.isEmpty else { return [] }
-        return try await select(on: db).where("user_id", .equal, user.rawValue).where("id", .in, ids).all().map(sample)
+        return try await select(on: db).where("user_id", .equal, user.rawValue).where("id", .in, ids.map(\.rawValue)).all().map(sample)
     }
 
     /// A page of the user's samples, newest first, of `type` if given, with `from ≤ start < to`.
@@ -138,7 +138,7 @@ struct HealthSampleStore: Sendable {
                 .run { row in
                     let decoded = Result {
                         SealedSample(
-                            id: try row.decode(column: "id", as: UUID.self), type: type, start: try row.decode(column: "start_at", as: Date.self),
+                            id: HealthSampleID(rawValue: try row.decode(column: "id", as: UUID.self)), type: type, start: try row.decode(column: "start_at", as: Date.self),
                             end: try row.decode(column: "end_at", as: Date?.self), keyID: keyID, sealed: try row.decode(column: "sealed", as: Data.self)
                         )
                     }
@@ -167,7 +167,7 @@ struct HealthSampleStore: Sendable {
 
     private static func sample(_ row: any SQLRow) throws -> SealedSample {
         SealedSample(
-            id: try row.decode(column: "id", as: UUID.self),
+            id: HealthSampleID(rawValue: try row.decode(column: "id", as: UUID.self)),
             type: HealthSampleType(rawValue: try row.decode(column: "type", as: String.self)) ?? .heartRate,
             start: try row.decode(column: "start_at", as: Date.self), end: try row.decode(column: "end_at", as: Date?.self),
             keyID: try row.decode(column: "key_id", as: String.self), sealed: try row.decode(column: "sealed", as: Data.self)

@@ -19,9 +19,9 @@ struct HealthSamplesCollection: SyncedCollection {
 
     /// Stores the sealed rows not stored before (of `write`'s user) and enters them into the feed: the write path of
     /// every sample. Returns the ids stored and their feed entries.
-    static func write(_ rows: [SealedSample], _ write: FeedWrite, on db: any SQLDatabase) async throws -> (inserted: Set<UUID>, changes: [SyncChange]) {
+    static func write(_ rows: [SealedSample], _ write: FeedWrite, on db: any SQLDatabase) async throws -> (inserted: Set<HealthSampleID>, changes: [SyncChange]) {
         let inserted = try await HealthSampleStore.insert(rows, of: write.user, now: write.now, on: db)
-        let ids = rows.filter { inserted.contains($0.id) }.map { $0.id.uuidString.lowercased() }
+        let ids = rows.filter { inserted.contains($0.id) }.map(\.id.description)
         return (inserted, try await SyncFeed.recordNew(.healthSamples, ids: ids, of: write.user, updatedAt: write.updatedAt, on: db))
     }
 
@@ -65,13 +65,13 @@ struct HealthSamplesCollection: SyncedCollection {
     }
 
     func delete(_ id: String, _ write: FeedWrite, on db: any SQLDatabase) async throws -> SyncChange? {
-        guard let sample = UUID(uuidString: id), try await HealthSampleStore.deleteRow(sample, of: write.user, on: db) else { return nil }
+        guard let sample = HealthSampleID(id), try await HealthSampleStore.deleteRow(sample, of: write.user, on: db) else { return nil }
         return try await write.record(.healthSamples, id: id, deleted: true, on: db)
     }
 
     func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: OpenAPIObjectContainer] {
-        let rows = try await HealthSampleStore.samples(ids.compactMap(UUID.init(uuidString:)), of: user, on: db)
-        return try wire(try await health.open(rows, of: user), id: { $0.id.uuidString.lowercased() }, HealthController.wire)
+        let rows = try await HealthSampleStore.samples(ids.compactMap(HealthSampleID.init), of: user, on: db)
+        return try wire(try await health.open(rows, of: user), id: \.id.description, HealthController.wire)
     }
 
     func pushed(_ count: Int, of user: UserID, on db: any SQLDatabase) async throws {
@@ -104,6 +104,6 @@ struct HealthSampleWrite: SyncedWrite {
     func write(_ write: FeedWrite, on db: any SQLDatabase) async throws -> SyncChange {
         if let change = try await HealthSamplesCollection.write([sample], write, on: db).changes.first { return change }
         // Its row was there already (the feed had lost it): the feed entry is made again.
-        return try await write.record(.healthSamples, id: sample.id.uuidString.lowercased(), deleted: false, on: db)
+        return try await write.record(.healthSamples, id: sample.id.description, deleted: false, on: db)
     }
 }
