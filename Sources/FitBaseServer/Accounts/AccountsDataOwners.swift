@@ -45,6 +45,7 @@ struct SessionsOwner: AccountDataOwner {
     func delete(_ user: UserID, on db: any SQLDatabase) async throws {
         try await db.delete(from: "refresh_tokens").where("user_id", .equal, user.rawValue).run()
         try await db.delete(from: "sessions").where("user_id", .equal, user.rawValue).run()
+        try await CacheGenerations.bump(.sessions, on: db)
     }
 }
 

@@ -27,6 +27,8 @@ struct SessionStore: Sendable {
     static let refreshTokenLifetime: TimeInterval = 30 * 24 * 3600
 
     let database: Database
+    /// Live sessions already verified by this instance.
+    let cache = SessionCache()
 
     /// Starts a session for `user` on `db` (the caller's transaction) and returns it with its first refresh token.
     /// Every sign-in comes through here, so it also records the account's last sign-in.
@@ -88,6 +90,7 @@ struct SessionStore: Sendable {
                 .where("id", .equal, session.rawValue).where("user_id", .equal, user.rawValue)
                 .where("revoked_at", .is, SQLLiteral.null)
                 .returning("id").all()
+            if !rows.isEmpty { try await CacheGenerations.bump(.sessions, on: db) }
             return !rows.isEmpty
         }
     }
@@ -103,11 +106,15 @@ struct SessionStore: Sendable {
             .where("user_id", .equal, user.rawValue).where("revoked_at", .is, SQLLiteral.null)
         if let kept { update = update.where("id", .notEqual, kept.rawValue) }
         try await update.run()
+        try await CacheGenerations.bump(.sessions, on: db)
     }
 
-    /// The role of `user` if `session` is theirs and still live; `nil` otherwise. Called on every authenticated request.
+    /// The role of `user` if `session` is theirs and still live; `nil` otherwise. Called on every authenticated request:
+    /// answered from ``SessionCache`` while the `sessions` generation has not moved, else from the database.
     func liveSessionRole(_ session: SessionID, user: UserID) async throws -> Role? {
-        try await database.withConnection { db in
+        let generation = try await database.generations.current(.sessions, on: database)
+        if let role = cache.role(of: session, user: user, at: generation) { return role }
+        let role = try await database.withConnection { db in
             try await db.select().column(SQLColumn("role", table: "users"))
                 .from("sessions")
                 .join("users", on: SQLColumn("id", table: "users"), .equal, SQLColumn("user_id", table: "sessions"))
@@ -117,6 +124,8 @@ struct SessionStore: Sendable {
                 .first()
                 .map { Role(rawValue: try $0.decode(column: "role", as: String.self)) ?? .user }
         }
+        if let role { cache.keep(session, user: user, role: role, at: generation) }
+        return role
     }
 
     /// Live sessions of `user`, newest first, after the `after` cursor position when given.
@@ -148,6 +157,7 @@ struct SessionStore: Sendable {
     private func revoke(_ session: SessionID, now: Date, on db: any SQLDatabase) async throws {
         try await db.update("sessions").set("revoked_at", to: now)
             .where("id", .equal, session.rawValue).where("revoked_at", .is, SQLLiteral.null).run()
+        try await CacheGenerations.bump(.sessions, on: db)
     }
 
     private func issueRefreshToken(session: SessionID, user: UserID, now: Date, on db: any SQLDatabase) async throws -> String {

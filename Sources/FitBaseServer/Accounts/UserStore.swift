@@ -86,6 +86,7 @@ struct UserStore: Sendable {
         try await database.transaction { db in
             try await db.update("users").set("role", to: role.rawValue).set("updated_at", to: Date.storageNow)
                 .where("id", .equal, id.rawValue).run()
+            try await CacheGenerations.bump(.sessions, on: db)
         }
     }
 

@@ -28,79 +28,72 @@ enum WorkoutSort: String, Sendable, CaseIterable {
 /// from administrators and the catalog importer, each workout in its own rows, side tables and search index.
 struct CatalogStore: Sendable {
     let database: Database
+    /// The catalog in memory; every read below is answered from it.
+    let cache: CatalogCache
+
+    init(database: Database) {
+        self.database = database
+        self.cache = CatalogCache(database: database) { generation in
+            try await database.withConnection { db in
+                CatalogCache.Snapshot(
+                    generation: generation, workouts: try await Self.allWorkouts(on: db), programs: try await Self.allPrograms(on: db)
+                )
+            }
+        }
+    }
 
     // MARK: Reading
 
     /// One page of workouts matching `query`, and whether more follow.
     func workouts(matching query: WorkoutQuery, offset: Int, limit: Int) async throws -> (workouts: [CatalogWorkout], hasMore: Bool) {
-        let engine = database.engine
-        return try await database.withConnection { db in
-            var select = Self.selectWorkouts(on: db)
-            if !query.types.isEmpty { select = select.where("type", .in, query.types.map(\.rawValue)) }
-            if let intensity = query.intensity { select = select.where("intensity", .equal, intensity.rawValue) }
-            if let phase = query.phase {
-                select = select.where(SQLQueryString("id IN (SELECT workout_id FROM workout_phases WHERE phase = \(bind: phase.rawValue))"))
-            }
-            if let area = query.targetArea {
-                select = select.where(SQLQueryString("id IN (SELECT workout_id FROM workout_target_areas WHERE target_area = \(bind: area.rawValue))"))
-            }
-            if let available = query.equipment {
-                let usable = Array(available.union([.none])).map(\.rawValue) as [any Encodable & Sendable]
-                select = select.where(SQLQueryString(
-                    "NOT EXISTS (SELECT 1 FROM workout_equipment e WHERE e.workout_id = workouts.id AND e.equipment NOT IN (\(binds: usable)))"
-                ))
-            }
-            if let minimum = query.minDuration { select = select.where("duration_minutes", .greaterThanOrEqual, minimum) }
-            if let maximum = query.maxDuration { select = select.where("duration_minutes", .lessThanOrEqual, maximum) }
-            if let featured = query.featured { select = select.where("is_featured", .equal, featured) }
-            if let premium = query.premium { select = select.where("is_premium", .equal, premium) }
-            if let text = query.text, let search = SearchTerms(text) {
-                select = select.where(engine == .sqlite
-                    ? SQLQueryString("id IN (SELECT workout_id FROM workouts_fts WHERE workouts_fts MATCH \(bind: search.fts5))")
-                    : SQLQueryString("search @@ to_tsquery('english', \(bind: search.tsquery))"))
-            }
-            switch query.sort {
-            case .featured: select = select.orderBy("is_featured", .descending)
-            case .newest: select = select.orderBy("created_at", .descending)
-            case .title: break
-            case .shortest: select = select.orderBy("duration_minutes", .ascending)
-            case .longest: select = select.orderBy("duration_minutes", .descending)
-            }
-            let rows = try await select.orderBy("title").orderBy("id").offset(offset).limit(limit + 1).all()
-            let workouts = try await Self.workouts(from: rows.prefix(limit), on: db)
-            return (workouts, rows.count > limit)
+        let snapshot = try await cache.snapshot()
+        var searched: Set<WorkoutID>?
+        if let text = query.text, let search = SearchTerms(text) {
+            searched = try await self.searched(search)
         }
+        return snapshot.page(query, searched: searched, offset: offset, limit: limit)
     }
 
     func workout(_ id: WorkoutID) async throws -> CatalogWorkout? {
-        try await database.withConnection { db in
-            let rows = try await Self.selectWorkouts(on: db).where("id", .equal, id.rawValue).all()
-            return try await Self.workouts(from: rows[...], on: db).first
-        }
+        try await cache.snapshot().workout(id)
     }
 
     /// Every workout, in id order (what recommendations choose from).
     func allWorkouts() async throws -> [CatalogWorkout] {
-        try await database.withConnection { db in
-            let rows = try await Self.selectWorkouts(on: db).orderBy("id").all()
-            return try await Self.workouts(from: rows[...], on: db)
-        }
+        try await cache.snapshot().workouts
     }
 
+    /// Programs by title.
     func programs() async throws -> [CatalogProgram] {
-        try await database.withConnection { db in
-            let rows = try await db.select().columns("id", "title", "description", "level", "is_premium").from("programs")
-                .orderBy("title").orderBy("id").all()
-            return try await Self.programs(from: rows, on: db)
-        }
+        try await cache.snapshot().programs
     }
 
     func program(_ id: ProgramID) async throws -> CatalogProgram? {
-        try await database.withConnection { db in
-            let rows = try await db.select().columns("id", "title", "description", "level", "is_premium").from("programs")
-                .where("id", .equal, id.rawValue).all()
-            return try await Self.programs(from: rows, on: db).first
+        try await cache.snapshot().programs.first { $0.id == id }
+    }
+
+    /// The workouts whose title, description, tags or instructor match every word (full-text search of the engine).
+    private func searched(_ search: SearchTerms) async throws -> Set<WorkoutID> {
+        let engine = database.engine
+        return try await database.withConnection { db in
+            let rows = try await (engine == .sqlite
+                ? db.raw("SELECT workout_id AS id FROM workouts_fts WHERE workouts_fts MATCH \(bind: search.fts5)").all()
+                : db.raw("SELECT id FROM workouts WHERE search @@ to_tsquery('english', \(bind: search.tsquery))").all())
+            return Set(try rows.map { WorkoutID(rawValue: try $0.decode(column: "id", as: UUID.self)) })
         }
+    }
+
+    /// Every workout with its creation time, read for a snapshot.
+    private static func allWorkouts(on db: any SQLDatabase) async throws -> [(workout: CatalogWorkout, createdAt: Date)] {
+        let rows = try await db.select().columns(workoutColumns + ["created_at"]).from("workouts").all()
+        let workouts = try await Self.workouts(from: rows[...], on: db)
+        return try zip(workouts, rows).map { ($0, try $1.decode(column: "created_at", as: Date.self)) }
+    }
+
+    /// Every program, read for a snapshot.
+    private static func allPrograms(on db: any SQLDatabase) async throws -> [CatalogProgram] {
+        let rows = try await db.select().columns("id", "title", "description", "level", "is_premium").from("programs").all()
+        return try await Self.programs(from: rows, on: db)
     }
 
     /// Whether the catalog holds no workout yet (the demo catalog is loaded then).
@@ -122,6 +115,7 @@ struct CatalogStore: Sendable {
             "title", "description", "type", "duration_minutes", "intensity", "thumbnail_url", "video_url", "instructor_name",
             "tags", "is_featured", "is_premium", "benefits", "updated_at",
         ]
+        try await CacheGenerations.bump(.catalog, on: db)
         try await db.insert(into: "workouts").columns(workoutColumns + ["created_at", "updated_at"]).values(values.map { SQLBind($0) })
             .onConflict(with: ["id"]) { conflict in updated.reduce(conflict) { $0.set(excludedValueOf: $1) } }
             .run()
@@ -153,6 +147,7 @@ struct CatalogStore: Sendable {
         if try await db.select().column("program_id").from("program_workouts").where("workout_id", .equal, id.rawValue).first() != nil {
             throw WorkoutInUse()
         }
+        try await CacheGenerations.bump(.catalog, on: db)
         if engine == .sqlite { try await db.delete(from: "workouts_fts").where("workout_id", .equal, id.rawValue).run() }
         return !(try await db.delete(from: "workouts").where("id", .equal, id.rawValue).returning("id").all()).isEmpty
     }
@@ -160,6 +155,7 @@ struct CatalogStore: Sendable {
     /// Creates or replaces `program` and its week-by-week workout list.
     static func upsert(_ program: CatalogProgram, now: Date, on db: any SQLDatabase) async throws {
         let id = program.id.rawValue
+        try await CacheGenerations.bump(.catalog, on: db)
         try await db.insert(into: "programs").columns("id", "title", "description", "level", "is_premium", "created_at", "updated_at")
             .values(
                 SQLBind(id), SQLBind(program.title), SQLBind(program.description), SQLBind(program.level.rawValue),

@@ -20,6 +20,8 @@ package final class Database: Sendable {
     /// SQLite only: queues write transactions in-process (see ``WriteGate``).
     private let writeGate: WriteGate?
     private let isShutDown = Mutex(false)
+    /// What this instance knows of the generations of cached data (see ``CacheGenerations``).
+    package let generations: CacheGenerations
 
     private init(location: DatabaseLocation, pool: any SQLConnectionPool, logger: Logger) {
         self.engine = location.engine
@@ -27,6 +29,7 @@ package final class Database: Sendable {
         self.pool = pool
         self.logger = logger
         self.writeGate = location.engine == .sqlite ? WriteGate() : nil
+        self.generations = CacheGenerations(engine: location.engine)
     }
 
     /// Opens a pool for `location` and checks that the database answers, so a bad URL fails at start-up.
@@ -119,7 +122,7 @@ package final class Database: Sendable {
         begin: String, _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
         let logger = self.logger
-        let hooks = TransactionHooks()
+        let hooks = TransactionHooks(generations: generations)
         let result = try await withConnection { connection in
             try await connection.raw(SQLQueryString(begin)).run()
             do {

@@ -30,6 +30,7 @@ enum FitBaseMigrations {
         CreateAppleNotificationReceipts(),
         CreateOutbox(),
         CreateSigningKeys(),
+        CreateCacheGenerations(),
     ]
 }
 

@@ -8,6 +8,12 @@ import Synchronization
 final class TransactionHooks: Sendable {
     private let hooks = Mutex<[(key: String, run: @Sendable (any SQLDatabase) async throws -> Void)]>([])
     private let committed = Mutex<[(key: String, run: @Sendable () -> Void)]>([])
+    /// The cache generations of the database the transaction runs on.
+    let generations: CacheGenerations?
+
+    init(generations: CacheGenerations?) {
+        self.generations = generations
+    }
 
     /// The hooks of the transaction the current task is in (`nil` outside a transaction).
     @TaskLocal static var current: TransactionHooks?

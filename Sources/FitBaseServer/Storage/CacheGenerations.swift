@@ -1,0 +1,100 @@
+import Foundation
+import SQLKit
+import Synchronization
+
+/// A kind of data instances keep in memory, whose every change bumps its generation.
+package enum CachedData: String, Sendable, CaseIterable {
+    /// Workouts and programs (``CatalogCache``).
+    case catalog
+    /// Which sessions are live and their accounts' roles (``SessionCache``).
+    case sessions
+}
+
+/// The generations of cached data: how an instance knows, cheaply, that what it holds in memory is still what the
+/// database holds.
+///
+/// Every write that changes cached data calls ``bump(_:on:)`` in its transaction: the `cache_generations` row moves on
+/// in the database (for every instance and process) and, once the transaction commits, this instance forgets what it
+/// knew, so its very next read asks again. A reader takes ``current(_:)`` *before* it reads the data it will cache and
+/// keeps the data under that generation; a generation never goes back, so data kept under an old one is never served
+/// as new.
+///
+/// * PostgreSQL (several instances): every ``current(_:)`` reads the row — one small query instead of the data's, and
+///   exact across instances: a write committed on one instance is seen by the next read on any other.
+/// * SQLite (one serving process): changes made through this process are seen at once; the row is read again at most
+///   every ``sqliteRecheck`` so that a change made by another process (the `fitbase` CLI granting a role or importing
+///   a catalog) is seen within that time.
+package final class CacheGenerations: Sendable {
+    private struct Known {
+        var generation: Int64
+        var checkedAt: ContinuousClock.Instant
+    }
+
+    /// How long a SQLite instance trusts a generation it read without reading it again.
+    static let sqliteRecheck: Duration = .seconds(1)
+
+    private let engine: DatabaseEngine
+    private let known = Mutex<(generations: [CachedData: Known], forgottenAt: [CachedData: ContinuousClock.Instant])>(([:], [:]))
+
+    init(engine: DatabaseEngine) {
+        self.engine = engine
+    }
+
+    /// The generation of `data` now, from memory when this instance may trust it, else from the database.
+    package func current(_ data: CachedData, on database: Database) async throws -> Int64 {
+        if engine == .sqlite, let known = known.withLock({ $0.generations[data] }), ContinuousClock.now - known.checkedAt < Self.sqliteRecheck {
+            return known.generation
+        }
+        let checkedAt = ContinuousClock.now
+        let generation = try await database.withConnection { db in try await Self.read(data, on: db) }
+        known.withLock { known in
+            // A read that began before a commit forgot the generation may have read the old one: it answers this
+            // caller (whose request overlapped the write) but is not kept.
+            if let forgotten = known.forgottenAt[data], forgotten >= checkedAt { return }
+            if let existing = known.generations[data], existing.checkedAt > checkedAt { return }
+            known.generations[data] = Known(generation: generation, checkedAt: checkedAt)
+        }
+        return generation
+    }
+
+    /// Moves `data`'s generation on, in the caller's transaction; this instance forgets what it knew once the
+    /// transaction commits.
+    package static func bump(_ data: CachedData, on db: any SQLDatabase) async throws {
+        try await db.update("cache_generations").set(SQLIdentifier("generation"), to: SQLRaw("generation + 1"))
+            .where("name", .equal, data.rawValue).run()
+        guard let hooks = TransactionHooks.current else {
+            assertionFailure("CacheGenerations.bump outside a transaction")
+            return
+        }
+        let generations = hooks.generations
+        hooks.afterCommit(key: "cache-generation.\(data.rawValue)") { generations?.forget(data) }
+    }
+
+    /// Forgets what this instance knew of `data`'s generation: the next ``current(_:on:)`` reads the row.
+    func forget(_ data: CachedData) {
+        known.withLock { known in
+            known.generations[data] = nil
+            known.forgottenAt[data] = ContinuousClock.now
+        }
+    }
+
+    private static func read(_ data: CachedData, on db: any SQLDatabase) async throws -> Int64 {
+        try await db.select().column("generation").from("cache_generations").where("name", .equal, data.rawValue).first()?
+            .decode(column: "generation", as: Int64.self) ?? 0
+    }
+}
+
+/// `cache_generations`: one row per kind of cached data.
+struct CreateCacheGenerations: Migration {
+    let name = "2026-11-23.storage.create-cache-generations"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.create(table: "cache_generations")
+            .column("name", type: .text, .primaryKey(autoIncrement: false))
+            .column("generation", type: .bigint, .notNull)
+            .run()
+        for data in CachedData.allCases {
+            try await database.insert(into: "cache_generations").columns("name", "generation").values(SQLBind(data.rawValue), SQLBind(0)).run()
+        }
+    }
+}
