@@ -21,4 +21,12 @@ import Testing
     @Test func freshIdentifiersDiffer() {
         #expect(Identifier<Workout>() != Identifier<Workout>())
     }
+
+    @Test func lowercasedTextIsTheCanonicalForm() {
+        #expect(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")?.lowercasedString == "e621e1f8-c36c-495a-93fc-0c247a3e6e5f")
+        for _ in 0..<1_000 {
+            let uuid = UUID()
+            #expect(uuid.lowercasedString == uuid.uuidString.lowercased())
+        }
+    }
 }

@@ -9,7 +9,7 @@ struct RequestIDMiddleware: RouterMiddleware {
     typealias Context = FitBaseRequestContext
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let id = request.headers[.requestID].flatMap(Self.acceptable) ?? UUID().uuidString.lowercased()
+        let id = request.headers[.requestID].flatMap(Self.acceptable) ?? UUID().lowercasedString
         var context = context
         context.requestID = id
         context.logger[metadataKey: "request_id"] = .string(id)
