@@ -13,6 +13,8 @@ enum ProblemMapping {
             return problem
         case let domain as any ProblemConvertible:
             return domain.problem
+        case let invalid as InvalidFields:
+            return .validationFailed(invalid)
         case let serverError as ServerError:
             return problem(forOpenAPI: serverError)
         case let decodingError as DecodingError:
@@ -132,5 +134,14 @@ enum ProblemMapping {
             }
             return Problem(status, code: code, detail: message)
         }
+    }
+}
+
+extension Problem {
+    /// 400 `validation_failed` for the rules an input broke in `FitBaseCore`, listing the same fields in the same order.
+    /// REST handlers leave the mapping to ``ProblemMapping``; a synced collection's `checkUpsert` throws this instead,
+    /// since a push rejects a mutation alone only for a `Problem`.
+    static func validationFailed(_ invalid: InvalidFields) -> Problem {
+        validationFailed(invalid.errors.map { .init(field: $0.field, message: $0.message) })
     }
 }

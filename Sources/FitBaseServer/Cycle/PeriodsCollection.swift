@@ -37,8 +37,12 @@ struct PeriodsCollection: SyncedCollection {
         _ data: Components.Schemas.SyncMutation.DataPayload?, id: String, reads: PushReads, updatedAt: Date
     ) async throws -> any SyncedWrite {
         let body = try decode(Components.Schemas.PeriodInput.self, from: data)
-        let period = try await validated(body, id: PeriodID(id) ?? PeriodID(), user: reads.user, profile: try await profiles.profile(reads))
-        return PeriodWrite(period: period)
+        do {
+            let period = try await validated(body, id: PeriodID(id) ?? PeriodID(), user: reads.user, profile: try await profiles.profile(reads))
+            return PeriodWrite(period: period)
+        } catch let invalid as InvalidFields {
+            throw Problem.validationFailed(invalid)
+        }
     }
 
     func delete(_ id: String, _ write: FeedWrite, on db: any SQLDatabase) async throws -> SyncChange? {
@@ -52,25 +56,18 @@ struct PeriodsCollection: SyncedCollection {
 
     // MARK: Rules
 
-    /// The period a `PeriodInput` describes, with dates checked against today in the user's time zone.
+    /// The period a `PeriodInput` describes (``PeriodRules``), its dates checked against today in the user's time zone;
+    /// throws ``InvalidFields`` with every broken rule.
     func validated(_ body: Components.Schemas.PeriodInput, id: PeriodID, user: UserID, profile: Profile? = nil) async throws -> LoggedPeriod {
         let profile = if let profile { profile } else { try await profiles.profile(of: user) }
-        let today = LocalCalendar.today(in: profile.timeZone)
-        var errors: [Problem.FieldError] = []
-        let start = CalendarDay(body.startDate)
-        if start == nil { errors.append(.init(field: "startDate", message: "must be a date written YYYY-MM-DD")) }
-        if let start, start > today { errors.append(.init(field: "startDate", message: "must not be in the future")) }
-        let end = body.endDate.flatMap(CalendarDay.init)
-        if body.endDate != nil && end == nil { errors.append(.init(field: "endDate", message: "must be a date written YYYY-MM-DD")) }
-        if let start, let end, !(0...19).contains(start.days(until: end)) {
-            errors.append(.init(field: "endDate", message: "must be on or after startDate and within 20 days of it"))
-        }
-        guard let start, errors.isEmpty else { throw Problem.validationFailed(errors) }
-        return LoggedPeriod(
-            id: id, start: start, end: end, flow: body.flow?.rawValue,
-            symptoms: Array((body.symptoms ?? []).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.prefix(30)),
-            notes: body.notes
-        )
+        return try PeriodRules.checked(PeriodDraft(body), id: id, today: LocalCalendar.today(in: profile.timeZone))
+    }
+}
+
+extension PeriodDraft {
+    /// The draft of a REST body or pushed mutation.
+    init(_ body: Components.Schemas.PeriodInput) {
+        self.init(startDate: body.startDate, endDate: body.endDate, flow: body.flow?.rawValue, symptoms: body.symptoms, notes: body.notes)
     }
 }
 

@@ -34,11 +34,15 @@ struct WorkoutLogsCollection: SyncedCollection {
         _ data: Components.Schemas.SyncMutation.DataPayload?, id: String, reads: PushReads, updatedAt: Date
     ) async throws -> any SyncedWrite {
         let body = try decode(Components.Schemas.WorkoutLogInput.self, from: data)
-        let log = try await validated(
-            body, id: WorkoutLogID(id) ?? WorkoutLogID(), user: reads.user, profile: try await profiles.profile(reads),
-            periods: try await cycle.store.periods(reads), workouts: try await CatalogLookup.shared(by: reads, store: catalog)
-        )
-        return WorkoutLogWrite(log: log)
+        do {
+            let log = try await validated(
+                body, id: WorkoutLogID(id) ?? WorkoutLogID(), user: reads.user, profile: try await profiles.profile(reads),
+                periods: try await cycle.store.periods(reads), workouts: try await CatalogLookup.shared(by: reads, store: catalog)
+            )
+            return WorkoutLogWrite(log: log)
+        } catch let invalid as InvalidFields {
+            throw Problem.validationFailed(invalid)
+        }
     }
 
     /// Deletes the row, enters the tombstone and takes the workout back out of every challenge it counted in.
@@ -55,33 +59,30 @@ struct WorkoutLogsCollection: SyncedCollection {
 
     // MARK: Rules
 
-    /// The log a `WorkoutLogInput` describes, with the workout's type and title, the local day in the user's time zone
-    /// and the cycle position on that day fixed; every invalid field is reported at once. A caller validating many
-    /// logs passes the profile, periods and catalog lookup it has read once.
+    /// The log a `WorkoutLogInput` describes (``WorkoutLogRules``), with the local day in the user's time zone and the
+    /// cycle position on that day fixed; throws ``InvalidFields`` with every broken rule. A caller validating many logs
+    /// passes the profile, periods and catalog lookup it has read once.
     func validated(
         _ body: Components.Schemas.WorkoutLogInput, id: WorkoutLogID, user: UserID, profile: Profile? = nil, periods: [LoggedPeriod]? = nil,
         workouts: CatalogLookup? = nil
     ) async throws -> WorkoutLog {
+        let draft = WorkoutLogDraft(body)
         let workouts = workouts ?? CatalogLookup(store: catalog)
-        var errors: [Problem.FieldError] = []
-        let workout: CatalogWorkout? = if let id = WorkoutID(body.workoutId) { try await workouts.workout(id) } else { nil }
-        if workout == nil { errors.append(.init(field: "workoutId", message: "is not a workout of the catalog")) }
-        if body.completedAt > Date.now.addingTimeInterval(300) { errors.append(.init(field: "completedAt", message: "must not be in the future")) }
-        if !(1...600).contains(body.duration) { errors.append(.init(field: "duration", message: "must be between 1 and 600 minutes")) }
-        for (field, value) in [("rating", body.rating), ("energyBefore", body.energyBefore), ("energyAfter", body.energyAfter)] {
-            if let value, !(1...5).contains(value) { errors.append(.init(field: field, message: "must be between 1 and 5")) }
-        }
-        if let notes = body.notes, notes.count > 1000 { errors.append(.init(field: "notes", message: "must be at most 1000 characters")) }
-        guard let workout, errors.isEmpty else { throw Problem.validationFailed(errors) }
-
+        let workout: CatalogWorkout? = if let id = draft.workoutID { try await workouts.workout(id) } else { nil }
+        let checked = try WorkoutLogRules.checked(draft, workout: workout, now: .now)
         let profile = if let profile { profile } else { try await profiles.profile(of: user) }
-        let localDate = LocalCalendar.day(of: body.completedAt, in: profile.timeZone)
+        let localDate = LocalCalendar.day(of: draft.completedAt, in: profile.timeZone)
         let position = try await cycle.prediction(for: user, on: localDate, profile: profile, periods: periods)?.today
-        return WorkoutLog(
-            id: id, workout: workout.id, workoutType: workout.type, workoutTitle: workout.title,
-            completedAt: body.completedAt, localDate: localDate, durationMinutes: body.duration, rating: body.rating,
-            energyBefore: body.energyBefore, energyAfter: body.energyAfter, notes: body.notes,
-            cyclePhase: position?.phase, cycleDay: position?.cycleDay
+        return checked.log(id: id, localDate: localDate, cycle: position)
+    }
+}
+
+extension WorkoutLogDraft {
+    /// The draft of a REST body or pushed mutation.
+    init(_ body: Components.Schemas.WorkoutLogInput) {
+        self.init(
+            workoutId: body.workoutId, completedAt: body.completedAt, duration: body.duration, rating: body.rating,
+            energyBefore: body.energyBefore, energyAfter: body.energyAfter, notes: body.notes
         )
     }
 }

@@ -22,7 +22,12 @@ struct PlansCollection: SyncedCollection {
     ) async throws -> any SyncedWrite {
         let body = try decode(Components.Schemas.PlanInput.self, from: data)
         let workouts = try await CatalogLookup.shared(by: reads, store: catalog)
-        let plan = try await validated(body, id: PlanID(id) ?? PlanID(), now: updatedAt, workouts: workouts)
+        let plan: TrainingPlan
+        do {
+            plan = try await validated(body, id: PlanID(id) ?? PlanID(), now: updatedAt, workouts: workouts)
+        } catch let invalid as InvalidFields {
+            throw Problem.validationFailed(invalid)
+        }
         let caller = reads.caller
         let limit = try await reads.once("plans.limit") { try await self.limit(for: caller) }
         return PlanWrite(plan: plan, limit: limit)
@@ -72,41 +77,36 @@ struct PlansCollection: SyncedCollection {
         )
     }
 
-    /// The plan a `PlanInput` describes; every invalid field (and workout not in the catalog) is reported at once.
+    /// The plan a `PlanInput` describes (``PlanRules``), new at `now`; throws ``InvalidFields`` with every broken rule,
+    /// workouts not in the catalog last.
     func validated(_ body: Components.Schemas.PlanInput, id: PlanID, now: Date, workouts: CatalogLookup? = nil) async throws -> TrainingPlan {
+        let draft = PlanDraft(body)
         let workouts = workouts ?? CatalogLookup(store: catalog)
-        var errors: [Problem.FieldError] = []
-        let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
-        if name.isEmpty || name.count > 200 { errors.append(.init(field: "name", message: "must be 1–200 characters")) }
-        let start = CalendarDay(body.startDate)
-        if start == nil { errors.append(.init(field: "startDate", message: "must be a date written YYYY-MM-DD")) }
-        let end = body.endDate.flatMap(CalendarDay.init)
-        if body.endDate != nil && end == nil { errors.append(.init(field: "endDate", message: "must be a date written YYYY-MM-DD")) }
-        if let start, let end, end < start { errors.append(.init(field: "endDate", message: "must not be before startDate")) }
-        if !(1...7).contains(body.daysPerWeek) { errors.append(.init(field: "daysPerWeek", message: "must be between 1 and 7")) }
-        var referenced: [(field: String, id: String)] = []
-        for (weekIndex, week) in body.weeklyWorkouts.enumerated() {
-            if week.week != weekIndex + 1 { errors.append(.init(field: "weeklyWorkouts[\(weekIndex)].week", message: "must be \(weekIndex + 1): weeks are numbered from 1 in order")) }
-            for (dayIndex, day) in week.days.enumerated() {
-                let path = "weeklyWorkouts[\(weekIndex)].days[\(dayIndex)]"
-                if !(1...7).contains(day.day) { errors.append(.init(field: "\(path).day", message: "must be 1 (Monday) to 7 (Sunday)")) }
-                referenced += day.workoutIds.enumerated().map { ("\(path).workoutIds[\($0.offset)]", $0.element) }
-            }
+        var found: Set<WorkoutID> = []
+        for workout in draft.workoutIDs {
+            if try await workouts.workout(workout) != nil { found.insert(workout) }
         }
-        for (field, text) in referenced {
-            guard let workout = WorkoutID(text), try await workouts.workout(workout) != nil else {
-                errors.append(.init(field: field, message: "is not a workout of the catalog"))
-                continue
-            }
-        }
-        guard let start, errors.isEmpty else { throw Problem.validationFailed(errors) }
+        let plan = try PlanRules.checked(draft, inCatalog: found)
         return TrainingPlan(
-            id: id, name: name, notes: body.notes, startDate: start, endDate: end, daysPerWeek: body.daysPerWeek,
-            isCompleted: body.isCompleted ?? false,
-            weeklyWorkouts: body.weeklyWorkouts.map { week in
-                .init(week: week.week, days: week.days.map { .init(day: $0.day, workoutIds: $0.workoutIds.compactMap { WorkoutID($0)?.description }) })
+            id: id, name: plan.name, notes: plan.notes, startDate: plan.startDate, endDate: plan.endDate, daysPerWeek: plan.daysPerWeek,
+            isCompleted: plan.isCompleted,
+            weeklyWorkouts: plan.weeklyWorkouts.map { week in
+                .init(week: week.week, days: week.days.map { .init(day: $0.day, workoutIds: $0.workouts.map(\.description)) })
             },
             version: 1, createdAt: now, updatedAt: now
+        )
+    }
+}
+
+extension PlanDraft {
+    /// The draft of a REST body or pushed mutation.
+    init(_ body: Components.Schemas.PlanInput) {
+        self.init(
+            name: body.name, notes: body.notes, startDate: body.startDate, endDate: body.endDate, daysPerWeek: body.daysPerWeek,
+            isCompleted: body.isCompleted,
+            weeklyWorkouts: body.weeklyWorkouts.map { week in
+                .init(week: week.week, days: week.days.map { .init(day: $0.day, workoutIds: $0.workoutIds) })
+            }
         )
     }
 }

@@ -1,0 +1,143 @@
+/// A training plan as its writer sent it (REST body or pushed mutation), before any rule is checked.
+public struct PlanDraft: Sendable, Equatable {
+    /// A week of the plan, as sent.
+    public struct Week: Sendable, Equatable {
+        /// Its number, 1, 2, 3… in order.
+        public var week: Int
+        /// Its days, in the order sent.
+        public var days: [Day]
+
+        /// A week from its fields.
+        public init(week: Int, days: [Day]) {
+            self.week = week
+            self.days = days
+        }
+    }
+
+    /// A day of a week, as sent.
+    public struct Day: Sendable, Equatable {
+        /// 1 = Monday … 7 = Sunday.
+        public var day: Int
+        /// The catalog workouts to do, as sent (UUIDs when valid).
+        public var workoutIds: [String]
+
+        /// A day from its fields.
+        public init(day: Int, workoutIds: [String]) {
+            self.day = day
+            self.workoutIds = workoutIds
+        }
+    }
+
+    /// 1–200 characters once trimmed.
+    public var name: String
+    /// Free text.
+    public var notes: String?
+    /// `YYYY-MM-DD` when valid.
+    public var startDate: String
+    /// `YYYY-MM-DD` when valid.
+    public var endDate: String?
+    /// 1–7.
+    public var daysPerWeek: Int
+    /// `false` when not sent.
+    public var isCompleted: Bool?
+    /// The schedule, week by week.
+    public var weeklyWorkouts: [Week]
+
+    /// A draft from the input's fields.
+    public init(
+        name: String, notes: String? = nil, startDate: String, endDate: String? = nil, daysPerWeek: Int, isCompleted: Bool? = nil,
+        weeklyWorkouts: [Week]
+    ) {
+        self.name = name
+        self.notes = notes
+        self.startDate = startDate
+        self.endDate = endDate
+        self.daysPerWeek = daysPerWeek
+        self.isCompleted = isCompleted
+        self.weeklyWorkouts = weeklyWorkouts
+    }
+
+    /// The workouts to look up in the catalog, in the order the plan names them: every reference that is a workout
+    /// id (the others break a rule whatever the catalog holds).
+    public var workoutIDs: [WorkoutID] {
+        weeklyWorkouts.flatMap { $0.days.flatMap { $0.workoutIds.compactMap(WorkoutID.init) } }
+    }
+}
+
+/// A draft whose every field passed ``PlanRules``, normalized: the name trimmed, the dates parsed, the workout ids
+/// canonical. The server makes its training plan of it.
+public struct CheckedPlan: Sendable, Equatable {
+    /// A week of the plan.
+    public struct Week: Sendable, Equatable {
+        /// Its number, 1, 2, 3… in order.
+        public var week: Int
+        /// Its days.
+        public var days: [Day]
+    }
+
+    /// A day of a week.
+    public struct Day: Sendable, Equatable {
+        /// 1 = Monday … 7 = Sunday.
+        public var day: Int
+        /// Catalog workouts, in the order they are done.
+        public var workouts: [WorkoutID]
+    }
+
+    /// 1–200 characters, without surrounding whitespace.
+    public var name: String
+    /// Free text.
+    public var notes: String?
+    /// The plan's first day.
+    public var startDate: CalendarDay
+    /// Not before ``startDate``.
+    public var endDate: CalendarDay?
+    /// 1–7.
+    public var daysPerWeek: Int
+    /// Whether the user has finished it (`false` unless sent).
+    public var isCompleted: Bool
+    /// The schedule, week by week.
+    public var weeklyWorkouts: [Week]
+}
+
+/// The rules of a training plan: a name of 1–200 characters, dates written `YYYY-MM-DD` with the end not before the
+/// start, 1–7 days a week, weeks numbered from 1 in order, days 1 (Monday) to 7 (Sunday), and only workouts of the
+/// catalog.
+public enum PlanRules {
+    /// The checked plan, given `catalog` — those of the draft's ``PlanDraft/workoutIDs`` the catalog holds; throws
+    /// every broken rule at once: the plan's own fields first, then each workout reference not in the catalog, by its
+    /// path (`weeklyWorkouts[0].days[1].workoutIds[2]`).
+    public static func checked(_ draft: PlanDraft, inCatalog catalog: Set<WorkoutID>) throws(InvalidFields) -> CheckedPlan {
+        var errors: [FieldError] = []
+        let name = draft.name.trimmingScalars(where: \.isWhitespaceOrNewline)
+        if name.isEmpty || name.count > 200 { errors.append(.init(field: "name", message: "must be 1–200 characters")) }
+        let start = CalendarDay(draft.startDate)
+        if start == nil { errors.append(.init(field: "startDate", message: "must be a date written YYYY-MM-DD")) }
+        let end = draft.endDate.flatMap(CalendarDay.init)
+        if draft.endDate != nil && end == nil { errors.append(.init(field: "endDate", message: "must be a date written YYYY-MM-DD")) }
+        if let start, let end, end < start { errors.append(.init(field: "endDate", message: "must not be before startDate")) }
+        if !(1...7).contains(draft.daysPerWeek) { errors.append(.init(field: "daysPerWeek", message: "must be between 1 and 7")) }
+        var references: [(field: String, id: String)] = []
+        for (weekIndex, week) in draft.weeklyWorkouts.enumerated() {
+            if week.week != weekIndex + 1 {
+                errors.append(.init(field: "weeklyWorkouts[\(weekIndex)].week", message: "must be \(weekIndex + 1): weeks are numbered from 1 in order"))
+            }
+            for (dayIndex, day) in week.days.enumerated() {
+                let path = "weeklyWorkouts[\(weekIndex)].days[\(dayIndex)]"
+                if !(1...7).contains(day.day) { errors.append(.init(field: "\(path).day", message: "must be 1 (Monday) to 7 (Sunday)")) }
+                references += day.workoutIds.enumerated().map { ("\(path).workoutIds[\($0.offset)]", $0.element) }
+            }
+        }
+        for (field, id) in references {
+            if let workout = WorkoutID(id), catalog.contains(workout) { continue }
+            errors.append(.init(field: field, message: "is not a workout of the catalog"))
+        }
+        guard let start, errors.isEmpty else { throw InvalidFields(errors) }
+        return CheckedPlan(
+            name: name, notes: draft.notes, startDate: start, endDate: end, daysPerWeek: draft.daysPerWeek,
+            isCompleted: draft.isCompleted ?? false,
+            weeklyWorkouts: draft.weeklyWorkouts.map { week in
+                .init(week: week.week, days: week.days.map { .init(day: $0.day, workouts: $0.workoutIds.compactMap(WorkoutID.init)) })
+            }
+        )
+    }
+}
