@@ -21,7 +21,7 @@ import Testing
         try HealthSampleValidator.validate(input, now: now).get().value
     }
 
-    private func errors(_ input: HealthSampleInput) -> [HealthFieldError] {
+    private func errors(_ input: HealthSampleInput) -> [FieldError] {
         guard case .failure(let failure) = HealthSampleValidator.validate(input, now: now) else { return [] }
         return failure.errors
     }

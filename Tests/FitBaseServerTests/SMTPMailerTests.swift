@@ -138,17 +138,16 @@ import Testing
         #expect(error == .transient("localhost:\(server.port) closed the connection"))
     }
 
-    @Test func aSilentServerTimesOut() async throws {
+    /// The reply timeout is what ends the wait (its reason names it); the time limit only stops a hang, since wall
+    /// time on a loaded machine says nothing.
+    @Test(.timeLimit(.minutes(1))) func aSilentServerTimesOut() async throws {
         let server = try await FakeSMTPServer.start(.init(faults: [.mailFrom: .silence]))
-        let clock = ContinuousClock()
-        let started = clock.now
         let error = await deliveryError {
             try await mailer(for: server, security: .none, replyTimeout: .milliseconds(300)).send(Self.message, from: Self.sender)
         }
 
         #expect(error?.isPermanent == false)
         #expect(error?.reason == "no reply from localhost:\(server.port) within 0.3 seconds")
-        #expect(clock.now - started < .seconds(5))
     }
 
     @Test func aServerThatIsDownIsTransient() async throws {

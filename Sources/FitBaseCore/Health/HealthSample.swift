@@ -136,31 +136,6 @@ public struct HealthSampleInput: Sendable, Equatable {
     }
 }
 
-/// One invalid field of a sample (`field` relative to the sample: "value", "unit", "end", "systolic", …).
-public struct HealthFieldError: Sendable, Equatable {
-    /// The wire name of the field at fault.
-    public var field: String
-    /// What is wrong, including the allowed range or units.
-    public var message: String
-
-    /// An error on `field`.
-    public init(field: String, message: String) {
-        self.field = field
-        self.message = message
-    }
-}
-
-/// Every invalid field of one sample.
-public struct HealthSampleErrors: Error, Equatable {
-    /// The invalid fields, in wire-field order.
-    public var errors: [HealthFieldError]
-
-    /// A list of field errors.
-    public init(errors: [HealthFieldError]) {
-        self.errors = errors
-    }
-}
-
 /// Checks a sample and converts it to the canonical unit.
 ///
 /// Rules (every broken rule is reported, each on its field):
@@ -183,8 +158,8 @@ public enum HealthSampleValidator {
     private static let earliestStart = Date(timeIntervalSince1970: 946_684_800)  // 2000-01-01T00:00:00Z
 
     /// The sample, or every invalid field at once.
-    public static func validate(_ input: HealthSampleInput, now: Date) -> Result<HealthSample, HealthSampleErrors> {
-        var errors: [HealthFieldError] = []
+    public static func validate(_ input: HealthSampleInput, now: Date) -> Result<HealthSample, InvalidFields> {
+        var errors: [FieldError] = []
         let id = HealthSampleID(input.id)
         if id == nil { errors.add("id", "must be a UUID") }
         let type = HealthSampleType(rawValue: input.type)
@@ -194,7 +169,7 @@ public enum HealthSampleValidator {
         let value = type.flatMap { measure(input, as: $0, errors: &errors) }
         checkInterval(input, type: type, now: now, errors: &errors)
         checkText(input, errors: &errors)
-        guard errors.isEmpty, let id, let value else { return .failure(HealthSampleErrors(errors: errors)) }
+        guard errors.isEmpty, let id, let value else { return .failure(InvalidFields(errors)) }
         return .success(
             HealthSample(
                 id: id, value: value, start: input.start, end: input.end, sourceId: input.sourceId,
@@ -231,7 +206,7 @@ public enum HealthSampleValidator {
     }
 
     /// The conversion for the input's unit; nil, with an error on "unit", when the type does not accept it.
-    private static func conversion(_ unit: String?, for type: HealthSampleType, errors: inout [HealthFieldError])
+    private static func conversion(_ unit: String?, for type: HealthSampleType, errors: inout [FieldError])
         -> Conversion?
     {
         let accepted = units(for: type)
@@ -248,7 +223,7 @@ public enum HealthSampleValidator {
     /// The converted number of `field`, nil (with errors noted) when it is missing, not finite, or out of `range`.
     private static func quantity(
         _ raw: Double?, field: String, of type: HealthSampleType, conversion: Conversion?,
-        range: ClosedRange<Double>, rangeText: String, errors: inout [HealthFieldError]
+        range: ClosedRange<Double>, rangeText: String, errors: inout [FieldError]
     ) -> Double? {
         guard let raw else {
             errors.add(field, "is required for \(type.rawValue)")
@@ -266,7 +241,7 @@ public enum HealthSampleValidator {
         return converted
     }
 
-    private static func measure(_ input: HealthSampleInput, as type: HealthSampleType, errors: inout [HealthFieldError])
+    private static func measure(_ input: HealthSampleInput, as type: HealthSampleType, errors: inout [FieldError])
         -> HealthValue?
     {
         let unit = conversion(input.unit, for: type, errors: &errors)
@@ -306,7 +281,7 @@ public enum HealthSampleValidator {
     }
 
     private static func checkInterval(
-        _ input: HealthSampleInput, type: HealthSampleType?, now: Date, errors: inout [HealthFieldError]
+        _ input: HealthSampleInput, type: HealthSampleType?, now: Date, errors: inout [FieldError]
     ) {
         if input.start > now.addingTimeInterval(futureTolerance) {
             errors.add("start", "must not be in the future")
@@ -327,7 +302,7 @@ public enum HealthSampleValidator {
         }
     }
 
-    private static func checkText(_ input: HealthSampleInput, errors: inout [HealthFieldError]) {
+    private static func checkText(_ input: HealthSampleInput, errors: inout [FieldError]) {
         if !(1...200).contains(input.sourceId.count) { errors.add("sourceId", "must be 1 to 200 characters") }
         if let device = input.device, device.count > 200 { errors.add("device", "must be at most 200 characters") }
         guard let metadata = input.metadata else { return }
@@ -341,8 +316,8 @@ public enum HealthSampleValidator {
     }
 }
 
-extension [HealthFieldError] {
+extension [FieldError] {
     fileprivate mutating func add(_ field: String, _ message: String) {
-        append(HealthFieldError(field: field, message: message))
+        append(FieldError(field: field, message: message))
     }
 }

@@ -132,3 +132,11 @@ extension Problem {
         detail: "The server failed to handle the request. Quote the request id when reporting this."
     )
 }
+
+/// A `Problem` that escapes the router's middleware (thrown by a route outside ``ProblemMiddleware``) still renders as
+/// `application/problem+json`, and any Hummingbird code that asks an error for its status sees the problem's.
+extension Problem: HTTPResponseError {
+    package func response(from request: Request, context: some RequestContext) throws -> Response {
+        response(instance: request.uri.path, requestID: (context as? FitBaseRequestContext)?.requestID)
+    }
+}

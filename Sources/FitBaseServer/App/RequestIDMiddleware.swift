@@ -1,3 +1,4 @@
+import FitBaseCore
 import Foundation
 import HTTPTypes
 import Hummingbird
