@@ -67,28 +67,14 @@ import Testing
 
     @Test(.enabled(if: postgres, "needs FITBASE_TEST_POSTGRES_URL"))
     func aSessionEndedOnOneInstanceFailsOnTheOthersVeryNextRequest() async throws {
-        try await TestDatabase.with(.postgres) { testDatabase in
-            let masterKey = SharedKeysTests.randomMasterKey()
-            try await SharedKeysTests.withDataDirectories(1) { directories in
-                let appA = try await buildApplication(
-                    configuration: SharedKeysTests.configuration(testDatabase, dataDirectory: testDatabase.dataDirectory, masterKey: masterKey),
-                    logger: TestDatabase.logger
-                )
-                let appB = try await buildApplication(
-                    configuration: SharedKeysTests.configuration(testDatabase, dataDirectory: directories[0], masterKey: masterKey),
-                    logger: TestDatabase.logger
-                )
-                try await appA.test(.router) { a in
-                    try await appB.test(.router) { b in
-                        let account = try await a.signUp()
-                        for _ in 0..<3 { #expect(try await b.json(.get, "/v1/me", token: account.accessToken).status == .ok) }
-                        #expect(try await a.json(.post, "/v1/auth/signout", token: account.accessToken).status == .noContent)
-                        #expect(try await b.json(.get, "/v1/me", token: account.accessToken).status == .unauthorized)
-                    }
-                }
-            }
+        try await Self.withTwoInstances { a, b, _ in
+            let account = try await a.signUp()
+            for _ in 0..<3 { #expect(try await b.json(.get, "/v1/me", token: account.accessToken).status == .ok) }
+            #expect(try await a.json(.post, "/v1/auth/signout", token: account.accessToken).status == .noContent)
+            #expect(try await b.json(.get, "/v1/me", token: account.accessToken).status == .unauthorized)
         }
     }
+
     // MARK: The catalog
 
     static var workoutBody: [String: Any] { [
@@ -149,6 +135,25 @@ import Testing
 
     @Test(.enabled(if: postgres, "needs FITBASE_TEST_POSTGRES_URL"))
     func aCatalogEditOnOneInstanceIsSeenByTheOthersVeryNextRead() async throws {
+        try await Self.withTwoInstances { a, b, testDatabase in
+            let admin = try await Self.admin(a, testDatabase)
+            let created = try await a.json(.post, "/v1/admin/workouts", body: Self.workoutBody, token: admin.accessToken)
+            let id = try #require(try json(created)["id"] as? String)
+            #expect(try await Self.title(b, id) == "Cache Check")
+            var renamed = Self.workoutBody
+            renamed["title"] = "Cache Checked"
+            #expect(try await a.json(.put, "/v1/admin/workouts/\(id)", body: renamed, token: admin.accessToken).status == .ok)
+            #expect(try await Self.title(b, id) == "Cache Checked")
+            #expect(try await Self.listed(b) == ["Cache Checked"])
+            #expect(try await a.json(.delete, "/v1/admin/workouts/\(id)", token: admin.accessToken).status == .noContent)
+            #expect(try await Self.title(b, id) == nil)
+        }
+    }
+
+    /// Two instances, A and B, on one fresh PostgreSQL database with the same master key.
+    static func withTwoInstances(
+        _ test: @escaping @Sendable (any TestClientProtocol, any TestClientProtocol, TestDatabase) async throws -> Void
+    ) async throws {
         try await TestDatabase.with(.postgres) { testDatabase in
             let masterKey = SharedKeysTests.randomMasterKey()
             try await SharedKeysTests.withDataDirectories(1) { directories in
@@ -161,19 +166,7 @@ import Testing
                     logger: TestDatabase.logger
                 )
                 try await appA.test(.router) { a in
-                    try await appB.test(.router) { b in
-                        let admin = try await Self.admin(a, testDatabase)
-                        let created = try await a.json(.post, "/v1/admin/workouts", body: Self.workoutBody, token: admin.accessToken)
-                        let id = try #require(try json(created)["id"] as? String)
-                        #expect(try await Self.title(b, id) == "Cache Check")
-                        var renamed = Self.workoutBody
-                        renamed["title"] = "Cache Checked"
-                        #expect(try await a.json(.put, "/v1/admin/workouts/\(id)", body: renamed, token: admin.accessToken).status == .ok)
-                        #expect(try await Self.title(b, id) == "Cache Checked")
-                        #expect(try await Self.listed(b) == ["Cache Checked"])
-                        #expect(try await a.json(.delete, "/v1/admin/workouts/\(id)", token: admin.accessToken).status == .noContent)
-                        #expect(try await Self.title(b, id) == nil)
-                    }
+                    try await appB.test(.router) { b in try await test(a, b, testDatabase) }
                 }
             }
         }
