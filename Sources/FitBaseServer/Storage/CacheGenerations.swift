@@ -21,9 +21,9 @@ package enum CachedData: String, Sendable, CaseIterable {
 ///
 /// * PostgreSQL (several instances): every ``current(_:)`` reads the row — one small query instead of the data's, and
 ///   exact across instances: a write committed on one instance is seen by the next read on any other.
-/// * SQLite (one serving process): changes made through this process are seen at once; the row is read again at most
-///   every ``sqliteRecheck`` so that a change made by another process (the `fitbase` CLI granting a role or importing
-///   a catalog) is seen within that time.
+/// * SQLite (one serving process): changes made through this process — through any pool it opened on the file — are
+///   seen at once; the row is read again at most every ``sqliteRecheck`` so that a change made by another process (the
+///   `fitbase` CLI granting a role or importing a catalog) is seen within that time.
 package final class CacheGenerations: Sendable {
     private struct Known {
         var generation: Int64
@@ -38,6 +38,22 @@ package final class CacheGenerations: Sendable {
 
     init(engine: DatabaseEngine) {
         self.engine = engine
+    }
+
+    /// SQLite: the generations of every pool this process opens on one file, shared, so a write through any of them
+    /// (e.g. a second pool a tool or test opens beside the server's) is forgotten by all at once.
+    private static let sqliteFiles = Mutex<[String: CacheGenerations]>([:])
+
+    /// The generations a `Database` at `location` keeps: one per SQLite file in the process, one per pool otherwise.
+    static func forDatabase(at location: DatabaseLocation) -> CacheGenerations {
+        guard case .sqlite(let path) = location else { return CacheGenerations(engine: location.engine) }
+        let key = URL(fileURLWithPath: path).standardizedFileURL.path
+        return sqliteFiles.withLock { files in
+            if let shared = files[key] { return shared }
+            let generations = CacheGenerations(engine: .sqlite)
+            files[key] = generations
+            return generations
+        }
     }
 
     /// The generation of `data` now, from memory when this instance may trust it, else from the database.

@@ -29,7 +29,7 @@ package final class Database: Sendable {
         self.pool = pool
         self.logger = logger
         self.writeGate = location.engine == .sqlite ? WriteGate() : nil
-        self.generations = CacheGenerations(engine: location.engine)
+        self.generations = CacheGenerations.forDatabase(at: location)
     }
 
     /// Opens a pool for `location` and checks that the database answers, so a bad URL fails at start-up.
