@@ -157,6 +157,17 @@ let package = Package(
             dependencies: ["FitBaseClient", "FitBaseAPI"],
             swiftSettings: swiftSettings
         ),
+        /// The bare Hummingbird route FitBase's /healthz is compared with (`scripts/bench-vs-pocketbase.sh`).
+        .executableTarget(
+            name: "bench-bare-hello",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Benchmarks/BareHello",
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Tests
 
