@@ -158,6 +158,20 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Benchmarks
+
+        /// The storage layer alone: primary-key reads and insert transactions through `Database`
+        /// (`scripts/bench-storage.sh`).
+        .executableTarget(
+            name: "fitbase-storage-bench",
+            dependencies: [
+                "FitBaseServer",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Tests
 
         /// Shared by the test targets: throw-away databases on every engine, test configurations.
