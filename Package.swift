@@ -201,6 +201,9 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "SQLKit", package: "sql-kit"),
+                // The SQLite driver's tests compare it with SQLiteKit over SQLiteNIO.
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
