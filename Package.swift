@@ -169,6 +169,20 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Benchmarks
+
+        /// The storage layer alone: primary-key reads and insert transactions through `Database`
+        /// (`scripts/bench-storage.sh`).
+        .executableTarget(
+            name: "fitbase-storage-bench",
+            dependencies: [
+                "FitBaseServer",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Tests
 
         /// Shared by the test targets: throw-away databases on every engine, test configurations.
@@ -198,6 +212,9 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "SQLKit", package: "sql-kit"),
+                // The SQLite driver's tests compare it with SQLiteKit over SQLiteNIO.
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),

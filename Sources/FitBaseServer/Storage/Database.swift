@@ -4,7 +4,6 @@ import Logging
 import NIOCore
 import NIOPosix
 import PostgresKit
-import SQLiteKit
 import SQLKit
 import Synchronization
 
@@ -34,8 +33,9 @@ package final class Database: Sendable {
 
     /// Opens a pool for `location` and checks that the database answers, so a bad URL fails at start-up.
     ///
-    /// SQLite: creates the file's directory if needed and switches the file to WAL. PostgreSQL: parses the URL
-    /// (`tlsmode`/`sslmode` honoured) and opens connections lazily up to `maxConnectionsPerEventLoop` per loop.
+    /// Connections open lazily, up to `maxConnectionsPerEventLoop` for each loop of `eventLoopGroup`. SQLite: creates
+    /// the file's directory if needed and switches the file to WAL; statements run on the calling thread (see
+    /// ``SQLiteDirectConnection``). PostgreSQL: parses the URL (`tlsmode`/`sslmode` honoured).
     package static func open(
         _ location: DatabaseLocation,
         maxConnectionsPerEventLoop: Int = 4,
@@ -51,16 +51,11 @@ package final class Database: Sendable {
             } catch {
                 throw DatabaseOpenError(location: location, reason: "cannot create directory \(directory.path): \(error)")
             }
-            pool = PooledSQLConnections(
-                pool: EventLoopGroupConnectionPool(
-                    source: SQLiteConnectionSetup(path: path, busyTimeoutMilliseconds: 5_000, threadPool: .singleton),
-                    maxConnectionsPerEventLoop: maxConnectionsPerEventLoop,
-                    pruneInterval: nil,
-                    logger: logger,
-                    on: eventLoopGroup
-                ),
-                logger: logger,
-                makeSQL: { $0.sql() }
+            pool = SQLiteConnectionPool(
+                setup: SQLiteConnectionSetup(path: path, busyTimeoutMilliseconds: 5_000),
+                capacity: maxConnectionsPerEventLoop * Array(eventLoopGroup.makeIterator()).count,
+                eventLoopGroup: eventLoopGroup,
+                logger: logger
             )
         case .postgres(let url):
             let configuration: SQLPostgresConfiguration
@@ -95,15 +90,11 @@ package final class Database: Sendable {
         return database
     }
 
-    /// Runs `body` on one pooled connection.
-    ///
-    /// The pool runs `body` in a task of its own, which would lose the request's task-local ``RequestScope`` (who is
-    /// calling, the request id): it is carried over, so code on the connection (the audit log) still sees it.
+    /// Runs `body` on one pooled connection, in the caller's task.
     package func withConnection<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
-        let scope = RequestScope.current
-        return try await pool.withConnection { db in try await RequestScope.$current.withValue(scope) { try await body(db) } }
+        try await pool.withConnection(body)
     }
 
     /// Runs `body` in one transaction on one connection: committed when `body` returns, rolled back when it throws.
@@ -155,7 +146,7 @@ package final class Database: Sendable {
     }
 
     /// A handle dropped without ``shutdown()`` (a start-up or a test that failed half-way) still closes its pool, in
-    /// the background, instead of leaking its connections (and tripping AsyncKit's debug assertion).
+    /// the background, instead of leaking its connections (and, on PostgreSQL, tripping AsyncKit's debug assertion).
     deinit {
         guard !isShutDown.withLock({ $0 }) else { return }
         let pool = self.pool
@@ -187,13 +178,17 @@ package struct DatabaseOpenError: Error, CustomStringConvertible {
 }
 
 /// A pool of connections of one engine, seen as SQLKit databases.
-private protocol SQLConnectionPool: Sendable {
+protocol SQLConnectionPool: Sendable {
     func withConnection<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result
     func shutdown() async throws
 }
 
+/// PostgreSQL's pool: AsyncKit's, one per event loop.
+///
+/// AsyncKit runs `body` in a task of its own, which would lose the request's task-local ``RequestScope`` (who is
+/// calling, the request id): it is carried over, so code on the connection (the audit log) still sees it.
 private struct PooledSQLConnections<Source: ConnectionPoolSource>: SQLConnectionPool {
     let pool: EventLoopGroupConnectionPool<Source>
     let logger: Logger
@@ -203,8 +198,11 @@ private struct PooledSQLConnections<Source: ConnectionPoolSource>: SQLConnection
         _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
         let makeSQL = self.makeSQL
+        let scope = RequestScope.current
         return try await pool.withConnection(logger: logger) { connection in
-            connection.eventLoop.makeFutureWithTask { try await body(makeSQL(connection)) }
+            connection.eventLoop.makeFutureWithTask {
+                try await RequestScope.$current.withValue(scope) { try await body(makeSQL(connection)) }
+            }
         }.get()
     }
 

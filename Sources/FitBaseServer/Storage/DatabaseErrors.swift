@@ -1,5 +1,5 @@
 import PostgresNIO
-import SQLiteNIO
+import VaporCSQLite
 
 extension Database {
     /// Whether `error` is a unique-constraint violation, on either engine. Stores use it to turn a lost race on a
@@ -8,10 +8,15 @@ extension Database {
         if let error = error as? PSQLError {
             return error.serverInfo?[.sqlState] == "23505"
         }
-        if let error = error as? SQLiteError {
-            return error.reason == .constraintUniqueFailed || error.reason == .constraintPrimaryKeyFailed
-                || (error.reason == .constraint && error.message.contains("UNIQUE"))
+        if let error = error as? SQLiteReportedError {
+            return error.code == sqliteConstraintUnique || error.code == sqliteConstraintPrimaryKey
+                || (error.code == SQLITE_CONSTRAINT && error.message.contains("UNIQUE"))
         }
         return false
     }
 }
+
+/// SQLite's extended result codes `SQLITE_CONSTRAINT_UNIQUE` and `SQLITE_CONSTRAINT_PRIMARYKEY` (macros Swift does not
+/// import).
+private let sqliteConstraintUnique = SQLITE_CONSTRAINT | (8 << 8)
+private let sqliteConstraintPrimaryKey = SQLITE_CONSTRAINT | (6 << 8)

@@ -1,0 +1,407 @@
+import FitBaseTestSupport
+import Foundation
+import NIOPosix
+import SQLKit
+import SQLiteKit
+import SQLiteNIO
+import Synchronization
+import Testing
+
+@testable import FitBaseServer
+
+/// The SQLite driver under `Database`: values stored exactly as SQLiteKit over SQLiteNIO stores them, kept prepared
+/// statements, errors the stores recognise, and the pool (waiting, cancellation, task-locals).
+@Suite(.timeLimit(.minutes(2))) struct SQLiteDriverTests {
+    @Test func everyBindTypeIsStoredAndReadAsThroughSQLiteNIO() async throws {
+        try await withSQLite { database, path in
+            try await database.withConnection { db in try await db.raw(SQLQueryString(Sample.table)).run() }
+            let sample = Sample.make()
+            try await database.withConnection { db in try await sample.insert(id: "direct", on: db) }
+            let nio = try await SQLiteConnection.open(storage: .file(path: path), logger: TestDatabase.logger)
+            do {
+                try await sample.insert(id: "nio", on: nio.sql())
+
+                for id in ["direct", "nio"] {
+                    // The same stored values, as SQLiteNIO reads them and as the driver reads them.
+                    let nioRow = try #require(try await nio.query("SELECT * FROM samples WHERE id = ?", [.text(id)]).first)
+                    let directRow = try #require(
+                        try await database.withConnection { db in try await db.raw("SELECT * FROM samples WHERE id = \(bind: id)").first() }
+                            as? SQLiteDirectRow
+                    )
+                    #expect(directRow.allColumns == nioRow.columns.map(\.name))
+                    #expect(directRow.values == nioRow.columns.map(\.data))
+                    // Decoded through either path, the values are the ones written.
+                    let viaNIO = try #require(try await nio.sql().raw("SELECT * FROM samples WHERE id = \(bind: id)").first())
+                    #expect(try Sample(row: viaNIO) == sample)
+                    #expect(try Sample(row: directRow) == sample)
+                }
+                let stored = try await nio.query("SELECT typeof(at) AS at, typeof(uuid) AS uuid, typeof(flag) AS flag, typeof(data) AS data, typeof(json) AS json FROM samples WHERE id = 'direct'")
+                #expect(stored.first?.columns.map(\.data) == [.text("real"), .text("text"), .text("integer"), .text("blob"), .text("text")])
+                try await nio.close().get()
+            } catch {
+                try? await nio.close().get()
+                throw error
+            }
+        }
+    }
+
+    @Test func insertReturningAndTheFetchersWork() async throws {
+        try await withSQLite { database, _ in
+            let (returned, all, first) = try await database.transaction { db in
+                try await db.create(table: "items").column("id", type: .int, .primaryKey(autoIncrement: true))
+                    .column("name", type: .text, .notNull).run()
+                let returned = try await db.insert(into: "items").columns("name").values(SQLBind("a")).returning("id", "name").first()
+                try await db.insert(into: "items").columns("name").values(SQLBind("b")).run()
+                let all = try await db.select().column("name").from("items").orderBy("id").all(decodingColumn: "name", as: String.self)
+                let first = try await db.raw("SELECT name FROM items WHERE id = \(bind: 2)").first(decodingColumn: "name", as: String.self)
+                return (try returned?.decode(column: "name", as: String.self), all, first)
+            }
+            #expect(returned == "a")
+            #expect(all == ["a", "b"])
+            #expect(first == "b")
+        }
+    }
+
+    @Test func keptStatementsRunAgainWithNewBinds() async throws {
+        try await withSQLite(maxConnectionsPerEventLoop: 1, loops: 1) { database, _ in
+            try await database.transaction { db in
+                try await db.create(table: "numbers").column("n", type: .int, .primaryKey(autoIncrement: false)).run()
+                for n in 0..<20 { try await db.insert(into: "numbers").columns("n").values(SQLBind(n)).run() }
+            }
+            let (found, runs) = try await database.withConnection { db in
+                var found: [Int] = []
+                for n in 0..<20 {
+                    found.append(try await db.select().column("n").from("numbers").where("n", .equal, n).first(decodingColumn: "n", as: Int.self) ?? -1)
+                }
+                // SQLite's own list of the connection's prepared statements (the `sqlite_stmt` table).
+                let runs = try await db.raw("SELECT run FROM sqlite_stmt WHERE sql LIKE 'SELECT \"n\" FROM \"numbers\"%'").all(decodingColumn: "run", as: Int.self)
+                return (found, runs)
+            }
+            #expect(found == Array(0..<20))
+            #expect(runs == [20])
+        }
+    }
+
+    @Test func keptStatementsAreBoundedAndFollowSchemaChanges() async throws {
+        try await withSQLite(maxConnectionsPerEventLoop: 1, loops: 1) { database, _ in
+            let (kept, columnsBefore, columnsAfter) = try await database.withConnection { db in
+                for n in 0..<(SQLiteDirectConnection.statementCacheCapacity * 2) {
+                    _ = try await db.raw("SELECT \(unsafeRaw: "\(n)") AS n").first()
+                }
+                let kept = try await db.raw("SELECT COUNT(*) AS n FROM sqlite_stmt").first(decodingColumn: "n", as: Int.self)
+                try await db.raw("CREATE TABLE shapes (id INTEGER PRIMARY KEY)").run()
+                try await db.raw("INSERT INTO shapes (id) VALUES (1)").run()
+                let before = try await db.raw("SELECT * FROM shapes").first()?.allColumns
+                try await db.raw("ALTER TABLE shapes ADD COLUMN colour TEXT").run()
+                let after = try await db.raw("SELECT * FROM shapes").first()?.allColumns
+                return (kept, before, after)
+            }
+            #expect(try #require(kept) <= SQLiteDirectConnection.statementCacheCapacity)
+            #expect(columnsBefore == ["id"])
+            #expect(columnsAfter == ["id", "colour"])
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func uniqueViolationsAreRecognisedAndOthersAreNot(engine: DatabaseEngine) async throws {
+        try await TestDatabase.with(engine) { test in
+            let database = try await Database.open(test.location, logger: TestDatabase.logger)
+            do {
+                try await checkUniqueViolations(on: database, engine: engine)
+                try await database.shutdown()
+            } catch {
+                try? await database.shutdown()
+                throw error
+            }
+        }
+    }
+
+    private func checkUniqueViolations(on database: Database, engine: DatabaseEngine) async throws {
+        try await database.transaction { db in
+            try await db.create(table: "accounts").column("id", type: .text, .primaryKey(autoIncrement: false))
+                .column("email", type: .text, .notNull, .unique).run()
+            try await db.create(table: "devices").column("id", type: .text, .primaryKey(autoIncrement: false))
+                .column("account_id", type: .text, .notNull, .references("accounts", "id")).run()
+            try await db.insert(into: "accounts").columns("id", "email").values(SQLBind("a"), SQLBind("a@example.com")).run()
+        }
+        let samePrimaryKey = await #expect(throws: (any Error).self) {
+            try await database.transaction { db in
+                try await db.insert(into: "accounts").columns("id", "email").values(SQLBind("a"), SQLBind("other@example.com")).run()
+            }
+        }
+        let sameEmail = await #expect(throws: (any Error).self) {
+            try await database.transaction { db in
+                try await db.insert(into: "accounts").columns("id", "email").values(SQLBind("b"), SQLBind("a@example.com")).run()
+            }
+        }
+        let missingParent = await #expect(throws: (any Error).self) {
+            try await database.transaction { db in
+                try await db.insert(into: "devices").columns("id", "account_id").values(SQLBind("d"), SQLBind("nobody")).run()
+            }
+        }
+        #expect(samePrimaryKey.map(Database.isUniqueViolation) == true)
+        #expect(sameEmail.map(Database.isUniqueViolation) == true)
+        #expect(missingParent.map(Database.isUniqueViolation) == false)
+        if engine == .sqlite {
+            // Logs keep SQLite's own message.
+            #expect(String(describing: try #require(sameEmail)).contains("UNIQUE constraint failed: accounts.email"))
+            #expect(String(describing: try #require(missingParent)).contains("FOREIGN KEY constraint failed"))
+        }
+    }
+
+    @Test func readersSeeTheLastCommitWhileAWriterHoldsItsTransaction() async throws {
+        try await withSQLite { database, _ in
+            try await database.transaction { db in
+                try await db.create(table: "notes").column("id", type: .text, .primaryKey(autoIncrement: false)).run()
+            }
+            let inserted = Signal(), mayCommit = Signal()
+            let writer = Task {
+                try await database.transaction { db in
+                    try await db.insert(into: "notes").columns("id").values(SQLBind("written")).run()
+                    inserted.fire()
+                    await mayCommit.wait()
+                }
+            }
+            await inserted.wait()
+            let countsDuringWrite = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<4 { group.addTask { try await noteCount(database) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            mayCommit.fire()
+            try await writer.value
+            #expect(countsDuringWrite == [0, 0, 0, 0])
+            #expect(try await noteCount(database) == 1)
+        }
+    }
+
+    @Test func callersWaitInTurnWhileEveryConnectionIsLent() async throws {
+        try await withSQLite(maxConnectionsPerEventLoop: 1, loops: 1) { database, _ in
+            let held = Signal(), release = Signal()
+            let order = Order()
+            let holder = Task {
+                try await database.withConnection { _ in
+                    held.fire()
+                    await release.wait()
+                    order.append("holder")
+                }
+            }
+            await held.wait()
+            let first = Task { try await database.withConnection { _ in order.append("first") } }
+            try await Task.sleep(for: .milliseconds(100))
+            let second = Task { try await database.withConnection { _ in order.append("second") } }
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(order.values == [])
+            release.fire()
+            try await holder.value
+            try await first.value
+            try await second.value
+            #expect(order.values == ["holder", "first", "second"])
+        }
+    }
+
+    @Test func aCancelledCallerStopsWaitingAndConnectionsComeBackFromCancelledBodies() async throws {
+        try await withSQLite(maxConnectionsPerEventLoop: 1, loops: 1) { database, _ in
+            let held = Signal(), release = Signal()
+            let holder = Task {
+                try await database.withConnection { _ in
+                    held.fire()
+                    await release.wait()
+                    try Task.checkCancellation()
+                }
+            }
+            await held.wait()
+            let waiter = Task { try await database.withConnection { _ in "connection" } }
+            try await Task.sleep(for: .milliseconds(100))
+            waiter.cancel()
+            await #expect(throws: CancellationError.self) { try await waiter.value }
+            // The holder is cancelled in its body and throws; its connection goes back all the same.
+            holder.cancel()
+            release.fire()
+            await #expect(throws: CancellationError.self) { try await holder.value }
+            #expect(try await database.withConnection { db in try await db.raw("SELECT 1 AS one").first(decodingColumn: "one", as: Int.self) } == 1)
+        }
+    }
+
+    @Test func aTransactionLeftOpenIsRolledBackBeforeTheConnectionIsLentAgain() async throws {
+        try await withSQLite(maxConnectionsPerEventLoop: 1, loops: 1) { database, _ in
+            try await database.transaction { db in
+                try await db.create(table: "notes").column("id", type: .text, .primaryKey(autoIncrement: false)).run()
+            }
+            try await database.withConnection { db in
+                try await db.raw("BEGIN").run()
+                try await db.insert(into: "notes").columns("id").values(SQLBind("abandoned")).run()
+            }
+            try await database.transaction { db in
+                try await db.insert(into: "notes").columns("id").values(SQLBind("kept")).run()
+            }
+            #expect(try await noteCount(database) == 1)
+        }
+    }
+
+    @Test func theBodyRunsInTheCallersTaskWithItsTaskLocals() async throws {
+        try await withSQLite { database, _ in
+            let scope = RequestScope(caller: nil, authenticationFailure: nil, requestID: "request-7")
+            let seen = try await RequestScope.$current.withValue(scope) {
+                try await Self.$marker.withValue("caller") {
+                    try await database.withConnection { _ in (RequestScope.current.requestID, Self.marker) }
+                }
+            }
+            #expect(seen.0 == "request-7")
+            #expect(seen.1 == "caller")
+        }
+    }
+
+    @TaskLocal static var marker: String?
+
+    @Test func aShutDownDatabaseRefusesNewWork() async throws {
+        try await TestDatabase.with(.sqlite) { test in
+            let database = try await Database.open(test.location, logger: TestDatabase.logger)
+            try await database.ping()
+            try await database.shutdown()
+            await #expect(throws: DatabaseShutDownError.self) { try await database.ping() }
+        }
+    }
+
+    // MARK: Helpers
+
+    /// A database on a fresh SQLite file; `loops` > 0 gives it an event loop group of that many loops (so a pool of
+    /// `maxConnectionsPerEventLoop × loops` connections).
+    private func withSQLite(
+        maxConnectionsPerEventLoop: Int = 4, loops: Int = 0, _ body: @escaping @Sendable (Database, String) async throws -> Void
+    ) async throws {
+        try await TestDatabase.with(.sqlite) { test in
+            guard case .sqlite(let path) = test.location else { return }
+            let group = loops > 0 ? MultiThreadedEventLoopGroup(numberOfThreads: loops) : nil
+            let database = try await Database.open(
+                test.location, maxConnectionsPerEventLoop: maxConnectionsPerEventLoop,
+                eventLoopGroup: group ?? MultiThreadedEventLoopGroup.singleton, logger: TestDatabase.logger
+            )
+            do {
+                try await body(database, path)
+                try await database.shutdown()
+            } catch {
+                try? await database.shutdown()
+                try? await group?.shutdownGracefully()
+                throw error
+            }
+            try await group?.shutdownGracefully()
+        }
+    }
+}
+
+/// One value of every kind the stores bind, with the column types the migrations give them on SQLite.
+private struct Sample: Equatable, Codable {
+    static let table = """
+        CREATE TABLE samples (id TEXT PRIMARY KEY, at REAL NOT NULL, uuid TEXT NOT NULL, flag INTEGER NOT NULL, \
+        other_flag INTEGER NOT NULL, data BLOB NOT NULL, empty_data BLOB, bytes TEXT NOT NULL, biggest INTEGER NOT NULL, \
+        smallest INTEGER NOT NULL, count INTEGER NOT NULL, ratio REAL NOT NULL, whole REAL NOT NULL, text TEXT NOT NULL, \
+        empty_text TEXT NOT NULL, missing TEXT, present TEXT, json TEXT NOT NULL, untyped)
+        """
+
+    struct Document: Equatable, Codable {
+        var name: String
+        var weeks: [Int]
+        var note: String?
+    }
+
+    var at: Date
+    var uuid: UUID
+    var flag: Bool
+    var otherFlag: Bool
+    var data: Data
+    var emptyData: Data?
+    var bytes: [UInt8]
+    var biggest: Int64
+    var smallest: Int64
+    var count: Int
+    var ratio: Double
+    var whole: Double
+    var text: String
+    var emptyText: String
+    var missing: String?
+    var present: String?
+    var json: Document
+    var untyped: Double
+
+    static func make() -> Sample {
+        Sample(
+            at: Date.storageNow, uuid: UUID(), flag: true, otherFlag: false, data: Data([0, 1, 2, 0xFF, 0]), emptyData: nil,
+            bytes: [9, 8, 7], biggest: .max, smallest: .min, count: -42, ratio: 3.141592653589793, whole: 2,
+            text: "Grüße 🏋️ \"quoted\" 'single'", emptyText: "", missing: nil, present: "here",
+            json: Document(name: "Plan", weeks: [1, 2, 3], note: nil), untyped: 0.1
+        )
+    }
+
+    func insert(id: String, on db: any SQLDatabase) async throws {
+        try await db.insert(into: "samples")
+            .columns("id", "at", "uuid", "flag", "other_flag", "data", "empty_data", "bytes", "biggest", "smallest", "count",
+                     "ratio", "whole", "text", "empty_text", "missing", "present", "json", "untyped")
+            .values(
+                SQLBind(id), SQLBind(at), SQLBind(uuid), SQLBind(flag), SQLBind(otherFlag), SQLBind(data), SQLBind(emptyData),
+                SQLBind(bytes), SQLBind(biggest), SQLBind(smallest), SQLBind(count), SQLBind(ratio), SQLBind(whole), SQLBind(text),
+                SQLBind(emptyText), SQLBind(missing), SQLBind(present), SQLBind(json), SQLBind(untyped)
+            )
+            .run()
+    }
+
+    init(
+        at: Date, uuid: UUID, flag: Bool, otherFlag: Bool, data: Data, emptyData: Data?, bytes: [UInt8], biggest: Int64,
+        smallest: Int64, count: Int, ratio: Double, whole: Double, text: String, emptyText: String, missing: String?,
+        present: String?, json: Document, untyped: Double
+    ) {
+        (self.at, self.uuid, self.flag, self.otherFlag, self.data, self.emptyData, self.bytes) = (at, uuid, flag, otherFlag, data, emptyData, bytes)
+        (self.biggest, self.smallest, self.count, self.ratio, self.whole) = (biggest, smallest, count, ratio, whole)
+        (self.text, self.emptyText, self.missing, self.present, self.json, self.untyped) = (text, emptyText, missing, present, json, untyped)
+    }
+
+    init(row: any SQLRow) throws {
+        self.init(
+            at: try row.decode(column: "at", as: Date.self), uuid: try row.decode(column: "uuid", as: UUID.self),
+            flag: try row.decode(column: "flag", as: Bool.self), otherFlag: try row.decode(column: "other_flag", as: Bool.self),
+            data: try row.decode(column: "data", as: Data.self), emptyData: try row.decode(column: "empty_data", as: Data?.self),
+            bytes: try row.decode(column: "bytes", as: [UInt8].self), biggest: try row.decode(column: "biggest", as: Int64.self),
+            smallest: try row.decode(column: "smallest", as: Int64.self), count: try row.decode(column: "count", as: Int.self),
+            ratio: try row.decode(column: "ratio", as: Double.self), whole: try row.decode(column: "whole", as: Double.self),
+            text: try row.decode(column: "text", as: String.self), emptyText: try row.decode(column: "empty_text", as: String.self),
+            missing: try row.decode(column: "missing", as: String?.self), present: try row.decode(column: "present", as: String?.self),
+            json: try row.decode(column: "json", as: Document.self), untyped: try row.decode(column: "untyped", as: Double.self)
+        )
+    }
+}
+
+/// A one-shot event a task can wait for.
+private final class Signal: Sendable {
+    private let state = Mutex<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func fire() {
+        let waiters = state.withLock { state in
+            state.fired = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let fired = state.withLock { state in
+                if !state.fired { state.waiters.append(continuation) }
+                return state.fired
+            }
+            if fired { continuation.resume() }
+        }
+    }
+}
+
+/// The order in which tasks got somewhere.
+private final class Order: Sendable {
+    private let state = Mutex<[String]>([])
+    var values: [String] { state.withLock { $0 } }
+    func append(_ value: String) { state.withLock { $0.append(value) } }
+}
+
+private func noteCount(_ database: Database) async throws -> Int {
+    try await database.withConnection { db in
+        try await db.raw("SELECT COUNT(*) AS n FROM notes").first(decodingColumn: "n", as: Int.self) ?? -1
+    }
+}
