@@ -109,11 +109,34 @@ public enum HealthSummarizer {
         _ samples: [HealthSample], type: HealthSampleType, bucket: HealthSummaryBucketSize, timeZone: TimeZone,
         from: Date, to: Date
     ) -> [HealthSummaryBucket] {
+        summarize(samples, slotTotals: nil, type: type, bucket: bucket, timeZone: timeZone, from: from, to: to)
+    }
+
+    /// The same buckets, with the samples that count by their start (``countsByStart(_:start:end:)``) taken from
+    /// per-slot totals wherever ``HealthSummaryPlan/usesTotals(of:)`` says so: there, `slotTotals` stands in for them
+    /// and such samples in `samples` are passed over (a slot without totals held none). Everywhere else, and for every
+    /// other sample, `samples` is used as in ``summarize(_:type:bucket:timeZone:from:to:)``, whose results these
+    /// equal. `nil` totals: every sample is used.
+    public static func summarize(
+        _ samples: [HealthSample], slotTotals: [Int64: HealthSlotTotals]?, type: HealthSampleType,
+        bucket: HealthSummaryBucketSize, timeZone: TimeZone, from: Date, to: Date
+    ) -> [HealthSummaryBucket] {
         guard from < to else { return [] }
         let periods = BucketPeriods(size: bucket, timeZone: timeZone, from: from, to: to)
+        let plan = slotTotals == nil ? HealthSummaryPlan(edges: []) : HealthSummaryPlan(edges: periods.edges)
         var totals = [BucketTotals](repeating: BucketTotals(), count: periods.startDays.count)
         var hint = 0
+        for (slot, slotTotals) in slotTotals ?? [:] where plan.usesTotals(of: slot) {
+            guard let index = periods.index(of: HealthSlots.start(of: slot).timeIntervalSinceReferenceDate, hint: &hint) else { continue }
+            totals[index].add(slotTotals)
+        }
+        hint = 0
         for sample in samples where sample.type == type {
+            if !plan.isEmpty, countsByStart(sample.value, start: sample.start, end: sample.end),
+                plan.usesTotals(of: HealthSlots.slot(of: sample.start))
+            {
+                continue
+            }
             let start = sample.start.timeIntervalSinceReferenceDate
             let end = sample.end?.timeIntervalSinceReferenceDate ?? start
             switch sample.value {
@@ -147,6 +170,163 @@ public enum HealthSummarizer {
         return zip(periods.startDays, totals).compactMap { day, totals in
             totals.sampleCount == 0 ? nil : totals.bucket(start: day, type: type)
         }
+    }
+
+    /// Where a summary over [from, to) in `timeZone` can use slot totals, and where it needs samples one by one.
+    public static func plan(bucket: HealthSummaryBucketSize, timeZone: TimeZone, from: Date, to: Date) -> HealthSummaryPlan {
+        guard from < to else { return HealthSummaryPlan(edges: []) }
+        return HealthSummaryPlan(edges: BucketPeriods(size: bucket, timeZone: timeZone, from: from, to: to).edges)
+    }
+
+    /// Whether a sample counts wholly in the bucket its `start` lies in — heart rate, oxygen saturation, blood
+    /// pressure and zero-length steps — so that per-slot totals can stand in for it. Steps over an interval and sleep
+    /// are split across buckets and never do.
+    public static func countsByStart(_ value: HealthValue, start: Date, end: Date?) -> Bool {
+        switch value {
+        case .heartRate, .oxygenSaturation, .bloodPressure: true
+        case .steps: (end ?? start) <= start
+        case .sleep: false
+        }
+    }
+}
+
+/// Fixed 15-minute slots of UTC time (slot `n` covers `[n × 900 s, (n + 1) × 900 s)` after 1970-01-01T00:00Z).
+///
+/// Every time zone in use today is offset from UTC by a multiple of 15 minutes and changes its clocks on such a
+/// boundary, so a day or week in any of them is a whole number of slots; where an edge is not (a historical local
+/// mean time, a range starting mid-slot), ``HealthSummaryPlan`` reads that slot's samples instead.
+public enum HealthSlots {
+    public static let seconds: Int64 = 900
+
+    /// The slot `instant` lies in.
+    public static func slot(of instant: Date) -> Int64 {
+        Int64((instant.timeIntervalSince1970 / Double(seconds)).rounded(.down))
+    }
+
+    public static func start(of slot: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(slot * seconds))
+    }
+}
+
+/// What the samples of one type that count by their start (``HealthSummarizer/countsByStart(_:start:end:)``) and
+/// start in one slot add up to: enough to merge into any bucket that holds the whole slot.
+public struct HealthSlotTotals: Sendable, Equatable {
+    public var sampleCount = 0
+    public var value = HealthRunningStatistic()
+    public var systolic = HealthRunningStatistic()
+    public var diastolic = HealthRunningStatistic()
+    public var sum = 0.0
+
+    public init() {}
+
+    public var isEmpty: Bool { sampleCount == 0 }
+
+    /// Adds a sample if it counts by its start; returns whether it did.
+    @discardableResult
+    public mutating func add(_ sample: HealthValue, start: Date, end: Date?) -> Bool {
+        guard HealthSummarizer.countsByStart(sample, start: start, end: end) else { return false }
+        sampleCount += 1
+        switch sample {
+        case .heartRate(let number), .oxygenSaturation(let number): value.add(number)
+        case .bloodPressure(let systolicValue, let diastolicValue):
+            systolic.add(systolicValue)
+            diastolic.add(diastolicValue)
+        case .steps(let count): sum += count
+        case .sleep: break
+        }
+        return true
+    }
+
+    public mutating func merge(_ other: HealthSlotTotals) {
+        sampleCount += other.sampleCount
+        value.merge(other.value)
+        systolic.merge(other.systolic)
+        diastolic.merge(other.diastolic)
+        sum += other.sum
+    }
+}
+
+/// Count, minimum, maximum and sum of a series of values.
+public struct HealthRunningStatistic: Sendable, Equatable {
+    public var count = 0
+    public var min = Double.infinity
+    public var max = -Double.infinity
+    public var sum = 0.0
+
+    public init() {}
+
+    public init(count: Int, min: Double, max: Double, sum: Double) {
+        (self.count, self.min, self.max, self.sum) = (count, min, max, sum)
+    }
+
+    public mutating func add(_ value: Double) {
+        count += 1
+        min = Swift.min(min, value)
+        max = Swift.max(max, value)
+        sum += value
+    }
+
+    public mutating func merge(_ other: HealthRunningStatistic) {
+        count += other.count
+        min = Swift.min(min, other.min)
+        max = Swift.max(max, other.max)
+        sum += other.sum
+    }
+
+    var statistic: HealthStatistic? {
+        count == 0 ? nil : HealthStatistic(count: count, min: min, max: max, average: sum / Double(count))
+    }
+}
+
+/// Which 15-minute slots of a summary's range can be summed from slot totals: those inside `[from, to)` that no
+/// bucket edge cuts. The samples of the other parts of the range (``sampleRanges``) are read one by one.
+public struct HealthSummaryPlan: Sendable, Equatable {
+    /// Slots that may use totals (those in ``excluded`` aside).
+    public let slots: Range<Int64>
+    /// Slots a bucket edge cuts.
+    public let excluded: Set<Int64>
+    /// The parts of `[from, to)` whose by-start samples are not in any used slot, as `[lower, upper)` pairs.
+    public let sampleRanges: [(lower: Date, upper: Date)]
+
+    var isEmpty: Bool { slots.isEmpty }
+
+    public func usesTotals(of slot: Int64) -> Bool {
+        slots.contains(slot) && !excluded.contains(slot)
+    }
+
+    /// `edges`: the buckets' edges, seconds since the reference date, first `from` and last `to`.
+    init(edges: [TimeInterval]) {
+        guard let first = edges.first, let last = edges.last, first < last else {
+            (slots, excluded, sampleRanges) = (0..<0, [], [])
+            return
+        }
+        let from = Date(timeIntervalSinceReferenceDate: first)
+        let to = Date(timeIntervalSinceReferenceDate: last)
+        let length = Double(HealthSlots.seconds)
+        let lower = Int64((from.timeIntervalSince1970 / length).rounded(.up))
+        let upper = Int64((to.timeIntervalSince1970 / length).rounded(.down))
+        guard lower < upper else {
+            (slots, excluded, sampleRanges) = (0..<0, [], [(from, to)])
+            return
+        }
+        slots = lower..<upper
+        var excluded: Set<Int64> = []
+        for edge in edges.dropFirst().dropLast() {
+            let instant = Date(timeIntervalSinceReferenceDate: edge)
+            let slot = HealthSlots.slot(of: instant)
+            if HealthSlots.start(of: slot) != instant, slots.contains(slot) { excluded.insert(slot) }
+        }
+        self.excluded = excluded
+        var ranges: [(lower: Date, upper: Date)] = []
+        if from < HealthSlots.start(of: lower) { ranges.append((from, HealthSlots.start(of: lower))) }
+        for slot in excluded.sorted() { ranges.append((HealthSlots.start(of: slot), HealthSlots.start(of: slot + 1))) }
+        if HealthSlots.start(of: upper) < to { ranges.append((HealthSlots.start(of: upper), to)) }
+        sampleRanges = ranges
+    }
+
+    public static func == (left: HealthSummaryPlan, right: HealthSummaryPlan) -> Bool {
+        left.slots == right.slots && left.excluded == right.excluded
+            && left.sampleRanges.elementsEqual(right.sampleRanges) { $0.lower == $1.lower && $0.upper == $1.upper }
     }
 }
 
@@ -215,11 +395,19 @@ private struct BucketPeriods {
 /// Running totals of one bucket.
 private struct BucketTotals {
     var sampleCount = 0
-    var value = RunningStatistic()
-    var systolic = RunningStatistic()
-    var diastolic = RunningStatistic()
+    var value = HealthRunningStatistic()
+    var systolic = HealthRunningStatistic()
+    var diastolic = HealthRunningStatistic()
     var sum = 0.0
     var sleepSeconds: [SleepStage: Double] = [:]
+
+    mutating func add(_ slot: HealthSlotTotals) {
+        sampleCount += slot.sampleCount
+        value.merge(slot.value)
+        systolic.merge(slot.systolic)
+        diastolic.merge(slot.diastolic)
+        sum += slot.sum
+    }
 
     func bucket(start: CalendarDay, type: HealthSampleType) -> HealthSummaryBucket {
         var bucket = HealthSummaryBucket(start: start, sampleCount: sampleCount)
@@ -240,21 +428,3 @@ private struct BucketTotals {
     }
 }
 
-/// Count, extremes and sum of values seen so far.
-private struct RunningStatistic {
-    var count = 0
-    var min = Double.infinity
-    var max = -Double.infinity
-    var sum = 0.0
-
-    mutating func add(_ value: Double) {
-        count += 1
-        min = Swift.min(min, value)
-        max = Swift.max(max, value)
-        sum += value
-    }
-
-    var statistic: HealthStatistic? {
-        count == 0 ? nil : HealthStatistic(count: count, min: min, max: max, average: sum / Double(count))
-    }
-}
