@@ -68,11 +68,12 @@ struct HealthRecords: Sendable {
             }
         }
         guard !accepted.isEmpty, let key = try await vault.dataKey(of: user, creating: true) else { return outcomes }
-        let rows = try accepted.map { try seal($0.sample, of: user, with: key) }
+        let batch = try seal(accepted.map(\.sample), of: user, with: key)
         let engine = database.engine
+        let vault = self.vault
         let (taken, inserted) = try await database.transaction { db in
-            let taken = try await HealthSampleStore.takenByOthers(rows.map(\.id), user: user, on: db)
-            let inserted = try await HealthSamplesCollection.write(rows.filter { !taken.contains($0.id) }, .now(user, now), on: db).inserted
+            let taken = try await HealthSampleStore.takenByOthers(batch.rows.map(\.id), user: user, on: db)
+            let inserted = try await HealthSamplesCollection.write(batch.filter { !taken.contains($0) }, vault: vault, .now(user, now), on: db).inserted
             try await AuditLog.append(AuditEvent(actor: user, subject: user, action: action, resource: "healthSamples", count: inserted.count), on: db, engine: engine)
             return (taken, inserted)
         }
@@ -101,6 +102,11 @@ struct HealthRecords: Sendable {
         }
     }
 
+    /// Samples sealed under the user's data key, ready to store.
+    func seal(_ samples: [HealthSample], of user: UserID, with key: HealthVault.DataKey) throws -> SealedBatch {
+        SealedBatch(key: key, rows: try samples.map { try seal($0, of: user, with: key) }, values: samples.map(\.value))
+    }
+
     /// The row a sample is stored as: its clear fields and the rest sealed under the user's data key.
     func seal(_ sample: HealthSample, of user: UserID, with key: HealthVault.DataKey) throws -> SealedSample {
         SealedSample(
@@ -123,17 +129,42 @@ struct HealthRecords: Sendable {
     }
 
     /// Buckets of the user's samples of `type` in their time zone, audited as a read of every sample used.
+    ///
+    /// Samples that count by their start come from their slots' totals (``HealthRollups``) wherever the buckets hold
+    /// whole slots, and one by one elsewhere (the range's partial slots); steps over an interval and sleep are always
+    /// read one by one.
     func summary(
         of user: UserID, type: HealthSampleType, from: Date, to: Date, bucket: HealthSummaryBucketSize, timeZone: TimeZone
     ) async throws -> [HealthSummaryBucket] {
-        var samples: [HealthSample] = []
-        if let key = try await vault.dataKey(of: user, creating: false) {
-            let rows = try await store.samples(of: user, type: type, keyID: key.id, overlapping: from, to)
-            samples = try await openValues(rows, of: user, with: key)
+        var buckets: [HealthSummaryBucket] = []
+        var used = 0
+        if from < to, let key = try await vault.dataKey(of: user, creating: false) {
+            if type == .sleep {
+                let samples = try await openValues(try await store.samples(of: user, type: type, keyID: key.id, overlapping: from, to), of: user, with: key)
+                buckets = HealthSummarizer.summarize(samples, type: type, bucket: bucket, timeZone: timeZone, from: from, to: to)
+                used = samples.count
+            } else {
+                try await rollups.repair(user, type: type, key: key, vault: vault)
+                let plan = HealthSummarizer.plan(bucket: bucket, timeZone: timeZone, from: from, to: to)
+                let totals = try await rollups.totals(of: user, type: type, slots: plan.slots, key: key, vault: vault)
+                var rows: [HealthSampleID: SealedSample] = [:]
+                for range in plan.sampleRanges {
+                    for row in try await store.samples(of: user, type: type, keyID: key.id, startingIn: range.lower..<range.upper) { rows[row.id] = row }
+                }
+                if type == .steps {
+                    for row in try await store.intervals(of: user, type: type, keyID: key.id, overlapping: from, to) { rows[row.id] = row }
+                }
+                let samples = try await openValues(Array(rows.values), of: user, with: key)
+                buckets = HealthSummarizer.summarize(samples, slotTotals: totals, type: type, bucket: bucket, timeZone: timeZone, from: from, to: to)
+                used = samples.count + totals.filter { plan.usesTotals(of: $0.key) }.values.reduce(0) { $0 + $1.sampleCount }
+            }
         }
-        let buckets = HealthSummarizer.summarize(samples, type: type, bucket: bucket, timeZone: timeZone, from: from, to: to)
-        try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: "healthSummary", count: samples.count))
+        try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: "healthSummary", count: used))
         return buckets
+    }
+
+    var rollups: HealthRollups {
+        HealthRollups(database: database)
     }
 
     /// Opens sealed rows of `user`. Rows sealed under a key that is no longer the user's were crypto-shredded (an
@@ -169,6 +200,20 @@ struct HealthRecords: Sendable {
         let plain = try vault.open(row.sealed, with: key, binding: SealedSample.binding(user: user, id: row.id, type: row.type, start: row.start, end: row.end))
         let sealed = try HealthSampleCodec.decode(plain)
         return HealthSample(id: row.id, value: sealed.value, start: row.start, end: row.end, sourceId: sealed.sourceID, device: sealed.device, metadata: sealed.metadata)
+    }
+}
+
+/// Samples sealed for storing under one user's data key, with their values (in memory only, for the slot totals).
+struct SealedBatch: Sendable {
+    var key: HealthVault.DataKey
+    var rows: [SealedSample]
+    /// The values of `rows`, in the same order.
+    var values: [HealthValue]
+
+    /// The samples whose ids pass `isIncluded`.
+    func filter(_ isIncluded: (HealthSampleID) -> Bool) -> SealedBatch {
+        let kept = zip(rows, values).filter { isIncluded($0.0.id) }
+        return SealedBatch(key: key, rows: kept.map(\.0), values: kept.map(\.1))
     }
 }
 

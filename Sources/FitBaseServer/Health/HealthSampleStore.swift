@@ -105,8 +105,28 @@ struct HealthSampleStore: Sendable {
 
     /// Deletes the row of the user's sample, nothing else (``HealthSamplesCollection/delete(_:_:on:)`` is the delete
     /// with its feed entry); whether it was there.
-    static func deleteRow(_ id: HealthSampleID, of user: UserID, on db: any SQLDatabase) async throws -> Bool {
-        !(try await db.delete(from: "health_samples").where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue).returning("id").all()).isEmpty
+    static func deleteRow(_ id: HealthSampleID, of user: UserID, on db: any SQLDatabase) async throws -> (type: HealthSampleType, start: Date)? {
+        guard let row = try await db.delete(from: "health_samples").where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue)
+            .returning("type", "start_at").first(),
+            let type = HealthSampleType(rawValue: try row.decode(column: "type", as: String.self))
+        else { return nil }
+        return (type, try row.decode(column: "start_at", as: Date.self))
+    }
+
+    /// Up to `limit` of the user's samples of `type` sealed under `keyID` that start in `range`, in (start, id) order
+    /// after `after` (keyset paging: each page is one indexed range read).
+    static func page(
+        of user: UserID, type: HealthSampleType, keyID: String, startingIn range: Range<Date>, after: (start: Date, id: UUID)?, limit: Int,
+        on db: any SQLDatabase
+    ) async throws -> [SealedSample] {
+        var query = select(on: db).where("user_id", .equal, user.rawValue).where("type", .equal, type.rawValue).where("key_id", .equal, keyID)
+            .where("start_at", .greaterThanOrEqual, range.lowerBound).where("start_at", .lessThan, range.upperBound)
+        if let after {
+            query = query.where { group in
+                group.where("start_at", .greaterThan, after.start).orWhere { $0.where("start_at", .equal, after.start).where("id", .greaterThan, after.id) }
+            }
+        }
+        return try await query.orderBy("start_at").orderBy("id").limit(limit).all().map(sample)
     }
 
     /// Samples of `user` with these ids.
@@ -153,6 +173,26 @@ struct HealthSampleStore: Sendable {
                 if let failure = state.failure { throw failure }
                 return state.rows
             }
+        }
+    }
+
+    /// The user's samples of `type` sealed under `keyID` that start in `range`.
+    func samples(of user: UserID, type: HealthSampleType, keyID: String, startingIn range: Range<Date>) async throws -> [SealedSample] {
+        try await database.withConnection { db in
+            try await Self.select(on: db).where("user_id", .equal, user.rawValue).where("type", .equal, type.rawValue).where("key_id", .equal, keyID)
+                .where("start_at", .greaterThanOrEqual, range.lowerBound).where("start_at", .lessThan, range.upperBound)
+                .all().map(Self.sample)
+        }
+    }
+
+    /// The user's samples of `type` sealed under `keyID` that last a while (end after start) and may overlap
+    /// [from, to): started before `to` and at most 24 hours (the longest interval) before `from`.
+    func intervals(of user: UserID, type: HealthSampleType, keyID: String, overlapping from: Date, _ to: Date) async throws -> [SealedSample] {
+        try await database.withConnection { db in
+            try await Self.select(on: db).where("user_id", .equal, user.rawValue).where("type", .equal, type.rawValue).where("key_id", .equal, keyID)
+                .where("start_at", .greaterThanOrEqual, from.addingTimeInterval(-86_400)).where("start_at", .lessThan, to)
+                .where(SQLColumn("end_at"), .greaterThan, SQLColumn("start_at"))
+                .all().map(Self.sample)
         }
     }
 

@@ -17,12 +17,18 @@ struct HealthSamplesCollection: SyncedCollection {
     /// Values are sealed under the user's key: never in a stored push result.
     var isSealed: Bool { true }
 
-    /// Stores the sealed rows not stored before (of `write`'s user) and enters them into the feed: the write path of
-    /// every sample. Returns the ids stored and their feed entries.
-    static func write(_ rows: [SealedSample], _ write: FeedWrite, on db: any SQLDatabase) async throws -> (inserted: Set<HealthSampleID>, changes: [SyncChange]) {
-        let inserted = try await HealthSampleStore.insert(rows, of: write.user, now: write.now, on: db)
-        let ids = rows.filter { inserted.contains($0.id) }.map(\.id.description)
-        return (inserted, try await SyncFeed.recordNew(.healthSamples, ids: ids, of: write.user, updatedAt: write.updatedAt, on: db))
+    /// Stores the sealed samples not stored before (of `write`'s user), enters them into the feed and adds them to
+    /// their slots' totals: the write path of every sample. Returns the ids stored and their feed entries.
+    static func write(_ batch: SealedBatch, vault: HealthVault, _ write: FeedWrite, on db: any SQLDatabase) async throws -> (inserted: Set<HealthSampleID>, changes: [SyncChange]) {
+        let inserted = try await HealthSampleStore.insert(batch.rows, of: write.user, now: write.now, on: db)
+        let ids = batch.rows.filter { inserted.contains($0.id) }.map(\.id.description)
+        let changes = try await SyncFeed.recordNew(.healthSamples, ids: ids, of: write.user, updatedAt: write.updatedAt, on: db)
+        // After the feed entries, which take the user's feed row (see HealthRollups).
+        let additions = zip(batch.rows, batch.values).filter { inserted.contains($0.0.id) }.map { row, value in
+            HealthRollups.Addition(type: row.type, start: row.start, end: row.end, value: value)
+        }
+        try await HealthRollups.add(additions, of: write.user, key: batch.key, vault: vault, on: db)
+        return (inserted, changes)
     }
 
     // MARK: Sync
@@ -57,7 +63,7 @@ struct HealthSamplesCollection: SyncedCollection {
         guard let key = try await reads.once("health.key", { try await health.vault.dataKey(of: user, creating: true) }) else {
             throw Self.consentRequired
         }
-        return HealthSampleWrite(sample: try health.seal(sample, of: user, with: key))
+        return HealthSampleWrite(batch: try health.seal([sample], of: user, with: key), vault: health.vault)
     }
 
     func checkDelete(id: String, reads: PushReads) async throws {
@@ -65,8 +71,10 @@ struct HealthSamplesCollection: SyncedCollection {
     }
 
     func delete(_ id: String, _ write: FeedWrite, on db: any SQLDatabase) async throws -> SyncChange? {
-        guard let sample = HealthSampleID(id), try await HealthSampleStore.deleteRow(sample, of: write.user, on: db) else { return nil }
-        return try await write.record(.healthSamples, id: id, deleted: true, on: db)
+        guard let sample = HealthSampleID(id), let deleted = try await HealthSampleStore.deleteRow(sample, of: write.user, on: db) else { return nil }
+        let change = try await write.record(.healthSamples, id: id, deleted: true, on: db)
+        try await HealthRollups.markStale(type: deleted.type, start: deleted.start, of: write.user, on: db)
+        return change
     }
 
     func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: OpenAPIObjectContainer] {
@@ -99,11 +107,12 @@ struct HealthSamplesCollection: SyncedCollection {
 
 /// A checked, sealed sample.
 struct HealthSampleWrite: SyncedWrite {
-    var sample: SealedSample
+    var batch: SealedBatch
+    var vault: HealthVault
 
     func write(_ write: FeedWrite, on db: any SQLDatabase) async throws -> SyncChange {
-        if let change = try await HealthSamplesCollection.write([sample], write, on: db).changes.first { return change }
+        if let change = try await HealthSamplesCollection.write(batch, vault: vault, write, on: db).changes.first { return change }
         // Its row was there already (the feed had lost it): the feed entry is made again.
-        return try await write.record(.healthSamples, id: sample.id.description, deleted: false, on: db)
+        return try await write.record(.healthSamples, id: batch.rows[0].id.description, deleted: false, on: db)
     }
 }

@@ -31,6 +31,7 @@ enum FitBaseMigrations {
         CreateOutbox(),
         CreateSigningKeys(),
         CreateCacheGenerations(),
+        CreateHealthRollups(),
     ]
 }
 
