@@ -36,7 +36,13 @@ import Testing
 
     @discardableResult
     static func log(_ client: any TestClientProtocol, _ account: TestAccount, _ workout: String, at date: Date = Date.now.addingTimeInterval(-60)) async throws -> String {
-        let response = try await client.json(.post, "/v1/history", body: ["workoutId": workout, "completedAt": date.formatted(.iso8601), "duration": 30], token: account.accessToken)
+        var response = try await client.json(.post, "/v1/history", body: ["workoutId": workout, "completedAt": date.formatted(.iso8601), "duration": 30], token: account.accessToken)
+        // A database too busy to lend a connection in time answers 503 with Retry-After (a loaded CI machine may get
+        // there with hundreds of writes queued on one group): the client sends the workout again, as an app would.
+        while response.status == .serviceUnavailable, response.headers[.retryAfter] != nil {
+            try await Task.sleep(for: .seconds(1))
+            response = try await client.json(.post, "/v1/history", body: ["workoutId": workout, "completedAt": date.formatted(.iso8601), "duration": 30], token: account.accessToken)
+        }
         try #require(response.status == .created, "\(String(buffer: response.body))")
         return try #require(try json(response)["id"] as? String)
     }

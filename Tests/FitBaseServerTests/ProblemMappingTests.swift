@@ -1,3 +1,4 @@
+import AsyncKit
 import FitBaseCore
 import FitBaseAPI
 import FitBaseTestSupport
@@ -23,6 +24,12 @@ import Testing
         let encoded = try JSONDecoder().decode([String: OpenAPIValueContainer].self, from: JSONEncoder().encode(wire))
         #expect(encoded["code"]?.value as? String == "upgrade_required")
         #expect(encoded["type"]?.value as? String == "urn:fitbase:problem:upgrade_required")
+    }
+
+    @Test func aDatabaseTooBusyToLendAConnectionIsA503WithRetryAfterNotA500() throws {
+        let problem = try #require(ProblemMapping.problem(for: ConnectionPoolTimeoutError.connectionRequestTimeout))
+        #expect(problem.status == .serviceUnavailable && problem.code == .busy)
+        #expect(problem.headers[.retryAfter] == "1")
     }
 
     @Test func malformedJSONIsA400NamingTheProblem() async throws {

@@ -1,3 +1,6 @@
+import FitBaseCore
+import HTTPTypes
+import AsyncKit
 import PostgresNIO
 import VaporCSQLite
 
@@ -20,3 +23,13 @@ extension Database {
 /// import).
 private let sqliteConstraintUnique = SQLITE_CONSTRAINT | (8 << 8)
 private let sqliteConstraintPrimaryKey = SQLITE_CONSTRAINT | (6 << 8)
+
+/// Every pooled PostgreSQL connection stayed lent for the pool's whole wait (10 seconds): the database is overloaded,
+/// not broken, so the caller gets 503 `busy` with `Retry-After` instead of a 500.
+extension ConnectionPoolTimeoutError: ProblemConvertible {
+    var problem: Problem {
+        Problem(
+            .serviceUnavailable, code: .busy, detail: "The database is busy; try again in a second.", headers: [.retryAfter: "1"]
+        )
+    }
+}
