@@ -73,7 +73,7 @@ import Testing
             let sixtyDays = Self.days(60)
             status = try await step("DID_RENEW", expires: sixtyDays)
             #expect(status["status"] as? String == "active")
-            let renewedUntil = try #require((status["expiresAt"] as? String).flatMap(InternetTime.date(from:)))
+            let renewedUntil = try #require((status["expiresAt"] as? String).flatMap(InternetDateTime.date(from:)))
             #expect(abs(renewedUntil.timeIntervalSince(sixtyDays)) < 1)
 
             status = try await step("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", expires: Self.days(60), renews: 0)
@@ -132,7 +132,7 @@ import Testing
             let subscribed = try Self.signer.notification(type: "SUBSCRIBED", subtype: "INITIAL_BUY", transaction: earlier, signedDate: Date.now.addingTimeInterval(-600))
             #expect(try json(try await Self.notify(client, subscribed))["result"] as? String == "processed")
             let status = try await Self.status(client, account.accessToken)
-            let expires = try #require((status["expiresAt"] as? String).flatMap(InternetTime.date(from:)))
+            let expires = try #require((status["expiresAt"] as? String).flatMap(InternetDateTime.date(from:)))
             #expect(abs(expires.timeIntervalSince(renewedUntil)) < 1)
 
             let test = try Self.signer.notification(type: "TEST")
@@ -141,7 +141,7 @@ import Testing
             // A type FitBase does not act on (carrying an older transaction) is acknowledged and changes nothing.
             let consumption = try Self.signer.notification(type: "CONSUMPTION_REQUEST", transaction: earlier, signedDate: .now)
             #expect(try json(try await Self.notify(client, consumption))["result"] as? String == "processed")
-            let unchanged = try #require((try await Self.status(client, account.accessToken)["expiresAt"] as? String).flatMap(InternetTime.date(from:)))
+            let unchanged = try #require((try await Self.status(client, account.accessToken)["expiresAt"] as? String).flatMap(InternetDateTime.date(from:)))
             #expect(abs(unchanged.timeIntervalSince(renewedUntil)) < 1)
         }
     }

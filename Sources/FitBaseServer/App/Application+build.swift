@@ -177,7 +177,7 @@ func buildApplication(
     )
     try api.registerHandlers(
         on: RoutingTransport(router: router, routes: routes),
-        configuration: .init(jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
+        configuration: .init(dateTranscoder: InternetDateTimeTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
     )
 
     let host = configuration.host

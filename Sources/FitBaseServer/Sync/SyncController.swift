@@ -73,7 +73,7 @@ struct SyncController: Sendable {
     /// A wire value as a free-form JSON object (instants in RFC 3339, as everywhere in the API).
     static func object(_ value: some Encodable) throws -> OpenAPIObjectContainer {
         let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .internetDateTime
         return try JSONDecoder().decode(OpenAPIObjectContainer.self, from: encoder.encode(value))
     }
 

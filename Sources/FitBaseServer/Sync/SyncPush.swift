@@ -137,14 +137,7 @@ extension SyncController {
         }
         do {
             let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .custom { decoder in
-                let container = try decoder.singleValueContainer()
-                let text = try container.decode(String.self)
-                guard let date = InternetTime.date(from: text) else {
-                    throw DecodingError.dataCorruptedError(in: container, debugDescription: "must be an RFC 3339 date-time")
-                }
-                return date
-            }
+            decoder.dateDecodingStrategy = .internetDateTime
             return try decoder.decode(Body.self, from: JSONEncoder().encode(data.additionalProperties))
         } catch let error as DecodingError {
             throw ProblemMapping.problem(forDecoding: error).prefixingFields(with: "data.")
@@ -295,9 +288,9 @@ extension SyncController {
     /// Stored results keep instants to the second, as the API writes them.
     private static let resultCoding: (encoder: JSONEncoder, decoder: JSONDecoder) = {
         let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .internetDateTime
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = .internetDateTime
         return (encoder, decoder)
     }()
 }
@@ -317,12 +310,5 @@ extension Error {
     /// ``Problem/prefixingFields(with:)`` for a thrown problem; other errors unchanged.
     fileprivate func prefixingFields(with prefix: String) -> any Error {
         (self as? Problem)?.prefixingFields(with: prefix) ?? self
-    }
-}
-
-/// RFC 3339 instants, with or without fractional seconds.
-enum InternetTime {
-    static func date(from text: String) -> Date? {
-        (try? Date(text, strategy: .iso8601)) ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
     }
 }
