@@ -18,7 +18,7 @@ public struct Identifier<Entity>: RawRepresentable, Hashable, Sendable, Codable,
 
     /// A new random identifier.
     public init() {
-        self.rawValue = UUID()
+        self.rawValue = UUID.random()
     }
 
     /// Parses a UUID string in any letter case; `nil` when it is not one.
@@ -46,6 +46,18 @@ public struct Identifier<Entity>: RawRepresentable, Hashable, Sendable, Codable,
 }
 
 extension UUID {
+    /// A random (version 4) UUID from the system's generator (`getrandom` on Linux). Foundation's `UUID()` opens and
+    /// closes `/dev/urandom` on Linux for every id, which showed as 3.5 % of the CPU of the cheapest request.
+    public static func random() -> UUID {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = (generator.next() as UInt64, generator.next() as UInt64)
+        return withUnsafeMutableBytes(of: &bytes) { raw in
+            raw[6] = (raw[6] & 0x0F) | 0x40  // version 4
+            raw[8] = (raw[8] & 0x3F) | 0x80  // RFC 4122 variant
+            return UUID(uuid: raw.load(as: uuid_t.self))
+        }
+    }
+
     /// The canonical lower-case text (8-4-4-4-12), written in one allocation: ids are formatted for every record
     /// that goes on the wire, and `uuidString.lowercased()` costs two strings each time.
     public var lowercasedString: String {

@@ -53,8 +53,6 @@ func exitWithStartupError(_ error: any Error) -> Never {
 /// Sends logs to standard error at the configured level; called once per process.
 func bootstrapLogging(level: Logger.Level) {
     LoggingSystem.bootstrap { label in
-        var handler = StreamLogHandler.standardError(label: label)
-        handler.logLevel = level
-        return handler
+        StandardErrorLogHandler(label: label, level: level, metadataProvider: RequestLogging.metadataProvider)
     }
 }

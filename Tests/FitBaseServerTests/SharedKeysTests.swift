@@ -298,6 +298,15 @@ import Testing
                 }
                 #expect(try await signer.verify(later).user == user)
                 #expect(try await signer.verify(after).user == user)
+
+                // Tokens verified before (and remembered) stop verifying once their key is retired and the signer
+                // has read the keys again.
+                #expect(try await signer.verify(before).user == user)
+                _ = try await keys.rotate(now: Date.storageNow.addingTimeInterval(2 * 3600))
+                try await signer.reload()
+                await #expect(throws: Problem.self) { try await signer.verify(before) }
+                await #expect(throws: Problem.self) { try await signer.verify(after) }
+                #expect(try await signer.verify(later).user == user)
                 try await database.shutdown()
             } catch {
                 try? await database.shutdown()

@@ -38,7 +38,7 @@ package struct AccountAdministration: Sendable {
     package func grantTier(_ tier: SubscriptionTier, to user: UserID, days: Int?) async throws -> Date? {
         let now = Date.storageNow
         let expires = days.map { now.addingTimeInterval(TimeInterval($0) * 86_400) }
-        let id = UUID()
+        let id = UUID.random()
         let record = SubscriptionRecord(
             id: id, user: user, externalID: "promotional-\(id.uuidString.lowercased())",
             state: SubscriptionState(source: .promotional, productID: "promotional.\(tier.rawValue)", tier: tier, expiresAt: expires, willRenew: false),

@@ -22,7 +22,7 @@ struct ConsentStore: Sendable {
     func record(_ kind: ConsentKind, version: String, granted: Bool, for user: UserID, now: Date) async throws {
         try await database.transaction { db in
             try await db.insert(into: "consents").columns("id", "user_id", "kind", "version", "granted", "recorded_at")
-                .values(SQLBind(UUID()), SQLBind(user.rawValue), SQLBind(kind.rawValue), SQLBind(version), SQLBind(granted), SQLBind(now))
+                .values(SQLBind(UUID.random()), SQLBind(user.rawValue), SQLBind(kind.rawValue), SQLBind(version), SQLBind(granted), SQLBind(now))
                 .run()
         }
     }

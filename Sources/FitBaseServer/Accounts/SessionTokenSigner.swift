@@ -4,6 +4,7 @@ import Foundation
 import JWTKit
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// Signs and verifies the server's access tokens: ES256 JWTs with `sub`, `sid`, `iat`, `exp`, `iss` and `aud`, and the
 /// signing key's `kid` in the header.
@@ -65,6 +66,7 @@ actor SessionTokenSigner {
         if let ring, ring.currentKeyID != fresh.currentKeyID {
             keys.logger.notice("signing access tokens with a new key", metadata: ["kid": "\(fresh.currentKeyID)"])
         }
+        if ring?.keyIDs != fresh.keyIDs { verified.withLock { $0.removeAll() } }
         ring = fresh
         return fresh
     }
@@ -87,7 +89,25 @@ actor SessionTokenSigner {
     }
 
     /// The verified claims of `token`, or a 401 problem saying why it was refused.
-    func verify(_ token: String) async throws(Problem) -> AccessClaims {
+    /// The claims of `token`, from the tokens verified before while they last (a signature check and two JSON
+    /// decodings saved on every signed-in request), else verified now. A change of the signing keys (a key retired)
+    /// forgets every token verified before it.
+    nonisolated func verify(_ token: String) async throws(Problem) -> AccessClaims {
+        let now = Date()
+        if let known = verified.withLock({ $0[token] }), now < known.expiresAt { return known.claims }
+        let (claims, expiresAt) = try await verifyUncached(token)
+        verified.withLock { verified in
+            if verified.count >= Self.verifiedTokenLimit { verified.removeAll(keepingCapacity: true) }
+            verified[token] = (claims, expiresAt)
+        }
+        return claims
+    }
+
+    /// Tokens verified before, with their claims and expiry (at most ``verifiedTokenLimit``; all are dropped when full).
+    private nonisolated let verified = Mutex<[String: (claims: AccessClaims, expiresAt: Date)]>([:])
+    static let verifiedTokenLimit = 50_000
+
+    private func verifyUncached(_ token: String) async throws(Problem) -> (AccessClaims, Date) {
         guard let kid = Self.keyID(in: token), let ring = await ring(holding: kid) else {
             throw .unauthenticated(.invalidToken, "The access token is not valid.")
         }
@@ -104,9 +124,10 @@ actor SessionTokenSigner {
         else {
             throw .unauthenticated(.invalidToken, "The access token is not valid.")
         }
-        return AccessClaims(
+        let claims = AccessClaims(
             user: user, session: session, authenticatedAt: Date(timeIntervalSince1970: TimeInterval(payload.auth_time))
         )
+        return (claims, payload.exp.value)
     }
 
     /// The public keys that verify access tokens (the current and the previous ones), as `/.well-known/jwks.json`

@@ -96,7 +96,7 @@ struct SubscriptionStore: Sendable {
     /// turns instead of one failing on the unique key. A placeholder grants nothing (free tier, expired).
     static func lockedRecord(_ source: EntitlementSource, externalID: String, now: Date, on db: any SQLDatabase) async throws -> SubscriptionRecord {
         let placeholder = SubscriptionRecord(
-            id: UUID(), user: nil, externalID: externalID,
+            id: UUID.random(), user: nil, externalID: externalID,
             state: SubscriptionState(source: source, productID: "", tier: .free, expiresAt: .distantPast, willRenew: false), stateAt: .distantPast
         )
         try await insertIgnoringDuplicates(placeholder, now: now, on: db)

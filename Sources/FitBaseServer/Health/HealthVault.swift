@@ -39,7 +39,7 @@ final class HealthVault: Sendable {
         var wrapped = try await keys.key(of: user)
         if wrapped == nil, creating {
             let raw = SymmetricKey(size: .bits256)
-            let keyID = UUID().uuidString.lowercased()
+            let keyID = UUID.random().uuidString.lowercased()
             let sealed = try masterKey.seal(raw.withUnsafeBytes { Data($0) }, context: Self.context(user, keyID))
             wrapped = try await keys.insertIfAbsent(.init(user: user, keyID: keyID, masterKeyID: masterKey.id, wrapped: sealed))
         }

@@ -17,10 +17,11 @@ struct WorkoutLogsCollection: SyncedCollection {
 
     // MARK: REST
 
-    /// Adds (or replaces) a log with its effects; returns the group whose leaderboards changed, if any.
+    /// Adds a workout logged over REST, under the id the server has just generated for it (so there is no feed entry
+    /// to read), with its effects; returns the group whose leaderboards changed, if any.
     @discardableResult
     func save(_ log: WorkoutLog, of user: UserID, now: Date) async throws -> GroupID? {
-        try await database.transaction { db in try await WorkoutLogWrite(log: log).saved(.now(user, now), on: db).group }
+        try await database.transaction { db in try await WorkoutLogWrite(log: log).saved(.new(user, now), on: db).group }
     }
 
     /// Deletes a log with its effects; whether it was there.

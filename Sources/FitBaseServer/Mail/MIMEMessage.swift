@@ -1,3 +1,4 @@
+import FitBaseCore
 import Foundation
 
 /// The RFC 5322 text of one ``MailMessage``: headers, then a `multipart/alternative` body with the plain-text and the
@@ -11,7 +12,7 @@ struct MIMEMessage: Sendable {
     ///
     /// - Throws: `.permanent` when the subject holds a line break (it would start a header of its own).
     init(_ message: MailMessage, from sender: MailAddress, to recipient: MailAddress) throws(MailDeliveryError) {
-        let uniqueID = UUID()
+        let uniqueID = UUID.random()
         guard !message.subject.contains(where: \.isNewline) else {
             throw .permanent("the subject contains a line break")
         }

@@ -29,7 +29,7 @@ struct Outbox: Sendable {
 
     /// Queues `job` in the caller's transaction; the worker is woken once the transaction commits.
     func enqueue(_ job: OutboxJob, user: UserID?, now: Date, on db: any SQLDatabase) async throws {
-        let id = UUID()
+        let id = UUID.random()
         let sealed = try masterKey.seal(try JSONEncoder().encode(job), context: Self.context(id))
         try await db.insert(into: "outbox")
             .columns("id", "kind", "user_id", "payload", "status", "attempts", "next_attempt_at", "created_at")

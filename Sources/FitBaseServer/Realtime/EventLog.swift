@@ -110,7 +110,7 @@ final class EventHub: Sendable {
 
     /// Registers a subscriber's wake-up stream until `unregister`.
     func register(_ continuation: AsyncStream<Void>.Continuation) -> UUID {
-        let id = UUID()
+        let id = UUID.random()
         subscribers.withLock { $0[id] = continuation }
         return id
     }

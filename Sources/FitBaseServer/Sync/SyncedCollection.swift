@@ -109,6 +109,11 @@ struct FeedWrite: Sendable {
         FeedWrite(user: user, now: now, updatedAt: now, currentVersion: nil)
     }
 
+    /// A REST create under an id the server has just generated: no feed entry can exist yet, so none is read.
+    static func new(_ user: UserID, _ now: Date = .storageNow) -> FeedWrite {
+        FeedWrite(user: user, now: now, updatedAt: now, currentVersion: 0)
+    }
+
     /// Enters the change of `collection`/`id` into the feed.
     func record(_ collection: SyncCollection, id: String, deleted: Bool, on db: any SQLDatabase) async throws -> SyncChange {
         try await SyncFeed.record(collection, id: id, of: user, deleted: deleted, updatedAt: updatedAt, currentVersion: currentVersion, on: db)

@@ -108,7 +108,7 @@ struct AppStoreSubscriptions: Sendable {
         tier: SubscriptionTier, signedAt: Date
     ) -> SubscriptionRecord {
         var record = existing ?? SubscriptionRecord(
-            id: UUID(), user: nil, externalID: transaction.originalTransactionId,
+            id: UUID.random(), user: nil, externalID: transaction.originalTransactionId,
             state: SubscriptionState(source: .appStore, productID: transaction.productId, tier: tier, expiresAt: nil),
             stateAt: .distantPast, environment: transaction.environment.rawValue
         )
