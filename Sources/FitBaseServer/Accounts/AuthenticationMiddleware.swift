@@ -15,9 +15,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var scope = RequestScope(caller: nil, authenticationFailure: nil, requestID: context.requestID)
-        scope.clientAddress = ClientAddress.resolve(
-            peer: context.remoteAddress, forwardedFor: request.headers[.xForwardedFor], trusted: trustedProxies
-        )
+        scope.origin = ClientOrigin(peer: context.remoteAddress, forwardedFor: request.headers[.xForwardedFor], trustedProxies: trustedProxies)
         if let header = request.headers[.authorization] {
             do {
                 scope.caller = try await caller(from: header)

@@ -13,6 +13,8 @@ struct BodyLimitMiddleware: RouterMiddleware {
         if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > maxBytes {
             throw Problem.payloadTooLarge(limit: maxBytes)
         }
+        // A GET or HEAD that announces no body has none: nothing to collect.
+        if request.hasNoBody { return try await next(request, context) }
         var request = request
         do {
             _ = try await request.collectBody(upTo: maxBytes)
@@ -20,5 +22,12 @@ struct BodyLimitMiddleware: RouterMiddleware {
             throw Problem.payloadTooLarge(limit: maxBytes)
         }
         return try await next(request, context)
+    }
+}
+
+extension Request {
+    /// A GET or HEAD without `Content-Length` or `Transfer-Encoding`: HTTP/1.1 gives it no body.
+    var hasNoBody: Bool {
+        (head.method == .get || head.method == .head) && headers[.contentLength] == nil && headers[.transferEncoding] == nil
     }
 }

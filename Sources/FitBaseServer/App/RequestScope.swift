@@ -1,5 +1,6 @@
 import FitBaseCore
 import Foundation
+import NIOCore
 
 /// Who is calling, for the generated handlers, which see no Hummingbird context: set per request by
 /// ``AuthenticationMiddleware`` as a task-local value.
@@ -11,7 +12,14 @@ struct RequestScope: Sendable {
     /// The request's `X-Request-ID` (the audit log records it).
     var requestID: String?
     /// The client's address, for per-client limits (see ``ClientAddress``); `nil` when unknown.
-    var clientAddress: String? = nil
+    /// Where the request came from: the peer and `X-Forwarded-For`, resolved only when ``clientAddress`` is asked for
+    /// (most requests never ask).
+    var origin: ClientOrigin? = nil
+
+    /// The client's address (see ``ClientAddress``).
+    var clientAddress: String? {
+        origin.flatMap { ClientAddress.resolve(peer: $0.peer, forwardedFor: $0.forwardedFor, trusted: $0.trustedProxies) }
+    }
 
     @TaskLocal static var current = RequestScope(caller: nil, authenticationFailure: nil, requestID: nil)
 
@@ -30,4 +38,11 @@ struct Caller: Sendable, Equatable {
     let role: Role
     /// When the user signed in to this session (re-authentication checks use it).
     let authenticatedAt: Date
+}
+
+/// What a request's client address is resolved from.
+struct ClientOrigin: Sendable {
+    var peer: SocketAddress?
+    var forwardedFor: String?
+    var trustedProxies: [AddressRange]
 }

@@ -29,6 +29,7 @@ struct RoutingTransport: ServerTransport {
 
     /// The request's body for the generated handler (already collected: this only hands the buffer over).
     private static func body(of request: Request) async throws -> HTTPBody {
+        if request.hasNoBody { return HTTPBody() }
         var request = request
         return HTTPBody(try await request.collectBody(upTo: .max).readableBytesView)
     }
