@@ -75,8 +75,12 @@ struct AccountPagesController: Sendable {
 struct AccountPageHeadersMiddleware: RouterMiddleware {
     typealias Context = FitBaseRequestContext
 
+    /// The routes it wraps: the account pages under `/auth/`.
+    static func applies(path: String, method: HTTPRequest.Method) -> Bool {
+        path.hasPrefix("/auth/")
+    }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.uri.path.hasPrefix("/auth/") else { return try await next(request, context) }
         var response = try await next(request, context)
         response.headers[.cacheControl] = "no-store"
         response.headers[.referrerPolicy] = "no-referrer"

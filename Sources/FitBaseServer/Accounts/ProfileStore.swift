@@ -47,11 +47,18 @@ struct ProfileStore: Sendable {
         "time_zone", "share_workout_data", "available_equipment",
     ]
 
+    /// The account's names and its profile row (absent until the profile is first written), in one statement.
+    private static let selectProfile = StoredStatement(
+        #"SELECT "users"."display_name" AS "display_name", "users"."photo_url" AS "photo_url", "user_profiles"."user_id" AS "profile_user_id", "#
+            + columns.map { #""user_profiles"."\#($0)" AS "\#($0)""# }.joined(separator: ", ")
+            + #" FROM "users" LEFT JOIN "user_profiles" ON "user_profiles"."user_id" = "users"."id" WHERE "users"."id" = ?"#
+    )
+
     static func profile(of user: UserID, on db: any SQLDatabase) async throws -> Profile {
-        let names = try await db.select().columns("display_name", "photo_url").from("users").where("id", .equal, user.rawValue).first()
-        let displayName = try names?.decode(column: "display_name", as: String?.self)
-        let photoURL = try names?.decode(column: "photo_url", as: String?.self)
-        guard let row = try await db.select().columns(columns).from("user_profiles").where("user_id", .equal, user.rawValue).first() else {
+        let row = try await selectProfile(user.rawValue).first(on: db)
+        let displayName = try row?.decode(column: "display_name", as: String?.self)
+        let photoURL = try row?.decode(column: "photo_url", as: String?.self)
+        guard let row, try row.decode(column: "profile_user_id", as: UUID?.self) != nil else {
             return Profile(displayName: displayName, photoURL: photoURL)
         }
         return Profile(

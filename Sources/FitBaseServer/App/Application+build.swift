@@ -23,11 +23,13 @@ public func buildApplication(
     try await buildApplication(configuration: configuration, logger: logger, mailer: nil, onListening: onListening)
 }
 
-/// ``buildApplication(configuration:logger:onListening:)`` with the mailer chosen by the caller (tests record e-mail).
+/// ``buildApplication(configuration:logger:onListening:)`` with the mailer chosen by the caller (tests record e-mail),
+/// and, for tests comparing the two, without the ``DirectRoute``s.
 func buildApplication(
     configuration: ServerConfiguration,
     logger: Logger? = nil,
     mailer: (any Mailer)?,
+    directRoutes: Bool = true,
     onListening: @escaping @Sendable (String) async -> Void = { _ in }
 ) async throws -> FitBaseApplication {
     let logger = logger ?? {
@@ -125,10 +127,16 @@ func buildApplication(
     let routes = RouteTable()
     let router = buildRouter(maxBodyBytes: configuration.maxBodyBytes, routes: routes)
     router.add(middleware: accounts.authentication)
-    router.add(middleware: AccountPageHeadersMiddleware())
-    router.add(middleware: StripeWebhookMiddleware(verifier: stripeVerifier, maxBytes: configuration.maxBodyBytes))
     let hub = EventHub()
-    router.add(middleware: EventWakeMiddleware(hub: hub))
+    // Middleware of a few routes wraps only those (see RoutingTransport).
+    let scoped = [
+        ScopedMiddleware(applies: AccountPageHeadersMiddleware.applies, middleware: AccountPageHeadersMiddleware()),
+        ScopedMiddleware(
+            applies: StripeWebhookMiddleware.applies,
+            middleware: StripeWebhookMiddleware(verifier: stripeVerifier, maxBytes: configuration.maxBodyBytes)
+        ),
+        ScopedMiddleware(applies: EventWakeMiddleware.applies, middleware: EventWakeMiddleware(hub: hub)),
+    ]
     let profiles = ProfileStore(database: database)
     let catalogStore = CatalogStore(database: database)
     let cycleStore = CycleStore(database: database)
@@ -150,6 +158,7 @@ func buildApplication(
         groups: GroupStore(database: database), membership: GroupMembership(database: database), configuration: configuration.social,
         publicURL: configuration.publicURL
     )
+    let catalogResponses = CatalogResponses(store: catalogStore, premiumAccess: premiumAccess)
     let api = APIHandler(
         serviceStatus: ServiceStatusController(database: database, openAPIDocument: openAPIDocument),
         auth: accounts.auth, providers: accounts.providers, me: accounts.me, credentials: accounts.credentials, accountPages: accounts.pages,
@@ -176,7 +185,7 @@ func buildApplication(
         events: EventStreamController(database: database, hub: hub)
     )
     try api.registerHandlers(
-        on: RoutingTransport(router: router, routes: routes),
+        on: RoutingTransport(router: router, routes: routes, scoped: scoped, direct: directRoutes ? ServiceStatusController.routes + catalogResponses.routes : []),
         configuration: .init(dateTranscoder: InternetDateTimeTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
     )
 

@@ -9,9 +9,15 @@ import OpenAPIRuntime
 /// collected the request body, so it is handed over as one buffer; a response body of known length (every JSON
 /// answer) is gathered into one buffer and sent with its length, while a body of unknown length (the event stream)
 /// is streamed as it is produced.
+///
+/// Middleware that concerns a few routes only (``ScopedMiddleware``) wraps just those routes, so the others do not pay
+/// a frame for it on every request.
 struct RoutingTransport: ServerTransport {
     let router: Router<FitBaseRequestContext>
     let routes: RouteTable
+    var scoped: [ScopedMiddleware] = []
+    /// Operations answered first by a handler of their own (see ``DirectRoute``).
+    var direct: [DirectRoute] = []
 
     func register(
         _ handler: @escaping @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?),
@@ -19,7 +25,11 @@ struct RoutingTransport: ServerTransport {
         path: String
     ) throws {
         routes.add(path, method: method)
-        router.on(RouterPath(path), method: method) { request, context in
+        let group = router.group()
+        for middleware in scoped where middleware.applies(path, method) { group.add(middleware: middleware.middleware) }
+        let direct = self.direct.first { $0.method == method && $0.path == path }?.respond
+        group.on(RouterPath(path), method: method) { request, context in
+            if let direct, let response = try await direct(request, context) { return response }
             var parameters: [String: Substring] = [:]
             for (key, value) in context.parameters where parameters[String(key)] == nil { parameters[String(key)] = value }
             let (response, body) = try await handler(request.head, try await Self.body(of: request), ServerRequestMetadata(pathParameters: parameters))
@@ -44,4 +54,21 @@ struct RoutingTransport: ServerTransport {
         for try await chunk in body { buffer.writeBytes(chunk) }
         return Response(status: response.status, headers: response.headerFields, body: .init(byteBuffer: buffer))
     }
+}
+
+/// Middleware for the routes `applies` picks (by the contract's path template and method), run after the router's own
+/// middleware, in the order given.
+struct ScopedMiddleware: Sendable {
+    let applies: @Sendable (_ path: String, _ method: HTTPRequest.Method) -> Bool
+    let middleware: any MiddlewareProtocol<Request, Response, FitBaseRequestContext>
+}
+
+/// An operation of the contract answered by a handler that writes its response without the generated server, for the
+/// requests it fully understands; it returns `nil` for any other, which the generated handler then answers. The
+/// handler must send exactly what the generated one would (tests compare the two).
+struct DirectRoute: Sendable {
+    let method: HTTPRequest.Method
+    /// The contract's path template, e.g. `/v1/workouts/{workoutId}`.
+    let path: String
+    let respond: @Sendable (Request, FitBaseRequestContext) async throws -> Response?
 }

@@ -51,8 +51,15 @@ final class CatalogCache: Sendable {
         /// One page of the workouts `query` keeps (among `searched` when the query has words to search), and whether
         /// more follow.
         func page(_ query: WorkoutQuery, searched: Set<WorkoutID>?, offset: Int, limit: Int) -> (workouts: [CatalogWorkout], hasMore: Bool) {
+            let (positions, hasMore) = pagePositions(query, searched: searched, offset: offset, limit: limit)
+            return (positions.map { workouts[$0] }, hasMore)
+        }
+
+        /// ``page(_:searched:offset:limit:)`` as positions in ``workouts``.
+        func pagePositions(_ query: WorkoutQuery, searched: Set<WorkoutID>?, offset: Int, limit: Int) -> (positions: [Int], hasMore: Bool) {
             let usable = query.equipment.map { $0.union([.none]) }
-            var page: [CatalogWorkout] = []
+            var page: [Int] = []
+            page.reserveCapacity(min(limit, workouts.count))
             var skipped = 0
             for position in orders[query.sort] ?? [] {
                 let workout = workouts[position]
@@ -63,7 +70,7 @@ final class CatalogCache: Sendable {
                     continue
                 }
                 if page.count == limit { return (page, true) }
-                page.append(workout)
+                page.append(position)
             }
             return (page, false)
         }

@@ -29,11 +29,12 @@ struct CycleStore: Sendable {
     let database: Database
 
     func periods(of user: UserID) async throws -> [LoggedPeriod] {
-        try await database.withConnection { db in
-            try await db.select().columns("id", "start_date", "end_date", "flow", "symptoms", "notes").from("cycle_periods")
-                .where("user_id", .equal, user.rawValue).orderBy("start_date").all().map(Self.period)
-        }
+        try await database.withConnection { db in try await Self.selectPeriods(user.rawValue).all(on: db).map(Self.period) }
     }
+
+    private static let selectPeriods = StoredStatement(
+        #"SELECT "id", "start_date", "end_date", "flow", "symptoms", "notes" FROM "cycle_periods" WHERE "user_id" = ? ORDER BY "start_date""#
+    )
 
     /// Inserts or replaces the row of `period` of `user`. Only ``PeriodWrite`` calls it: it enters the change into the
     /// feed, and its caller has checked that the id is not another user's. Throws a unique violation when another

@@ -37,25 +37,22 @@ struct HistoryStore: Sendable {
     /// feed entry and the scores, and its caller has checked that the id is not another user's. `now` is the creation
     /// time of a new log.
     static func upsert(_ log: WorkoutLog, of user: UserID, now: Date, on db: any SQLDatabase) async throws {
-        try await db.insert(into: "workout_logs")
-            .columns(
-                "id", "user_id", "workout_id", "workout_type", "workout_title", "completed_at", "local_date", "duration_minutes",
-                "rating", "energy_before", "energy_after", "notes", "cycle_phase", "cycle_day", "created_at"
-            )
-            .values(
-                SQLBind(log.id.rawValue), SQLBind(user.rawValue), SQLBind(log.workout.rawValue), SQLBind(log.workoutType.rawValue),
-                SQLBind(log.workoutTitle), SQLBind(log.completedAt), SQLBind(log.localDate.description), SQLBind(log.durationMinutes),
-                SQLBind(log.rating), SQLBind(log.energyBefore), SQLBind(log.energyAfter), SQLBind(log.notes),
-                SQLBind(log.cyclePhase?.rawValue), SQLBind(log.cycleDay), SQLBind(now)
-            )
-            .onConflict(with: ["id"]) { conflict in
-                [
-                    "workout_id", "workout_type", "workout_title", "completed_at", "local_date", "duration_minutes", "rating",
-                    "energy_before", "energy_after", "notes", "cycle_phase", "cycle_day",
-                ].reduce(conflict) { $0.set(excludedValueOf: $1) }
-            }
-            .run()
+        try await upsertLog(
+            log.id.rawValue, user.rawValue, log.workout.rawValue, log.workoutType.rawValue, log.workoutTitle, log.completedAt,
+            log.localDate.description, log.durationMinutes, log.rating, log.energyBefore, log.energyAfter, log.notes,
+            log.cyclePhase?.rawValue, log.cycleDay, now
+        ).run(on: db)
     }
+
+    private static let upsertLog = StoredStatement(
+        #"INSERT INTO "workout_logs" ("id", "user_id", "workout_id", "workout_type", "workout_title", "completed_at", "local_date", "#
+            + #""duration_minutes", "rating", "energy_before", "energy_after", "notes", "cycle_phase", "cycle_day", "created_at") "#
+            + #"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO UPDATE SET "#
+            + [
+                "workout_id", "workout_type", "workout_title", "completed_at", "local_date", "duration_minutes", "rating",
+                "energy_before", "energy_after", "notes", "cycle_phase", "cycle_day",
+            ].map { #""\#($0)" = EXCLUDED."\#($0)""# }.joined(separator: ", ")
+    )
 
     /// Logs of `user` with these ids (for the change feed).
     static func logs(_ ids: [WorkoutLogID], of user: UserID, on db: any SQLDatabase) async throws -> [WorkoutLog] {

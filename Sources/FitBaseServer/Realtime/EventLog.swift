@@ -57,14 +57,20 @@ enum EventLog {
     /// How long events are kept for replay (`Last-Event-ID`).
     static let retention: TimeInterval = 48 * 3600
 
-    static func append(topic: EventTopic, type: String, data: some Encodable, on db: any SQLDatabase) async throws {
-        if db.dialect.name == "postgresql" { try await db.raw("SELECT pg_advisory_xact_lock(\(bind: lockKey))").run() }
+    /// Event data as JSON: one encoder, shared by every event, instead of one made per event.
+    private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        try await db.insert(into: "events").columns("topic", "type", "data", "created_at")
-            .values(SQLBind(topic.name), SQLBind(type), SQLBind(String(decoding: try encoder.encode(data), as: UTF8.self)), SQLBind(Date.storageNow))
-            .run()
+        return encoder
+    }()
+
+    private static let insertEvent = StoredStatement(#"INSERT INTO "events" ("topic", "type", "data", "created_at") VALUES (?, ?, ?, ?)"#)
+
+    static func append(topic: EventTopic, type: String, data: some Encodable, on db: any SQLDatabase) async throws {
+        if db.dialect.name == "postgresql" { try await db.raw("SELECT pg_advisory_xact_lock(\(bind: lockKey))").run() }
+        let encoder = Self.encoder
+        try await insertEvent(topic.name, type, String(decoding: try encoder.encode(data), as: UTF8.self), Date.storageNow).run(on: db)
     }
 
     /// Events of the subscriptions after `id`, oldest first: of each topic, those created since the subscription's

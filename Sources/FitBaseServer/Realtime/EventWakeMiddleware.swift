@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 
 /// Wakes this instance's event streams after every request that may have written events (any method but GET, HEAD
@@ -7,9 +8,14 @@ struct EventWakeMiddleware: RouterMiddleware {
     typealias Context = FitBaseRequestContext
     let hub: EventHub
 
+    /// The routes it wraps: those that may change data.
+    static func applies(path: String, method: HTTPRequest.Method) -> Bool {
+        ![.get, .head, .options].contains(method)
+    }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let response = try await next(request, context)
-        if ![.get, .head, .options].contains(request.method) { hub.publish() }
+        hub.publish()
         return response
     }
 }

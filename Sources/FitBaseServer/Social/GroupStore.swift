@@ -57,8 +57,10 @@ struct GroupStore: Sendable {
         try await database.withConnection { db in try await Self.membership(of: user, on: db) }
     }
 
+    private static let selectMembership = StoredStatement(#"SELECT "group_id", "role", "joined_at" FROM "group_members" WHERE "user_id" = ?"#)
+
     static func membership(of user: UserID, on db: any SQLDatabase) async throws -> (group: GroupID, role: GroupRole, joinedAt: Date)? {
-        try await db.select().columns("group_id", "role", "joined_at").from("group_members").where("user_id", .equal, user.rawValue).first().map { row in
+        try await selectMembership(user.rawValue).first(on: db).map { row in
             (
                 GroupID(rawValue: try row.decode(column: "group_id", as: UUID.self)), GroupRole(rawValue: try row.decode(column: "role", as: String.self)) ?? .member,
                 try row.decode(column: "joined_at", as: Date.self)

@@ -95,9 +95,10 @@ package final class CacheGenerations: Sendable {
     }
 
     private static func read(_ data: CachedData, on db: any SQLDatabase) async throws -> Int64 {
-        try await db.select().column("generation").from("cache_generations").where("name", .equal, data.rawValue).first()?
-            .decode(column: "generation", as: Int64.self) ?? 0
+        try await selectGeneration(data.rawValue).first(on: db)?.decode(column: "generation", as: Int64.self) ?? 0
     }
+
+    private static let selectGeneration = StoredStatement(#"SELECT "generation" FROM "cache_generations" WHERE "name" = ?"#)
 }
 
 /// `cache_generations`: one row per kind of cached data.

@@ -111,18 +111,16 @@ enum SyncFeed {
         let version = current + 1
         let seq = try await nextSequence(of: user, on: db)
         nudge(user)
-        try await db.insert(into: "sync_changes")
-            .columns("user_id", "collection", "record_id", "seq", "version", "deleted", "updated_at", "changed_at")
-            .values(
-                SQLBind(user.rawValue), SQLBind(collection.rawValue), SQLBind(id), SQLBind(seq), SQLBind(version), SQLBind(deleted),
-                SQLBind(updatedAt), SQLBind(Date.storageNow)
-            )
-            .onConflict(with: ["user_id", "collection", "record_id"]) { conflict in
-                ["seq", "version", "deleted", "updated_at", "changed_at"].reduce(conflict) { $0.set(excludedValueOf: $1) }
-            }
-            .run()
+        try await upsertChange(user.rawValue, collection.rawValue, id, seq, version, deleted, updatedAt, Date.storageNow).run(on: db)
         return SyncChange(collection: collection, recordID: id, seq: seq, stamp: RecordStamp(version: version, updatedAt: updatedAt, deleted: deleted))
     }
+
+    private static let upsertChange = StoredStatement(
+        #"INSERT INTO "sync_changes" ("user_id", "collection", "record_id", "seq", "version", "deleted", "updated_at", "changed_at") "#
+            + #"VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("user_id", "collection", "record_id") DO UPDATE SET "#
+            + #""seq" = EXCLUDED."seq", "version" = EXCLUDED."version", "deleted" = EXCLUDED."deleted", "#
+            + #""updated_at" = EXCLUDED."updated_at", "changed_at" = EXCLUDED."changed_at""#
+    )
 
     /// Enters many records written in one transaction (a batch of health samples): consecutive sequence numbers
     /// reserved at once, each record's next version (1, or one past a tombstone of the same id).
@@ -175,11 +173,13 @@ enum SyncFeed {
         }
     }
 
+    private static let selectStamp = StoredStatement(
+        #"SELECT "version", "updated_at", "deleted" FROM "sync_changes" WHERE "user_id" = ? AND "collection" = ? AND "record_id" = ?"#
+    )
+
     /// What the feed holds for a record; `nil` when it never existed.
     static func stamp(_ collection: SyncCollection, id: String, of user: UserID, on db: any SQLDatabase) async throws -> RecordStamp? {
-        try await db.select().columns("version", "updated_at", "deleted").from("sync_changes")
-            .where("user_id", .equal, user.rawValue).where("collection", .equal, collection.rawValue).where("record_id", .equal, id)
-            .first()
+        try await selectStamp(user.rawValue, collection.rawValue, id).first(on: db)
             .map { RecordStamp(version: try $0.decode(column: "version", as: Int.self), updatedAt: try $0.decode(column: "updated_at", as: Date.self), deleted: try $0.decode(column: "deleted", as: Bool.self)) }
     }
 
@@ -200,11 +200,11 @@ enum SyncFeed {
             }
     }
 
+    private static let selectPosition = StoredStatement(#"SELECT "last_seq", "purged_through" FROM "sync_sequences" WHERE "user_id" = ?"#)
+
     /// The user's last sequence number and the highest purged one (0 and 0 before the first change).
     static func position(of user: UserID, on db: any SQLDatabase) async throws -> (last: Int, purgedThrough: Int) {
-        guard let row = try await db.select().columns("last_seq", "purged_through").from("sync_sequences")
-            .where("user_id", .equal, user.rawValue).first()
-        else { return (0, 0) }
+        guard let row = try await selectPosition(user.rawValue).first(on: db) else { return (0, 0) }
         return (try row.decode(column: "last_seq", as: Int.self), try row.decode(column: "purged_through", as: Int.self))
     }
 
@@ -239,12 +239,13 @@ enum SyncFeed {
             .run()
     }
 
+    private static let takeSequence = StoredStatement(
+        #"INSERT INTO "sync_sequences" ("user_id", "last_seq", "purged_through") VALUES (?, 1, 0) "#
+            + #"ON CONFLICT ("user_id") DO UPDATE SET "last_seq" = "sync_sequences"."last_seq" + 1 RETURNING "last_seq""#
+    )
+
     private static func nextSequence(of user: UserID, on db: any SQLDatabase) async throws -> Int {
-        let row = try await db.insert(into: "sync_sequences").columns("user_id", "last_seq", "purged_through")
-            .values(SQLBind(user.rawValue), SQLBind(1), SQLBind(0))
-            .onConflict(with: ["user_id"]) { $0.set("last_seq", to: SQLRaw("sync_sequences.last_seq + 1")) }
-            .returning("last_seq")
-            .first()
+        let row = try await takeSequence(user.rawValue).first(on: db)
         guard let row else { throw SyncFeedError.noSequence }
         return try row.decode(column: "last_seq", as: Int.self)
     }

@@ -15,6 +15,11 @@ struct StripeWebhookMiddleware: RouterMiddleware {
 
     static let path = "/v1/webhooks/stripe"
 
+    /// The route it wraps: Stripe's webhook.
+    static func applies(path: String, method: HTTPRequest.Method) -> Bool {
+        method == .post && path == Self.path
+    }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.method == .post, request.uri.path == Self.path else { return try await next(request, context) }
         guard let verifier else {

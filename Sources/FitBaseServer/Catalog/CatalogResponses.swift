@@ -1,0 +1,191 @@
+import FitBaseAPI
+import FitBaseCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import NIOCore
+import Synchronization
+
+/// `GET /v1/workouts/{workoutId}` and `GET /v1/workouts` answered from workouts encoded once per catalog generation.
+///
+/// Encoding the wire form of twenty workouts with `JSONEncoder` was half the CPU of a catalog listing. Here each
+/// workout of a ``CatalogCache/Snapshot`` is encoded once (and once more without its video for premium workouts,
+/// as callers without the entitlement see it), with the encoder settings of the generated server, so the bytes are
+/// those the generated handler would send; a page is the encoded workouts joined. The same snapshot, the same
+/// access rule (``PremiumContentAccess``) and the same listing rules (``CatalogCache/Snapshot/pagePositions``) decide
+/// what is sent.
+///
+/// The fast path takes only requests it understands completely: valid ids, and listings whose parameters are all
+/// known, valid and need no decoding. Anything else — an unknown workout, a bad value, a text search — returns `nil`
+/// and the generated handler answers it, with its problems and field names (``DirectRoute``).
+final class CatalogResponses: Sendable {
+    /// A workout's wire form as JSON: as everyone sees it, and (premium workouts only) without the video.
+    struct EncodedWorkout: Sendable {
+        let open: ByteBuffer
+        let locked: ByteBuffer?
+    }
+
+    private let store: CatalogStore
+    private let premiumAccess: any PremiumContentAccess
+    private let encoded = Mutex<(generation: Int64, workouts: [EncodedWorkout])?>(nil)
+
+    init(store: CatalogStore, premiumAccess: any PremiumContentAccess) {
+        self.store = store
+        self.premiumAccess = premiumAccess
+    }
+
+    /// The routes this answers, for ``RoutingTransport``.
+    var routes: [DirectRoute] {
+        [
+            DirectRoute(method: .get, path: "/v1/workouts/{workoutId}") { request, context in try await self.workout(request, context: context) },
+            DirectRoute(method: .get, path: "/v1/workouts") { request, _ in try await self.page(request) },
+        ]
+    }
+
+    // MARK: Routes
+
+    private func workout(_ request: Request, context: FitBaseRequestContext) async throws -> Response? {
+        guard let raw = context.parameters.get("workoutId"), let id = WorkoutID(raw) else { return nil }
+        let snapshot = try await store.cache.snapshot()
+        guard let position = snapshot.index[id] else { return nil }
+        let workouts = encodedWorkouts(of: snapshot)
+        let locked = snapshot.workouts[position].isPremium ? try await !premiumAccess.isEntitled(RequestScope.current.caller) : false
+        return Self.json(locked ? workouts[position].locked ?? workouts[position].open : workouts[position].open)
+    }
+
+    private func page(_ request: Request) async throws -> Response? {
+        guard let listing = Listing(request.uri) else { return nil }
+        let snapshot = try await store.cache.snapshot()
+        let (positions, hasMore) = snapshot.pagePositions(listing.query, searched: nil, offset: listing.offset, limit: listing.limit)
+        let workouts = encodedWorkouts(of: snapshot)
+        let anyPremium = positions.contains { snapshot.workouts[$0].isPremium }
+        let locked = anyPremium ? try await !premiumAccess.isEntitled(RequestScope.current.caller) : false
+        let cursor = hasMore ? PageRequest.cursor(offset: listing.offset + listing.limit) : nil
+        var body = ByteBuffer()
+        body.reserveCapacity(positions.reduce(32 + (cursor?.utf8.count ?? 0)) { $0 + workouts[$1].open.readableBytes + 2 })
+        body.writeStaticString(#"{"items":["#)
+        for (index, position) in positions.enumerated() {
+            if index > 0 { body.writeStaticString(",") }
+            var item = locked ? workouts[position].locked ?? workouts[position].open : workouts[position].open
+            body.writeBuffer(&item)
+        }
+        body.writeStaticString("]")
+        if let cursor {
+            // A cursor is base64url: nothing in it needs escaping.
+            body.writeStaticString(#","nextCursor":""#)
+            body.writeString(cursor)
+            body.writeStaticString(#"""#)
+        }
+        body.writeStaticString("}")
+        return Self.json(body)
+    }
+
+    // MARK: Encoding
+
+    /// The snapshot's workouts, encoded (once per generation, by the first request that needs them).
+    func encodedWorkouts(of snapshot: CatalogCache.Snapshot) -> [EncodedWorkout] {
+        if let known = encoded.withLock({ $0 }), known.generation == snapshot.generation { return known.workouts }
+        let workouts = snapshot.workouts.map { workout in
+            EncodedWorkout(
+                open: Self.encode(CatalogController.wire(workout, entitled: true)),
+                locked: workout.isPremium ? Self.encode(CatalogController.wire(workout, entitled: false)) : nil
+            )
+        }
+        encoded.withLock { known in
+            if known.map({ $0.generation < snapshot.generation }) ?? true { known = (snapshot.generation, workouts) }
+        }
+        return workouts
+    }
+
+    /// The generated server's JSON settings (see `registerHandlers` in `buildApplication`).
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    private static func encode(_ workout: Components.Schemas.Workout) -> ByteBuffer {
+        // A workout's wire form holds strings, numbers, booleans and arrays of them: encoding it cannot fail.
+        ByteBuffer(bytes: (try? encoder.encode(workout)) ?? Data("{}".utf8))
+    }
+
+    static func json(_ body: ByteBuffer) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
+    }
+}
+
+extension CatalogResponses {
+    /// The parameters of a listing the fast path takes: each known, each valid, none percent-encoded.
+    struct Listing {
+        var query = WorkoutQuery()
+        var limit = PageRequest.defaultLimit
+        var offset = 0
+
+        init?(_ uri: URI) {
+            if let raw = uri.query, raw.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) { return nil }
+            var seen: Set<Substring> = []
+            var limit: Int?
+            var cursor: Substring?
+            for (key, value) in uri.queryParameters {
+                // Only `type` and `equipment` repeat; a repeated single value is the generated handler's to judge.
+                guard key == "type" || key == "equipment" || seen.insert(key).inserted else { return nil }
+                switch key {
+                case "type":
+                    guard let type = WorkoutType(rawValue: String(value)) else { return nil }
+                    query.types.append(type)
+                case "equipment":
+                    guard let equipment = Equipment(rawValue: String(value)) else { return nil }
+                    query.equipment = (query.equipment ?? []).union([equipment])
+                case "intensity":
+                    guard let intensity = Intensity(rawValue: String(value)) else { return nil }
+                    query.intensity = intensity
+                case "phase":
+                    guard let phase = CyclePhase(rawValue: String(value)) else { return nil }
+                    query.phase = phase
+                case "targetArea":
+                    guard let area = TargetArea(rawValue: String(value)) else { return nil }
+                    query.targetArea = area
+                case "minDuration":
+                    guard let minutes = Int(value) else { return nil }
+                    query.minDuration = minutes
+                case "maxDuration":
+                    guard let minutes = Int(value) else { return nil }
+                    query.maxDuration = minutes
+                case "featured":
+                    guard let flag = Self.flag(value) else { return nil }
+                    query.featured = flag
+                case "premium":
+                    guard let flag = Self.flag(value) else { return nil }
+                    query.premium = flag
+                case "sort":
+                    guard let sort = WorkoutSort(rawValue: String(value)) else { return nil }
+                    query.sort = sort
+                case "limit":
+                    guard let requested = Int(value) else { return nil }
+                    limit = requested
+                case "cursor":
+                    cursor = value
+                default:
+                    // A text search (`q`) or a parameter the contract does not know.
+                    return nil
+                }
+            }
+            if let minimum = query.minDuration, let maximum = query.maxDuration, minimum > maximum { return nil }
+            guard let limit = try? PageRequest.limit(limit) else { return nil }
+            self.limit = limit
+            if let cursor {
+                guard let offset = try? PageRequest.offset(fromCursor: String(cursor)) else { return nil }
+                self.offset = offset
+            }
+        }
+
+        private static func flag(_ value: Substring) -> Bool? {
+            switch value {
+            case "true": true
+            case "false": false
+            default: nil
+            }
+        }
+    }
+}
