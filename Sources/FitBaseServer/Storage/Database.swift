@@ -101,7 +101,7 @@ package final class Database: Sendable {
     ///
     /// Every change goes through here (on SQLite, writes outside a transaction can starve the lock holder). On SQLite
     /// write transactions queue in-process and start `IMMEDIATE`, taking the write lock up front instead of failing on
-    /// lock upgrade. Transactions do not nest: `body` must use the database it is given and not call `transaction`.
+    /// lock upgrade, and run on the pool's one write connection (see ``SQLiteConnectionPool``). Transactions do not nest: `body` must use the database it is given and not call `transaction`.
     package func transaction<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
@@ -114,7 +114,7 @@ package final class Database: Sendable {
     ) async throws -> Result {
         let logger = self.logger
         let hooks = TransactionHooks(generations: generations)
-        let result = try await withConnection { connection in
+        let result = try await pool.withWriteConnection { connection in
             try await connection.raw(SQLQueryString(begin)).run()
             do {
                 let result = try await TransactionHooks.$current.withValue(hooks) { try await body(connection) }
@@ -182,6 +182,10 @@ protocol SQLConnectionPool: Sendable {
     func withConnection<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result
+    /// The connection a transaction runs on (called by ``Database/transaction(_:)`` only).
+    func withWriteConnection<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
+    ) async throws -> Result
     func shutdown() async throws
 }
 
@@ -204,6 +208,12 @@ private struct PooledSQLConnections<Source: ConnectionPoolSource>: SQLConnection
                 try await RequestScope.$current.withValue(scope) { try await body(makeSQL(connection)) }
             }
         }.get()
+    }
+
+    func withWriteConnection<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
+    ) async throws -> Result {
+        try await withConnection(body)
     }
 
     func shutdown() async throws {
