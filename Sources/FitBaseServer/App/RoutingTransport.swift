@@ -71,4 +71,9 @@ struct DirectRoute: Sendable {
     /// The contract's path template, e.g. `/v1/workouts/{workoutId}`.
     let path: String
     let respond: @Sendable (Request, FitBaseRequestContext) async throws -> Response?
+
+    /// A 200 with a JSON body, labelled as the generated server labels its JSON.
+    static func json(_ body: ByteBuffer) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
+    }
 }

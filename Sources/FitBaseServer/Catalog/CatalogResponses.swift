@@ -28,7 +28,9 @@ final class CatalogResponses: Sendable {
 
     private let store: CatalogStore
     private let premiumAccess: any PremiumContentAccess
-    private let encoded = Mutex<(generation: Int64, workouts: [EncodedWorkout])?>(nil)
+    /// The encoded workouts of the newest generation seen, or the one encoding of it under way (one at a time, shared
+    /// by every request that needs it, so a catalog edit costs one encoding however many requests follow it).
+    private let encoded = Mutex<(generation: Int64, workouts: Task<[EncodedWorkout], Never>)?>(nil)
 
     init(store: CatalogStore, premiumAccess: any PremiumContentAccess) {
         self.store = store
@@ -49,16 +51,16 @@ final class CatalogResponses: Sendable {
         guard let raw = context.parameters.get("workoutId"), let id = WorkoutID(raw) else { return nil }
         let snapshot = try await store.cache.snapshot()
         guard let position = snapshot.index[id] else { return nil }
-        let workouts = encodedWorkouts(of: snapshot)
+        let workouts = await encodedWorkouts(of: snapshot)
         let locked = snapshot.workouts[position].isPremium ? try await !premiumAccess.isEntitled(RequestScope.current.caller) : false
-        return Self.json(locked ? workouts[position].locked ?? workouts[position].open : workouts[position].open)
+        return DirectRoute.json(locked ? workouts[position].locked ?? workouts[position].open : workouts[position].open)
     }
 
     private func page(_ request: Request) async throws -> Response? {
         guard let listing = Listing(request.uri) else { return nil }
         let snapshot = try await store.cache.snapshot()
         let (positions, hasMore) = snapshot.pagePositions(listing.query, searched: nil, offset: listing.offset, limit: listing.limit)
-        let workouts = encodedWorkouts(of: snapshot)
+        let workouts = await encodedWorkouts(of: snapshot)
         let anyPremium = positions.contains { snapshot.workouts[$0].isPremium }
         let locked = anyPremium ? try await !premiumAccess.isEntitled(RequestScope.current.caller) : false
         let cursor = hasMore ? PageRequest.cursor(offset: listing.offset + listing.limit) : nil
@@ -78,24 +80,32 @@ final class CatalogResponses: Sendable {
             body.writeStaticString(#"""#)
         }
         body.writeStaticString("}")
-        return Self.json(body)
+        return DirectRoute.json(body)
     }
 
     // MARK: Encoding
 
     /// The snapshot's workouts, encoded (once per generation, by the first request that needs them).
-    func encodedWorkouts(of snapshot: CatalogCache.Snapshot) -> [EncodedWorkout] {
-        if let known = encoded.withLock({ $0 }), known.generation == snapshot.generation { return known.workouts }
-        let workouts = snapshot.workouts.map { workout in
+    func encodedWorkouts(of snapshot: CatalogCache.Snapshot) async -> [EncodedWorkout] {
+        let task = encoded.withLock { known -> Task<[EncodedWorkout], Never>? in
+            if let known, known.generation == snapshot.generation { return known.workouts }
+            // A request still holding an older snapshot than the newest seen encodes its own (rare: it overlapped an edit).
+            if let known, known.generation > snapshot.generation { return nil }
+            let task = Task { Self.encode(snapshot.workouts) }
+            known = (snapshot.generation, task)
+            return task
+        }
+        guard let task else { return Self.encode(snapshot.workouts) }
+        return await task.value
+    }
+
+    private static func encode(_ workouts: [CatalogWorkout]) -> [EncodedWorkout] {
+        workouts.map { workout in
             EncodedWorkout(
-                open: Self.encode(CatalogController.wire(workout, entitled: true)),
-                locked: workout.isPremium ? Self.encode(CatalogController.wire(workout, entitled: false)) : nil
+                open: encode(CatalogController.wire(workout, entitled: true)),
+                locked: workout.isPremium ? encode(CatalogController.wire(workout, entitled: false)) : nil
             )
         }
-        encoded.withLock { known in
-            if known.map({ $0.generation < snapshot.generation }) ?? true { known = (snapshot.generation, workouts) }
-        }
-        return workouts
     }
 
     /// The generated server's JSON settings (see `registerHandlers` in `buildApplication`).
@@ -108,10 +118,6 @@ final class CatalogResponses: Sendable {
     private static func encode(_ workout: Components.Schemas.Workout) -> ByteBuffer {
         // A workout's wire form holds strings, numbers, booleans and arrays of them: encoding it cannot fail.
         ByteBuffer(bytes: (try? encoder.encode(workout)) ?? Data("{}".utf8))
-    }
-
-    static func json(_ body: ByteBuffer) -> Response {
-        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
     }
 }
 
