@@ -67,6 +67,7 @@ let package = Package(
         .target(
             name: "FitBaseAPI",
             dependencies: [
+                "FitBaseCore",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             resources: [.copy("openapi.yaml")],

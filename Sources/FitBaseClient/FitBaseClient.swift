@@ -34,8 +34,12 @@ public final class FitBaseClient: Sendable {
     public init(serverURL: URL, tokenStore: any TokenStore = InMemoryTokenStore(), transport: (any ClientTransport)? = nil) {
         let transport = transport ?? Self.defaultTransport()
         self.serverURL = serverURL
-        self.session = SessionManager(store: tokenStore, api: Client(serverURL: serverURL, transport: transport))
-        self.api = Client(serverURL: serverURL, transport: transport, middlewares: [AuthenticationMiddleware(session: session)])
+        // RFC 3339 dates read and written without ICU (OpenAPIRuntime's default formatter was a tenth of a sync pull).
+        let configuration = Configuration(dateTranscoder: InternetDateTimeTranscoder())
+        self.session = SessionManager(store: tokenStore, api: Client(serverURL: serverURL, configuration: configuration, transport: transport))
+        self.api = Client(
+            serverURL: serverURL, configuration: configuration, transport: transport, middlewares: [AuthenticationMiddleware(session: session)]
+        )
     }
 
     // MARK: Session

@@ -58,6 +58,123 @@ import Testing
         }
     }
 
+    /// A sync push read by the direct route is answered as the generated handler answers it: two users of one database
+    /// push the same mutations (their own record ids), one to each application, twice (the second time replays and
+    /// conflicts); then bodies the direct route leaves to the generated handler go to both.
+    @Test(arguments: TestEngines.all)
+    func pushesAreAnsweredAsTheGeneratedHandlerAnswersThem(engine: DatabaseEngine) async throws {
+        try await withApp(engine, demoCatalog: true) { direct, testDatabase in
+            let generatedApp = try await buildApplication(
+                configuration: .testing(testDatabase, demoCatalog: true), logger: TestDatabase.logger, mailer: nil, directRoutes: false
+            )
+            try await generatedApp.test(.router) { generated in
+                let listing = try await direct.json(.get, "/v1/workouts?limit=1")
+                let workout = try #require(
+                    ((try JSONSerialization.jsonObject(with: Data(listing.body.readableBytesView)) as? [String: Any])?["items"] as? [[String: Any]])?
+                        .first?["id"] as? String
+                )
+                let first = try await direct.signUp()
+                let second = try await direct.signUp()
+                let firstIDs = (0..<4).map { _ in UUID().uuidString.lowercased() }
+                let secondIDs = (0..<4).map { _ in UUID().uuidString.lowercased() }
+                let today = LocalCalendar.today(in: nil)
+
+                func batch(_ ids: [String], round: Int) -> [[String: Any]] {
+                    let log: [String: Any] = ["workoutId": workout, "completedAt": "2026-11-20T07:30:00Z", "duration": 30.0, "rating": 4]
+                    let plan: [String: Any] = [
+                        "name": "Leg \"day\" ✓ a/b\n\u{1}", "startDate": "2026-11-02", "daysPerWeek": 3,
+                        "weeklyWorkouts": [["week": 1, "days": [["day": 1, "workoutIds": [workout]]]]],
+                    ]
+                    func mutation(_ id: String, _ collection: String, _ record: String, op: String = "upsert", base: Int? = nil, data: [String: Any]? = nil) -> [String: Any] {
+                        var mutation: [String: Any] = ["mutationId": "\(id)-\(round)", "collection": collection, "id": record, "op": op, "updatedAt": "2026-11-20T10:00:00Z"]
+                        if let base { mutation["baseVersion"] = base }
+                        if let data { mutation["data"] = data }
+                        return mutation
+                    }
+                    var mutations = [
+                        mutation("plan", "plans", ids[0], data: plan),
+                        mutation("log", "workoutLogs", ids[1], data: log),
+                        mutation("period", "cycleLogs", ids[2], data: ["startDate": today.adding(days: -10).description, "flow": "medium"]),
+                        mutation("prefs", "preferences", "profile", data: ["fitnessLevel": "intermediate", "goals": ["buildStrength"]]),
+                        mutation("nameless", "plans", ids[3], data: ["startDate": "2026-11-02", "daysPerWeek": 3, "weeklyWorkouts": []]),
+                        mutation("typed", "workoutLogs", UUID(uuidString: ids[3])!.uuidString, data: ["workoutId": workout, "duration": "thirty"]),
+                        ["mutationId": "", "collection": "workoutLogs", "id": ids[1], "op": "upsert", "updatedAt": "2026-11-20T10:00:00Z"],
+                        mutation("plan", "plans", ids[0], data: plan),
+                        mutation("gone", "workoutLogs", ids[1], op: "delete", base: 1),
+                        mutation("health", "healthSamples", ids[3], data: ["type": "heartRate", "value": 61, "unit": "count/min"]),
+                        mutation("notaplan", "plans", "not-an-id", data: plan),
+                    ]
+                    if round == 1 {
+                        // An edit on an old version of the plan, after the first round's writes: a conflict.
+                        mutations.append(mutation("stale", "plans", ids[0], base: 1, data: plan.merging(["name": "Renamed"]) { $1 }))
+                        mutations.append(contentsOf: batch(ids, round: 0))  // every first-round mutation again: replays
+                    }
+                    return mutations
+                }
+
+                for round in 0..<2 {
+                    let fast = try await direct.json(.post, "/v1/sync/push", body: ["mutations": batch(firstIDs, round: round)], token: first.accessToken)
+                    let reference = try await generated.json(.post, "/v1/sync/push", body: ["mutations": batch(secondIDs, round: round)], token: second.accessToken)
+                    try Self.expectSame(fast, reference, mapping: Dictionary(uniqueKeysWithValues: zip(secondIDs, firstIDs)), "round \(round)")
+                }
+
+                // Bodies the direct route does not take (or takes and the push refuses), sent as raw bytes.
+                let bodies = [
+                    #"{"mutations": ["#, #"{"mutations": 3}"#, #"[]"#, #"{}"#,
+                    #"{"mutations":[{"mutationId":"x","collection":"nope","id":"ID","op":"upsert","updatedAt":"2026-11-20T10:00:00Z"}]}"#,
+                    #"{"mutations":[{"mutationId":"x","collection":"plans","id":"ID","op":"upsert","updatedAt":"2026-11-20T10:00:00Z","data":[1]}]}"#,
+                    #"{"mutations":[{"mutationId":"d1","mutationId":"d2","collection":"workoutLogs","id":"ID","op":"delete","updatedAt":"2026-11-20T10:00:00Z"}]}"#,
+                    #"{"mutations":[{"mutationId":"e1","collection":"workoutLogs","id":"ID","op":"delete","updatedAt":"2026-11-20T10:00:00Z","extra":1}]}"#,
+                    #"{"mutations":[{"mutationId":"y","collection":"workoutLogs","id":"ID","op":"delete","updatedAt":"yesterday"}]}"#,
+                    #"{"mutations":[{"mutationId":"z","collection":"workoutLogs","id":"ID","op":"delete","baseVersion":1.5,"updatedAt":"2026-11-20T10:00:00Z"}]}"#,
+                    #"{"mutations":[{"mutationId":"n","collection":"workoutLogs","id":"ID","op":"delete","baseVersion":null,"data":null,"updatedAt":"2026-11-20T10:00:00Z"}]}"#,
+                    #"{"mutations":[{"mutationId":"s","collection":"workoutLogs","id":"ID","op":"upsert","updatedAt":"2026-11-20T10:00:00Z","data":{"workoutId":"\#(workout)","completedAt":"2026-11-20T07:30:00Z","duration":3e1,"notes":"\ud83c\udfcb\u00e9\/"}}]}"#,
+                    #"{"mutations":[{"mutationId":"u","collection":"workoutLogs","id":"ID","op":"upsert","updatedAt":"2026-11-20T10:00:00Z","data":{"notes":"\ud800"}}]}"#,
+                    "{\"mutations\":[" + Array(repeating: #"{"mutationId":"m","collection":"workoutLogs","id":"ID","op":"delete","updatedAt":"2026-11-20T10:00:00Z"}"#, count: 501).joined(separator: ",") + "]}",
+                ]
+                let headerCases: [HTTPFields] = [[.contentType: "application/json"], [.contentType: "text/plain"], [.contentType: "application/json", .accept: "text/html"], [:]]
+                for (index, body) in bodies.enumerated() {
+                    for (headerIndex, headers) in headerCases.enumerated() where index == bodies.count - 3 || headerIndex == 0 {
+                        for token in [nil, first.accessToken] {
+                            let record = UUID().uuidString.lowercased()
+                            let otherRecord = UUID().uuidString.lowercased()
+                            func send(_ client: any TestClientProtocol, _ record: String, _ token: String?) async throws -> TestResponse {
+                                var headers = headers
+                                if let token { headers[.authorization] = "Bearer \(token)" }
+                                return try await client.execute(
+                                    uri: "/v1/sync/push", method: .post, headers: headers, body: ByteBuffer(string: body.replacingOccurrences(of: "ID", with: record))
+                                )
+                            }
+                            let fast = try await send(direct, record, token)
+                            let reference = try await send(generated, otherRecord, token.map { _ in second.accessToken })
+                            try Self.expectSame(fast, reference, mapping: [otherRecord: record], "body \(index), headers \(headerIndex)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Two push answers agree: status, content type, and the body once the second user's record ids are replaced by the
+    /// first's (and request ids and creation instants left out).
+    private static func expectSame(_ fast: TestResponse, _ reference: TestResponse, mapping: [String: String], _ label: String) throws {
+        #expect(fast.status == reference.status, "\(label)")
+        #expect(fast.headers[.contentType] == reference.headers[.contentType], "\(label)")
+        var text = String(buffer: reference.body)
+        for (from, to) in mapping { text = text.replacingOccurrences(of: from, with: to) }
+        func normalized(_ text: String) throws -> NSObject {
+            func strip(_ value: Any) -> Any {
+                if let object = value as? [String: Any] {
+                    return object.filter { $0.key != "requestId" && $0.key != "createdAt" }.mapValues(strip) as NSDictionary
+                }
+                if let array = value as? [Any] { return array.map(strip) as NSArray }
+                return value
+            }
+            return strip(try JSONSerialization.jsonObject(with: Data(text.utf8))) as! NSObject
+        }
+        #expect(try normalized(String(buffer: fast.body)) == normalized(text), "\(label): \(String(buffer: fast.body).prefix(600)) vs \(text.prefix(600))")
+    }
+
     /// Requests `path` from both applications and expects the same answer; returns the body.
     @discardableResult
     private static func expectSame(

@@ -86,16 +86,16 @@ public final class LocalStore: Sendable {
     func change(_ collection: SyncCollection, id: String, data: Data?, at now: Date = .now) async throws {
         try await queue.write { db in
             let arguments: StatementArguments = [collection.rawValue, id]
-            let version = try Int.fetchOne(db, sql: "SELECT version FROM records WHERE collection = ? AND id = ?", arguments: arguments)
-            let unsent = try Int64.fetchOne(db, sql: "SELECT seq FROM pending_mutations WHERE collection = ? AND record_id = ? AND sent = 0", arguments: arguments)
-            let sent = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pending_mutations WHERE collection = ? AND record_id = ? AND sent = 1)", arguments: arguments) ?? false
+            let version = try Int.fetchOne(db.cachedStatement(sql: "SELECT version FROM records WHERE collection = ? AND id = ?"), arguments: arguments)
+            let unsent = try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM pending_mutations WHERE collection = ? AND record_id = ? AND sent = 0"), arguments: arguments)
+            let sent = try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM pending_mutations WHERE collection = ? AND record_id = ? AND sent = 1)"), arguments: arguments) ?? false
             if data == nil, (version ?? 0) == 0, !sent {
                 // Created and deleted on this device before the server saw it: there is nothing to tell the server.
-                try db.execute(sql: "DELETE FROM pending_mutations WHERE collection = ? AND record_id = ?", arguments: arguments)
-                try db.execute(sql: "DELETE FROM records WHERE collection = ? AND id = ?", arguments: arguments)
+                try db.run(sql: "DELETE FROM pending_mutations WHERE collection = ? AND record_id = ?", arguments: arguments)
+                try db.run(sql: "DELETE FROM records WHERE collection = ? AND id = ?", arguments: arguments)
                 return
             }
-            try db.execute(
+            try db.run(
                 sql: """
                     INSERT INTO records (collection, id, data, version, updated_at) VALUES (?, ?, ?, 0, ?)
                     ON CONFLICT (collection, id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at
@@ -104,9 +104,9 @@ public final class LocalStore: Sendable {
             )
             let op = (data == nil ? SyncOperation.delete : .upsert).rawValue
             if let unsent {
-                try db.execute(sql: "UPDATE pending_mutations SET op = ?, data = ?, updated_at = ? WHERE seq = ?", arguments: [op, data, now.timeIntervalSince1970, unsent])
+                try db.run(sql: "UPDATE pending_mutations SET op = ?, data = ?, updated_at = ? WHERE seq = ?", arguments: [op, data, now.timeIntervalSince1970, unsent])
             } else {
-                try db.execute(
+                try db.run(
                     sql: "INSERT INTO pending_mutations (mutation_id, collection, record_id, op, data, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
                     arguments: [UUID().uuidString.lowercased(), collection.rawValue, id, op, data, now.timeIntervalSince1970]
                 )
@@ -128,18 +128,18 @@ public final class LocalStore: Sendable {
     }
 
     public func pendingCount() async throws -> Int {
-        try await queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pending_mutations") ?? 0 }
+        try await queue.read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM pending_mutations")) ?? 0 }
     }
 
     /// The next mutations to push, oldest first, at most one per record (a later change of the same record waits for
     /// the answer to the earlier one, whose result gives its base version). Marks them sent.
     func nextBatch(limit: Int) async throws -> [PendingMutation] {
         try await queue.write { db in
-            let rows = try Row.fetchAll(db, sql: """
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT p.seq, p.mutation_id, p.collection, p.record_id, p.op, p.data, p.updated_at, r.version
                 FROM pending_mutations p LEFT JOIN records r ON r.collection = p.collection AND r.id = p.record_id
                 ORDER BY p.seq LIMIT ?
-                """, arguments: [limit * 4])
+                """), arguments: [limit * 4])
             var seen = Set<String>()
             var batch: [PendingMutation] = []
             var sequence: [Int64] = []
@@ -156,7 +156,7 @@ public final class LocalStore: Sendable {
                 sequence.append(row["seq"])
             }
             for seq in sequence {
-                try db.execute(sql: "UPDATE pending_mutations SET sent = 1 WHERE seq = ?", arguments: [seq])
+                try db.run(sql: "UPDATE pending_mutations SET sent = 1 WHERE seq = ?", arguments: [seq])
             }
             return batch
         }
@@ -175,19 +175,19 @@ public final class LocalStore: Sendable {
         try await queue.write { db in
             for (mutation, settlement) in answers {
                 let arguments: StatementArguments = [mutation.collection.rawValue, mutation.recordID]
-                try db.execute(sql: "DELETE FROM pending_mutations WHERE mutation_id = ?", arguments: [mutation.mutationID])
-                let waiting = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pending_mutations WHERE collection = ? AND record_id = ?)", arguments: arguments) ?? false
+                try db.run(sql: "DELETE FROM pending_mutations WHERE mutation_id = ?", arguments: [mutation.mutationID])
+                let waiting = try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM pending_mutations WHERE collection = ? AND record_id = ?)"), arguments: arguments) ?? false
                 switch settlement {
                 case .applied(let version):
                     if mutation.operation == .delete && !waiting {
-                        try db.execute(sql: "DELETE FROM records WHERE collection = ? AND id = ?", arguments: arguments)
+                        try db.run(sql: "DELETE FROM records WHERE collection = ? AND id = ?", arguments: arguments)
                     } else {
-                        try db.execute(sql: "UPDATE records SET version = ? WHERE collection = ? AND id = ?", arguments: [version] + arguments)
+                        try db.run(sql: "UPDATE records SET version = ? WHERE collection = ? AND id = ?", arguments: [version] + arguments)
                     }
                 case .serverWins(let version, let data, let updatedAt):
                     if waiting {
                         // A newer local change is queued: it will be settled against this version in turn.
-                        try db.execute(sql: "UPDATE records SET version = ? WHERE collection = ? AND id = ?", arguments: [version] + arguments)
+                        try db.run(sql: "UPDATE records SET version = ? WHERE collection = ? AND id = ?", arguments: [version] + arguments)
                     } else {
                         try Self.put(mutation.collection, id: mutation.recordID, data: data, version: version, updatedAt: updatedAt, in: db)
                     }
@@ -205,8 +205,7 @@ public final class LocalStore: Sendable {
     func apply(_ changes: [PulledChange], cursor: String) async throws {
         try await queue.write { db in
             for change in changes {
-                let queued = try Bool.fetchOne(
-                    db, sql: "SELECT EXISTS (SELECT 1 FROM pending_mutations WHERE collection = ? AND record_id = ?)",
+                let queued = try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM pending_mutations WHERE collection = ? AND record_id = ?)"),
                     arguments: [change.collection.rawValue, change.id]
                 ) ?? false
                 if queued { continue }
@@ -229,28 +228,28 @@ public final class LocalStore: Sendable {
     /// dropped by ``finishResync()``.
     func beginResync() async throws {
         try await queue.write { db in
-            try db.execute(sql: "UPDATE records SET resync = 1")
-            try db.execute(sql: "DELETE FROM sync_state WHERE key = 'cursor'")
+            try db.run(sql: "UPDATE records SET resync = 1")
+            try db.run(sql: "DELETE FROM sync_state WHERE key = 'cursor'")
         }
     }
 
     /// Drops the records a full resync did not return (unless a local change of theirs is queued).
     func finishResync() async throws {
         try await queue.write { db in
-            try db.execute(sql: """
+            try db.run(sql: """
                 DELETE FROM records WHERE resync = 1 AND NOT EXISTS
                 (SELECT 1 FROM pending_mutations p WHERE p.collection = records.collection AND p.record_id = records.id)
                 """)
-            try db.execute(sql: "UPDATE records SET resync = 0")
+            try db.run(sql: "UPDATE records SET resync = 0")
         }
     }
 
     private static func put(_ collection: SyncCollection, id: String, data: Data?, version: Int, updatedAt: Date, in db: GRDB.Database) throws {
         guard let data else {
-            try db.execute(sql: "DELETE FROM records WHERE collection = ? AND id = ?", arguments: [collection.rawValue, id])
+            try db.run(sql: "DELETE FROM records WHERE collection = ? AND id = ?", arguments: [collection.rawValue, id])
             return
         }
-        try db.execute(
+        try db.run(
             sql: """
                 INSERT INTO records (collection, id, data, version, updated_at) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (collection, id) DO UPDATE SET data = excluded.data, version = excluded.version,
@@ -263,7 +262,7 @@ public final class LocalStore: Sendable {
     // MARK: State
 
     func state(_ key: String) async throws -> String? {
-        try await queue.read { db in try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = ?", arguments: [key]) }
+        try await queue.read { db in try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM sync_state WHERE key = ?"), arguments: [key]) }
     }
 
     func setState(_ key: String, to value: String) async throws {
@@ -271,7 +270,7 @@ public final class LocalStore: Sendable {
     }
 
     private static func setState(_ key: String, to value: String, in db: GRDB.Database) throws {
-        try db.execute(sql: "INSERT INTO sync_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", arguments: [key, value])
+        try db.run(sql: "INSERT INTO sync_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", arguments: [key, value])
     }
 
     /// Deletes everything: records, queue and cursor (another user signed in, or the app signs out for good).
@@ -279,5 +278,13 @@ public final class LocalStore: Sendable {
         try await queue.write { db in
             try db.execute(sql: "DELETE FROM records; DELETE FROM pending_mutations; DELETE FROM sync_state;")
         }
+    }
+}
+
+extension GRDB.Database {
+    /// `execute(sql:arguments:)` with the statement prepared once per connection (GRDB's statement cache): syncing
+    /// runs the same few statements thousands of times.
+    fileprivate func run(sql: String, arguments: StatementArguments = []) throws {
+        try cachedStatement(sql: sql).execute(arguments: arguments)
     }
 }

@@ -234,7 +234,7 @@ public actor SyncEngine {
                 case .conflict:
                     let record = result.serverRecord
                     var data: Data?
-                    if let record, !record.deleted, let payload = record.data { data = try Self.json(payload.additionalProperties) }
+                    if let record, !record.deleted, let payload = record.data { data = try Self.json(payload) }
                     answers.append((mutation, .serverWins(version: record?.version ?? result.version ?? 0, data: data, updatedAt: record?.updatedAt ?? .now)))
                 case .rejected:
                     answers.append((mutation, .rejected))
@@ -262,7 +262,7 @@ public actor SyncEngine {
                 var changes: [LocalStore.PulledChange] = []
                 for change in page.changes {
                     guard let collection = SyncCollection(rawValue: change.collection.rawValue) else { continue }
-                    let data = change.deleted ? nil : try change.data.map { payload throws(FitBaseError) in try Self.json(payload.additionalProperties) }
+                    let data = change.deleted ? nil : try change.data.map { payload throws(FitBaseError) in try Self.json(payload) }
                     changes.append(.init(collection: collection, id: change.id, version: change.version, updatedAt: change.updatedAt, data: data))
                 }
                 try await storage { try await store.apply(changes, cursor: page.cursor) }
@@ -332,9 +332,9 @@ public actor SyncEngine {
     }
 
     static func wire(_ mutation: LocalStore.PendingMutation) throws(FitBaseError) -> Components.Schemas.SyncMutation {
-        let data: Components.Schemas.SyncMutation.DataPayload?
+        let data: Components.Schemas.SyncRecordData?
         do {
-            data = try mutation.data.map { .init(additionalProperties: try JSONDecoder().decode(OpenAPIObjectContainer.self, from: $0)) }
+            data = try mutation.data.map { try RecordJSON(json: $0) }
         } catch {
             throw .storage("a queued change of \(mutation.collection.rawValue) \(mutation.recordID) is not a JSON object")
         }
@@ -344,7 +344,7 @@ public actor SyncEngine {
         )
     }
 
-    static func json(_ object: OpenAPIObjectContainer) throws(FitBaseError) -> Data {
-        do { return try JSONEncoder().encode(object) } catch { throw .unexpectedResponse(statusCode: 200) }
+    static func json(_ object: Components.Schemas.SyncRecordData) throws(FitBaseError) -> Data {
+        do { return try object.jsonData() } catch { throw .unexpectedResponse(statusCode: 200) }
     }
 }

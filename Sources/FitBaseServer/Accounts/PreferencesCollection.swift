@@ -26,7 +26,7 @@ struct PreferencesCollection: SyncedCollection {
     }
 
     func checkUpsert(
-        _ data: Components.Schemas.SyncMutation.DataPayload?, id: String, reads: PushReads, updatedAt: Date
+        _ data: Components.Schemas.SyncRecordData?, id: String, reads: PushReads, updatedAt: Date
     ) async throws -> any SyncedWrite {
         let update = try decode(Components.Schemas.UserUpdate.self, from: data)
         // A dry run against the current profile finds every invalid field now; the write applies it again.
@@ -39,9 +39,9 @@ struct PreferencesCollection: SyncedCollection {
         nil  // refused by checkDelete
     }
 
-    func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: OpenAPIObjectContainer] {
+    func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: Components.Schemas.SyncRecordData] {
         guard ids.contains(SyncFeed.preferencesID) else { return [:] }
-        return [SyncFeed.preferencesID: try SyncController.object(UserWire.preferences(try await ProfileStore.profile(of: user, on: db)))]
+        return [SyncFeed.preferencesID: SyncController.object(UserWire.preferences(try await ProfileStore.profile(of: user, on: db)))]
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -75,5 +76,42 @@ struct DirectRoute: Sendable {
     /// A 200 with a JSON body, labelled as the generated server labels its JSON.
     static func json(_ body: ByteBuffer) -> Response {
         Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
+    }
+
+    /// An operation answered with an output its direct route does not write (a bug: a 500, logged).
+    struct UnexpectedOutput: Error {
+        let operation: String
+    }
+
+    /// The generated server's JSON settings (see `registerHandlers` in `buildApplication`): sorted keys, slashes not
+    /// escaped, instants as ``InternetDateTimeTranscoder`` writes them.
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .internetDateTime
+        return encoder
+    }()
+
+    /// Whether a request's body is labelled JSON as the generated server reads it: `application/json` with any
+    /// parameters, or no label at all (the generated server then takes the operation's one content type).
+    static func hasJSONBody(_ request: Request) -> Bool {
+        guard let label = request.headers[.contentType] else { return true }
+        let mediaType = label.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        return mediaType == "application/json"
+    }
+
+    /// Whether the caller takes a JSON answer: no `Accept`, or one listing only `application/json`, `application/*` or
+    /// `*/*` (with parameters but no quality of 0). Anything else goes to the generated server, which knows the rules.
+    static func acceptsJSON(_ request: Request) -> Bool {
+        let values = request.headers[values: .accept]
+        if values.isEmpty { return true }
+        for value in values {
+            for item in value.split(separator: ",") {
+                let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                guard let mediaType = parts.first, ["application/json", "application/*", "*/*"].contains(mediaType) else { return false }
+                if parts.dropFirst().contains(where: { $0.hasPrefix("q=") && Double($0.dropFirst(2)) == 0 }) { return false }
+            }
+        }
+        return true
     }
 }

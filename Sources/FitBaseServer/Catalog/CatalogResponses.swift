@@ -108,16 +108,9 @@ final class CatalogResponses: Sendable {
         }
     }
 
-    /// The generated server's JSON settings (see `registerHandlers` in `buildApplication`).
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
     private static func encode(_ workout: Components.Schemas.Workout) -> ByteBuffer {
         // A workout's wire form holds strings, numbers, booleans and arrays of them: encoding it cannot fail.
-        ByteBuffer(bytes: (try? encoder.encode(workout)) ?? Data("{}".utf8))
+        ByteBuffer(bytes: (try? DirectRoute.encoder.encode(workout)) ?? Data("{}".utf8))
     }
 }
 

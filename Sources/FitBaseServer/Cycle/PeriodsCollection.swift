@@ -34,7 +34,7 @@ struct PeriodsCollection: SyncedCollection {
     // MARK: Sync
 
     func checkUpsert(
-        _ data: Components.Schemas.SyncMutation.DataPayload?, id: String, reads: PushReads, updatedAt: Date
+        _ data: Components.Schemas.SyncRecordData?, id: String, reads: PushReads, updatedAt: Date
     ) async throws -> any SyncedWrite {
         let body = try decode(Components.Schemas.PeriodInput.self, from: data)
         do {
@@ -50,7 +50,7 @@ struct PeriodsCollection: SyncedCollection {
         return try await write.record(.cycleLogs, id: id, deleted: true, on: db)
     }
 
-    func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: OpenAPIObjectContainer] {
+    func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: Components.Schemas.SyncRecordData] {
         try wire(try await CycleStore.periods(ids.compactMap(PeriodID.init), of: user, on: db), id: \.id.description, CycleController.wire)
     }
 

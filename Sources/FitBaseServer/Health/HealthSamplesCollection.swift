@@ -48,7 +48,7 @@ struct HealthSamplesCollection: SyncedCollection {
     }
 
     func checkUpsert(
-        _ data: Components.Schemas.SyncMutation.DataPayload?, id: String, reads: PushReads, updatedAt: Date
+        _ data: Components.Schemas.SyncRecordData?, id: String, reads: PushReads, updatedAt: Date
     ) async throws -> any SyncedWrite {
         guard try await consent(reads).upload else { throw Self.consentRequired }
         let body = try decode(Components.Schemas.HealthSampleInput.self, from: data)
@@ -77,7 +77,7 @@ struct HealthSamplesCollection: SyncedCollection {
         return change
     }
 
-    func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: OpenAPIObjectContainer] {
+    func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: Components.Schemas.SyncRecordData] {
         let rows = try await HealthSampleStore.samples(ids.compactMap(HealthSampleID.init), of: user, on: db)
         return try wire(try await health.open(rows, of: user), id: \.id.description, HealthController.wire)
     }

@@ -32,7 +32,7 @@ struct WorkoutLogsCollection: SyncedCollection {
     // MARK: Sync
 
     func checkUpsert(
-        _ data: Components.Schemas.SyncMutation.DataPayload?, id: String, reads: PushReads, updatedAt: Date
+        _ data: Components.Schemas.SyncRecordData?, id: String, reads: PushReads, updatedAt: Date
     ) async throws -> any SyncedWrite {
         let body = try decode(Components.Schemas.WorkoutLogInput.self, from: data)
         do {
@@ -54,7 +54,7 @@ struct WorkoutLogsCollection: SyncedCollection {
         return change
     }
 
-    func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: OpenAPIObjectContainer] {
+    func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: Components.Schemas.SyncRecordData] {
         try wire(try await HistoryStore.logs(ids.compactMap(WorkoutLogID.init), of: user, on: db), id: \.id.description, HistoryController.wire)
     }
 

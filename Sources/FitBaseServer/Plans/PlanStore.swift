@@ -101,16 +101,19 @@ struct PlanStore: Sendable {
     /// `createdAt`. Only ``PlanWrite`` calls it: it enters the change into the feed, and its caller has checked that
     /// the id is not another user's.
     static func upsert(_ plan: TrainingPlan, of user: UserID, on db: any SQLDatabase) async throws -> Date {
-        let row = try await db.insert(into: "training_plans")
-            .columns(columns + ["user_id"])
-            .values(try values(plan) + [SQLBind(user.rawValue)])
-            .onConflict(with: ["id"]) { conflict in
-                columns.filter { $0 != "id" && $0 != "created_at" }.reduce(conflict) { $0.set(excludedValueOf: $1) }
-            }
-            .returning("created_at")
-            .first()
+        let row = try await upsertPlan(
+            plan.id.rawValue, plan.name, plan.notes, plan.startDate.description, plan.endDate?.description, plan.daysPerWeek,
+            plan.isCompleted, try jsonText(plan.weeklyWorkouts), plan.version, plan.createdAt, plan.updatedAt, user.rawValue
+        ).first(on: db)
         return try row?.decode(column: "created_at", as: Date.self) ?? plan.createdAt
     }
+
+    private static let upsertPlan = StoredStatement(
+        #"INSERT INTO "training_plans" ("# + (columns + ["user_id"]).map { #""\#($0)""# }.joined(separator: ", ")
+            + ") VALUES (" + Array(repeating: "?", count: columns.count + 1).joined(separator: ", ") + #") ON CONFLICT ("id") DO UPDATE SET "#
+            + columns.filter { $0 != "id" && $0 != "created_at" }.map { #""\#($0)" = EXCLUDED."\#($0)""# }.joined(separator: ", ")
+            + #" RETURNING "created_at""#
+    )
 
     /// Deletes the row of the plan if it is the user's, nothing else (``PlansCollection/delete(_:_:on:)`` is the
     /// delete with its feed entry); whether it was there.
@@ -135,14 +138,6 @@ struct PlanStore: Sendable {
         "id", "name", "notes", "start_date", "end_date", "days_per_week", "is_completed", "weekly_workouts", "version",
         "created_at", "updated_at",
     ]
-
-    private static func values(_ plan: TrainingPlan) throws -> [SQLBind] {
-        [
-            SQLBind(plan.id.rawValue), SQLBind(plan.name), SQLBind(plan.notes), SQLBind(plan.startDate.description),
-            SQLBind(plan.endDate?.description), SQLBind(plan.daysPerWeek), SQLBind(plan.isCompleted),
-            SQLBind(try jsonText(plan.weeklyWorkouts)), SQLBind(plan.version), SQLBind(plan.createdAt), SQLBind(plan.updatedAt),
-        ]
-    }
 
     private static func select(on db: any SQLDatabase) -> SQLSelectBuilder {
         db.select().columns(columns).from("training_plans")

@@ -18,7 +18,7 @@ struct PlansCollection: SyncedCollection {
     static let plansWithoutCustomPlans = 1
 
     func checkUpsert(
-        _ data: Components.Schemas.SyncMutation.DataPayload?, id: String, reads: PushReads, updatedAt: Date
+        _ data: Components.Schemas.SyncRecordData?, id: String, reads: PushReads, updatedAt: Date
     ) async throws -> any SyncedWrite {
         let body = try decode(Components.Schemas.PlanInput.self, from: data)
         let workouts = try await CatalogLookup.shared(by: reads, store: catalog)
@@ -61,7 +61,7 @@ struct PlansCollection: SyncedCollection {
         return try await write.record(.plans, id: id, deleted: true, on: db)
     }
 
-    func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: OpenAPIObjectContainer] {
+    func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: Components.Schemas.SyncRecordData] {
         try wire(try await PlanStore.plans(ids.compactMap(PlanID.init), of: user, on: db), id: \.id.description, PlanController.wire)
     }
 

@@ -55,7 +55,7 @@ struct SyncController: Sendable {
     static func wire(
         _ changes: [SyncChange], of user: UserID, collections: SyncedCollections, on db: any SQLDatabase
     ) async throws -> [Components.Schemas.SyncChange] {
-        var records: [SyncCollection: [String: OpenAPIObjectContainer]] = [:]
+        var records: [SyncCollection: [String: Components.Schemas.SyncRecordData]] = [:]
         for (collection, live) in Dictionary(grouping: changes.filter { !$0.stamp.deleted }, by: \.collection) {
             records[collection] = try await collections[collection].records(live.map(\.recordID), of: user, on: db)
         }
@@ -65,16 +65,15 @@ struct SyncController: Sendable {
             return Components.Schemas.SyncChange(
                 collection: Components.Schemas.SyncCollection(rawValue: change.collection.rawValue) ?? .plans, id: change.recordID,
                 version: change.stamp.version, deleted: change.stamp.deleted, updatedAt: change.stamp.updatedAt,
-                data: change.stamp.deleted ? nil : data.map { .init(additionalProperties: $0) }
+                data: change.stamp.deleted ? nil : data
             )
         }
     }
 
-    /// A wire value as a free-form JSON object (instants in RFC 3339, as everywhere in the API).
-    static func object(_ value: some Encodable) throws -> OpenAPIObjectContainer {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .internetDateTime
-        return try JSONDecoder().decode(OpenAPIObjectContainer.self, from: encoder.encode(value))
+    /// A record's REST representation as a change's `data`: encoded in place when the response is (instants in
+    /// RFC 3339, as everywhere in the API), never converted to a free-form object first.
+    static func object(_ value: some Encodable & Sendable) -> Components.Schemas.SyncRecordData {
+        RecordJSON(record: value)
     }
 
     // MARK: Cursors

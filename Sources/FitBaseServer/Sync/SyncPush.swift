@@ -131,14 +131,12 @@ extension SyncController {
     }
 
     /// Decodes a mutation's `data` as the collection's REST body, naming the field at fault.
-    static func decode<Body: Decodable>(_ type: Body.Type, from data: Components.Schemas.SyncMutation.DataPayload?) throws(Problem) -> Body {
+    static func decode<Body: Decodable>(_ type: Body.Type, from data: Components.Schemas.SyncRecordData?) throws(Problem) -> Body {
         guard let data else {
             throw Problem.invalidRequest("data is required to upsert.", fieldErrors: [.init(field: "data", message: "is required to upsert")])
         }
         do {
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .internetDateTime
-            return try decoder.decode(Body.self, from: JSONEncoder().encode(data.additionalProperties))
+            return try data.decode(Body.self, using: resultCoding.decoder)
         } catch let error as DecodingError {
             throw ProblemMapping.problem(forDecoding: error).prefixingFields(with: "data.")
         } catch {
@@ -193,7 +191,7 @@ extension SyncController {
         let stamp = try await SyncFeed.stamp(mutation.collection, id: mutation.recordID, of: user, on: db)
         // A record live in the user's feed is theirs; any other id may be another user's row.
         if stamp.map({ $0.deleted }) ?? true, let table = collection.table, let id = UUID(uuidString: mutation.recordID),
-            let owner = try await db.select().column("user_id").from(table).where("id", .equal, id).first()?.decode(column: "user_id", as: UUID.self),
+            let owner = try await StoredStatement(#"SELECT "user_id" FROM "\#(table)" WHERE "id" = ?"#)(id).first(on: db)?.decode(column: "user_id", as: UUID.self),
             owner != user.rawValue
         {
             throw Problem(
@@ -277,13 +275,12 @@ extension SyncController {
     }
 
     private static func store(_ result: Components.Schemas.SyncMutationResult, user: UserID, now: Date, on db: any SQLDatabase) async throws {
-        try await db.insert(into: "sync_mutations").columns("user_id", "mutation_id", "result", "created_at")
-            .values(
-                SQLBind(user.rawValue), SQLBind(result.mutationId),
-                SQLBind(String(decoding: try resultCoding.encoder.encode(result), as: UTF8.self)), SQLBind(now)
-            )
-            .run()
+        try await storeResult(user.rawValue, result.mutationId, String(decoding: try resultCoding.encoder.encode(result), as: UTF8.self), now).run(on: db)
     }
+
+    private static let storeResult = StoredStatement(
+        #"INSERT INTO "sync_mutations" ("user_id", "mutation_id", "result", "created_at") VALUES (?, ?, ?, ?)"#
+    )
 
     /// Stored results keep instants to the second, as the API writes them.
     private static let resultCoding: (encoder: JSONEncoder, decoder: JSONDecoder) = {

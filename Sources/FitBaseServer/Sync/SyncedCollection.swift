@@ -29,14 +29,14 @@ protocol SyncedCollection: Sendable {
     func prepare(_ mutations: [Components.Schemas.SyncMutation], reads: PushReads) async throws
     /// Checks an upsert's `data` exactly as the collection's REST endpoint checks a body (field paths relative to
     /// `data`), giving the write to make.
-    func checkUpsert(_ data: Components.Schemas.SyncMutation.DataPayload?, id: String, reads: PushReads, updatedAt: Date) async throws -> any SyncedWrite
+    func checkUpsert(_ data: Components.Schemas.SyncRecordData?, id: String, reads: PushReads, updatedAt: Date) async throws -> any SyncedWrite
     /// Checks a delete before anything is written (consent, a record that cannot be deleted).
     func checkDelete(id: String, reads: PushReads) async throws
     /// Deletes the user's record and takes back its effects, entering a tombstone into the feed; `nil` when the user
     /// has no such row.
     func delete(_ id: String, _ write: FeedWrite, on db: any SQLDatabase) async throws -> SyncChange?
     /// The records with these ids, as their REST endpoints show them, by record id.
-    func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: OpenAPIObjectContainer]
+    func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: Components.Schemas.SyncRecordData]
     /// After a push applied `count` of the collection's mutations, in its transaction (audit).
     func pushed(_ count: Int, of user: UserID, on db: any SQLDatabase) async throws
     /// After a feed page served `count` of the collection's live records (audit).
@@ -65,14 +65,14 @@ extension SyncedCollection {
     }
 
     /// Records as the feed shows them, by id: each in its REST representation.
-    func wire<Record>(_ records: [Record], id: (Record) -> String, _ wire: (Record) -> some Encodable) throws -> [String: OpenAPIObjectContainer] {
-        var wired: [String: OpenAPIObjectContainer] = [:]
-        for record in records { wired[id(record)] = try SyncController.object(wire(record)) }
+    func wire<Record>(_ records: [Record], id: (Record) -> String, _ wire: (Record) -> some Encodable & Sendable) -> [String: Components.Schemas.SyncRecordData] {
+        var wired: [String: Components.Schemas.SyncRecordData] = [:]
+        for record in records { wired[id(record)] = SyncController.object(wire(record)) }
         return wired
     }
 
     /// Decodes a mutation's `data` as the collection's REST body.
-    func decode<Body: Decodable>(_ type: Body.Type, from data: Components.Schemas.SyncMutation.DataPayload?) throws(Problem) -> Body {
+    func decode<Body: Decodable>(_ type: Body.Type, from data: Components.Schemas.SyncRecordData?) throws(Problem) -> Body {
         try SyncController.decode(type, from: data)
     }
 }

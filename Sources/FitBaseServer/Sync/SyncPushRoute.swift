@@ -1,0 +1,73 @@
+import FitBaseAPI
+import FitBaseCore
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// `POST /v1/sync/push` read without the generated server's decoder (a ``DirectRoute``).
+///
+/// A push of 500 records spent most of its CPU in `JSONDecoder` walking the free-form `data` objects (each value's kind
+/// found by trying one type after another, every miss a thrown error). Here the body is read by ``JSONValue/parse(_:)``
+/// in one pass and turned into the same `SyncPush` value, which ``SyncController/pushSyncMutations(_:)`` — the one
+/// push path — applies; its results are encoded with the generated server's settings. A body this reader does not
+/// fully understand (not JSON, a missing or mistyped field, a field the contract does not name, an unknown collection,
+/// a repeated key, another content type or `Accept`) is left to the generated handler, which answers with its problem.
+extension SyncController {
+    /// The routes this answers, for ``RoutingTransport``.
+    var routes: [DirectRoute] {
+        [DirectRoute(method: .post, path: "/v1/sync/push") { request, _ in try await self.push(request) }]
+    }
+
+    private func push(_ request: Request) async throws -> Response? {
+        guard DirectRoute.hasJSONBody(request), DirectRoute.acceptsJSON(request) else { return nil }
+        var request = request
+        let body = try await request.collectBody(upTo: .max)
+        guard let push = body.withUnsafeReadableBytes({ Self.push(from: JSONValue.parse($0)) }) else { return nil }
+        let output = try await pushSyncMutations(.init(body: .json(push)))
+        // The push answers `ok` or throws (its problems are rendered as for every route).
+        guard case .ok(let ok) = output, case .json(let results) = ok.body else {
+            throw DirectRoute.UnexpectedOutput(operation: "pushSyncMutations")
+        }
+        return DirectRoute.json(ByteBuffer(bytes: try DirectRoute.encoder.encode(results)))
+    }
+
+    /// The push `json` holds, when every part of it is what the contract says and nothing else.
+    static func push(from json: JSONValue?) -> Components.Schemas.SyncPush? {
+        guard case .object(let fields)? = json, fields.count == 1, case .array(let items)? = fields["mutations"] else { return nil }
+        var mutations: [Components.Schemas.SyncMutation] = []
+        mutations.reserveCapacity(items.count)
+        for item in items {
+            guard let mutation = mutation(from: item) else { return nil }
+            mutations.append(mutation)
+        }
+        return .init(mutations: mutations)
+    }
+
+    private static let mutationKeys: Set<String> = ["mutationId", "collection", "id", "op", "baseVersion", "updatedAt", "data"]
+
+    private static func mutation(from json: JSONValue) -> Components.Schemas.SyncMutation? {
+        guard case .object(let fields) = json, fields.keys.allSatisfy(mutationKeys.contains),
+            case .string(let mutationID)? = fields["mutationId"],
+            case .string(let rawCollection)? = fields["collection"], let collection = Components.Schemas.SyncCollection(rawValue: rawCollection),
+            case .string(let id)? = fields["id"],
+            case .string(let rawOperation)? = fields["op"], let operation = Components.Schemas.SyncMutation.OpPayload(rawValue: rawOperation),
+            case .string(let rawUpdatedAt)? = fields["updatedAt"], let updatedAt = InternetDateTime.date(from: rawUpdatedAt)
+        else { return nil }
+        // Optional fields: absent or null is "not given", as the generated decoder reads them.
+        var baseVersion: Int?
+        switch fields["baseVersion"] {
+        case nil, .null?: baseVersion = nil
+        case .int(let version)?: baseVersion = version
+        default: return nil
+        }
+        var data: RecordJSON?
+        switch fields["data"] {
+        case nil, .null?: data = nil
+        case .object(let record)?: data = RecordJSON(fields: record)
+        default: return nil
+        }
+        return .init(
+            mutationId: mutationID, collection: collection, id: id, op: operation, baseVersion: baseVersion, updatedAt: updatedAt, data: data
+        )
+    }
+}
