@@ -30,6 +30,7 @@ struct Serve: AsyncParsableCommand {
                     """
                 // Written straight to the file descriptor: a pipe would otherwise buffer the banner.
                 FileHandle.standardOutput.write(Data(banner.utf8))
+                StartUpMemory.release()
             }
         } catch {
             // Everything buildApplication throws is a start-up problem: a setting, a key file, the database.
