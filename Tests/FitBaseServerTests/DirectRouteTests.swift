@@ -46,6 +46,17 @@ import Testing
                     for path in paths {
                         try await Self.expectSame(path, token: token, direct: direct, generated: generated)
                     }
+                    // A caller that takes no JSON: the generated handler's answer, from both.
+                    for path in ["/healthz", "/v1/workouts/\(workouts[0].id)", "/v1/workouts?limit=3"] {
+                        for accept in ["text/html", "application/json;q=0", "application/json, text/plain", "*/*"] {
+                            var headers: HTTPFields = [.accept: accept]
+                            if let token { headers[.authorization] = "Bearer \(token)" }
+                            let fast = try await direct.execute(uri: path, method: .get, headers: headers)
+                            let reference = try await generated.execute(uri: path, method: .get, headers: headers)
+                            #expect(fast.status == reference.status, "\(path) \(accept)")
+                            #expect(fast.headers[.contentType] == reference.headers[.contentType], "\(path) \(accept)")
+                        }
+                    }
                     // Every page of a listing, following its cursors.
                     var next: String? = "/v1/workouts?limit=4&sort=longest"
                     while let path = next {

@@ -20,7 +20,7 @@ struct ServiceStatusController: Sendable {
 
     /// The routes answered without the generated server.
     static var routes: [DirectRoute] {
-        [DirectRoute(method: .get, path: "/healthz") { _, _ in DirectRoute.json(healthBody) }]
+        [DirectRoute(method: .get, path: "/healthz") { request, _ in DirectRoute.acceptsJSON(request) ? DirectRoute.json(healthBody) : nil }]
     }
 
     /// Ready when the database answers a trivial query. A probe's own timeout bounds how long it waits.

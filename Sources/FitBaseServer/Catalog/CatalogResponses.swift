@@ -48,7 +48,7 @@ final class CatalogResponses: Sendable {
     // MARK: Routes
 
     private func workout(_ request: Request, context: FitBaseRequestContext) async throws -> Response? {
-        guard let raw = context.parameters.get("workoutId"), let id = WorkoutID(raw) else { return nil }
+        guard DirectRoute.acceptsJSON(request), let raw = context.parameters.get("workoutId"), let id = WorkoutID(raw) else { return nil }
         let snapshot = try await store.cache.snapshot()
         guard let position = snapshot.index[id] else { return nil }
         let workouts = await encodedWorkouts(of: snapshot)
@@ -57,7 +57,7 @@ final class CatalogResponses: Sendable {
     }
 
     private func page(_ request: Request) async throws -> Response? {
-        guard let listing = Listing(request.uri) else { return nil }
+        guard DirectRoute.acceptsJSON(request), let listing = Listing(request.uri) else { return nil }
         let snapshot = try await store.cache.snapshot()
         let (positions, hasMore) = snapshot.pagePositions(listing.query, searched: nil, offset: listing.offset, limit: listing.limit)
         let workouts = await encodedWorkouts(of: snapshot)
