@@ -23,7 +23,7 @@ public struct Identifier<Entity>: RawRepresentable, Hashable, Sendable, Codable,
 
     /// Parses a UUID string in any letter case; `nil` when it is not one.
     public init?(_ text: String) {
-        guard let uuid = UUID(uuidString: text) else { return nil }
+        guard let uuid = UUID(canonical: text) ?? UUID(uuidString: text) else { return nil }
         self.rawValue = uuid
     }
 
@@ -33,7 +33,7 @@ public struct Identifier<Entity>: RawRepresentable, Hashable, Sendable, Codable,
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
-        guard let uuid = UUID(uuidString: text) else {
+        guard let uuid = UUID(canonical: text) ?? UUID(uuidString: text) else {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "is not a UUID")
         }
         self.rawValue = uuid
@@ -61,8 +61,16 @@ extension UUID {
     /// The canonical lower-case text (8-4-4-4-12), written in one allocation: ids are formatted for every record
     /// that goes on the wire, and `uuidString.lowercased()` costs two strings each time.
     public var lowercasedString: String {
+        text(digits: "0123456789abcdef")
+    }
+
+    /// The canonical upper-case text, as `uuidString` writes it, without its `sprintf`.
+    public var uppercasedString: String {
+        text(digits: "0123456789ABCDEF")
+    }
+
+    private func text(digits: StaticString) -> String {
         String(unsafeUninitializedCapacity: 36) { buffer in
-            let digits: StaticString = "0123456789abcdef"
             var position = 0
             withUnsafeBytes(of: uuid) { bytes in
                 for (index, byte) in bytes.enumerated() {
@@ -76,6 +84,41 @@ extension UUID {
                 }
             }
             return position
+        }
+    }
+
+    /// Reads the canonical text (8-4-4-4-12 hex digits, either case) without Foundation's `sscanf`; `nil` for any
+    /// other text, which callers then hand to `UUID(uuidString:)` so that exactly the same texts are accepted.
+    public init?(canonical text: String) {
+        var text = text
+        let parsed: uuid_t? = text.withUTF8 { utf8 -> uuid_t? in
+            guard utf8.count == 36 else { return nil }
+            var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            let complete = withUnsafeMutableBytes(of: &bytes) { out -> Bool in
+                var position = 0
+                for index in 0..<16 {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        guard utf8[position] == UInt8(ascii: "-") else { return false }
+                        position += 1
+                    }
+                    guard let high = Self.hexValue(utf8[position]), let low = Self.hexValue(utf8[position + 1]) else { return false }
+                    out[index] = high << 4 | low
+                    position += 2
+                }
+                return true
+            }
+            return complete ? bytes : nil
+        }
+        guard let parsed else { return nil }
+        self.init(uuid: parsed)
+    }
+
+    private static func hexValue(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
+        default: nil
         }
     }
 }

@@ -166,6 +166,101 @@ import Testing
         }
     }
 
+    /// A health upload read by the direct route is answered, and stored, as the generated handler answers and stores
+    /// it: two consenting users upload the same samples (their own ids), one to each application, twice (the second
+    /// time every sample is a duplicate); a third user uploads ids the first two hold; then bodies the direct route
+    /// leaves to the generated handler go to both, and both users' stored samples are read back and compared.
+    @Test(arguments: TestEngines.all)
+    func healthUploadsAreAnsweredAsTheGeneratedHandlerAnswersThem(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { direct, testDatabase in
+            let generatedApp = try await buildApplication(configuration: .testing(testDatabase), logger: TestDatabase.logger, mailer: nil, directRoutes: false)
+            try await generatedApp.test(.router) { generated in
+                let first = try await direct.signUp()
+                let second = try await direct.signUp()
+                let third = try await direct.signUp()
+                let withoutConsent = try await direct.signUp()
+                for user in [first, second, third] {
+                    let consent = try await direct.json(.post, "/v1/me/consents", body: ["kind": "healthData", "version": "1", "granted": true], token: user.accessToken)
+                    #expect(consent.status == .created || consent.status == .ok)
+                }
+                let firstIDs = (0..<7).map { _ in UUID().uuidString.lowercased() }
+                let secondIDs = (0..<7).map { _ in UUID().uuidString.lowercased() }
+
+                func samples(_ ids: [String]) -> [[String: Any]] {
+                    [
+                        [
+                            "id": ids[0], "type": "heartRate", "value": 61, "unit": "count/min", "start": "2026-11-20T07:30:00Z", "sourceId": "com.apple.health",
+                            "device": "Apple Watch", "metadata": ["HKMetadataKeyHeartRateMotionContext": "1", "note": "a \"q\" \\ / ✓\n\u{1}"],
+                        ],
+                        ["id": ids[1], "type": "steps", "value": 1200.5, "unit": "count", "start": "2026-11-20T07:00:00Z", "end": "2026-11-20T07:10:00.250Z", "sourceId": "s"],
+                        ["id": ids[2], "type": "heartRate", "value": 500, "unit": "count/min", "start": "2026-11-20T07:31:00Z", "sourceId": "s"],
+                        ["id": ids[3], "type": "sleep", "stage": "asleepDeep", "start": "2026-11-19T23:00:00Z", "end": "2026-11-20T01:00:00Z", "sourceId": "s", "metadata": [:]],
+                        ["id": ids[4], "type": "bloodPressure", "systolic": 120, "diastolic": 80.5, "unit": "mmHg", "start": "2026-11-20T08:05:00+01:00", "sourceId": "s"],
+                        ["id": ids[0], "type": "heartRate", "value": 62, "unit": "bpm", "start": "2026-11-20T07:32:00Z", "sourceId": "s"],
+                        ["id": "not-a-uuid", "type": "heartRate", "value": 62, "unit": "bpm", "start": "2026-11-20T07:32:00Z", "sourceId": "s"],
+                        ["id": ids[5], "type": "oxygenSaturation", "value": 0.97, "unit": "%", "start": "2026-11-20T07:33:00Z", "sourceId": "s", "device": NSNull()],
+                        ["id": ids[5], "type": "nope", "start": "2026-11-20T07:34:00Z", "sourceId": "s"],
+                        ["id": ids[6].uppercased(), "type": "steps", "value": 10, "unit": "count", "start": "2026-11-20T07:35:00Z", "sourceId": "s"],
+                    ]
+                }
+                // Ids are answered as sent when a sample is refused: upper-case ones map too.
+                let mapping = Dictionary(uniqueKeysWithValues: Array(zip(secondIDs + secondIDs.map { $0.uppercased() }, firstIDs + firstIDs.map { $0.uppercased() })))
+                for round in 0..<2 {
+                    let fast = try await direct.json(.post, "/v1/health/samples", body: ["samples": samples(firstIDs)], token: first.accessToken)
+                    let reference = try await generated.json(.post, "/v1/health/samples", body: ["samples": samples(secondIDs)], token: second.accessToken)
+                    #expect(fast.status == .ok, "round \(round)")
+                    try Self.expectSame(fast, reference, mapping: mapping, "round \(round)")
+                }
+                // Ids another user holds.
+                let taken = try await direct.json(.post, "/v1/health/samples", body: ["samples": [samples(firstIDs)[0]]], token: third.accessToken)
+                let takenReference = try await generated.json(.post, "/v1/health/samples", body: ["samples": [samples(secondIDs)[0]]], token: third.accessToken)
+                try Self.expectSame(taken, takenReference, mapping: mapping, "taken")
+                #expect(String(buffer: taken.body).contains("id_taken"))
+
+                // What each user now holds, read back and opened.
+                let stored = try await direct.json(.get, "/v1/health/samples?limit=50", token: first.accessToken)
+                let storedReference = try await direct.json(.get, "/v1/health/samples?limit=50", token: second.accessToken)
+                try Self.expectSame(stored, storedReference, mapping: mapping, "stored")
+                #expect(String(buffer: stored.body).contains(#"a \"q\" \\ / ✓\n\u0001"#))
+
+                // Bodies the direct route does not take (or takes and the upload refuses), sent as raw bytes.
+                let sample = #"{"id":"ID","type":"heartRate","value":70,"unit":"bpm","start":"2026-11-20T07:40:00Z","sourceId":"s"}"#
+                let bodies = [
+                    #"{"samples": ["#, #"{"samples": 3}"#, #"[]"#, #"{}"#, #"{"samples": []}"#,
+                    #"{"samples":[{"id":"ID","type":"heartRate","value":"70","unit":"bpm","start":"2026-11-20T07:40:00Z","sourceId":"s"}]}"#,
+                    #"{"samples":[{"id":"ID","type":"heartRate","value":70,"unit":"bpm","start":"yesterday","sourceId":"s"}]}"#,
+                    #"{"samples":[{"id":"ID","type":"heartRate","value":70,"unit":"bpm","start":"2026-11-20T07:40:00Z"}]}"#,
+                    #"{"samples":[{"id":"ID","type":"heartRate","value":70,"unit":"bpm","start":"2026-11-20T07:40:00Z","sourceId":"s","extra":1}]}"#,
+                    #"{"samples":[{"id":"ID","type":"heartRate","value":70,"value":71,"unit":"bpm","start":"2026-11-20T07:40:00Z","sourceId":"s"}]}"#,
+                    #"{"samples":[{"id":"ID","type":"heartRate","value":7e1,"unit":null,"start":"2026-11-20T07:40:00Z","end":null,"sourceId":"s","metadata":null}]}"#,
+                    #"{"samples":[{"id":"ID","type":"heartRate","value":70,"unit":"bpm","start":"2026-11-20T07:40:00Z","sourceId":"s","metadata":{"k":1}}]}"#,
+                    #"{"samples":[{"id":"ID","type":"heartRate","value":70,"unit":"bpm","start":"2026-11-20T07:40:00Z","sourceId":"\ud83c\udfcb\/","metadata":{"k":"\ud800"}}]}"#,
+                    "{\"samples\":[" + Array(repeating: sample, count: 1_001).joined(separator: ",") + "]}",
+                    "{\"samples\":[" + sample + "]}",
+                ]
+                let headerCases: [HTTPFields] = [[.contentType: "application/json"], [.contentType: "text/plain"], [.contentType: "application/json", .accept: "text/html"], [:]]
+                for (index, body) in bodies.enumerated() {
+                    for (headerIndex, headers) in headerCases.enumerated() where index == bodies.count - 1 || headerIndex == 0 {
+                        for token in [nil, first.accessToken, withoutConsent.accessToken] {
+                            let record = UUID().uuidString.lowercased()
+                            let otherRecord = UUID().uuidString.lowercased()
+                            func send(_ client: any TestClientProtocol, _ record: String, _ token: String?) async throws -> TestResponse {
+                                var headers = headers
+                                if let token { headers[.authorization] = "Bearer \(token)" }
+                                return try await client.execute(
+                                    uri: "/v1/health/samples", method: .post, headers: headers, body: ByteBuffer(string: body.replacingOccurrences(of: "ID", with: record))
+                                )
+                            }
+                            let fast = try await send(direct, record, token)
+                            let reference = try await send(generated, otherRecord, token == first.accessToken ? second.accessToken : token)
+                            try Self.expectSame(fast, reference, mapping: [otherRecord: record], "body \(index), headers \(headerIndex)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// Two push answers agree: status, content type, and the body once the second user's record ids are replaced by the
     /// first's (and request ids and creation instants left out).
     private static func expectSame(_ fast: TestResponse, _ reference: TestResponse, mapping: [String: String], _ label: String) throws {

@@ -17,6 +17,27 @@ import Testing
         return sample.merging(fields) { $1 }
     }
 
+    /// The sealed form keeps metadata exactly, whatever its strings hold, and reads metadata stored by the earlier
+    /// `JSONSerialization` encoding.
+    @Test func metadataSurvivesTheSealedEncoding() throws {
+        let metadata = [
+            "HKMetadataKeyHeartRateMotionContext": "1", "quote \" and \\ backslash": "a/b ✓ \u{1F3CB}", "controls": "\n\r\t\u{0}\u{1}\u{1F}",
+            "": "", "é": "\u{7F}",
+        ]
+        let sample = HealthSample(id: HealthSampleID(), value: .heartRate(beatsPerMinute: 61), start: Date(timeIntervalSince1970: 1_800_000_000), sourceId: "s", device: "d", metadata: metadata)
+        let decoded = try HealthSampleCodec.decode(HealthSampleCodec.encode(sample))
+        #expect(decoded.metadata == metadata)
+        #expect(decoded.device == "d" && decoded.sourceID == "s" && decoded.value == .heartRate(beatsPerMinute: 61))
+        #expect(try HealthSampleCodec.decode(HealthSampleCodec.encode(HealthSample(id: HealthSampleID(), value: .steps(count: 3), start: .now, sourceId: "s"))).metadata == nil)
+        // Bytes as the earlier encoder wrote them: the same layout, metadata by JSONSerialization.
+        var legacy = Array(HealthSampleCodec.encode(HealthSample(id: HealthSampleID(), value: .heartRate(beatsPerMinute: 61), start: .now, sourceId: "s", device: "d")))
+        legacy.removeLast(4)
+        let json = Array(try JSONSerialization.data(withJSONObject: metadata, options: [.sortedKeys]))
+        withUnsafeBytes(of: UInt32(json.count).littleEndian) { legacy.append(contentsOf: $0) }
+        legacy.append(contentsOf: json)
+        #expect(try HealthSampleCodec.decode(Data(legacy)).metadata == metadata)
+    }
+
     static func consent(_ client: any TestClientProtocol, _ token: String, granted: Bool = true) async throws {
         let response = try await client.json(.post, "/v1/me/consents", body: ["kind": "healthData", "version": "2026-11", "granted": granted], token: token)
         try #require(response.status == .created)
@@ -275,6 +296,28 @@ import Testing
             try await database.transaction { try await $0.delete(from: "health_audit_log").where("seq", .equal, 3).run() }
             #expect(try await log.verify().firstBreak?.seq == 4)
             try await database.shutdown()
+        }
+    }
+
+    /// A sample uploaded again after its deletion is a new version of the record: its feed entry goes past the
+    /// tombstone (1: stored, 2: deleted, 3: stored again), so devices that saw the tombstone take it back.
+    @Test(arguments: TestEngines.all)
+    func aSampleUploadedAgainAfterItsDeletionGetsTheNextVersion(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, _ in
+            let token = try await client.signUp().accessToken
+            try await Self.consent(client, token)
+            let id = UUID()
+            let samples = [Self.sample("heartRate", id: id, start: "2026-11-20T08:00:00Z", ["value": 64]), Self.sample("heartRate", start: "2026-11-20T08:01:00Z", ["value": 65])]
+            func version() async throws -> Int? {
+                let changes = try json(try await client.json(.get, "/v1/sync/changes?limit=100", token: token))["changes"] as? [[String: Any]]
+                return changes?.first { ($0["id"] as? String) == id.uuidString.lowercased() }?["version"] as? Int
+            }
+            #expect(try json(try await Self.upload(client, token, samples))["created"] as? Int == 2)
+            #expect(try await version() == 1)
+            #expect(try await client.json(.delete, "/v1/health/samples/\(id)", token: token).status == .noContent)
+            #expect(try await version() == 2)
+            #expect(try json(try await Self.upload(client, token, samples))["created"] as? Int == 1)
+            #expect(try await version() == 3)
         }
     }
 

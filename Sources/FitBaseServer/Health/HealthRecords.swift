@@ -72,8 +72,9 @@ struct HealthRecords: Sendable {
         let engine = database.engine
         let vault = self.vault
         let (taken, inserted) = try await database.transaction { db in
-            let taken = try await HealthSampleStore.takenByOthers(batch.rows.map(\.id), user: user, on: db)
-            let inserted = try await HealthSamplesCollection.write(batch.filter { !taken.contains($0) }, vault: vault, .now(user, now), on: db).inserted
+            // A row whose id is stored already is not inserted; of those, the ones another user holds are refused.
+            let inserted = try await HealthSamplesCollection.write(batch, vault: vault, .now(user, now), on: db).inserted
+            let taken = try await HealthSampleStore.takenByOthers(batch.rows.map(\.id).filter { !inserted.contains($0) }, user: user, on: db)
             try await AuditLog.append(AuditEvent(actor: user, subject: user, action: action, resource: "healthSamples", count: inserted.count), on: db, engine: engine)
             return (taken, inserted)
         }

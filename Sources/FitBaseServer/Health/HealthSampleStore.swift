@@ -69,25 +69,38 @@ struct SealedSample: Sendable {
 struct HealthSampleStore: Sendable {
     let database: Database
 
-    /// Inserts the rows that are new; returns the ids inserted (an id already stored is left as it is).
+    /// Inserts the rows that are new; returns the ids inserted (an id already stored, by this user or another, is left
+    /// as it is).
     static func insert(_ rows: [SealedSample], of user: UserID, now: Date, on db: any SQLDatabase) async throws -> Set<HealthSampleID> {
         guard !rows.isEmpty else { return [] }
         var inserted: Set<HealthSampleID> = []
+        inserted.reserveCapacity(rows.count)
         // 250 rows × 8 columns stays far below both engines' bind limits.
-        for chunk in stride(from: 0, to: rows.count, by: 250).map({ rows[$0..<min($0 + 250, rows.count)] }) {
-            var insert = db.insert(into: "health_samples").columns("id", "user_id", "type", "start_at", "end_at", "key_id", "sealed", "created_at")
+        for start in stride(from: 0, to: rows.count, by: 250) {
+            let chunk = rows[start..<min(start + 250, rows.count)]
+            var binds: [any Encodable & Sendable] = []
+            binds.reserveCapacity(chunk.count * 8)
             for row in chunk {
-                insert = insert.values(
-                    SQLBind(row.id.rawValue), SQLBind(user.rawValue), SQLBind(row.type.rawValue), SQLBind(row.start), SQLBind(row.end), SQLBind(row.keyID),
-                    SQLBind(row.sealed), SQLBind(now)
-                )
+                binds.append(row.id.rawValue)
+                binds.append(user.rawValue)
+                binds.append(row.type.rawValue)
+                binds.append(row.start)
+                binds.append(row.end)
+                binds.append(row.keyID)
+                binds.append(row.sealed)
+                binds.append(now)
             }
-            for row in try await insert.ignoringConflicts(with: ["id"]).returning("id").all() {
+            for row in try await insertRows(rows: chunk.count, binds).all(on: db) {
                 inserted.insert(HealthSampleID(rawValue: try row.decode(column: "id", as: UUID.self)))
             }
         }
         return inserted
     }
+
+    private static let insertRows = StoredRowsStatement(
+        head: #"INSERT INTO "health_samples" ("id", "user_id", "type", "start_at", "end_at", "key_id", "sealed", "created_at") VALUES "#,
+        row: "(?, ?, ?, ?, ?, ?, ?, ?)", tail: #" ON CONFLICT ("id") DO NOTHING RETURNING "id""#
+    )
 
     /// Of `ids`, those stored for a user other than `user`.
     static func takenByOthers(_ ids: [HealthSampleID], user: UserID, on db: any SQLDatabase) async throws -> Set<HealthSampleID> {

@@ -49,7 +49,7 @@ final class SQLiteConnectionPool: SQLConnectionPool {
         let connection = try writer.withLock { writer throws -> SQLiteDirectConnection in
             guard !writer.isShutDown else { throw DatabaseShutDownError() }
             if let connection = writer.connection { return connection }
-            let connection = try setup.open(logger: logger, eventLoop: eventLoopGroup.any())
+            let connection = try setup.openWriter(logger: logger, eventLoop: eventLoopGroup.any())
             writer.connection = connection
             return connection
         }

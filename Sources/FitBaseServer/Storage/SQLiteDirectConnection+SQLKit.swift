@@ -1,3 +1,5 @@
+import FitBaseCore
+import Foundation
 import Logging
 import NIOCore
 import SQLiteKit
@@ -31,8 +33,24 @@ extension SQLiteDirectConnection: SQLDatabase {
             logger.log(level: queryLogLevel, "Executing query", metadata: ["sql": .string(sql), "binds": .array(binds.map { .string("\($0)") })])
         }
         let decoder = self.decoder
-        try run(sql, binds.map { try encoder.encode($0) }) { columns, values in
+        try run(sql, binds.map(sqliteData)) { columns, values in
             onRow(SQLiteDirectRow(columns: columns, values: values, decoder: decoder))
+        }
+    }
+}
+
+extension SQLiteDirectConnection {
+    /// A bind as ``SQLiteDataEncoder`` stores it, with the common types converted directly: the encoder's
+    /// protocol-conformance checks, and the `sprintf` behind a UUID's `uuidString` (UUIDs are stored as that text),
+    /// were 8 % of the CPU of a health upload.
+    func sqliteData(_ bind: any Encodable) throws -> SQLiteData {
+        switch bind {
+        case let text as String: .text(text)
+        case let id as UUID: .text(id.uppercasedString)
+        case let number as Int: .integer(number)
+        case let instant as Date: .float(instant.timeIntervalSince1970)
+        case let flag as Bool: .integer(flag ? 1 : 0)
+        default: try encoder.encode(bind)
         }
     }
 }
@@ -58,6 +76,8 @@ struct SQLiteDirectRow: SQLRow {
 
     func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
         guard let offset = columns.offset(of: column) else { throw SQLiteMissingColumn(column: column) }
+        // A UUID is stored as its text; read without Foundation's `sscanf` when it is in canonical form.
+        if D.self == UUID.self, case .text(let text) = values[offset], let id = UUID(canonical: text) { return id as! D }
         return try decoder.decode(D.self, from: values[offset])
     }
 }

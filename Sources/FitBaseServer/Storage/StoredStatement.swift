@@ -81,3 +81,32 @@ private final class RowCollector: Sendable {
         gathered.withLock { $0.append(row) }
     }
 }
+
+/// A multi-row statement (`INSERT … VALUES (…), (…) …`) stored once per row count: the text for `count` rows is
+/// written on first use and kept, so a batch of 250 rows costs a dictionary lookup instead of a builder serializing
+/// 2,000 bind placeholders. Callers cap their chunks (every engine limits binds per statement), which bounds how many
+/// texts are kept.
+final class StoredRowsStatement: Sendable {
+    private let head: String
+    private let row: String
+    private let tail: String
+    private let built = Mutex<[Int: StoredStatement]>([:])
+
+    /// `head` up to `VALUES `, one `row` of placeholders (`(?, ?, …)`), and `tail` after the last row (may be empty).
+    init(head: String, row: String, tail: String = "") {
+        self.head = head
+        self.row = row
+        self.tail = tail
+    }
+
+    /// The statement for `count` rows (at least one) with `binds` (every row's values, row after row).
+    func callAsFunction(rows count: Int, _ binds: [any Encodable & Sendable]) -> StoredStatement.Bound {
+        let statement = built.withLock { built in
+            if let statement = built[count] { return statement }
+            let statement = StoredStatement(head + Array(repeating: row, count: count).joined(separator: ", ") + tail)
+            built[count] = statement
+            return statement
+        }
+        return statement.with(binds)
+    }
+}

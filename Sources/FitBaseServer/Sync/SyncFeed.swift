@@ -123,46 +123,55 @@ enum SyncFeed {
     )
 
     /// Enters many records written in one transaction (a batch of health samples): consecutive sequence numbers
-    /// reserved at once, each record's next version (1, or one past a tombstone of the same id).
+    /// reserved at once, each record's next version (1, or one past a tombstone of the same id — counted by the
+    /// statement itself, so no read comes first).
     @discardableResult
     static func recordNew(_ collection: SyncCollection, ids: [String], of user: UserID, updatedAt: Date, on db: any SQLDatabase) async throws -> [SyncChange] {
         guard !ids.isEmpty else { return [] }
-        let reserved = try await db.insert(into: "sync_sequences").columns("user_id", "last_seq", "purged_through")
-            .values(SQLBind(user.rawValue), SQLBind(ids.count), SQLBind(0))
-            .onConflict(with: ["user_id"]) { $0.set("last_seq", to: SQLRaw("sync_sequences.last_seq + \(ids.count)")) }
-            .returning("last_seq").first()
-        guard let row = reserved else { throw SyncFeedError.noSequence }
-        let first = try row.decode(column: "last_seq", as: Int.self) - ids.count + 1
+        guard let reserved = try await reserveSequences(user.rawValue, ids.count, ids.count).first(on: db) else { throw SyncFeedError.noSequence }
+        let first = try reserved.decode(column: "last_seq", as: Int.self) - ids.count + 1
         nudge(user)
         let now = Date.storageNow
-        var changes: [SyncChange] = []
-        changes.reserveCapacity(ids.count)
+        var versions: [String: Int] = [:]
+        versions.reserveCapacity(ids.count)
+        // 250 rows × 8 columns stays far below both engines' bind limits.
         for start in stride(from: 0, to: ids.count, by: 250) {
-            let chunk = Array(ids[start..<min(start + 250, ids.count)])
-            var versions: [String: Int] = [:]
-            for row in try await db.select().columns("record_id", "version").from("sync_changes").where("user_id", .equal, user.rawValue)
-                .where("collection", .equal, collection.rawValue).where("record_id", .in, chunk).all()
-            {
+            let chunk = ids[start..<min(start + 250, ids.count)]
+            var binds: [any Encodable & Sendable] = []
+            binds.reserveCapacity(chunk.count * 8)
+            for (offset, id) in chunk.enumerated() {
+                binds.append(user.rawValue)
+                binds.append(collection.rawValue)
+                binds.append(id)
+                binds.append(first + start + offset)
+                binds.append(1)
+                binds.append(false)
+                binds.append(updatedAt)
+                binds.append(now)
+            }
+            for row in try await upsertChanges(rows: chunk.count, binds).all(on: db) {
                 versions[try row.decode(column: "record_id", as: String.self)] = try row.decode(column: "version", as: Int.self)
             }
-            var insert = db.insert(into: "sync_changes").columns("user_id", "collection", "record_id", "seq", "version", "deleted", "updated_at", "changed_at")
-            for (offset, id) in chunk.enumerated() {
-                let change = SyncChange(
-                    collection: collection, recordID: id, seq: first + start + offset,
-                    stamp: RecordStamp(version: (versions[id] ?? 0) + 1, updatedAt: updatedAt, deleted: false)
-                )
-                insert = insert.values(
-                    SQLBind(user.rawValue), SQLBind(collection.rawValue), SQLBind(id), SQLBind(change.seq), SQLBind(change.stamp.version),
-                    SQLBind(false), SQLBind(updatedAt), SQLBind(now)
-                )
-                changes.append(change)
-            }
-            try await insert.onConflict(with: ["user_id", "collection", "record_id"]) { conflict in
-                ["seq", "version", "deleted", "updated_at", "changed_at"].reduce(conflict) { $0.set(excludedValueOf: $1) }
-            }.run()
         }
-        return changes
+        return try ids.enumerated().map { offset, id in
+            guard let version = versions[id] else { throw SyncFeedError.noSequence }
+            return SyncChange(collection: collection, recordID: id, seq: first + offset, stamp: RecordStamp(version: version, updatedAt: updatedAt, deleted: false))
+        }
     }
+
+    private static let reserveSequences = StoredStatement(
+        #"INSERT INTO "sync_sequences" ("user_id", "last_seq", "purged_through") VALUES (?, ?, 0) "#
+            + #"ON CONFLICT ("user_id") DO UPDATE SET "last_seq" = "sync_sequences"."last_seq" + ? RETURNING "last_seq""#
+    )
+
+    /// New records' feed entries; a record with an entry already (a tombstone) gets its next version.
+    private static let upsertChanges = StoredRowsStatement(
+        head: #"INSERT INTO "sync_changes" ("user_id", "collection", "record_id", "seq", "version", "deleted", "updated_at", "changed_at") VALUES "#,
+        row: "(?, ?, ?, ?, ?, ?, ?, ?)",
+        tail: #" ON CONFLICT ("user_id", "collection", "record_id") DO UPDATE SET "seq" = EXCLUDED."seq", "#
+            + #""version" = "sync_changes"."version" + 1, "deleted" = EXCLUDED."deleted", "updated_at" = EXCLUDED."updated_at", "#
+            + #""changed_at" = EXCLUDED."changed_at" RETURNING "record_id", "version""#
+    )
 
     /// Tells the user's devices, once per transaction and just before it commits, that changes are available up to the
     /// user's latest sequence number: a `sync` event (`{"cursor": …}`) on their realtime stream.

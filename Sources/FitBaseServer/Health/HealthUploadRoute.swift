@@ -1,0 +1,102 @@
+import FitBaseAPI
+import FitBaseCore
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// `POST /v1/health/samples` read without the generated server's decoder (a ``DirectRoute``).
+///
+/// `JSONDecoder` was 15 % of the CPU of an upload of 1,000 samples. Here the body is read by ``JSONValue/parse(_:)`` in
+/// one pass into the same `HealthSampleUpload` value, which ``HealthController/uploadHealthSamples(_:)`` — the one
+/// upload path — stores; the results are encoded with the generated server's settings. A body this reader does not
+/// fully understand (not JSON, a missing or mistyped field, a field the contract does not name, a bad date, a repeated
+/// key, another content type or `Accept`) is left to the generated handler, which answers with its problem.
+extension HealthController {
+    /// The routes this answers, for ``RoutingTransport``.
+    var routes: [DirectRoute] {
+        [DirectRoute(method: .post, path: "/v1/health/samples") { request, _ in try await self.upload(request) }]
+    }
+
+    private func upload(_ request: Request) async throws -> Response? {
+        guard DirectRoute.hasJSONBody(request), DirectRoute.acceptsJSON(request) else { return nil }
+        var request = request
+        let body = try await request.collectBody(upTo: .max)
+        guard let upload = body.withUnsafeReadableBytes({ Self.upload(from: JSONValue.parse($0)) }) else { return nil }
+        let output = try await uploadHealthSamples(.init(body: .json(upload)))
+        // The upload answers `ok` or throws (its problems are rendered as for every route).
+        guard case .ok(let ok) = output, case .json(let results) = ok.body else {
+            throw DirectRoute.UnexpectedOutput(operation: "uploadHealthSamples")
+        }
+        return DirectRoute.json(ByteBuffer(bytes: try DirectRoute.encoder.encode(results)))
+    }
+
+    /// The upload `json` holds, when every part of it is what the contract says and nothing else.
+    static func upload(from json: JSONValue?) -> Components.Schemas.HealthSampleUpload? {
+        guard case .object(let fields)? = json, fields.count == 1, case .array(let items)? = fields["samples"] else { return nil }
+        var samples: [Components.Schemas.HealthSampleInput] = []
+        samples.reserveCapacity(items.count)
+        for item in items {
+            guard let sample = sample(from: item) else { return nil }
+            samples.append(sample)
+        }
+        return .init(samples: samples)
+    }
+
+    private static let sampleKeys: Set<String> = [
+        "id", "type", "value", "unit", "systolic", "diastolic", "stage", "start", "end", "sourceId", "device", "metadata",
+    ]
+
+    private static func sample(from json: JSONValue) -> Components.Schemas.HealthSampleInput? {
+        guard case .object(let fields) = json, fields.keys.allSatisfy(sampleKeys.contains),
+            case .string(let id)? = fields["id"], case .string(let type)? = fields["type"],
+            case .string(let rawStart)? = fields["start"], let start = InternetDateTime.date(from: rawStart),
+            case .string(let sourceID)? = fields["sourceId"]
+        else { return nil }
+        // Optional fields: absent or null is "not given", as the generated decoder reads them; a number may be written
+        // whole (`72`) or not (`72.5`).
+        var sample = Components.Schemas.HealthSampleInput(id: id, _type: type, start: start, sourceId: sourceID)
+        guard let value = number(fields["value"]), let systolic = number(fields["systolic"]), let diastolic = number(fields["diastolic"]),
+            let unit = string(fields["unit"]), let stage = string(fields["stage"]), let device = string(fields["device"])
+        else { return nil }
+        (sample.value, sample.systolic, sample.diastolic, sample.unit, sample.stage, sample.device) = (value, systolic, diastolic, unit, stage, device)
+        switch fields["end"] {
+        case nil, .null?: break
+        case .string(let rawEnd)?:
+            guard let end = InternetDateTime.date(from: rawEnd) else { return nil }
+            sample.end = end
+        default: return nil
+        }
+        switch fields["metadata"] {
+        case nil, .null?: break
+        case .object(let entries)?:
+            var metadata: [String: String] = [:]
+            metadata.reserveCapacity(entries.count)
+            for (key, value) in entries {
+                guard case .string(let text) = value else { return nil }
+                metadata[key] = text
+            }
+            sample.metadata = .init(additionalProperties: metadata)
+        default: return nil
+        }
+        return sample
+    }
+
+    /// An optional number: `.some(nil)` when absent or null, `nil` when it is something else.
+    private static func number(_ json: JSONValue?) -> Double?? {
+        switch json {
+        case nil, .null?: .some(nil)
+        case .int(let value)?: .some(Double(value))
+        case .double(let value)?: .some(value)
+        default: nil
+        }
+    }
+
+    /// An optional string: `.some(nil)` when absent or null, `nil` when it is something else.
+    private static func string(_ json: JSONValue?) -> String?? {
+        switch json {
+        case nil, .null?: .some(nil)
+        case .string(let value)?: .some(value)
+        default: nil
+        }
+    }
+}
