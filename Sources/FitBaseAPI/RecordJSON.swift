@@ -160,7 +160,8 @@ public enum JSONValue: Codable, Hashable, Sendable {
 
     // MARK: Writing JSON text
 
-    static func write(_ fields: [String: JSONValue], into bytes: inout [UInt8]) {
+    /// An object as JSON text, keys sorted.
+    public static func write(_ fields: [String: JSONValue], into bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "{"))
         for (index, name) in fields.keys.sorted().enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
@@ -171,7 +172,8 @@ public enum JSONValue: Codable, Hashable, Sendable {
         bytes.append(UInt8(ascii: "}"))
     }
 
-    func write(into bytes: inout [UInt8]) {
+    /// The value as JSON text (objects with their keys sorted).
+    public func write(into bytes: inout [UInt8]) {
         switch self {
         case .null: bytes.append(contentsOf: "null".utf8)
         case .bool(let value): bytes.append(contentsOf: (value ? "true" : "false").utf8)
@@ -193,7 +195,8 @@ public enum JSONValue: Codable, Hashable, Sendable {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    static func writeString(_ string: String, into bytes: inout [UInt8]) {
+    /// A string as JSON text: quote, backslash and control characters escaped, everything else as its UTF-8.
+    public static func writeString(_ string: String, into bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         for byte in string.utf8 {
             switch byte {

@@ -28,18 +28,35 @@ public final class FitBaseClient: Sendable {
     /// The client generated from the FitBase OpenAPI contract, authenticated as the signed-in user.
     public let api: Client
     let session: SessionManager
+    /// What `api` sends its requests over (see ``send(_:operationID:upTo:)``).
+    private let transport: any ClientTransport
 
     /// Creates a client for `serverURL` keeping the session in `tokenStore`, over the platform's default transport
     /// (URLSession on Apple platforms, AsyncHTTPClient elsewhere), or over `transport` when given.
     public init(serverURL: URL, tokenStore: any TokenStore = InMemoryTokenStore(), transport: (any ClientTransport)? = nil) {
         let transport = transport ?? Self.defaultTransport()
         self.serverURL = serverURL
+        self.transport = transport
         // RFC 3339 dates read and written without ICU (OpenAPIRuntime's default formatter was a tenth of a sync pull).
         let configuration = Configuration(dateTranscoder: InternetDateTimeTranscoder())
         self.session = SessionManager(store: tokenStore, api: Client(serverURL: serverURL, configuration: configuration, transport: transport))
         self.api = Client(
             serverURL: serverURL, configuration: configuration, transport: transport, middlewares: [AuthenticationMiddleware(session: session)]
         )
+    }
+
+    /// Sends `request` as `api` sends the operation `operationID` — same transport, same authentication (the bearer
+    /// token, a refresh and one retry on 401) — and returns the answer with its body collected, for the few answers
+    /// the SDK reads and writes itself instead of through the generated coders (a sync push and a pull's pages).
+    func send(_ request: HTTPRequest, body: HTTPBody? = nil, operationID: String, upTo limit: Int) async throws -> (HTTPResponse, Data) {
+        let transport = self.transport
+        let (response, body) = try await AuthenticationMiddleware(session: session).intercept(
+            request, body: body, baseURL: serverURL, operationID: operationID
+        ) { request, body, baseURL in
+            try await transport.send(request, body: body, baseURL: baseURL, operationID: operationID)
+        }
+        guard let body else { return (response, Data()) }
+        return (response, try await Data(collecting: body, upTo: limit))
     }
 
     // MARK: Session

@@ -104,35 +104,16 @@ enum HealthSampleCodec {
 }
 
 extension HealthSampleCodec {
-    /// `object` as JSON text with its keys in order: strings escaped as RFC 8259 requires (quote, backslash and control
-    /// characters), everything else as its UTF-8.
+    /// `object` as JSON text with its keys in order.
     static func writeJSONObject(_ object: [String: String], to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "{"))
         for (index, key) in object.keys.sorted().enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            writeJSONString(key, to: &bytes)
+            JSONValue.writeString(key, into: &bytes)
             bytes.append(UInt8(ascii: ":"))
-            writeJSONString(object[key]!, to: &bytes)
+            JSONValue.writeString(object[key]!, into: &bytes)
         }
         bytes.append(UInt8(ascii: "}"))
-    }
-
-    private static func writeJSONString(_ text: String, to bytes: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
-        bytes.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(byte)
-            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     /// Stored metadata read back: a JSON object of strings (as written by ``writeJSONObject(_:to:)``, or earlier by
