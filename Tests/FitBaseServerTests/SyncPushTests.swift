@@ -203,6 +203,29 @@ import Testing
         }
     }
 
+    /// One record changed several times in one push: each mutation sees the one before it (what the push read of its
+    /// records up front is kept up to date by its own writes).
+    @Test(arguments: TestEngines.all)
+    func aRecordChangedSeveralTimesInOnePushTakesEachChangeInTurn(engine: DatabaseEngine) async throws {
+        try await Self.withSyncApp(engine) { client in
+            let token = try await client.signUp().accessToken
+            let id = UUID().uuidString.lowercased()
+            let results = try await Self.push(client, token, [
+                Self.mutation("plans", id, data: Self.plan("First")),
+                Self.mutation("plans", id, base: 1, at: "2026-11-20T10:01:00Z", data: Self.plan("Second")),
+                // An edit of an older version, written later: plans are last-writer-wins, so it is applied as a conflict.
+                Self.mutation("plans", id, base: 1, at: "2026-11-20T10:02:00Z", data: Self.plan("Stale")),
+                Self.mutation("plans", id, op: "delete", base: 3, at: "2026-11-20T10:03:00Z"),
+                Self.mutation("plans", id, base: 4, at: "2026-11-20T10:04:00Z", data: Self.plan("Again")),
+            ])
+            #expect(results.map { $0["status"] as? String } == ["applied", "applied", "conflict", "applied", "applied"])
+            #expect(results[2]["resolution"] as? String == "clientWins")
+            #expect(results.map { $0["version"] as? Int } == [1, 2, 3, 4, 5])
+            let plan = try json(try await client.json(.get, "/v1/plans/\(id)", token: token))
+            #expect(plan["name"] as? String == "Again")
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func anotherUsersRecordCannotBeTouched(engine: DatabaseEngine) async throws {
         try await Self.withSyncApp(engine) { client in

@@ -44,17 +44,23 @@ extension SyncController {
             // so a mutation id's stored result is always seen by a later push.
             try await SyncFeed.lockSequence(of: user, on: db)
             var answered = try await Self.storedResults(of: prepared.map(\.mutationID), user: user, on: db)
+            var records = try await PushRecords.read(prepared.filter { answered[$0.mutationID] == nil }, collections: collections, user: user, on: db)
             var results: [Components.Schemas.SyncMutationResult] = []
             results.reserveCapacity(prepared.count)
+            var kept: [Components.Schemas.SyncMutationResult] = []
             for mutation in prepared {
                 if let earlier = answered[mutation.mutationID] {
                     results.append(earlier)
                     continue
                 }
-                let result = try await Self.apply(mutation, collections: collections, user: user, now: now, on: db)
-                if result.status != .rejected || !Self.isUnkeyed(mutation) { answered[mutation.mutationID] = result }
+                let result = try await Self.apply(mutation, collections: collections, user: user, now: now, records: &records, on: db)
+                if result.status != .rejected || !Self.isUnkeyed(mutation) {
+                    answered[mutation.mutationID] = result
+                    kept.append(result)
+                }
                 results.append(result)
             }
+            try await Self.store(kept, user: user, now: now, on: db)
             var applied: [SyncCollection: Int] = [:]
             for (mutation, result) in zip(prepared, results) where result.status != .rejected {
                 applied[mutation.collection, default: 0] += 1
@@ -152,47 +158,47 @@ extension SyncController {
         return problem.fieldErrors.contains { $0.field.hasSuffix("].mutationId") }
     }
 
-    /// Applies one mutation on `db` and stores its result. A write that can fail on a constraint runs inside a
-    /// savepoint, rolled back to reject it alone.
+    /// Applies one mutation on `db` (its result is stored by the caller, unless the mutation is unkeyed). A write that
+    /// can fail on a constraint runs inside a savepoint, rolled back to reject it alone.
     private static func apply(
-        _ mutation: PendingMutation, collections: SyncedCollections, user: UserID, now: Date, on db: any SQLDatabase
+        _ mutation: PendingMutation, collections: SyncedCollections, user: UserID, now: Date, records: inout PushRecords, on db: any SQLDatabase
     ) async throws -> Components.Schemas.SyncMutationResult {
         if isUnkeyed(mutation), case .rejected(let problem) = mutation.outcome { return rejected(mutation, problem) }
         let result: Components.Schemas.SyncMutationResult
         if case .upsert(let write) = mutation.outcome, write.canViolateConstraint {
             try await db.raw("SAVEPOINT sync_mutation").run()
             do {
-                let written = try await self.write(mutation, in: collections, user: user, now: now, on: db)
+                let written = try await self.write(mutation, in: collections, user: user, now: now, records: &records, on: db)
                 try await db.raw("RELEASE SAVEPOINT sync_mutation").run()
                 result = written
             } catch {
                 try await db.raw("ROLLBACK TO SAVEPOINT sync_mutation").run()
                 try await db.raw("RELEASE SAVEPOINT sync_mutation").run()
+                records.forget(PushRecords.Key(collection: mutation.collection, id: mutation.recordID))
                 guard let problem = (error as? Problem) ?? write.problem(forViolation: error) else { throw error }
                 result = rejected(mutation, problem)
             }
         } else {
             do {
-                result = try await write(mutation, in: collections, user: user, now: now, on: db)
+                result = try await write(mutation, in: collections, user: user, now: now, records: &records, on: db)
             } catch let problem as Problem {
                 // Raised before anything is written (ownership, the plan limit, the preferences' own rules).
                 result = rejected(mutation, problem)
             }
         }
-        try await store(result, user: user, now: now, on: db)
         return result
     }
 
     private static func write(
-        _ mutation: PendingMutation, in collections: SyncedCollections, user: UserID, now: Date, on db: any SQLDatabase
+        _ mutation: PendingMutation, in collections: SyncedCollections, user: UserID, now: Date, records: inout PushRecords, on db: any SQLDatabase
     ) async throws -> Components.Schemas.SyncMutationResult {
         let collection = collections[mutation.collection]
         if case .rejected(let problem) = mutation.outcome { return rejected(mutation, problem) }
-        let stamp = try await SyncFeed.stamp(mutation.collection, id: mutation.recordID, of: user, on: db)
+        let key = PushRecords.Key(collection: mutation.collection, id: mutation.recordID)
+        let stamp = if let known = records.stamp(key) { known } else { try await SyncFeed.stamp(mutation.collection, id: mutation.recordID, of: user, on: db) }
         // A record live in the user's feed is theirs; any other id may be another user's row.
         if stamp.map({ $0.deleted }) ?? true, let table = collection.table, let id = UUID(uuidString: mutation.recordID),
-            let owner = try await StoredStatement(#"SELECT "user_id" FROM "\#(table)" WHERE "id" = ?"#)(id).first(on: db)?.decode(column: "user_id", as: UUID.self),
-            owner != user.rawValue
+            let owner = try await records.owner(key, table: table, id: id, on: db), owner != user.rawValue
         {
             throw Problem(
                 .conflict, code: .idTaken, detail: "This id is in use by a record you cannot change; create the record under a new id.",
@@ -228,6 +234,7 @@ extension SyncController {
         } catch let problem as Problem {
             throw problem.prefixingFields(with: "mutations[\(mutation.index)].")
         }
+        records.wrote(key, change.stamp, by: user)
         if decision == .clientWins {
             return try await conflict(mutation, resolution: .clientWins, version: change.stamp.version, collections: collections, user: user, on: db)
         }
@@ -274,12 +281,24 @@ extension SyncController {
         return results
     }
 
-    private static func store(_ result: Components.Schemas.SyncMutationResult, user: UserID, now: Date, on db: any SQLDatabase) async throws {
-        try await storeResult(user.rawValue, result.mutationId, String(decoding: try resultCoding.encoder.encode(result), as: UTF8.self), now).run(on: db)
+    /// Stores the results under their mutation ids, 250 rows a statement.
+    private static func store(_ results: [Components.Schemas.SyncMutationResult], user: UserID, now: Date, on db: any SQLDatabase) async throws {
+        for start in stride(from: 0, to: results.count, by: 250) {
+            let chunk = results[start..<min(start + 250, results.count)]
+            var binds: [any Encodable & Sendable] = []
+            binds.reserveCapacity(chunk.count * 4)
+            for result in chunk {
+                binds.append(user.rawValue)
+                binds.append(result.mutationId)
+                binds.append(String(decoding: try resultCoding.encoder.encode(result), as: UTF8.self))
+                binds.append(now)
+            }
+            try await storeResults(rows: chunk.count, binds).run(on: db)
+        }
     }
 
-    private static let storeResult = StoredStatement(
-        #"INSERT INTO "sync_mutations" ("user_id", "mutation_id", "result", "created_at") VALUES (?, ?, ?, ?)"#
+    private static let storeResults = StoredRowsStatement(
+        head: #"INSERT INTO "sync_mutations" ("user_id", "mutation_id", "result", "created_at") VALUES "#, row: "(?, ?, ?, ?)"
     )
 
     /// Stored results keep instants to the second, as the API writes them.
@@ -290,6 +309,93 @@ extension SyncController {
         decoder.dateDecodingStrategy = .internetDateTime
         return (encoder, decoder)
     }()
+}
+
+/// What a push knows of its records before applying them, read with one query per collection (and table) instead of
+/// two per mutation: each record's stamp in the user's feed and, for ids without a live stamp, whose row the id names.
+/// Writes made by the push update it; a record it did not read is looked up as before.
+struct PushRecords {
+    struct Key: Hashable {
+        var collection: SyncCollection
+        var id: String
+    }
+
+    private var stamps: [Key: RecordStamp] = [:]
+    private var readStamps: Set<Key> = []
+    private var owners: [Key: UUID] = [:]
+    private var readOwners: Set<Key> = []
+
+    /// The feed's stamp of the record (`.some(nil)`: it has none); `nil` when the push did not read it.
+    func stamp(_ key: Key) -> RecordStamp?? {
+        readStamps.contains(key) ? .some(stamps[key]) : nil
+    }
+
+    /// The user whose row `id` names in `table` (nil: no row), read now if the push did not read it.
+    func owner(_ key: Key, table: String, id: UUID, on db: any SQLDatabase) async throws -> UUID? {
+        if readOwners.contains(key) { return owners[key] }
+        return try await StoredStatement(#"SELECT "user_id" FROM "\#(table)" WHERE "id" = ?"#)(id).first(on: db)?.decode(column: "user_id", as: UUID.self)
+    }
+
+    /// The push wrote the record: its new stamp, and its row (if any) is the user's.
+    mutating func wrote(_ key: Key, _ stamp: RecordStamp, by user: UserID) {
+        stamps[key] = stamp
+        readStamps.insert(key)
+        if stamp.deleted { owners[key] = nil } else { owners[key] = user.rawValue }
+        readOwners.insert(key)
+    }
+
+    /// What the push knew of the record no longer holds (its write was rolled back): it is looked up again.
+    mutating func forget(_ key: Key) {
+        readStamps.remove(key)
+        readOwners.remove(key)
+    }
+
+    /// Reads the stamps and owners of the records `mutations` write (those not rejected while checking).
+    static func read(_ mutations: [SyncController.PendingMutation], collections: SyncedCollections, user: UserID, on db: any SQLDatabase) async throws -> PushRecords {
+        var records = PushRecords()
+        var byCollection: [SyncCollection: [String]] = [:]
+        for mutation in mutations {
+            if case .rejected = mutation.outcome { continue }
+            byCollection[mutation.collection, default: []].append(mutation.recordID)
+        }
+        for (collection, ids) in byCollection {
+            let unique = Array(Set(ids))
+            for start in stride(from: 0, to: unique.count, by: 250) {
+                let chunk = unique[start..<min(start + 250, unique.count)]
+                let binds: [any Encodable & Sendable] = [user.rawValue, collection.rawValue] + chunk.map { $0 as any Encodable & Sendable }
+                for row in try await selectStamps(rows: chunk.count, binds).all(on: db) {
+                    let key = Key(collection: collection, id: try row.decode(column: "record_id", as: String.self))
+                    records.stamps[key] = RecordStamp(
+                        version: try row.decode(column: "version", as: Int.self), updatedAt: try row.decode(column: "updated_at", as: Date.self),
+                        deleted: try row.decode(column: "deleted", as: Bool.self)
+                    )
+                }
+                records.readStamps.formUnion(chunk.map { Key(collection: collection, id: $0) })
+            }
+            // Owners of the ids without a live stamp: they may name another user's row.
+            guard let table = collections[collection].table else { continue }
+            let unowned = unique.filter { records.stamps[Key(collection: collection, id: $0)].map { $0.deleted } ?? true }
+                .compactMap { id in UUID(uuidString: id).map { (id, $0) } }
+            for start in stride(from: 0, to: unowned.count, by: 250) {
+                let chunk = unowned[start..<min(start + 250, unowned.count)]
+                let byUUID = Dictionary(chunk.map { ($0.1, $0.0) }, uniquingKeysWith: { first, _ in first })
+                let statement = StoredStatement(
+                    #"SELECT "id", "user_id" FROM "\#(table)" WHERE "id" IN ("# + Array(repeating: "?", count: chunk.count).joined(separator: ", ") + ")"
+                )
+                for row in try await statement.with(chunk.map { $0.1 as any Encodable & Sendable }).all(on: db) {
+                    guard let id = byUUID[try row.decode(column: "id", as: UUID.self)] else { continue }
+                    records.owners[Key(collection: collection, id: id)] = try row.decode(column: "user_id", as: UUID.self)
+                }
+                records.readOwners.formUnion(chunk.map { Key(collection: collection, id: $0.0) })
+            }
+        }
+        return records
+    }
+
+    private static let selectStamps = StoredRowsStatement(
+        head: #"SELECT "record_id", "version", "updated_at", "deleted" FROM "sync_changes" WHERE "user_id" = ? AND "collection" = ? AND "record_id" IN ("#,
+        row: "?", tail: ")"
+    )
 }
 
 extension Problem {
