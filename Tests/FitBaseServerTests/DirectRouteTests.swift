@@ -143,25 +143,10 @@ import Testing
                     #"{"mutations":[{"mutationId":"u","collection":"workoutLogs","id":"ID","op":"upsert","updatedAt":"2026-11-20T10:00:00Z","data":{"notes":"\ud800"}}]}"#,
                     "{\"mutations\":[" + Array(repeating: #"{"mutationId":"m","collection":"workoutLogs","id":"ID","op":"delete","updatedAt":"2026-11-20T10:00:00Z"}"#, count: 501).joined(separator: ",") + "]}",
                 ]
-                let headerCases: [HTTPFields] = [[.contentType: "application/json"], [.contentType: "text/plain"], [.contentType: "application/json", .accept: "text/html"], [:]]
-                for (index, body) in bodies.enumerated() {
-                    for (headerIndex, headers) in headerCases.enumerated() where index == bodies.count - 3 || headerIndex == 0 {
-                        for token in [nil, first.accessToken] {
-                            let record = UUID().uuidString.lowercased()
-                            let otherRecord = UUID().uuidString.lowercased()
-                            func send(_ client: any TestClientProtocol, _ record: String, _ token: String?) async throws -> TestResponse {
-                                var headers = headers
-                                if let token { headers[.authorization] = "Bearer \(token)" }
-                                return try await client.execute(
-                                    uri: "/v1/sync/push", method: .post, headers: headers, body: ByteBuffer(string: body.replacingOccurrences(of: "ID", with: record))
-                                )
-                            }
-                            let fast = try await send(direct, record, token)
-                            let reference = try await send(generated, otherRecord, token.map { _ in second.accessToken })
-                            try Self.expectSame(fast, reference, mapping: [otherRecord: record], "body \(index), headers \(headerIndex)")
-                        }
-                    }
-                }
+                try await Self.expectSameAnswers(
+                    to: bodies, at: "/v1/sync/push", everyHeaderCaseFor: bodies.count - 3, callers: [(nil, nil), (first.accessToken, second.accessToken)],
+                    direct: direct, generated: generated
+                )
             }
         }
     }
@@ -238,30 +223,42 @@ import Testing
                     "{\"samples\":[" + Array(repeating: sample, count: 1_001).joined(separator: ",") + "]}",
                     "{\"samples\":[" + sample + "]}",
                 ]
-                let headerCases: [HTTPFields] = [[.contentType: "application/json"], [.contentType: "text/plain"], [.contentType: "application/json", .accept: "text/html"], [:]]
-                for (index, body) in bodies.enumerated() {
-                    for (headerIndex, headers) in headerCases.enumerated() where index == bodies.count - 1 || headerIndex == 0 {
-                        for token in [nil, first.accessToken, withoutConsent.accessToken] {
-                            let record = UUID().uuidString.lowercased()
-                            let otherRecord = UUID().uuidString.lowercased()
-                            func send(_ client: any TestClientProtocol, _ record: String, _ token: String?) async throws -> TestResponse {
-                                var headers = headers
-                                if let token { headers[.authorization] = "Bearer \(token)" }
-                                return try await client.execute(
-                                    uri: "/v1/health/samples", method: .post, headers: headers, body: ByteBuffer(string: body.replacingOccurrences(of: "ID", with: record))
-                                )
-                            }
-                            let fast = try await send(direct, record, token)
-                            let reference = try await send(generated, otherRecord, token == first.accessToken ? second.accessToken : token)
-                            try Self.expectSame(fast, reference, mapping: [otherRecord: record], "body \(index), headers \(headerIndex)")
-                        }
+                try await Self.expectSameAnswers(
+                    to: bodies, at: "/v1/health/samples", everyHeaderCaseFor: bodies.count - 1,
+                    callers: [(nil, nil), (first.accessToken, second.accessToken), (withoutConsent.accessToken, withoutConsent.accessToken)],
+                    direct: direct, generated: generated
+                )
+            }
+        }
+    }
+
+    /// Raw `bodies` (`ID` in them replaced by a new record id on each side) posted to `uri` on both applications get
+    /// the same answers: by each caller (the token sent to the direct application and the one sent to the generated
+    /// one for it), with a JSON content type, and for the body at `everyHeaderCaseFor` with every other label too.
+    private static func expectSameAnswers(
+        to bodies: [String], at uri: String, everyHeaderCaseFor special: Int, callers: [(direct: String?, generated: String?)],
+        direct: any TestClientProtocol, generated: any TestClientProtocol
+    ) async throws {
+        let headerCases: [HTTPFields] = [[.contentType: "application/json"], [.contentType: "text/plain"], [.contentType: "application/json", .accept: "text/html"], [:]]
+        for (index, body) in bodies.enumerated() {
+            for (headerIndex, headers) in headerCases.enumerated() where index == special || headerIndex == 0 {
+                for caller in callers {
+                    let record = UUID().uuidString.lowercased()
+                    let otherRecord = UUID().uuidString.lowercased()
+                    func send(_ client: any TestClientProtocol, _ record: String, _ token: String?) async throws -> TestResponse {
+                        var headers = headers
+                        if let token { headers[.authorization] = "Bearer \(token)" }
+                        return try await client.execute(uri: uri, method: .post, headers: headers, body: ByteBuffer(string: body.replacingOccurrences(of: "ID", with: record)))
                     }
+                    let fast = try await send(direct, record, caller.direct)
+                    let reference = try await send(generated, otherRecord, caller.generated)
+                    try expectSame(fast, reference, mapping: [otherRecord: record], "body \(index), headers \(headerIndex)")
                 }
             }
         }
     }
 
-    /// Two push answers agree: status, content type, and the body once the second user's record ids are replaced by the
+    /// Two answers agree: status, content type, and the body once the second user's record ids are replaced by the
     /// first's (and request ids and creation instants left out).
     private static func expectSame(_ fast: TestResponse, _ reference: TestResponse, mapping: [String: String], _ label: String) throws {
         #expect(fast.status == reference.status, "\(label)")

@@ -1,7 +1,7 @@
 import FitBaseAPI
 import FitBaseCore
-import HTTPTypes
 import Foundation
+import HTTPTypes
 import OpenAPIRuntime
 
 /// Where syncing stands, for a status line or a badge.
@@ -246,26 +246,10 @@ public actor SyncEngine {
         var resyncing = try await storage { try await store.state("resync") } != nil
         var cursor = resyncing ? nil : try await storage { try await store.state("cursor") }
         while true {
-            let since = cursor
-            if let page = try await fetchPage(since: since) {
+            let page = try await fetchPage(since: cursor)
+            switch page.status {
+            case .ok:
                 try await storage { try await store.apply(page.changes, cursor: page.cursor) }
-                cursor = page.cursor
-                if page.hasMore { continue }
-                if resyncing { try await storage { try await store.finishResync() } }
-                return
-            }
-            // Any answer but a page (gone, refused, unauthorized…) is read by the generated client, which knows them all.
-            let output = try await network { try await client.api.getSyncChanges(query: .init(since: since, limit: configuration.pageSize)) }
-            switch output {
-            case .ok(let ok):
-                let page = try Self.decoding( { try ok.body.json })
-                var changes: [LocalStore.PulledChange] = []
-                for change in page.changes {
-                    guard let collection = SyncCollection(rawValue: change.collection.rawValue) else { continue }
-                    let data = change.deleted ? nil : try change.data.map { payload throws(FitBaseError) in try Self.json(payload) }
-                    changes.append(.init(collection: collection, id: change.id, version: change.version, updatedAt: change.updatedAt, data: data))
-                }
-                try await storage { try await store.apply(changes, cursor: page.cursor) }
                 cursor = page.cursor
                 if page.hasMore { continue }
                 if resyncing { try await storage { try await store.finishResync() } }
@@ -279,10 +263,8 @@ public actor SyncEngine {
                 }
                 resyncing = true
                 cursor = nil
-            case .unauthorized(let response):
-                throw (.from(statusCode: 401, problem: try? response.body.applicationProblemJson))
-            case .default(let statusCode, let response):
-                throw (.from(statusCode: statusCode, problem: try? response.body.applicationProblemJson))
+            default:
+                throw .from(statusCode: page.status.code, problem: page.problem)
             }
         }
     }
@@ -353,20 +335,25 @@ public actor SyncEngine {
         return decoder
     }()
 
-    /// A page of the feed after `since`, read without the generated client's decoder; `nil` when the server answers
-    /// anything but a page (the caller asks again through the generated client, which reads every answer).
+    /// A page of the feed after `since`, read without the generated client's decoder (any other answer: its status and
+    /// problem).
     ///
     /// Decoding records' free-form `data` through `JSONDecoder` (each value's kind found by trying one type after
     /// another, every miss a thrown error) was most of the CPU of a pull; here the page is read by
     /// ``JSONValue/parse(_:)`` in one pass and each record's JSON written once for the local store.
-    private func fetchPage(since: String?) async throws(FitBaseError) -> (changes: [LocalStore.PulledChange], cursor: String, hasMore: Bool)? {
+    private func fetchPage(
+        since: String?
+    ) async throws(FitBaseError) -> (status: HTTPResponse.Status, changes: [LocalStore.PulledChange], cursor: String, hasMore: Bool, problem: Components.Schemas.Problem?) {
         var query = URLComponents()
         query.queryItems = (since.map { [URLQueryItem(name: "since", value: $0)] } ?? []) + [URLQueryItem(name: "limit", value: String(configuration.pageSize))]
         let request = HTTPRequest(
-            method: .get, scheme: nil, authority: nil, path: "/v1/sync/changes?" + (query.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B"), headerFields: [.accept: "application/json"]
+            method: .get, scheme: nil, authority: nil, path: "/v1/sync/changes?" + (query.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B"),
+            headerFields: [.accept: "application/json"]
         )
         let (response, body) = try await network { try await client.send(request, operationID: "getSyncChanges", upTo: 64 << 20) }
-        guard response.status == .ok else { return nil }
+        guard response.status == .ok else {
+            return (response.status, [], "", false, try? Self.decoder.decode(Components.Schemas.Problem.self, from: body))
+        }
         guard case .object(let page)? = JSONValue.parse(body), case .array(let items)? = page["changes"], case .string(let cursor)? = page["cursor"],
             case .bool(let hasMore)? = page["hasMore"]
         else { throw .unexpectedResponse(statusCode: 200) }
@@ -383,7 +370,7 @@ public actor SyncEngine {
             if !deleted, case .object(let fields)? = change["data"] { data = try Self.json(RecordJSON(fields: fields)) }
             changes.append(.init(collection: collection, id: id, version: version, updatedAt: updatedAt, data: data))
         }
-        return (changes, cursor, hasMore)
+        return (.ok, changes, cursor, hasMore, nil)
     }
 
     // MARK: Status

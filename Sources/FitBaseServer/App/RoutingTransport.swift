@@ -1,3 +1,4 @@
+import FitBaseAPI
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -72,6 +73,24 @@ struct DirectRoute: Sendable {
     /// The contract's path template, e.g. `/v1/workouts/{workoutId}`.
     let path: String
     let respond: @Sendable (Request, FitBaseRequestContext) async throws -> Response?
+
+    /// The route of an operation that takes a JSON body, read without the generated server's decoder: `read` turns
+    /// the body, parsed by ``JSONValue/parse(_:)`` in one pass, into the operation's input, or returns `nil` for
+    /// anything it does not fully understand (left to the generated handler, as is a body not labelled JSON or a
+    /// caller that takes no JSON); `answer` runs the operation, whose output is encoded with the generated server's
+    /// settings.
+    static func jsonBody<Input: Sendable, Output: Encodable>(
+        _ method: HTTPRequest.Method, _ path: String, read: @escaping @Sendable (JSONValue?) -> Input?,
+        answer: @escaping @Sendable (Input) async throws -> Output
+    ) -> DirectRoute {
+        DirectRoute(method: method, path: path) { request, _ in
+            guard hasJSONBody(request), acceptsJSON(request) else { return nil }
+            var request = request
+            let body = try await request.collectBody(upTo: .max)
+            guard let input = body.withUnsafeReadableBytes({ read(JSONValue.parse($0)) }) else { return nil }
+            return json(ByteBuffer(bytes: try encoder.encode(try await answer(input))))
+        }
+    }
 
     /// A 200 with a JSON body, labelled as the generated server labels its JSON.
     static func json(_ body: ByteBuffer) -> Response {

@@ -122,6 +122,11 @@ extension HealthSampleCodec {
         var text = text
         let parsed = text.withUTF8 { JSONValue.parse(UnsafeRawBufferPointer($0)) }
         guard case .object(let fields)? = parsed else { return nil }
+        return strings(fields)
+    }
+
+    /// A JSON object whose every value is a string, as metadata; `nil` when one is not.
+    static func strings(_ fields: [String: JSONValue]) -> [String: String]? {
         var object: [String: String] = [:]
         object.reserveCapacity(fields.count)
         for (key, value) in fields {

@@ -1,8 +1,7 @@
 import FitBaseAPI
 import FitBaseCore
 import Foundation
-import Hummingbird
-import NIOCore
+import HTTPTypes
 
 /// `POST /v1/health/samples` read without the generated server's decoder (a ``DirectRoute``).
 ///
@@ -14,20 +13,15 @@ import NIOCore
 extension HealthController {
     /// The routes this answers, for ``RoutingTransport``.
     var routes: [DirectRoute] {
-        [DirectRoute(method: .post, path: "/v1/health/samples") { request, _ in try await self.upload(request) }]
-    }
-
-    private func upload(_ request: Request) async throws -> Response? {
-        guard DirectRoute.hasJSONBody(request), DirectRoute.acceptsJSON(request) else { return nil }
-        var request = request
-        let body = try await request.collectBody(upTo: .max)
-        guard let upload = body.withUnsafeReadableBytes({ Self.upload(from: JSONValue.parse($0)) }) else { return nil }
-        let output = try await uploadHealthSamples(.init(body: .json(upload)))
-        // The upload answers `ok` or throws (its problems are rendered as for every route).
-        guard case .ok(let ok) = output, case .json(let results) = ok.body else {
-            throw DirectRoute.UnexpectedOutput(operation: "uploadHealthSamples")
-        }
-        return DirectRoute.json(ByteBuffer(bytes: try DirectRoute.encoder.encode(results)))
+        [
+            DirectRoute.jsonBody(.post, "/v1/health/samples", read: Self.upload(from:)) { upload in
+                // The upload answers `ok` or throws (its problems are rendered as for every route).
+                guard case .ok(let ok) = try await self.uploadHealthSamples(.init(body: .json(upload))), case .json(let results) = ok.body else {
+                    throw DirectRoute.UnexpectedOutput(operation: "uploadHealthSamples")
+                }
+                return results
+            }
+        ]
     }
 
     /// The upload `json` holds, when every part of it is what the contract says and nothing else.
@@ -69,12 +63,7 @@ extension HealthController {
         switch fields["metadata"] {
         case nil, .null?: break
         case .object(let entries)?:
-            var metadata: [String: String] = [:]
-            metadata.reserveCapacity(entries.count)
-            for (key, value) in entries {
-                guard case .string(let text) = value else { return nil }
-                metadata[key] = text
-            }
+            guard let metadata = HealthSampleCodec.strings(entries) else { return nil }
             sample.metadata = .init(additionalProperties: metadata)
         default: return nil
         }

@@ -1,8 +1,7 @@
 import FitBaseAPI
 import FitBaseCore
 import Foundation
-import Hummingbird
-import NIOCore
+import HTTPTypes
 
 /// `POST /v1/sync/push` read without the generated server's decoder (a ``DirectRoute``).
 ///
@@ -15,20 +14,15 @@ import NIOCore
 extension SyncController {
     /// The routes this answers, for ``RoutingTransport``.
     var routes: [DirectRoute] {
-        [DirectRoute(method: .post, path: "/v1/sync/push") { request, _ in try await self.push(request) }]
-    }
-
-    private func push(_ request: Request) async throws -> Response? {
-        guard DirectRoute.hasJSONBody(request), DirectRoute.acceptsJSON(request) else { return nil }
-        var request = request
-        let body = try await request.collectBody(upTo: .max)
-        guard let push = body.withUnsafeReadableBytes({ Self.push(from: JSONValue.parse($0)) }) else { return nil }
-        let output = try await pushSyncMutations(.init(body: .json(push)))
-        // The push answers `ok` or throws (its problems are rendered as for every route).
-        guard case .ok(let ok) = output, case .json(let results) = ok.body else {
-            throw DirectRoute.UnexpectedOutput(operation: "pushSyncMutations")
-        }
-        return DirectRoute.json(ByteBuffer(bytes: try DirectRoute.encoder.encode(results)))
+        [
+            DirectRoute.jsonBody(.post, "/v1/sync/push", read: Self.push(from:)) { push in
+                // The push answers `ok` or throws (its problems are rendered as for every route).
+                guard case .ok(let ok) = try await self.pushSyncMutations(.init(body: .json(push))), case .json(let results) = ok.body else {
+                    throw DirectRoute.UnexpectedOutput(operation: "pushSyncMutations")
+                }
+                return results
+            }
+        ]
     }
 
     /// The push `json` holds, when every part of it is what the contract says and nothing else.
