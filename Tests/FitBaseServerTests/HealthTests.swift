@@ -38,6 +38,16 @@ import Testing
         #expect(try HealthSampleCodec.decode(Data(legacy)).metadata == metadata)
     }
 
+    /// Nonces drawn for a batch at once are as random as one at a time: none repeats, and none is all zeros.
+    @Test func aBatchsNoncesAreDistinct() throws {
+        let nonces = try HealthVault.nonces(5_000).map { Array($0) }
+        #expect(nonces.count == 5_000 && nonces.allSatisfy { $0.count == 12 && $0 != [UInt8](repeating: 0, count: 12) })
+        #expect(Set(nonces).count == 5_000)
+        var bytes = [UInt8](repeating: 0, count: 100_000)
+        try SecureRandom.fill(&bytes)
+        #expect(Set(bytes).count == 256)
+    }
+
     static func consent(_ client: any TestClientProtocol, _ token: String, granted: Bool = true) async throws {
         let response = try await client.json(.post, "/v1/me/consents", body: ["kind": "healthData", "version": "2026-11", "granted": granted], token: token)
         try #require(response.status == .created)

@@ -45,6 +45,22 @@ import Testing
         }
     }
 
+    /// The binds converted without SQLiteKit's encoder come out exactly as the encoder converts them.
+    @Test func bindsConvertedDirectlyEqualTheEncodersConversion() async throws {
+        try await withSQLite { database, _ in
+            let now = Date.storageNow
+            let binds: [any Encodable & Sendable] = [
+                "text", UUID(), 42, now, true, false, Data([0, 1, 0xFF]), Data(), Date?.some(now), Date?.none, String?.some("here"), String?.none,
+                Int?.some(-7), Int?.none,
+            ]
+            let (direct, encoded) = try await database.withConnection { db in
+                let connection = try #require(db as? SQLiteDirectConnection)
+                return (try binds.map { try connection.sqliteData($0) }, try binds.map { try SQLiteDataEncoder().encode($0) })
+            }
+            #expect(direct == encoded)
+        }
+    }
+
     @Test func insertReturningAndTheFetchersWork() async throws {
         try await withSQLite { database, _ in
             let (returned, all, first) = try await database.transaction { db in

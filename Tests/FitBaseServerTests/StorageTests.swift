@@ -193,6 +193,45 @@ import Testing
         }
     }
 
+    /// A checkpoint pass holding writes copies the whole log even while writes keep coming, so the next write starts
+    /// the log again from its beginning: under steady writes the log stays bounded instead of growing for as long as
+    /// they last. Every row written meanwhile is there.
+    @Test func aPassHoldingWritesLetsTheLogStartAgainUnderSteadyWrites() async throws {
+        try await TestDatabase.with(.sqlite) { test in
+            let database = try await Database.open(test.location, checkpointsInBackground: false, logger: TestDatabase.logger)
+            do {
+                try await database.transaction { try await $0.raw("CREATE TABLE pages (id INTEGER PRIMARY KEY, body BLOB NOT NULL)").run() }
+                let write: @Sendable () async throws -> Void = {
+                    try await database.transaction { try await $0.raw("INSERT INTO pages (body) VALUES (randomblob(3000))").run() }
+                }
+                for _ in 0..<40 { try await write() }
+                // Writers keep coming while the passes run.
+                let writers = Task {
+                    for _ in 0..<200 { try await write() }
+                }
+                let background = try #require(try await database.checkpointPass())
+                #expect(background.logFrames >= 40)
+                let held = try #require(try await database.checkpointPass(holdingWrites: true))
+                #expect(held.copiedFrames == held.logFrames)
+                try await writers.value
+                // Once everything is copied, a write starts the log again: it is as long as that one write.
+                _ = try await database.checkpointPass(holdingWrites: true)
+                try await write()
+                let after = try #require(try await database.checkpointPass())
+                #expect(after.logFrames > 0 && after.logFrames < 10)
+                let count = try await database.withConnection { try await $0.raw("SELECT count(*) AS n FROM pages").first()?.decode(column: "n", as: Int.self) }
+                #expect(count == 241)
+                // The write connection checkpoints itself only as a backstop.
+                let backstop = try await database.transaction { try await $0.raw("PRAGMA wal_autocheckpoint").first()?.decode(column: "wal_autocheckpoint", as: Int.self) }
+                #expect(backstop == SQLiteConnectionSetup.writerBackstopPages)
+            } catch {
+                try? await database.shutdown()
+                throw error
+            }
+            try await database.shutdown()
+        }
+    }
+
     // MARK: Helpers
 
     private func withDatabase(_ engine: DatabaseEngine, _ body: @escaping @Sendable (Database) async throws -> Void) async throws {

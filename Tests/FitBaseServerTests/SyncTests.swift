@@ -167,4 +167,56 @@ import Testing
             try await database.shutdown()
         }
     }
+
+    /// Health samples' live entries move onto their rows; tombstones stay, positions and versions are kept, and a
+    /// sample that had no entry gets the next number.
+    @Test(arguments: TestEngines.all)
+    func healthSampleEntriesMoveOntoTheirRows(engine: DatabaseEngine) async throws {
+        try await TestDatabase.with(engine) { testDatabase in
+            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let before = Array(FitBaseMigrations.all.prefix { !($0 is MoveHealthSampleFeedEntries) })
+            try await MigrationRunner(database: database, migrations: before, logger: TestDatabase.logger).run()
+            let user = UUID()
+            let (first, second, orphan, deleted) = (UUID(), UUID(), UUID(), UUID())
+            let now = Date.storageNow
+            let written = now.addingTimeInterval(-3_600)
+            try await database.transaction { db in
+                try await db.insert(into: "users").columns("id", "email", "role", "created_at", "updated_at")
+                    .values(SQLBind(user), SQLBind("old@example.com"), SQLBind("user"), SQLBind(now), SQLBind(now)).run()
+                for (offset, id) in [first, second, orphan].enumerated() {
+                    try await db.insert(into: "health_samples").columns("id", "user_id", "type", "start_at", "end_at", "key_id", "sealed", "created_at")
+                        .values(
+                            SQLBind(id), SQLBind(user), SQLBind("heartRate"), SQLBind(now.addingTimeInterval(Double(offset) * 60)), SQLBind(Date?.none),
+                            SQLBind("key"), SQLBind(Data([1, 2, 3])), SQLBind(now)
+                        ).run()
+                }
+                for (id, seq, version, isDeleted) in [(first, 2, 1, false), (second, 3, 3, false), (deleted, 4, 2, true)] {
+                    try await db.insert(into: "sync_changes")
+                        .columns("user_id", "collection", "record_id", "seq", "version", "deleted", "updated_at", "changed_at")
+                        .values(
+                            SQLBind(user), SQLBind("healthSamples"), SQLBind(id.uuidString.lowercased()), SQLBind(seq), SQLBind(version),
+                            SQLBind(isDeleted), SQLBind(written), SQLBind(now)
+                        ).run()
+                }
+                try await db.insert(into: "sync_sequences").columns("user_id", "last_seq", "purged_through")
+                    .values(SQLBind(user), SQLBind(4), SQLBind(0)).run()
+            }
+            try await MigrationRunner.forServer(database: database, logger: TestDatabase.logger).run()
+            let (position, changes, entries) = try await database.withConnection { db in
+                (
+                    try await SyncFeed.position(of: UserID(rawValue: user), on: db),
+                    try await SyncFeed.changes(of: UserID(rawValue: user), since: 0, limit: 10, on: db),
+                    try await db.select().column("record_id").from("sync_changes").all().map { try $0.decode(column: "record_id", as: String.self) }
+                )
+            }
+            #expect(position.last == 5)
+            #expect(changes.map(\.recordID) == [first, second, deleted, orphan].map { $0.uuidString.lowercased() })
+            #expect(changes.map(\.seq) == [2, 3, 4, 5])
+            #expect(changes.map(\.stamp.version) == [1, 3, 2, 1])
+            #expect(changes.map(\.stamp.deleted) == [false, false, true, false])
+            #expect(changes[0].stamp.updatedAt == written && changes[3].stamp.updatedAt == now)
+            #expect(entries == [deleted.uuidString.lowercased()])
+            try await database.shutdown()
+        }
+    }
 }

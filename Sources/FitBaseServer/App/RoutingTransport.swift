@@ -83,12 +83,21 @@ struct DirectRoute: Sendable {
         _ method: HTTPRequest.Method, _ path: String, read: @escaping @Sendable (JSONValue?) -> Input?,
         answer: @escaping @Sendable (Input) async throws -> Output
     ) -> DirectRoute {
+        jsonBody(method, path, read: read) { input in ByteBuffer(bytes: try encoder.encode(try await answer(input))) }
+    }
+
+    /// ``jsonBody(_:_:read:answer:)`` for an operation that writes its JSON answer itself (exactly as the generated
+    /// server's encoder would).
+    static func jsonBody<Input: Sendable>(
+        _ method: HTTPRequest.Method, _ path: String, read: @escaping @Sendable (JSONValue?) -> Input?,
+        write: @escaping @Sendable (Input) async throws -> ByteBuffer
+    ) -> DirectRoute {
         DirectRoute(method: method, path: path) { request, _ in
             guard hasJSONBody(request), acceptsJSON(request) else { return nil }
             var request = request
             let body = try await request.collectBody(upTo: .max)
             guard let input = body.withUnsafeReadableBytes({ read(JSONValue.parse($0)) }) else { return nil }
-            return json(ByteBuffer(bytes: try encoder.encode(try await answer(input))))
+            return json(try await write(input))
         }
     }
 

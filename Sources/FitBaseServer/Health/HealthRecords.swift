@@ -1,5 +1,6 @@
 import FitBaseCore
 import Foundation
+import Crypto
 import HTTPTypes
 import SQLKit
 
@@ -105,16 +106,17 @@ struct HealthRecords: Sendable {
 
     /// Samples sealed under the user's data key, ready to store.
     func seal(_ samples: [HealthSample], of user: UserID, with key: HealthVault.DataKey) throws -> SealedBatch {
-        SealedBatch(key: key, rows: try samples.map { try seal($0, of: user, with: key) }, values: samples.map(\.value))
+        let nonces = try HealthVault.nonces(samples.count)
+        return SealedBatch(key: key, rows: try zip(samples, nonces).map { try seal($0, of: user, with: key, nonce: $1) }, values: samples.map(\.value))
     }
 
     /// The row a sample is stored as: its clear fields and the rest sealed under the user's data key.
-    func seal(_ sample: HealthSample, of user: UserID, with key: HealthVault.DataKey) throws -> SealedSample {
+    private func seal(_ sample: HealthSample, of user: UserID, with key: HealthVault.DataKey, nonce: AES.GCM.Nonce) throws -> SealedSample {
         SealedSample(
             id: sample.id, type: sample.type, start: sample.start, end: sample.end, keyID: key.id,
             sealed: try vault.seal(
                 HealthSampleCodec.encode(sample), with: key,
-                binding: SealedSample.binding(user: user, id: sample.id, type: sample.type, start: sample.start, end: sample.end)
+                binding: SealedSample.binding(user: user, id: sample.id, type: sample.type, start: sample.start, end: sample.end), nonce: nonce
             )
         )
     }

@@ -24,6 +24,40 @@ struct CreateHealthSamples: Migration {
     }
 }
 
+/// Health samples carry their own feed entries (``SyncFeed/rowFeeds``): `seq`, `version` and `updated_at` columns,
+/// unique by (`user_id`, `seq`). Each stored sample's live `sync_changes` row moves onto the sample; tombstones stay.
+struct MoveHealthSampleFeedEntries: Migration {
+    let name = "2026-11-24.health.feed-entries-on-rows"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.raw(#"ALTER TABLE "health_samples" ADD COLUMN "seq" BIGINT NOT NULL DEFAULT 0"#).run()
+        try await database.raw(#"ALTER TABLE "health_samples" ADD COLUMN "version" BIGINT NOT NULL DEFAULT 1"#).run()
+        try await database.alter(table: "health_samples").column("updated_at", type: engine.instant).run()
+        try await database.update("health_samples").set(SQLIdentifier("updated_at"), to: SQLIdentifier("created_at")).run()
+        // Feed record ids are lower-case UUIDs; SQLite keeps UUID columns as upper-case text.
+        let recordID = engine == .postgres ? #""health_samples"."id"::text"# : #"lower("health_samples"."id")"#
+        try await database.raw("""
+            UPDATE "health_samples" SET "seq" = "c"."seq", "version" = "c"."version", "updated_at" = "c"."updated_at"
+            FROM "sync_changes" AS "c"
+            WHERE "c"."user_id" = "health_samples"."user_id" AND "c"."collection" = \(bind: SyncCollection.healthSamples.rawValue)
+            AND "c"."record_id" = \(unsafeRaw: recordID) AND "c"."deleted" = \(bind: false)
+            """).run()
+        // A sample without a live entry (none is expected) gets one now, so every stored sample is in the feed.
+        let orphans = try await database.select().columns("user_id", "id").from("health_samples").where("seq", .equal, 0)
+            .orderBy("user_id").orderBy("start_at").all()
+        for (user, rows) in Dictionary(grouping: try orphans.map { (try $0.decode(column: "user_id", as: UUID.self), try $0.decode(column: "id", as: UUID.self)) }, by: \.0) {
+            var seq = try await SyncFeed.reserve(rows.count, of: UserID(rawValue: user), on: database)
+            for (_, id) in rows {
+                try await database.update("health_samples").set("seq", to: seq).where("id", .equal, id).run()
+                seq += 1
+            }
+        }
+        try await database.delete(from: "sync_changes").where("collection", .equal, SyncCollection.healthSamples.rawValue)
+            .where("deleted", .equal, false).run()
+        try await database.create(index: "health_samples_user_seq").unique().on("health_samples").column("user_id").column("seq").run()
+    }
+}
+
 /// A row as stored: clear fields and the ciphertext.
 struct SealedSample: Sendable {
     var id: HealthSampleID
@@ -69,18 +103,21 @@ struct SealedSample: Sendable {
 struct HealthSampleStore: Sendable {
     let database: Database
 
-    /// Inserts the rows that are new; returns the ids inserted (an id already stored, by this user or another, is left
-    /// as it is).
-    static func insert(_ rows: [SealedSample], of user: UserID, now: Date, on db: any SQLDatabase) async throws -> Set<HealthSampleID> {
+    /// Inserts the rows that are new, each with its feed entry (``SyncFeed/rowFeeds``): the `i`th row takes sequence
+    /// number `firstSeq + i`, version 1 and the writer's `updatedAt`. Returns the ids inserted (an id already stored,
+    /// by this user or another, is left as it is).
+    static func insert(
+        _ rows: [SealedSample], of user: UserID, firstSeq: Int, updatedAt: Date, now: Date, on db: any SQLDatabase
+    ) async throws -> Set<HealthSampleID> {
         guard !rows.isEmpty else { return [] }
         var inserted: Set<HealthSampleID> = []
         inserted.reserveCapacity(rows.count)
-        // 250 rows × 8 columns stays far below both engines' bind limits.
+        // 250 rows × 11 columns stays far below both engines' bind limits.
         for start in stride(from: 0, to: rows.count, by: 250) {
             let chunk = rows[start..<min(start + 250, rows.count)]
             var binds: [any Encodable & Sendable] = []
-            binds.reserveCapacity(chunk.count * 8)
-            for row in chunk {
+            binds.reserveCapacity(chunk.count * 11)
+            for (offset, row) in zip(chunk.indices, chunk) {
                 binds.append(row.id.rawValue)
                 binds.append(user.rawValue)
                 binds.append(row.type.rawValue)
@@ -89,6 +126,9 @@ struct HealthSampleStore: Sendable {
                 binds.append(row.keyID)
                 binds.append(row.sealed)
                 binds.append(now)
+                binds.append(firstSeq + offset)
+                binds.append(1)
+                binds.append(updatedAt)
             }
             for row in try await insertRows(rows: chunk.count, binds).all(on: db) {
                 inserted.insert(HealthSampleID(rawValue: try row.decode(column: "id", as: UUID.self)))
@@ -98,8 +138,8 @@ struct HealthSampleStore: Sendable {
     }
 
     private static let insertRows = StoredRowsStatement(
-        head: #"INSERT INTO "health_samples" ("id", "user_id", "type", "start_at", "end_at", "key_id", "sealed", "created_at") VALUES "#,
-        row: "(?, ?, ?, ?, ?, ?, ?, ?)", tail: #" ON CONFLICT ("id") DO NOTHING RETURNING "id""#
+        head: #"INSERT INTO "health_samples" ("id", "user_id", "type", "start_at", "end_at", "key_id", "sealed", "created_at", "seq", "version", "updated_at") VALUES "#,
+        row: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", tail: #" ON CONFLICT ("id") DO NOTHING RETURNING "id""#
     )
 
     /// Of `ids`, those stored for a user other than `user`.
@@ -118,12 +158,12 @@ struct HealthSampleStore: Sendable {
 
     /// Deletes the row of the user's sample, nothing else (``HealthSamplesCollection/delete(_:_:on:)`` is the delete
     /// with its feed entry); whether it was there.
-    static func deleteRow(_ id: HealthSampleID, of user: UserID, on db: any SQLDatabase) async throws -> (type: HealthSampleType, start: Date)? {
+    static func deleteRow(_ id: HealthSampleID, of user: UserID, on db: any SQLDatabase) async throws -> (type: HealthSampleType, start: Date, version: Int)? {
         guard let row = try await db.delete(from: "health_samples").where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue)
-            .returning("type", "start_at").first(),
+            .returning("type", "start_at", "version").first(),
             let type = HealthSampleType(rawValue: try row.decode(column: "type", as: String.self))
         else { return nil }
-        return (type, try row.decode(column: "start_at", as: Date.self))
+        return (type, try row.decode(column: "start_at", as: Date.self), try row.decode(column: "version", as: Int.self))
     }
 
     /// Up to `limit` of the user's samples of `type` sealed under `keyID` that start in `range`, in (start, id) order

@@ -20,10 +20,16 @@ struct HealthSamplesCollection: SyncedCollection {
     /// Stores the sealed samples not stored before (of `write`'s user), enters them into the feed and adds them to
     /// their slots' totals: the write path of every sample. Returns the ids stored and their feed entries.
     static func write(_ batch: SealedBatch, vault: HealthVault, _ write: FeedWrite, on db: any SQLDatabase) async throws -> (inserted: Set<HealthSampleID>, changes: [SyncChange]) {
-        let inserted = try await HealthSampleStore.insert(batch.rows, of: write.user, now: write.now, on: db)
-        let ids = batch.rows.filter { inserted.contains($0.id) }.map(\.id.description)
-        let changes = try await SyncFeed.recordNew(.healthSamples, ids: ids, of: write.user, updatedAt: write.updatedAt, on: db)
-        // After the feed entries, which take the user's feed row (see HealthRollups).
+        // The user's sequence row is taken first, as by every health write (see HealthRollups).
+        let firstSeq = try await SyncFeed.reserve(batch.rows.count, of: write.user, on: db)
+        let inserted = try await HealthSampleStore.insert(batch.rows, of: write.user, firstSeq: firstSeq, updatedAt: write.updatedAt, now: write.now, on: db)
+        let revived = try await SyncFeed.entered(.healthSamples, ids: batch.rows.filter { inserted.contains($0.id) }.map(\.id.rawValue), of: write.user, on: db)
+        let changes = batch.rows.enumerated().filter { inserted.contains($0.element.id) }.map { offset, row in
+            SyncChange(
+                collection: .healthSamples, recordID: row.id.description, seq: firstSeq + offset,
+                stamp: RecordStamp(version: revived[row.id.rawValue] ?? 1, updatedAt: write.updatedAt, deleted: false)
+            )
+        }
         let additions = zip(batch.rows, batch.values).filter { inserted.contains($0.0.id) }.map { row, value in
             HealthRollups.Addition(type: row.type, start: row.start, end: row.end, value: value)
         }
@@ -72,7 +78,8 @@ struct HealthSamplesCollection: SyncedCollection {
 
     func delete(_ id: String, _ write: FeedWrite, on db: any SQLDatabase) async throws -> SyncChange? {
         guard let sample = HealthSampleID(id), let deleted = try await HealthSampleStore.deleteRow(sample, of: write.user, on: db) else { return nil }
-        let change = try await write.record(.healthSamples, id: id, deleted: true, on: db)
+        // The row held the sample's feed entry: the tombstone takes over from its version.
+        let change = try await SyncFeed.record(.healthSamples, id: id, of: write.user, deleted: true, updatedAt: write.updatedAt, currentVersion: deleted.version, on: db)
         try await HealthRollups.markStale(type: deleted.type, start: deleted.start, of: write.user, on: db)
         return change
     }
@@ -112,7 +119,9 @@ struct HealthSampleWrite: SyncedWrite {
 
     func write(_ write: FeedWrite, on db: any SQLDatabase) async throws -> SyncChange {
         if let change = try await HealthSamplesCollection.write(batch, vault: vault, write, on: db).changes.first { return change }
-        // Its row was there already (the feed had lost it): the feed entry is made again.
-        return try await write.record(.healthSamples, id: batch.rows[0].id.description, deleted: false, on: db)
+        // Its row was there already (stored by a write the push did not see): that row's entry.
+        let id = batch.rows[0].id.description
+        guard let stamp = try await SyncFeed.stamp(.healthSamples, id: id, of: write.user, on: db), !stamp.deleted else { throw SyncFeedError.noSequence }
+        return SyncChange(collection: .healthSamples, recordID: id, seq: 0, stamp: stamp)
     }
 }

@@ -2,6 +2,7 @@ import FitBaseAPI
 import FitBaseCore
 import Foundation
 import HTTPTypes
+import NIOCore
 
 /// `POST /v1/health/samples` read without the generated server's decoder (a ``DirectRoute``).
 ///
@@ -19,9 +20,29 @@ extension HealthController {
                 guard case .ok(let ok) = try await self.uploadHealthSamples(.init(body: .json(upload))), case .json(let results) = ok.body else {
                     throw DirectRoute.UnexpectedOutput(operation: "uploadHealthSamples")
                 }
-                return results
+                return try Self.answer(results)
             }
         ]
+    }
+
+    /// The results as the generated server's encoder writes them (keys sorted, no white space). Without a problem among
+    /// them — every id is then a sample's canonical id and every status a plain word — they are written here:
+    /// `JSONEncoder` was 8 % of the CPU of an upload of 1,000 samples. Otherwise the encoder writes them.
+    static func answer(_ results: Components.Schemas.HealthUploadResult) throws -> ByteBuffer {
+        guard results.results.allSatisfy({ $0.problem == nil }) else { return ByteBuffer(bytes: try DirectRoute.encoder.encode(results)) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(80 + results.results.count * 64)
+        bytes.append(contentsOf: #"{"created":\#(results.created),"duplicates":\#(results.duplicates),"rejected":\#(results.rejected),"results":["#.utf8)
+        for (index, result) in results.results.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: #"{"id":"#.utf8)
+            JSONValue.writeString(result.id, into: &bytes)
+            bytes.append(contentsOf: #","status":"#.utf8)
+            JSONValue.writeString(result.status.rawValue, into: &bytes)
+            bytes.append(UInt8(ascii: "}"))
+        }
+        bytes.append(contentsOf: "]}".utf8)
+        return ByteBuffer(bytes: bytes)
     }
 
     /// The upload `json` holds, when every part of it is what the contract says and nothing else.

@@ -60,11 +60,20 @@ final class HealthVault: Sendable {
         return try await keys.destroy(user)
     }
 
-    func seal(_ plaintext: Data, with key: DataKey, binding context: [UInt8]) throws -> Data {
-        guard let combined = try AES.GCM.seal(plaintext, using: key.key, authenticating: context).combined else {
+    func seal(_ plaintext: Data, with key: DataKey, binding context: [UInt8], nonce: AES.GCM.Nonce = AES.GCM.Nonce()) throws -> Data {
+        guard let combined = try AES.GCM.seal(plaintext, using: key.key, nonce: nonce, authenticating: context).combined else {
             throw HealthVaultError.sealFailed
         }
         return combined
+    }
+
+    /// `count` random nonces (96 bits each, as `AES.GCM.Nonce()` draws them) read from the kernel's generator at once.
+    /// Each `AES.GCM.Nonce()` asks the kernel twice (8 bytes at a time): for a batch of 1,000 samples, 2,000 system
+    /// calls instead of one.
+    static func nonces(_ count: Int) throws -> [AES.GCM.Nonce] {
+        var bytes = [UInt8](repeating: 0, count: count * 12)
+        try SecureRandom.fill(&bytes)
+        return try (0..<count).map { try AES.GCM.Nonce(data: bytes[$0 * 12..<($0 + 1) * 12]) }
     }
 
     func open(_ sealed: Data, with key: DataKey, binding context: [UInt8]) throws -> Data {

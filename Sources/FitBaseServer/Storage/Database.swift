@@ -18,16 +18,19 @@ package final class Database: Sendable {
     private let logger: Logger
     /// SQLite only: queues write transactions in-process (see ``WriteGate``).
     private let writeGate: WriteGate?
+    /// SQLite only: copies the write-ahead log back in the background (see ``SQLiteCheckpointer``).
+    private let checkpointer: SQLiteCheckpointer?
     private let isShutDown = Mutex(false)
     /// What this instance knows of the generations of cached data (see ``CacheGenerations``).
     package let generations: CacheGenerations
 
-    private init(location: DatabaseLocation, pool: any SQLConnectionPool, logger: Logger) {
+    private init(location: DatabaseLocation, pool: any SQLConnectionPool, writeGate: WriteGate?, checkpointer: SQLiteCheckpointer?, logger: Logger) {
         self.engine = location.engine
         self.location = location
         self.pool = pool
         self.logger = logger
-        self.writeGate = location.engine == .sqlite ? WriteGate() : nil
+        self.writeGate = writeGate
+        self.checkpointer = checkpointer
         self.generations = CacheGenerations.forDatabase(at: location)
     }
 
@@ -35,14 +38,18 @@ package final class Database: Sendable {
     ///
     /// Connections open lazily, up to `maxConnectionsPerEventLoop` for each loop of `eventLoopGroup`. SQLite: creates
     /// the file's directory if needed and switches the file to WAL; statements run on the calling thread (see
-    /// ``SQLiteDirectConnection``). PostgreSQL: parses the URL (`tlsmode`/`sslmode` honoured).
+    /// ``SQLiteDirectConnection``); the log is copied back in the background (``SQLiteCheckpointer``; tests may turn
+    /// that off and call ``checkpointPass(holdingWrites:)`` themselves). PostgreSQL: parses the URL (`tlsmode`/`sslmode` honoured).
     package static func open(
         _ location: DatabaseLocation,
         maxConnectionsPerEventLoop: Int = 4,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        checkpointsInBackground: Bool = true,
         logger: Logger
     ) async throws(DatabaseOpenError) -> Database {
         let pool: any SQLConnectionPool
+        var writeGate: WriteGate?
+        var checkpointer: SQLiteCheckpointer?
         switch location {
         case .sqlite(let path):
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
@@ -51,12 +58,16 @@ package final class Database: Sendable {
             } catch {
                 throw DatabaseOpenError(location: location, reason: "cannot create directory \(directory.path): \(error)")
             }
+            let setup = SQLiteConnectionSetup(path: path, busyTimeoutMilliseconds: 5_000)
             pool = SQLiteConnectionPool(
-                setup: SQLiteConnectionSetup(path: path, busyTimeoutMilliseconds: 5_000),
+                setup: setup,
                 capacity: maxConnectionsPerEventLoop * Array(eventLoopGroup.makeIterator()).count,
                 eventLoopGroup: eventLoopGroup,
                 logger: logger
             )
+            let gate = WriteGate()
+            writeGate = gate
+            checkpointer = SQLiteCheckpointer(setup: setup, gate: gate, eventLoop: eventLoopGroup.any(), logger: logger)
         case .postgres(let url):
             let configuration: SQLPostgresConfiguration
             do {
@@ -76,7 +87,7 @@ package final class Database: Sendable {
                 makeSQL: { $0.sql() }
             )
         }
-        let database = Database(location: location, pool: pool, logger: logger)
+        let database = Database(location: location, pool: pool, writeGate: writeGate, checkpointer: checkpointer, logger: logger)
         do {
             if case .sqlite = location {
                 try await database.enableWriteAheadLog()
@@ -84,9 +95,11 @@ package final class Database: Sendable {
                 try await database.ping()
             }
         } catch {
+            await checkpointer?.stop()
             try? await pool.shutdown()
             throw DatabaseOpenError(location: location, reason: String(reflecting: error))
         }
+        if checkpointsInBackground { checkpointer?.start() }
         return database
     }
 
@@ -134,6 +147,11 @@ package final class Database: Sendable {
         return result
     }
 
+    /// One checkpoint pass now (SQLite; `nil` on PostgreSQL), as the background ones run: for tests.
+    func checkpointPass(holdingWrites: Bool = false) async throws -> SQLiteCheckpointer.Pass? {
+        try await checkpointer?.pass(holdingWrites: holdingWrites)
+    }
+
     /// Answers whether the database takes a trivial query; `/readyz` calls it.
     package func ping() async throws {
         try await withConnection { try await $0.raw("SELECT 1").run() }
@@ -142,6 +160,7 @@ package final class Database: Sendable {
     /// Closes every pooled connection. Called once, after the HTTP server has drained.
     package func shutdown() async throws {
         isShutDown.withLock { $0 = true }
+        await checkpointer?.stop()
         try await pool.shutdown()
     }
 
@@ -151,8 +170,10 @@ package final class Database: Sendable {
         guard !isShutDown.withLock({ $0 }) else { return }
         let pool = self.pool
         let logger = self.logger
+        let checkpointer = self.checkpointer
         Task {
             logger.debug("closing the pool of a database handle dropped without shutdown()")
+            await checkpointer?.stop()
             try? await pool.shutdown()
         }
     }

@@ -32,6 +32,7 @@ enum FitBaseMigrations {
         CreateSigningKeys(),
         CreateCacheGenerations(),
         CreateHealthRollups(),
+        MoveHealthSampleFeedEntries(),
     ]
 }
 

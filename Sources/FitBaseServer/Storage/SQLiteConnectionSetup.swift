@@ -13,11 +13,15 @@ struct SQLiteConnectionSetup: Sendable {
     let busyTimeoutMilliseconds: Int
 
     /// The write connection's page cache: 64 MiB, filled only as far as the database is large. Inserts keyed by random
-    /// ids (health samples, feed entries) dirty a page per row; with SQLite's default of 2 MiB, uploads to a year of
-    /// samples spent a fifth of their time reading pages again. Checkpoints stay at SQLite's 1,000 pages: at 4,096 or
-    /// 16,384 bulk uploads ran up to half again as fast, but each checkpoint, run in the commit that triggers it, then
-    /// held up the writes queued behind it for longer (a signed-in workout log's p99 went from 37 to 77 and 214 ms).
+    /// ids (health samples) dirty a page per row; with SQLite's default of 2 MiB, uploads to a year of samples spent a
+    /// fifth of their time reading pages again.
     static let writerCacheKiB = 65_536
+
+    /// The log length (pages) at which a commit checkpoints itself. ``SQLiteCheckpointer`` copies the log in the
+    /// background long before; this only bounds the log should it fall far behind. (Checkpoints run by commits held
+    /// up the writes queued behind them: with SQLite's default of 1,000 pages, two `fsync`s per health upload; at
+    /// 16,384, a signed-in workout log's p99 went from 37 to 214 ms.)
+    static let writerBackstopPages = 65_536
 
     /// A connection for reading.
     func open(logger: Logger, eventLoop: any EventLoop) throws(SQLiteReportedError) -> SQLiteDirectConnection {
@@ -28,7 +32,7 @@ struct SQLiteConnectionSetup: Sendable {
     func openWriter(logger: Logger, eventLoop: any EventLoop) throws(SQLiteReportedError) -> SQLiteDirectConnection {
         try open(
             logger: logger, eventLoop: eventLoop,
-            extra: ["PRAGMA cache_size = -\(Self.writerCacheKiB)"]
+            extra: ["PRAGMA cache_size = -\(Self.writerCacheKiB)", "PRAGMA wal_autocheckpoint = \(Self.writerBackstopPages)"]
         )
     }
 

@@ -50,6 +50,10 @@ extension SQLiteDirectConnection {
         case let number as Int: .integer(number)
         case let instant as Date: .float(instant.timeIntervalSince1970)
         case let flag as Bool: .integer(flag ? 1 : 0)
+        case let bytes as Data: .blob(ByteBuffer(bytes: bytes))
+        case let instant as Date?: instant.map { .float($0.timeIntervalSince1970) } ?? .null
+        case let text as String?: text.map { .text($0) } ?? .null
+        case let number as Int?: number.map { .integer($0) } ?? .null
         default: try encoder.encode(bind)
         }
     }

@@ -122,41 +122,42 @@ enum SyncFeed {
             + #""updated_at" = EXCLUDED."updated_at", "changed_at" = EXCLUDED."changed_at""#
     )
 
-    /// Enters many records written in one transaction (a batch of health samples): consecutive sequence numbers
-    /// reserved at once, each record's next version (1, or one past a tombstone of the same id — counted by the
-    /// statement itself, so no read comes first).
-    @discardableResult
-    static func recordNew(_ collection: SyncCollection, ids: [String], of user: UserID, updatedAt: Date, on db: any SQLDatabase) async throws -> [SyncChange] {
-        guard !ids.isEmpty else { return [] }
-        guard let reserved = try await reserveSequences(user.rawValue, ids.count, ids.count).first(on: db) else { throw SyncFeedError.noSequence }
-        let first = try reserved.decode(column: "last_seq", as: Int.self) - ids.count + 1
-        nudge(user)
-        let now = Date.storageNow
-        var versions: [String: Int] = [:]
-        versions.reserveCapacity(ids.count)
-        // 250 rows × 8 columns stays far below both engines' bind limits.
-        for start in stride(from: 0, to: ids.count, by: 250) {
-            let chunk = ids[start..<min(start + 250, ids.count)]
-            var binds: [any Encodable & Sendable] = []
-            binds.reserveCapacity(chunk.count * 8)
-            for (offset, id) in chunk.enumerated() {
-                binds.append(user.rawValue)
-                binds.append(collection.rawValue)
-                binds.append(id)
-                binds.append(first + start + offset)
-                binds.append(1)
-                binds.append(false)
-                binds.append(updatedAt)
-                binds.append(now)
-            }
-            for row in try await upsertChanges(rows: chunk.count, binds).all(on: db) {
-                versions[try row.decode(column: "record_id", as: String.self)] = try row.decode(column: "version", as: Int.self)
-            }
+    // MARK: Entries kept on the records' rows
+
+    /// Collections whose live feed entries are kept on the records' own rows (by table) instead of in `sync_changes`.
+    ///
+    /// Health samples are written once and many at a time: a year of minute-level heart rate is half a million. A
+    /// `sync_changes` row per sample also wrote a random place of the feed's record index for each one; on SQLite that
+    /// index alone doubled what every upload wrote. Instead a sample's row carries its entry: `seq`, `version` and
+    /// `updated_at` columns, indexed by (`user_id`, `seq`), so storing a batch writes its rows in time order and nothing
+    /// else. A tombstone is a `sync_changes` row as in every collection; a record stored again after its deletion
+    /// takes its tombstone's place with the next version (``entered(_:ids:of:on:)``). The record ids are UUIDs, in
+    /// lower case.
+    static let rowFeeds: [SyncCollection: RowFeed] = [.healthSamples: RowFeed(table: "health_samples")]
+
+    /// A row-feed collection's table and its statements.
+    struct RowFeed: Sendable {
+        let table: String
+        let changes: StoredStatement
+        let stamps: StoredRowsStatement
+        let setVersion: StoredStatement
+
+        init(table: String) {
+            self.table = table
+            changes = StoredStatement(
+                #"SELECT "id", "seq", "version", "updated_at" FROM "\#(table)" WHERE "user_id" = ? AND "seq" > ? ORDER BY "seq" LIMIT ?"#
+            )
+            stamps = StoredRowsStatement(head: #"SELECT "id", "version", "updated_at" FROM "\#(table)" WHERE "user_id" = ? AND "id" IN ("#, row: "?", tail: ")")
+            setVersion = StoredStatement(#"UPDATE "\#(table)" SET "version" = ? WHERE "user_id" = ? AND "id" = ?"#)
         }
-        return try ids.enumerated().map { offset, id in
-            guard let version = versions[id] else { throw SyncFeedError.noSequence }
-            return SyncChange(collection: collection, recordID: id, seq: first + offset, stamp: RecordStamp(version: version, updatedAt: updatedAt, deleted: false))
-        }
+    }
+
+    /// Reserves `count` consecutive sequence numbers of the user for records stored with their entries on their rows
+    /// (taking the user's sequence row for the rest of the transaction); the first. Numbers of records not stored in
+    /// the end are skipped by every cursor, as those of replaced entries are.
+    static func reserve(_ count: Int, of user: UserID, on db: any SQLDatabase) async throws -> Int {
+        guard let reserved = try await reserveSequences(user.rawValue, count, count).first(on: db) else { throw SyncFeedError.noSequence }
+        return try reserved.decode(column: "last_seq", as: Int.self) - count + 1
     }
 
     private static let reserveSequences = StoredStatement(
@@ -164,14 +165,60 @@ enum SyncFeed {
             + #"ON CONFLICT ("user_id") DO UPDATE SET "last_seq" = "sync_sequences"."last_seq" + ? RETURNING "last_seq""#
     )
 
-    /// New records' feed entries; a record with an entry already (a tombstone) gets its next version.
-    private static let upsertChanges = StoredRowsStatement(
-        head: #"INSERT INTO "sync_changes" ("user_id", "collection", "record_id", "seq", "version", "deleted", "updated_at", "changed_at") VALUES "#,
-        row: "(?, ?, ?, ?, ?, ?, ?, ?)",
-        tail: #" ON CONFLICT ("user_id", "collection", "record_id") DO UPDATE SET "seq" = EXCLUDED."seq", "#
-            + #""version" = "sync_changes"."version" + 1, "deleted" = EXCLUDED."deleted", "updated_at" = EXCLUDED."updated_at", "#
-            + #""changed_at" = EXCLUDED."changed_at" RETURNING "record_id", "version""#
+    /// Records of a row-feed collection just stored with version 1 on reserved numbers: the user's devices are told,
+    /// and those that had a tombstone take its place with the next version. Returns those records' versions.
+    static func entered(_ collection: SyncCollection, ids: [UUID], of user: UserID, on db: any SQLDatabase) async throws -> [UUID: Int] {
+        guard let feed = rowFeeds[collection], !ids.isEmpty else { return [:] }
+        nudge(user)
+        // Most users never deleted a record of the collection: one probe of the record index answers for the batch.
+        guard try await selectAnyEntry(user.rawValue, collection.rawValue).first(on: db) != nil else { return [:] }
+        var versions: [UUID: Int] = [:]
+        for start in stride(from: 0, to: ids.count, by: 250) {
+            let chunk = ids[start..<min(start + 250, ids.count)]
+            let binds: [any Encodable & Sendable] = [user.rawValue, collection.rawValue, true] + chunk.map { $0.lowercasedString as any Encodable & Sendable }
+            for row in try await deleteTombstones(rows: chunk.count, binds).all(on: db) {
+                guard let id = UUID(uuidString: try row.decode(column: "record_id", as: String.self)) else { continue }
+                versions[id] = try row.decode(column: "version", as: Int.self) + 1
+            }
+        }
+        for (id, version) in versions {
+            try await feed.setVersion(version, user.rawValue, id).run(on: db)
+        }
+        return versions
+    }
+
+    private static let selectAnyEntry = StoredStatement(#"SELECT 1 AS "found" FROM "sync_changes" WHERE "user_id" = ? AND "collection" = ? LIMIT 1"#)
+
+    private static let deleteTombstones = StoredRowsStatement(
+        head: #"DELETE FROM "sync_changes" WHERE "user_id" = ? AND "collection" = ? AND "deleted" = ? AND "record_id" IN ("#,
+        row: "?", tail: #") RETURNING "record_id", "version""#
     )
+
+    /// The live entries of a row-feed collection after `since`, oldest first, at most `limit`.
+    private static func rowChanges(_ collection: SyncCollection, feed: RowFeed, of user: UserID, since: Int, limit: Int, on db: any SQLDatabase) async throws -> [SyncChange] {
+        try await feed.changes(user.rawValue, since, limit).all(on: db).map { row in
+            SyncChange(
+                collection: collection, recordID: try row.decode(column: "id", as: UUID.self).lowercasedString, seq: try row.decode(column: "seq", as: Int.self),
+                stamp: RecordStamp(version: try row.decode(column: "version", as: Int.self), updatedAt: try row.decode(column: "updated_at", as: Date.self), deleted: false)
+            )
+        }
+    }
+
+    /// The live stamps of those of `ids` whose rows the user has in a row-feed collection's table, by id as given.
+    private static func rowStamps(_ ids: [String], feed: RowFeed, of user: UserID, on db: any SQLDatabase) async throws -> [String: RecordStamp] {
+        var byUUID: [UUID: [String]] = [:]
+        for id in ids { if let uuid = UUID(uuidString: id) { byUUID[uuid, default: []].append(id) } }
+        let uuids = Array(byUUID.keys)
+        var stamps: [String: RecordStamp] = [:]
+        for start in stride(from: 0, to: uuids.count, by: 250) {
+            let chunk = uuids[start..<min(start + 250, uuids.count)]
+            for row in try await feed.stamps(rows: chunk.count, [user.rawValue] + chunk.map { $0 as any Encodable & Sendable }).all(on: db) {
+                let stamp = RecordStamp(version: try row.decode(column: "version", as: Int.self), updatedAt: try row.decode(column: "updated_at", as: Date.self), deleted: false)
+                for id in byUUID[try row.decode(column: "id", as: UUID.self)] ?? [] { stamps[id] = stamp }
+            }
+        }
+        return stamps
+    }
 
     /// Tells the user's devices, once per transaction and just before it commits, that changes are available up to the
     /// user's latest sequence number: a `sync` event (`{"cursor": …}`) on their realtime stream.
@@ -188,12 +235,47 @@ enum SyncFeed {
 
     /// What the feed holds for a record; `nil` when it never existed.
     static func stamp(_ collection: SyncCollection, id: String, of user: UserID, on db: any SQLDatabase) async throws -> RecordStamp? {
-        try await selectStamp(user.rawValue, collection.rawValue, id).first(on: db)
+        if let feed = rowFeeds[collection], let live = try await rowStamps([id], feed: feed, of: user, on: db)[id] { return live }
+        return try await selectStamp(user.rawValue, collection.rawValue, id).first(on: db)
             .map { RecordStamp(version: try $0.decode(column: "version", as: Int.self), updatedAt: try $0.decode(column: "updated_at", as: Date.self), deleted: try $0.decode(column: "deleted", as: Bool.self)) }
     }
 
+    /// What the feed holds for those of `ids` that ever existed, by id.
+    static func stamps(_ collection: SyncCollection, ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: RecordStamp] {
+        var stamps: [String: RecordStamp] = [:]
+        for start in stride(from: 0, to: ids.count, by: 250) {
+            let chunk = ids[start..<min(start + 250, ids.count)]
+            let binds: [any Encodable & Sendable] = [user.rawValue, collection.rawValue] + chunk.map { $0 as any Encodable & Sendable }
+            for row in try await selectStamps(rows: chunk.count, binds).all(on: db) {
+                stamps[try row.decode(column: "record_id", as: String.self)] = RecordStamp(
+                    version: try row.decode(column: "version", as: Int.self), updatedAt: try row.decode(column: "updated_at", as: Date.self),
+                    deleted: try row.decode(column: "deleted", as: Bool.self)
+                )
+            }
+        }
+        if let feed = rowFeeds[collection] {
+            stamps.merge(try await rowStamps(ids, feed: feed, of: user, on: db)) { _, live in live }
+        }
+        return stamps
+    }
+
+    private static let selectStamps = StoredRowsStatement(
+        head: #"SELECT "record_id", "version", "updated_at", "deleted" FROM "sync_changes" WHERE "user_id" = ? AND "collection" = ? AND "record_id" IN ("#,
+        row: "?", tail: ")"
+    )
+
     /// Changes after `since`, oldest first, at most `limit`.
     static func changes(of user: UserID, since: Int, limit: Int, on db: any SQLDatabase) async throws -> [SyncChange] {
+        var changes = try await entries(of: user, since: since, limit: limit, on: db)
+        for (collection, feed) in rowFeeds.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            changes += try await rowChanges(collection, feed: feed, of: user, since: since, limit: limit, on: db)
+        }
+        guard !rowFeeds.isEmpty else { return changes }
+        return Array(changes.sorted { $0.seq < $1.seq }.prefix(limit))
+    }
+
+    /// The `sync_changes` rows after `since`, oldest first, at most `limit`.
+    private static func entries(of user: UserID, since: Int, limit: Int, on db: any SQLDatabase) async throws -> [SyncChange] {
         try await db.select().columns("collection", "record_id", "seq", "version", "deleted", "updated_at").from("sync_changes")
             .where("user_id", .equal, user.rawValue).where("seq", .greaterThan, since)
             .orderBy("seq").limit(limit).all()

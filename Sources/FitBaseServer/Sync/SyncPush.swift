@@ -360,18 +360,10 @@ struct PushRecords {
         }
         for (collection, ids) in byCollection {
             let unique = Array(Set(ids))
-            for start in stride(from: 0, to: unique.count, by: 250) {
-                let chunk = unique[start..<min(start + 250, unique.count)]
-                let binds: [any Encodable & Sendable] = [user.rawValue, collection.rawValue] + chunk.map { $0 as any Encodable & Sendable }
-                for row in try await selectStamps(rows: chunk.count, binds).all(on: db) {
-                    let key = Key(collection: collection, id: try row.decode(column: "record_id", as: String.self))
-                    records.stamps[key] = RecordStamp(
-                        version: try row.decode(column: "version", as: Int.self), updatedAt: try row.decode(column: "updated_at", as: Date.self),
-                        deleted: try row.decode(column: "deleted", as: Bool.self)
-                    )
-                }
-                records.readStamps.formUnion(chunk.map { Key(collection: collection, id: $0) })
+            for (id, stamp) in try await SyncFeed.stamps(collection, ids: unique, of: user, on: db) {
+                records.stamps[Key(collection: collection, id: id)] = stamp
             }
+            records.readStamps.formUnion(unique.map { Key(collection: collection, id: $0) })
             // Owners of the ids without a live stamp: they may name another user's row.
             guard let table = collections[collection].table else { continue }
             let unowned = unique.filter { records.stamps[Key(collection: collection, id: $0)].map { $0.deleted } ?? true }
@@ -392,10 +384,6 @@ struct PushRecords {
         return records
     }
 
-    private static let selectStamps = StoredRowsStatement(
-        head: #"SELECT "record_id", "version", "updated_at", "deleted" FROM "sync_changes" WHERE "user_id" = ? AND "collection" = ? AND "record_id" IN ("#,
-        row: "?", tail: ")"
-    )
 }
 
 extension Problem {
