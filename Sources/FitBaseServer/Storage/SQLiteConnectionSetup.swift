@@ -32,7 +32,11 @@ struct SQLiteConnectionSetup: Sendable {
     func openWriter(logger: Logger, eventLoop: any EventLoop) throws(SQLiteReportedError) -> SQLiteDirectConnection {
         try open(
             logger: logger, eventLoop: eventLoop,
-            extra: ["PRAGMA cache_size = -\(Self.writerCacheKiB)", "PRAGMA wal_autocheckpoint = \(Self.writerBackstopPages)"]
+            extra: [
+                "PRAGMA cache_size = -\(Self.writerCacheKiB)", "PRAGMA wal_autocheckpoint = \(Self.writerBackstopPages)",
+                // A log that grew past where the checkpointer starts it again (a backstop run) shrinks back to that.
+                "PRAGMA journal_size_limit = \(SQLiteCheckpointer.restartPages * 4_096)",
+            ]
         )
     }
 
