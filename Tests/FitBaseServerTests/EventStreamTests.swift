@@ -7,6 +7,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import NIOHTTP1
+import SQLKit
 import Testing
 
 @testable import FitBaseServer
@@ -23,9 +24,18 @@ import Testing
     /// Reads one SSE stream in the background.
     actor Subscriber {
         private(set) var events: [Received] = []
+        /// Whether the stream has sent anything (it is registered once it has).
+        private(set) var opened = false
+        /// Whether the stream has ended (the server closed it, or the request failed).
+        private(set) var finished = false
         private var task: Task<Void, Never>?
 
+        private var generation = 0
+
         func start(port: Int, token: String, lastEventID: String? = nil) {
+            (opened, finished) = (false, false)
+            generation += 1
+            let generation = self.generation
             task = Task {
                 var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/events")
                 request.headers.add(name: "Authorization", value: "Bearer \(token)")
@@ -34,6 +44,7 @@ import Testing
                     let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
                     var pending = ""
                     for try await buffer in response.body {
+                        if generation == self.generation { self.opened = true }
                         pending += String(buffer: buffer)
                         while let end = pending.range(of: "\n\n") {
                             let block = String(pending[..<end.lowerBound])
@@ -42,7 +53,18 @@ import Testing
                         }
                     }
                 } catch {}
+                if generation == self.generation { self.finished = true }
             }
+        }
+
+        /// Waits (up to `seconds`) until `condition` holds of the subscriber.
+        func waitUntil(seconds: Double = 10, _ condition: @Sendable (isolated Subscriber) -> Bool) async -> Bool {
+            let deadline = ContinuousClock.now + .seconds(seconds)
+            while ContinuousClock.now < deadline {
+                if condition(self) { return true }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            return condition(self)
         }
 
         private func parse(_ block: String) {
@@ -110,6 +132,103 @@ import Testing
             await again.stop()
             await outsiderStream.stop()
             #expect(try await client.json(.get, "/v1/events", token: ana.accessToken, headers: ["Last-Event-ID": "yesterday"]).status == .badRequest)
+        }
+    }
+}
+
+/// Streams are bounded: per account (a new one ends the account's oldest) and per instance (503 `busy`).
+@Suite struct EventStreamLimitTests {
+    @Test(arguments: TestEngines.all)
+    func anAccountsOldestStreamEndsAndAFullInstanceRefusesMore(engine: DatabaseEngine) async throws {
+        try await TestDatabase.with(engine) { testDatabase in
+            var configuration = ServerConfiguration.testing(testDatabase)
+            configuration.social.maxStreamsPerUser = 2
+            configuration.social.maxStreams = 2
+            let app = try await buildApplication(configuration: configuration, logger: TestDatabase.logger)
+            try await app.test(.live) { client in
+                let port = try #require(client.port)
+                let ana = try await client.signUp()
+                let bea = try await client.signUp()
+                let streams = [EventStreamTests.Subscriber(), EventStreamTests.Subscriber(), EventStreamTests.Subscriber()]
+                for stream in streams {
+                    await stream.start(port: port, token: ana.accessToken)
+                    #expect(await stream.waitUntil { $0.opened })
+                }
+                // Ana's third stream ended her first; the other two stay open.
+                #expect(await streams[0].waitUntil { $0.finished })
+                let stillOpen = [await streams[1].finished, await streams[2].finished]
+                #expect(stillOpen == [false, false])
+
+                // The instance holds two streams: Bea is refused, with a time to come back.
+                let refused = try await client.json(.get, "/v1/events", token: bea.accessToken)
+                #expect(refused.status == .serviceUnavailable)
+                #expect(refused.headers[.retryAfter] != nil)
+                #expect(try json(refused)["code"] as? String == "busy")
+
+                await streams[2].stop()
+                await streams[1].stop()
+            }
+        }
+    }
+}
+
+/// Several instances on one PostgreSQL database hear each other's events as they commit.
+@Suite struct CrossInstanceEventTests {
+    /// An event committed through instance A reaches a stream on instance B. No stream reads the log on a timer, so only
+    /// A's notification can bring it. When B's listening connection is killed, what A commits meanwhile arrives once B
+    /// listens again, once each.
+    @Test(.enabled(if: SharedKeysTests.postgres, "needs FITBASE_TEST_POSTGRES_URL"))
+    func anEventCommittedOnOneInstanceReachesStreamsOnAnother() async throws {
+        try await TestDatabase.with(.postgres) { testDatabase in
+            let masterKey = SharedKeysTests.randomMasterKey()
+            try await SharedKeysTests.withDataDirectories(1) { directories in
+                let configurationA = SharedKeysTests.configuration(testDatabase, dataDirectory: testDatabase.dataDirectory, masterKey: masterKey)
+                let configurationB = SharedKeysTests.configuration(testDatabase, dataDirectory: directories[0], masterKey: masterKey)
+                let appA = try await buildApplication(configuration: configurationA, logger: TestDatabase.logger)
+                let appB = try await buildApplication(configuration: configurationB, logger: TestDatabase.logger)
+                try await appA.test(.live) { a in
+                    try await appB.test(.live) { b in
+                        let portB = try #require(b.port)
+                        let (_, members, workout) = try await ChallengeTests.group(a, testDatabase, members: 2)
+                        let (ana, bea) = (members[0], members[1])
+                        let isBoard: @Sendable (EventStreamTests.Received) -> Bool = { $0.type == "leaderboard" && $0.data.contains("\"checkIns\"") }
+                        let stream = EventStreamTests.Subscriber()
+                        await stream.start(port: portB, token: ana.accessToken)
+                        try await Task.sleep(for: .milliseconds(300))
+
+                        try await ChallengeTests.log(a, bea, workout)
+                        #expect(await stream.waitFor(1, matching: isBoard).count == 1)
+
+                        // Every instance's listening connection dies (B's among them); A then commits two more.
+                        #expect(try await Self.terminateListeners(testDatabase) >= 2)
+                        try await Task.sleep(for: .milliseconds(200))
+                        try await ChallengeTests.log(a, bea, workout)
+                        try await ChallengeTests.log(a, bea, workout)
+                        let delivered = await stream.waitFor(3, matching: isBoard)
+                        #expect(delivered.count == 3)
+                        #expect(Set(delivered.map(\.id)).count == delivered.count)
+                        #expect(delivered.last?.data.contains("\"value\":3") == true)
+                        await stream.stop()
+                    }
+                }
+            }
+        }
+    }
+
+    /// Ends every connection of the test database that is listening for events; how many there were.
+    static func terminateListeners(_ testDatabase: TestDatabase) async throws -> Int {
+        let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+        do {
+            let ended = try await database.withConnection { db in
+                try await db.raw(
+                    "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'listen%' AND pid <> pg_backend_pid()"
+                ).all().count
+            }
+            try await database.shutdown()
+            return ended
+        } catch {
+            try? await database.shutdown()
+            throw error
         }
     }
 }

@@ -127,7 +127,8 @@ func buildApplication(
     let routes = RouteTable()
     let router = buildRouter(maxBodyBytes: configuration.maxBodyBytes, routes: routes)
     router.add(middleware: accounts.authentication)
-    let hub = EventHub()
+    let hub = database.eventHub
+    hub.limit(to: EventHub.Limits(perUser: configuration.social.maxStreamsPerUser, total: configuration.social.maxStreams))
     // Middleware of a few routes wraps only those (see RoutingTransport).
     let scoped = [
         ScopedMiddleware(applies: AccountPageHeadersMiddleware.applies, middleware: AccountPageHeadersMiddleware()),
@@ -135,7 +136,6 @@ func buildApplication(
             applies: StripeWebhookMiddleware.applies,
             middleware: StripeWebhookMiddleware(verifier: stripeVerifier, maxBytes: configuration.maxBodyBytes)
         ),
-        ScopedMiddleware(applies: EventWakeMiddleware.applies, middleware: EventWakeMiddleware(hub: hub)),
     ]
     let profiles = ProfileStore(database: database)
     let catalogStore = CatalogStore(database: database)
@@ -204,6 +204,7 @@ func buildApplication(
                 sender: configuration.accounts.sender, appleTokens: appleTokenClient, logger: logger
             ),
             SigningKeyRefresh(signer: signer, logger: logger),
+            EventListenerService(location: database.location, hub: hub, logger: logger),
         ],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port

@@ -67,11 +67,25 @@ enum EventLog {
 
     private static let insertEvent = StoredStatement(#"INSERT INTO "events" ("topic", "type", "data", "created_at") VALUES (?, ?, ?, ?)"#)
 
+    /// Appends an event in the transaction of its cause. Once it commits, this instance's streams are woken (an
+    /// after-commit hook) and, on PostgreSQL, every other instance's: `NOTIFY` is delivered at commit, to every
+    /// instance's ``EventListenerService`` (one notification per transaction, however many events it wrote).
     static func append(topic: EventTopic, type: String, data: some Encodable, on db: any SQLDatabase) async throws {
-        if db.dialect.name == "postgresql" { try await db.raw("SELECT pg_advisory_xact_lock(\(bind: lockKey))").run() }
+        let isPostgres = db.dialect.name == "postgresql"
+        if isPostgres { try await db.raw("SELECT pg_advisory_xact_lock(\(bind: lockKey))").run() }
         let encoder = Self.encoder
         try await insertEvent(topic.name, type, String(decoding: try encoder.encode(data), as: UTF8.self), Date.storageNow).run(on: db)
+        if isPostgres { try await notify().run(on: db) }
+        if let hooks = TransactionHooks.current, let hub = hooks.eventHub {
+            hooks.afterCommit(key: "events") { hub.publish() }
+        }
     }
+
+    /// The channel every instance listens on; notifications carry no payload (listeners read the log).
+    static let channel = "fitbase_events"
+
+    /// PostgreSQL folds identical notifications of one transaction into one.
+    private static let notify = StoredStatement("SELECT pg_notify('\(channel)', '')")
 
     /// Events of the subscriptions after `id`, oldest first: of each topic, those created since the subscription's
     /// `since`.
@@ -109,26 +123,76 @@ enum EventLog {
     private static let lockKey: Int64 = 0x6669_7465_7665_6e74  // "fitevent"
 }
 
-/// Wakes this instance's subscribers after a transaction that wrote events commits (they then read the log, so a
-/// missed wake-up only delays an event until the next one or the subscriber's periodic check).
+/// Wakes this instance's subscribers after a transaction that wrote events commits, here or (PostgreSQL) on another
+/// instance. They then read the log from where they are, so a wake-up is never about one event in particular and a
+/// spare one costs a small query.
+///
+/// It also bounds the streams: at most ``Limits/perUser`` per account (a new one closes that account's oldest: a
+/// device that lost its socket without closing it, or one account opening streams in a loop, cannot hold more) and
+/// ``Limits/total`` on the instance (past that a new stream is refused: 503 `busy`).
 final class EventHub: Sendable {
-    private let subscribers = Mutex<[UUID: AsyncStream<Void>.Continuation]>([:])
+    /// How many streams may be open.
+    struct Limits: Sendable, Equatable {
+        var perUser = 5
+        var total = 20_000
+    }
 
-    /// Registers a subscriber's wake-up stream until `unregister`.
-    func register(_ continuation: AsyncStream<Void>.Continuation) -> UUID {
-        let id = UUID.random()
-        subscribers.withLock { $0[id] = continuation }
+    private struct Subscriber {
+        var user: UserID
+        var wake: AsyncStream<Void>.Continuation
+        var close: @Sendable () -> Void
+    }
+
+    private struct State {
+        var limits = Limits()
+        var subscribers: [UUID: Subscriber] = [:]
+        /// Each user's streams, oldest first.
+        var byUser: [UserID: [UUID]] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// Sets the limits for streams registered from now on.
+    func limit(to limits: Limits) {
+        state.withLock { $0.limits = limits }
+    }
+
+    /// Registers a stream of `user` (woken through `wake`, ended by `close`) until `unregister`; `nil` when the
+    /// instance holds as many as it may. Closes the user's oldest streams beyond their limit.
+    func register(_ wake: AsyncStream<Void>.Continuation, of user: UserID, close: @escaping @Sendable () -> Void) -> UUID? {
+        let (id, closing) = state.withLock { state -> (UUID?, [@Sendable () -> Void]) in
+            var closing: [@Sendable () -> Void] = []
+            var mine = state.byUser[user] ?? []
+            while mine.count >= max(1, state.limits.perUser) {
+                let oldest = mine.removeFirst()
+                if let subscriber = state.subscribers.removeValue(forKey: oldest) { closing.append(subscriber.close) }
+            }
+            guard state.subscribers.count < state.limits.total else {
+                state.byUser[user] = mine.isEmpty ? nil : mine
+                return (nil, closing)
+            }
+            let id = UUID.random()
+            state.subscribers[id] = Subscriber(user: user, wake: wake, close: close)
+            mine.append(id)
+            state.byUser[user] = mine
+            return (id, closing)
+        }
+        for close in closing { close() }
         return id
     }
 
     func unregister(_ id: UUID) {
-        _ = subscribers.withLock { $0.removeValue(forKey: id) }
+        state.withLock { state in
+            guard let subscriber = state.subscribers.removeValue(forKey: id) else { return }
+            let rest = (state.byUser[subscriber.user] ?? []).filter { $0 != id }
+            state.byUser[subscriber.user] = rest.isEmpty ? nil : rest
+        }
     }
 
     func publish() {
-        for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield() }
+        for subscriber in state.withLock({ Array($0.subscribers.values) }) { subscriber.wake.yield() }
     }
 
     /// How many streams this instance holds open.
-    var subscriberCount: Int { subscribers.withLock { $0.count } }
+    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 }

@@ -9,6 +9,11 @@ import Foundation
 public struct SocialConfiguration: Sendable, Equatable {
     public var appScheme = "fitbase"
     public var appleAppIDs: [String] = []
+    /// Event streams one account may hold open on an instance (`FITBASE_MAX_STREAMS_PER_USER`); a new one closes the
+    /// account's oldest.
+    public var maxStreamsPerUser = 5
+    /// Event streams an instance holds open at most (`FITBASE_MAX_STREAMS`); past that, 503 `busy`.
+    public var maxStreams = 20_000
 
     public init(appScheme: String = "fitbase", appleAppIDs: [String] = []) {
         self.appScheme = appScheme
@@ -29,6 +34,16 @@ public struct SocialConfiguration: Sendable, Equatable {
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         if let bad = configuration.appleAppIDs.first(where: { $0.split(separator: ".").count < 2 }) {
             throw ConfigurationError(setting: "apple-app-ids", source: "FITBASE_APPLE_APP_IDS", value: bad, expected: "TEAMID.bundle.identifier entries")
+        }
+        for (variable, setting, limit) in [
+            ("FITBASE_MAX_STREAMS_PER_USER", "max-streams-per-user", \SocialConfiguration.maxStreamsPerUser),
+            ("FITBASE_MAX_STREAMS", "max-streams", \SocialConfiguration.maxStreams),
+        ] {
+            guard let text = environment[variable] else { continue }
+            guard let parsed = Int(text.trimmingCharacters(in: .whitespaces)), parsed > 0 else {
+                throw ConfigurationError(setting: setting, source: variable, value: text, expected: "a positive number of streams")
+            }
+            configuration[keyPath: limit] = parsed
         }
         return configuration
     }

@@ -23,6 +23,9 @@ package final class Database: Sendable {
     private let isShutDown = Mutex(false)
     /// What this instance knows of the generations of cached data (see ``CacheGenerations``).
     package let generations: CacheGenerations
+    /// This instance's open event streams: woken after every transaction that wrote events commits (and, on
+    /// PostgreSQL, when another instance's does: ``EventListenerService``).
+    let eventHub = EventHub()
 
     private init(location: DatabaseLocation, pool: any SQLConnectionPool, writeGate: WriteGate?, checkpointer: SQLiteCheckpointer?, logger: Logger) {
         self.engine = location.engine
@@ -126,12 +129,16 @@ package final class Database: Sendable {
         begin: String, _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
         let logger = self.logger
-        let hooks = TransactionHooks(generations: generations)
+        let hooks = TransactionHooks(generations: generations, eventHub: eventHub)
         let result = try await pool.withWriteConnection { connection in
             try await connection.raw(SQLQueryString(begin)).run()
             do {
-                let result = try await TransactionHooks.$current.withValue(hooks) { try await body(connection) }
-                try await hooks.run(on: connection)
+                let result = try await TransactionHooks.$current.withValue(hooks) {
+                    let result = try await body(connection)
+                    // Hooks run inside the transaction's scope too: what they write may ask for after-commit work.
+                    try await hooks.run(on: connection)
+                    return result
+                }
                 try await connection.raw("COMMIT").run()
                 return result
             } catch {

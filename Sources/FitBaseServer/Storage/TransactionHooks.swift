@@ -10,9 +10,12 @@ final class TransactionHooks: Sendable {
     private let committed = Mutex<[(key: String, run: @Sendable () -> Void)]>([])
     /// The cache generations of the database the transaction runs on.
     let generations: CacheGenerations?
+    /// The event streams of this instance, woken once the transaction has committed events.
+    let eventHub: EventHub?
 
-    init(generations: CacheGenerations?) {
+    init(generations: CacheGenerations?, eventHub: EventHub? = nil) {
         self.generations = generations
+        self.eventHub = eventHub
     }
 
     /// The hooks of the transaction the current task is in (`nil` outside a transaction).
