@@ -67,16 +67,19 @@ enum EventLog {
 
     private static let insertEvent = StoredStatement(#"INSERT INTO "events" ("topic", "type", "data", "created_at") VALUES (?, ?, ?, ?)"#)
 
-    /// Appends an event in the transaction of its cause. Once it commits, this instance's streams are woken (an
-    /// after-commit hook) and, on PostgreSQL, every other instance's: `NOTIFY` is delivered at commit, to every
-    /// instance's ``EventListenerService`` (one notification per transaction, however many events it wrote).
+    /// Appends an event in the transaction of its cause. Once it commits, the streams that may want it are woken: on
+    /// SQLite this instance's (an after-commit hook); on PostgreSQL every instance's, this one included, by `NOTIFY`,
+    /// delivered at commit to each instance's ``EventListenerService`` (one notification per transaction, however many
+    /// events it wrote).
     static func append(topic: EventTopic, type: String, data: some Encodable, on db: any SQLDatabase) async throws {
         let isPostgres = db.dialect.name == "postgresql"
         if isPostgres { try await db.raw("SELECT pg_advisory_xact_lock(\(bind: lockKey))").run() }
         let encoder = Self.encoder
         try await insertEvent(topic.name, type, String(decoding: try encoder.encode(data), as: UTF8.self), Date.storageNow).run(on: db)
-        if isPostgres { try await notify().run(on: db) }
-        if let hooks = TransactionHooks.current, let hub = hooks.eventHub {
+        if isPostgres {
+            // Heard by this instance's listener too: waking its streams here as well would make each read twice.
+            try await notify().run(on: db)
+        } else if let hooks = TransactionHooks.current, let hub = hooks.eventHub {
             hooks.afterCommit(key: "events") { hub.publish() }
         }
     }
