@@ -176,6 +176,49 @@ import Testing
         }
     }
 
+    /// A pushed sample whose id another user stored after the push read the owners (PostgreSQL: committed in between)
+    /// is refused as `id_taken`; the pusher gets no feed entry for it and the other user's row is untouched.
+    @Test(arguments: TestEngines.all)
+    func aPushedSampleWhoseIdAnotherUserJustStoredIsRefused(engine: DatabaseEngine) async throws {
+        try await TestDatabase.with(engine) { testDatabase in
+            let app = try await buildApplication(configuration: .testing(testDatabase), logger: TestDatabase.logger)
+            let id = UUID()
+            let (owner, pusher) = try await app.test(.router) { client in
+                let owner = try await client.signUp()
+                let pusher = try await client.signUp()
+                try await Self.consent(client, owner.accessToken)
+                #expect(try await Self.upload(client, owner.accessToken, [Self.sample("heartRate", id: id, start: "2026-11-20T08:00:00Z", ["value": 61])]).status == .ok)
+                return (try #require(UUID(uuidString: owner.id)), try #require(UUID(uuidString: pusher.id)))
+            }
+            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let keystore = ServerConfiguration.testing(testDatabase).keystoreLocation
+            let keysDatabase = keystore == testDatabase.location ? database : try await Database.open(keystore, logger: TestDatabase.logger)
+            let vault = HealthVault(keys: HealthKeyStore(database: keysDatabase), masterKey: try MasterKey.load(for: .testing(testDatabase)))
+            let records = HealthRecords(
+                database: database, store: HealthSampleStore(database: database), vault: vault, audit: AuditLog(database: database),
+                consents: ConsentStore(database: database)
+            )
+            let user = UserID(rawValue: pusher)
+            let key = try #require(try await vault.dataKey(of: user, creating: true))
+            let sample = HealthSample(id: HealthSampleID(rawValue: id), value: .heartRate(beatsPerMinute: 99), start: Date(timeIntervalSince1970: 1_800_000_000), sourceId: "s")
+            let write = HealthSampleWrite(batch: try records.seal([sample], of: user, with: key), vault: vault)
+            await #expect(throws: Problem.self) {
+                try await database.transaction { db in _ = try await write.write(.new(user), on: db) }
+            }
+            let (stamp, rows) = try await database.withConnection { db in
+                (
+                    try await SyncFeed.stamp(.healthSamples, id: HealthSampleID(rawValue: id).description, of: user, on: db),
+                    try await db.select().column("user_id").from("health_samples").where("id", .equal, id).all()
+                        .map { try $0.decode(column: "user_id", as: UUID.self) }
+                )
+            }
+            #expect(stamp == nil)
+            #expect(rows == [owner])
+            if keysDatabase !== database { try await keysDatabase.shutdown() }
+            try await database.shutdown()
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func aWrongMasterKeyStopsStartUpNamingTheSetting(engine: DatabaseEngine) async throws {
         try await TestDatabase.with(engine) { testDatabase in

@@ -133,12 +133,18 @@ import Testing
 
 /// Upgrading a database that has data: the feed migration enters every existing record.
 @Suite struct SyncMigrationTests {
+    /// The test database with every server migration before `migration` applied.
+    static func database(_ testDatabase: TestDatabase, migratedUpTo migration: any Migration.Type) async throws -> Database {
+        let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+        let before = Array(FitBaseMigrations.all.prefix { type(of: $0) != migration })
+        try await MigrationRunner(database: database, migrations: before, logger: TestDatabase.logger).run()
+        return database
+    }
+
     @Test(arguments: TestEngines.all)
     func existingRecordsEnterTheFeed(engine: DatabaseEngine) async throws {
         try await TestDatabase.with(engine) { testDatabase in
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
-            let before = Array(FitBaseMigrations.all.prefix { !($0 is CreateSyncFeed) })
-            try await MigrationRunner(database: database, migrations: before, logger: TestDatabase.logger).run()
+            let database = try await Self.database(testDatabase, migratedUpTo: CreateSyncFeed.self)
             let user = UUID()
             let plan = UUID()
             let now = Date.storageNow
@@ -173,9 +179,7 @@ import Testing
     @Test(arguments: TestEngines.all)
     func healthSampleEntriesMoveOntoTheirRows(engine: DatabaseEngine) async throws {
         try await TestDatabase.with(engine) { testDatabase in
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
-            let before = Array(FitBaseMigrations.all.prefix { !($0 is MoveHealthSampleFeedEntries) })
-            try await MigrationRunner(database: database, migrations: before, logger: TestDatabase.logger).run()
+            let database = try await Self.database(testDatabase, migratedUpTo: MoveHealthSampleFeedEntries.self)
             let user = UUID()
             let (first, second, orphan, deleted) = (UUID(), UUID(), UUID(), UUID())
             let now = Date.storageNow

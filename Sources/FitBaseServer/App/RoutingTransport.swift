@@ -101,6 +101,19 @@ struct DirectRoute: Sendable {
         }
     }
 
+    /// The items of a body that is an object with one field, `name`, holding an array — each read by `item` — or `nil`
+    /// when the body is anything else or one item is not understood.
+    static func array<Item>(named name: String, in json: JSONValue?, item: (JSONValue) -> Item?) -> [Item]? {
+        guard case .object(let fields)? = json, fields.count == 1, case .array(let values)? = fields[name] else { return nil }
+        var items: [Item] = []
+        items.reserveCapacity(values.count)
+        for value in values {
+            guard let read = item(value) else { return nil }
+            items.append(read)
+        }
+        return items
+    }
+
     /// A 200 with a JSON body, labelled as the generated server labels its JSON.
     static func json(_ body: ByteBuffer) -> Response {
         Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))

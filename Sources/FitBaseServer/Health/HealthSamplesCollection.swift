@@ -119,9 +119,10 @@ struct HealthSampleWrite: SyncedWrite {
 
     func write(_ write: FeedWrite, on db: any SQLDatabase) async throws -> SyncChange {
         if let change = try await HealthSamplesCollection.write(batch, vault: vault, write, on: db).changes.first { return change }
-        // Its row was there already (stored by a write the push did not see): that row's entry.
+        // Its row was there already, stored by a write the push did not see: the user's own (that row's entry), or
+        // another user's who stored the id meanwhile (PostgreSQL: committed after the push read the owners).
         let id = batch.rows[0].id.description
-        guard let stamp = try await SyncFeed.stamp(.healthSamples, id: id, of: write.user, on: db), !stamp.deleted else { throw SyncFeedError.noSequence }
+        guard let stamp = try await SyncFeed.stamp(.healthSamples, id: id, of: write.user, on: db), !stamp.deleted else { throw SyncController.idTaken }
         return SyncChange(collection: .healthSamples, recordID: id, seq: 0, stamp: stamp)
     }
 }

@@ -47,14 +47,7 @@ extension HealthController {
 
     /// The upload `json` holds, when every part of it is what the contract says and nothing else.
     static func upload(from json: JSONValue?) -> Components.Schemas.HealthSampleUpload? {
-        guard case .object(let fields)? = json, fields.count == 1, case .array(let items)? = fields["samples"] else { return nil }
-        var samples: [Components.Schemas.HealthSampleInput] = []
-        samples.reserveCapacity(items.count)
-        for item in items {
-            guard let sample = sample(from: item) else { return nil }
-            samples.append(sample)
-        }
-        return .init(samples: samples)
+        DirectRoute.array(named: "samples", in: json, item: sample(from:)).map { .init(samples: $0) }
     }
 
     private static let sampleKeys: Set<String> = [

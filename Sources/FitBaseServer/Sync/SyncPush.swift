@@ -16,6 +16,12 @@ import SQLKit
 /// `mutationId`. A write that can fail on a constraint (another period starting the same day) runs inside a
 /// savepoint, rolled back to reject it alone.
 extension SyncController {
+    /// A pushed record whose id names another user's row.
+    static let idTaken = Problem(
+        .conflict, code: .idTaken, detail: "This id is in use by a record you cannot change; create the record under a new id.",
+        fieldErrors: [.init(field: "id", message: "is in use")]
+    )
+
     static let maximumMutations = 500
 
     func pushSyncMutations(_ input: Operations.PushSyncMutations.Input) async throws -> Operations.PushSyncMutations.Output {
@@ -200,10 +206,7 @@ extension SyncController {
         if stamp.map({ $0.deleted }) ?? true, let table = collection.table, let id = UUID(uuidString: mutation.recordID),
             let owner = try await records.owner(key, table: table, id: id, on: db), owner != user.rawValue
         {
-            throw Problem(
-                .conflict, code: .idTaken, detail: "This id is in use by a record you cannot change; create the record under a new id.",
-                fieldErrors: [.init(field: "id", message: "is in use")]
-            ).prefixingFields(with: "mutations[\(mutation.index)].")
+            throw Self.idTaken.prefixingFields(with: "mutations[\(mutation.index)].")
         }
         if mutation.operation == .delete, let stamp, stamp.deleted {
             return applied(mutation, version: stamp.version)  // already gone: nothing to do

@@ -27,14 +27,7 @@ extension SyncController {
 
     /// The push `json` holds, when every part of it is what the contract says and nothing else.
     static func push(from json: JSONValue?) -> Components.Schemas.SyncPush? {
-        guard case .object(let fields)? = json, fields.count == 1, case .array(let items)? = fields["mutations"] else { return nil }
-        var mutations: [Components.Schemas.SyncMutation] = []
-        mutations.reserveCapacity(items.count)
-        for item in items {
-            guard let mutation = mutation(from: item) else { return nil }
-            mutations.append(mutation)
-        }
-        return .init(mutations: mutations)
+        DirectRoute.array(named: "mutations", in: json, item: mutation(from:)).map { .init(mutations: $0) }
     }
 
     private static let mutationKeys: Set<String> = ["mutationId", "collection", "id", "op", "baseVersion", "updatedAt", "data"]
