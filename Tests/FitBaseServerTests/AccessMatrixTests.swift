@@ -54,6 +54,7 @@ import Yams
         /// The owner's group (the owner is its admin, `groupMember` a member) and an invite to it made by the owner.
         let groupID: String
         let inviteToken: String
+        let inviteID: String
         /// The owner's notification that `groupMember` joined.
         let notificationID: String
 
@@ -247,6 +248,14 @@ import Yams
         },
         Row(operationID: "leaveGroup", expected: groupOnly(member: .noContent, owner: .noContent)) { fixture, _ in (.post, "/v1/groups/\(fixture.groupID)/leave", nil) },
         Row(operationID: "createGroupInvite", expected: groupOnly(member: .created, owner: .created)) { fixture, _ in (.post, "/v1/groups/\(fixture.groupID)/invites", nil) },
+        // Invites are listed for the admin only (metadata); one is revoked by id by its creator (the owner) or the admin.
+        Row(operationID: "listGroupInvites", expected: groupOnly(member: .forbidden, owner: .ok)) { fixture, _ in (.get, "/v1/groups/\(fixture.groupID)/invites", nil) },
+        Row(operationID: "revokeGroupInvite", expected: groupOnly(member: .forbidden, owner: .noContent)) { fixture, _ in
+            (.delete, "/v1/groups/\(fixture.groupID)/invites/\(fixture.inviteID)", nil)
+        },
+        // Everyone's own group: the owner's and the member's are the fixture's group, the others are in none.
+        Row(operationID: "getCurrentGroup", expected: groupOnly(member: .ok, owner: .ok)) { _, _ in (.get, "/v1/groups/current", nil) },
+        Row(operationID: "listGroupChallenges", expected: groupOnly(member: .ok, owner: .ok)) { fixture, _ in (.get, "/v1/groups/\(fixture.groupID)/challenges", nil) },
         Row(operationID: "previewInvite", expected: signedIn(.ok)) { fixture, _ in (.get, "/v1/invites/\(fixture.inviteToken)", nil) },
         Row(operationID: "revokeInvite", expected: [.anonymous: .unauthorized, .otherUser: .forbidden, .groupMember: .forbidden, .admin: .forbidden, .owner: .noContent]) { fixture, _ in
             (.delete, "/v1/invites/\(fixture.inviteToken)", nil)
@@ -332,6 +341,7 @@ import Yams
                 let groupID = try #require(group["id"] as? String)
                 let invite = try json(try await client.json(.post, "/v1/groups/\(groupID)/invites", token: owner.accessToken))
                 let inviteToken = try #require(invite["token"] as? String)
+                let inviteID = try #require(invite["id"] as? String)
                 let groupMember = try await client.signUp()
                 try #require(try await client.json(.post, "/v1/invites/\(inviteToken)/accept", token: groupMember.accessToken).status == .ok)
                 let notices = try json(try await client.json(.get, "/v1/notifications", token: owner.accessToken))["items"] as? [[String: Any]]
@@ -341,7 +351,7 @@ import Yams
                     otherUser: try await client.signUp(), groupMember: groupMember, admin: admin,
                     workoutID: used.id.description, unusedWorkoutID: unused.id.description, programID: program.id.description,
                     periodID: periodID, logID: logID, planID: planID, claimedTransaction: purchase, sampleID: sampleID,
-                    groupID: groupID, inviteToken: inviteToken, notificationID: notificationID
+                    groupID: groupID, inviteToken: inviteToken, inviteID: inviteID, notificationID: notificationID
                 )
                 // The owner goes last: its request may consume what the others' requests only probe.
                 for caller in Caller.allCases {

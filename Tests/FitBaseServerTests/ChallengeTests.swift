@@ -218,4 +218,40 @@ extension CalendarDay {
             try await database.shutdown()
         }
     }
+    @Test(arguments: TestEngines.all)
+    func pastWeeksStayReadableAndNamelessMembersGetANumber(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, database in
+            let (groupID, members, workout) = try await ChallengeTests.group(client, database, members: 1)
+            let nameless = try await client.signUp()
+            let token = try #require(try json(try await client.json(.post, "/v1/groups/\(groupID)/invites", token: members[0].accessToken))["token"] as? String)
+            try #require(try await client.json(.post, "/v1/invites/\(token)/accept", token: nameless.accessToken).status == .ok)
+            try await ChallengeTests.log(client, nameless, workout, at: Date.now.addingTimeInterval(-7 * 86_400))
+            try await ChallengeTests.log(client, members[0], workout)
+            let challenges = "/v1/groups/\(groupID)/challenges"
+            let today = LocalCalendar.today(in: nil)
+
+            let lastWeek = try #require(try json(try await client.json(.get, "\(challenges)?week=\(today.adding(days: -7))", token: members[0].accessToken))["items"] as? [[String: Any]])
+            #expect(lastWeek.compactMap { ($0["challenge"] as? [String: Any])?["type"] as? String } == ["checkIns", "streak"])
+            let entries = try #require(lastWeek.first?["entries"] as? [[String: Any]])
+            #expect(entries.map { $0["userId"] as? String } == [nameless.id])
+            let fallback = try #require(entries.first?["displayName"] as? String)
+            #expect(fallback.wholeMatch(of: /Member [0-9]{4}/) != nil)
+            // The same name on the member list and on this week's boards.
+            let listed = try #require(try json(try await client.json(.get, "/v1/groups/\(groupID)/members", token: members[0].accessToken))["items"] as? [[String: Any]])
+            #expect(listed.first { $0["userId"] as? String == nameless.id }?["displayName"] as? String == fallback)
+
+            let thisWeek = try #require(try json(try await client.json(.get, challenges, token: nameless.accessToken))["items"] as? [[String: Any]])
+            #expect(thisWeek.count == 2)
+            #expect((thisWeek.first?["entries"] as? [[String: Any]])?.map { $0["displayName"] as? String } == ["Member 0"])
+            #expect((thisWeek.first?["currentUserEntry"]) == nil)
+            #expect((try json(try await client.json(.get, "\(challenges)?week=\(today.adding(days: -80))", token: nameless.accessToken))["items"] as? [Any])?.isEmpty == true)
+
+            for (week, reason) in [("yesterday-ish", "date"), (today.adding(days: 8).description, "future"), (today.adding(days: -100).description, "90 days")] {
+                let refused = try await client.json(.get, "\(challenges)?week=\(week)", token: nameless.accessToken)
+                #expect(refused.status == .badRequest, "\(reason)")
+                #expect(String(buffer: refused.body).contains("week"), "\(reason)")
+            }
+            #expect(try await client.json(.get, challenges, token: try await client.signUp().accessToken).status == .notFound)
+        }
+    }
 }

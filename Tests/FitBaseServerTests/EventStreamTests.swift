@@ -294,6 +294,66 @@ extension EventStreamTests {
     }
 }
 
+/// A stream lives as long as its session and its access token.
+@Suite struct StreamSessionTests {
+    @Test(arguments: TestEngines.all)
+    func aStreamEndsWithItsSession(engine: DatabaseEngine) async throws {
+        try await EventStreamTests.withLiveGroup(engine) { client, port, groupID, ana, bea, workout in
+            let phone = try await client.signIn(ana, device: "phone")
+            let tablet = try await client.signIn(ana, device: "tablet")
+            let streams = (laptop: EventStreamTests.Subscriber(), phone: EventStreamTests.Subscriber(), tablet: EventStreamTests.Subscriber())
+            await streams.laptop.start(port: port, token: ana.accessToken)
+            await streams.phone.start(port: port, token: phone.accessToken)
+            await streams.tablet.start(port: port, token: tablet.accessToken)
+            for stream in [streams.laptop, streams.phone, streams.tablet] { #expect(await stream.waitUntil { $0.opened }) }
+
+            // Revoking the phone's session (from the laptop) ends the phone's stream only.
+            let phoneSession = try AccessMatrixTests.sessionID(of: phone)
+            #expect(try await client.json(.delete, "/v1/me/sessions/\(phoneSession)", token: ana.accessToken).status == .noContent)
+            #expect(await streams.phone.waitUntil { $0.finished })
+            // A refresh token presented twice ends its session: the tablet's stream with it.
+            #expect(try await client.json(.post, "/v1/auth/refresh", body: ["refreshToken": tablet.refreshToken]).status == .ok)
+            #expect(try await client.json(.post, "/v1/auth/refresh", body: ["refreshToken": tablet.refreshToken]).status == .unauthorized)
+            #expect(await streams.tablet.waitUntil { $0.finished })
+            // The laptop is still told what happens; then it signs out and its stream ends.
+            try await ChallengeTests.log(client, bea, workout)
+            #expect(await streams.laptop.waitFor(1) { $0.type == "leaderboard" }.isEmpty == false)
+            #expect(await streams.laptop.finished == false)
+            #expect(try await client.json(.post, "/v1/auth/signout", token: ana.accessToken).status == .noContent)
+            #expect(await streams.laptop.waitUntil { $0.finished })
+            // Control events never reach a client.
+            #expect(await streams.laptop.events.allSatisfy { !EventLog.controlTypes.contains($0.type) })
+
+            // Deleting an account ends its streams and takes the events naming it along.
+            let beas = EventStreamTests.Subscriber()
+            await beas.start(port: port, token: bea.accessToken, lastEventID: "0")
+            #expect(await beas.waitFor(1) { $0.type == "leaderboard" }.isEmpty == false)
+            #expect(try await client.json(.delete, "/v1/me", token: bea.accessToken).status == .noContent)
+            #expect(await beas.waitUntil { $0.finished })
+            let carl = try await client.signUp()
+            let token = try await GroupReplayTests.invite(client, groupID, by: try await client.signIn(ana))
+            try #require(try await client.json(.post, "/v1/invites/\(token)/accept", token: carl.accessToken).status == .ok)
+            let replay = EventStreamTests.Subscriber()
+            await replay.start(port: port, token: carl.accessToken, lastEventID: "0")
+            #expect(await replay.waitUntil { $0.opened })
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(await replay.events.allSatisfy { !$0.data.contains(bea.id) })
+            await replay.stop()
+        }
+    }
+
+    @Test func aStreamEndsWhenItsTokenExpires() async throws {
+        let (body, output) = AsyncStream<ArraySlice<UInt8>>.makeStream()
+        let now = Date.now
+        let subscriber = EventSubscriber(user: UserID(), session: SessionID(), expiresAt: now.addingTimeInterval(30), resumingAfter: 0, output: output)
+        subscriber.tick(now: now, clock: .now + .seconds(16))  // quiet for longer than the heartbeat: a keep-alive
+        subscriber.tick(now: now.addingTimeInterval(31), clock: .now)  // past the token's expiry: the end
+        var received = ""
+        for await chunk in body { received += String(decoding: chunk, as: UTF8.self) }
+        #expect(received == "retry: 3000\n\n: keep-alive\n\n")
+    }
+}
+
 /// Sync nudges on the realtime stream.
 @Suite struct SyncNudgeTests {
     @Test(arguments: TestEngines.all)

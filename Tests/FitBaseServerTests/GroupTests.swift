@@ -3,6 +3,8 @@ import FitBaseTestSupport
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import NIOCore
+import SQLKit
 import Testing
 
 @testable import FitBaseServer
@@ -117,5 +119,103 @@ import Testing
             }
         }
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.resolve(environment: ["FITBASE_APPLE_APP_IDS": "nodot"]) }
+    }
+    @Test(arguments: TestEngines.all)
+    func invitesExpireRunOutAndEndWithTheirCreator(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, testDatabase in
+            let ana = try await client.signUp()
+            let groupID = try #require(try json(try await Self.create(client, ana))["id"] as? String)
+            let invites = "/v1/groups/\(groupID)/invites"
+
+            // Bad limits are named.
+            let inPast = try await client.json(.post, invites, body: ["expiresAt": Date.now.addingTimeInterval(-60).formatted(.iso8601)], token: ana.accessToken)
+            #expect(inPast.status == .badRequest && String(buffer: inPast.body).contains("expiresAt"))
+            let tooFar = try await client.json(.post, invites, body: ["expiresAt": Date.now.addingTimeInterval(31 * 86_400).formatted(.iso8601)], token: ana.accessToken)
+            #expect(tooFar.status == .badRequest && String(buffer: tooFar.body).contains("expiresAt"))
+            let noUses = try await client.json(.post, invites, body: ["maxUses": 0], token: ana.accessToken)
+            #expect(noUses.status == .badRequest && String(buffer: noUses.body).contains("maxUses"))
+
+            // The default lasts 7 days.
+            let standard = try json(try await client.json(.post, invites, token: ana.accessToken))
+            let expiresAt = try #require((standard["expiresAt"] as? String).flatMap { try? Date($0, strategy: .iso8601) })
+            #expect(abs(expiresAt.timeIntervalSinceNow - 7 * 86_400) < 120)
+            #expect(standard["useCount"] as? Int == 0 && standard["maxUses"] == nil)
+
+            // Two uses: a member accepting again spends none; the third person is refused.
+            let twice = try json(try await client.json(.post, invites, body: ["maxUses": 2], token: ana.accessToken))
+            let twiceToken = try #require(twice["token"] as? String)
+            let bea = try await client.signUp(), carl = try await client.signUp(), dan = try await client.signUp()
+            #expect(try await client.json(.post, "/v1/invites/\(twiceToken)/accept", token: bea.accessToken).status == .ok)
+            #expect(try await client.json(.post, "/v1/invites/\(twiceToken)/accept", token: bea.accessToken).status == .ok)
+            #expect(try await client.json(.post, "/v1/invites/\(twiceToken)/accept", token: carl.accessToken).status == .ok)
+            #expect(try await client.json(.get, "/v1/invites/\(twiceToken)", token: dan.accessToken).status == .notFound)
+            #expect(try await client.json(.post, "/v1/invites/\(twiceToken)/accept", token: dan.accessToken).status == .notFound)
+
+            // An invite past its expiry stops working (its hour is moved to the past).
+            let brief = try json(try await client.json(.post, invites, body: ["expiresAt": Date.now.addingTimeInterval(3_600).formatted(.iso8601)], token: ana.accessToken))
+            let briefToken = try #require(brief["token"] as? String)
+            #expect(try await client.json(.get, "/v1/invites/\(briefToken)", token: dan.accessToken).status == .ok)
+            let briefID = try #require((brief["id"] as? String).flatMap(UUID.init(uuidString:)))
+            let storage = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            try await storage.transaction { db in
+                try await db.update("group_invites").set("expires_at", to: Date.now.addingTimeInterval(-1)).where("id", .equal, briefID).run()
+            }
+            try await storage.shutdown()
+            #expect(try await client.json(.get, "/v1/invites/\(briefToken)", token: dan.accessToken).status == .notFound)
+            #expect(try await client.json(.post, "/v1/invites/\(briefToken)/accept", token: dan.accessToken).status == .notFound)
+
+            // The admin lists working invites, metadata only; members may not.
+            let beas = try json(try await client.json(.post, invites, token: bea.accessToken))
+            let beasToken = try #require(beas["token"] as? String)
+            let listed = try #require(try json(try await client.json(.get, invites, token: ana.accessToken))["items"] as? [[String: Any]])
+            #expect(Set(listed.compactMap { $0["id"] as? String }) == Set([standard["id"], beas["id"]].compactMap { $0 as? String }))
+            #expect(listed.allSatisfy { $0["token"] == nil })
+            #expect(listed.first { $0["id"] as? String == beas["id"] as? String }?["createdBy"] as? String == bea.id)
+            #expect(try await client.json(.get, invites, token: bea.accessToken).status == .forbidden)
+            #expect(try await client.json(.get, invites, token: dan.accessToken).status == .notFound)
+
+            // Removing Bea ends the invites she made.
+            #expect(try await client.json(.delete, "/v1/groups/\(groupID)/members/\(bea.id)", token: ana.accessToken).status == .noContent)
+            #expect(try await client.json(.post, "/v1/invites/\(beasToken)/accept", token: dan.accessToken).status == .notFound)
+            let afterRemoval = try #require(try json(try await client.json(.get, invites, token: ana.accessToken))["items"] as? [[String: Any]])
+            #expect(afterRemoval.map { $0["id"] as? String } == [standard["id"] as? String])
+
+            // Revoking by id: a member only their own, the admin any.
+            let carls = try json(try await client.json(.post, invites, token: carl.accessToken))
+            let standardID = try #require(standard["id"] as? String)
+            #expect(try await client.json(.delete, "\(invites)/\(standardID)", token: carl.accessToken).status == .forbidden)
+            #expect(try await client.json(.delete, "\(invites)/\(standardID)", token: dan.accessToken).status == .notFound)
+            #expect(try await client.json(.delete, "\(invites)/\(standardID)", token: ana.accessToken).status == .noContent)
+            #expect(try await client.json(.post, "/v1/invites/\(try #require(standard["token"] as? String))/accept", token: dan.accessToken).status == .notFound)
+            #expect(try await client.json(.delete, "\(invites)/\(try #require(carls["id"] as? String))", token: carl.accessToken).status == .noContent)
+            #expect(try await client.json(.delete, "\(invites)/\(standardID)", token: ana.accessToken).status == .notFound)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func anAppFindsItsGroupAgain(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, _ in
+            let ana = try await client.signUp()
+            #expect(try await client.json(.get, "/v1/groups/current", token: ana.accessToken).status == .notFound)
+            #expect(try json(try await client.json(.get, "/v1/me", token: ana.accessToken))["currentGroupId"] == nil)
+            #expect(try await client.json(.get, "/v1/groups/current").status == .unauthorized)
+            let groupID = try #require(try json(try await Self.create(client, ana))["id"] as? String)
+            let current = try json(try await client.json(.get, "/v1/groups/current", token: ana.accessToken))
+            #expect(current["id"] as? String == groupID && current["role"] as? String == "admin")
+            #expect(try json(try await client.json(.get, "/v1/me", token: ana.accessToken))["currentGroupId"] as? String == groupID)
+            // A new sign-in (a reinstall) says it too.
+            let again = try json(try await client.json(.post, "/v1/auth/signin", body: ["email": ana.email, "password": ana.password]))
+            #expect((again["user"] as? [String: Any])?["currentGroupId"] as? String == groupID)
+            #expect(try await client.json(.post, "/v1/groups/\(groupID)/leave", token: ana.accessToken).status == .noContent)
+            #expect(try await client.json(.get, "/v1/groups/current", token: ana.accessToken).status == .notFound)
+            #expect(try json(try await client.json(.get, "/v1/me", token: ana.accessToken))["currentGroupId"] == nil)
+        }
+    }
+
+    @Test func inviteTokensStayOutOfTheRequestLog() {
+        #expect(RequestLogMiddleware.loggable("/v1/invites/abcDEF_123/accept") == "/v1/invites/…/accept")
+        #expect(RequestLogMiddleware.loggable("/v1/invites/abcDEF_123") == "/v1/invites/…")
+        #expect(RequestLogMiddleware.loggable("/group/invite/abcDEF_123") == "/group/invite/…")
+        #expect(RequestLogMiddleware.loggable("/v1/groups/current") == "/v1/groups/current")
     }
 }

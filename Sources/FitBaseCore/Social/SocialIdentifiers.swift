@@ -11,3 +11,8 @@ public typealias GroupID = Identifier<SocialGroupTag>
 public typealias ChallengeID = Identifier<ChallengeTag>
 /// Identifies a notification.
 public typealias NotificationID = Identifier<NotificationTag>
+
+/// The tag of ``InviteID``: one invite to a group.
+public enum GroupInviteTag {}
+/// Identifies an invite (its metadata; the token that joins is another, secret value).
+public typealias InviteID = Identifier<GroupInviteTag>

@@ -11,7 +11,7 @@ struct AccountProfileOwner: AccountDataOwner {
         guard let record = try await UserStore.find(id: user, on: db) else { return try OpenAPIValueContainer(unvalidatedValue: nil) }
         let wire = UserWire.user(
             record, profile: try await ProfileStore.profile(of: user, on: db),
-            identities: try await IdentityStore.identities(of: user, on: db)
+            identities: try await IdentityStore.identities(of: user, on: db), currentGroup: try await GroupStore.membership(of: user, on: db)?.group
         )
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
@@ -44,8 +44,9 @@ struct SessionsOwner: AccountDataOwner {
 
     func delete(_ user: UserID, on db: any SQLDatabase) async throws {
         try await db.delete(from: "refresh_tokens").where("user_id", .equal, user.rawValue).run()
-        try await db.delete(from: "sessions").where("user_id", .equal, user.rawValue).run()
-        try await CacheGenerations.bump(.sessions, on: db)
+        let ended = try await db.delete(from: "sessions").where("user_id", .equal, user.rawValue).returning("id", "revoked_at").all()
+            .filter { try $0.decode(column: "revoked_at", as: Date?.self) == nil }.map { SessionID(rawValue: try $0.decode(column: "id", as: UUID.self)) }
+        try await SessionStore.ended(ended, on: db)
     }
 }
 

@@ -20,7 +20,7 @@ struct AccountsFeature: Sendable {
         let sessions = SessionStore(database: database)
         let profiles = ProfileStore(database: database)
         let identities = IdentityStore(database: database)
-        let responses = AuthSessionBuilder(signer: signer, profiles: profiles, identities: identities)
+        let responses = AuthSessionBuilder(signer: signer, profiles: profiles, identities: identities, groups: GroupStore(database: database))
         let keyFetcher = HTTPJSONWebKeySetFetcher(client: httpClient)
         let apple = configuration.appleAudiences.isEmpty ? nil : IdentityTokenVerifier(
             provider: .apple, issuers: ["https://appleid.apple.com"], audiences: Set(configuration.appleAudiences),

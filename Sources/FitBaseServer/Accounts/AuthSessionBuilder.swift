@@ -7,6 +7,7 @@ struct AuthSessionBuilder: Sendable {
     let signer: SessionTokenSigner
     let profiles: ProfileStore
     let identities: IdentityStore
+    let groups: GroupStore
 
     func authSession(
         _ user: UserRecord, session: SessionID, refreshToken: String, authenticatedAt: Date, now: Date, isNewUser: Bool? = nil
@@ -19,6 +20,9 @@ struct AuthSessionBuilder: Sendable {
     }
 
     func user(_ user: UserRecord) async throws -> Components.Schemas.User {
-        UserWire.user(user, profile: try await profiles.profile(of: user.id), identities: try await identities.identities(of: user.id))
+        UserWire.user(
+            user, profile: try await profiles.profile(of: user.id), identities: try await identities.identities(of: user.id),
+            currentGroup: try await groups.membership(of: user.id)?.group
+        )
     }
 }

@@ -37,7 +37,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
         guard let role = try await sessions.liveSessionRole(claims.session, user: claims.user) else {
             throw Problem.unauthenticated(.sessionRevoked, "The session has ended; sign in again.")
         }
-        return Caller(user: claims.user, session: claims.session, role: role, authenticatedAt: claims.authenticatedAt)
+        return Caller(user: claims.user, session: claims.session, role: role, authenticatedAt: claims.authenticatedAt, expiresAt: claims.expiresAt)
     }
 }
 

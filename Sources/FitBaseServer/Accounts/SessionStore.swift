@@ -90,8 +90,9 @@ struct SessionStore: Sendable {
                 .where("id", .equal, session.rawValue).where("user_id", .equal, user.rawValue)
                 .where("revoked_at", .is, SQLLiteral.null)
                 .returning("id").all()
-            if !rows.isEmpty { try await CacheGenerations.bump(.sessions, on: db) }
-            return !rows.isEmpty
+            guard !rows.isEmpty else { return false }
+            try await Self.ended([session], on: db)
+            return true
         }
     }
 
@@ -105,8 +106,15 @@ struct SessionStore: Sendable {
         var update = db.update("sessions").set("revoked_at", to: now)
             .where("user_id", .equal, user.rawValue).where("revoked_at", .is, SQLLiteral.null)
         if let kept { update = update.where("id", .notEqual, kept.rawValue) }
-        try await update.run()
+        let ended = try await update.returning("id").all().map { SessionID(rawValue: try $0.decode(column: "id", as: UUID.self)) }
+        try await Self.ended(ended, on: db)
+    }
+
+    /// What follows sessions' end, in the transaction that ends them: every instance forgets them (the `sessions`
+    /// cache generation) and closes their event streams (a `session_ended` event each).
+    static func ended(_ sessions: [SessionID], on db: any SQLDatabase) async throws {
         try await CacheGenerations.bump(.sessions, on: db)
+        try await EventLog.sessionsEnded(sessions, on: db)
     }
 
     /// The role of `user` if `session` is theirs and still live; `nil` otherwise. Called on every authenticated request:
@@ -155,9 +163,9 @@ struct SessionStore: Sendable {
     }
 
     private func revoke(_ session: SessionID, now: Date, on db: any SQLDatabase) async throws {
-        try await db.update("sessions").set("revoked_at", to: now)
-            .where("id", .equal, session.rawValue).where("revoked_at", .is, SQLLiteral.null).run()
-        try await CacheGenerations.bump(.sessions, on: db)
+        let rows = try await db.update("sessions").set("revoked_at", to: now)
+            .where("id", .equal, session.rawValue).where("revoked_at", .is, SQLLiteral.null).returning("id").all()
+        if !rows.isEmpty { try await Self.ended([session], on: db) }
     }
 
     private func issueRefreshToken(session: SessionID, user: UserID, now: Date, on db: any SQLDatabase) async throws -> String {

@@ -125,7 +125,7 @@ actor SessionTokenSigner {
             throw .unauthenticated(.invalidToken, "The access token is not valid.")
         }
         let claims = AccessClaims(
-            user: user, session: session, authenticatedAt: Date(timeIntervalSince1970: TimeInterval(payload.auth_time))
+            user: user, session: session, authenticatedAt: Date(timeIntervalSince1970: TimeInterval(payload.auth_time)), expiresAt: payload.exp.value
         )
         return (claims, payload.exp.value)
     }
@@ -199,6 +199,8 @@ struct AccessClaims: Sendable, Equatable {
     let session: SessionID
     /// When the user signed in to this session (password or provider), not when the token was refreshed.
     let authenticatedAt: Date
+    /// When the token expires.
+    let expiresAt: Date
 }
 
 private struct AccessTokenPayload: JWTPayload {

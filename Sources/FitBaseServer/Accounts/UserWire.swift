@@ -3,7 +3,7 @@ import FitBaseCore
 
 /// Maps account records to the contract's `User`, the one place that shape is built.
 enum UserWire {
-    static func user(_ user: UserRecord, profile: Profile, identities: [IdentityRecord]) -> Components.Schemas.User {
+    static func user(_ user: UserRecord, profile: Profile, identities: [IdentityRecord], currentGroup: GroupID?) -> Components.Schemas.User {
         var methods: [Components.Schemas.User.SignInMethodsPayloadPayload] = user.passwordHash == nil ? [] : [.password]
         methods += identities.map { $0.provider == .apple ? .apple : .google }
         return .init(
@@ -29,6 +29,7 @@ enum UserWire {
             timeZone: profile.timeZone,
             availableEquipment: profile.availableEquipment?.compactMap { .init(rawValue: $0.rawValue) },
             privacy: .init(shareWorkoutData: profile.shareWorkoutData),
+            currentGroupId: currentGroup?.description,
             onboardingCompleted: profile.onboardingCompleted
         )
     }

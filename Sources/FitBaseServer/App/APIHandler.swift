@@ -377,6 +377,22 @@ final class APIHandler: APIProtocol {
         try await groups.createGroupInvite(input)
     }
 
+    func listGroupInvites(_ input: Operations.ListGroupInvites.Input) async throws -> Operations.ListGroupInvites.Output {
+        try await groups.listGroupInvites(input)
+    }
+
+    func revokeGroupInvite(_ input: Operations.RevokeGroupInvite.Input) async throws -> Operations.RevokeGroupInvite.Output {
+        try await groups.revokeGroupInvite(input)
+    }
+
+    func getCurrentGroup(_ input: Operations.GetCurrentGroup.Input) async throws -> Operations.GetCurrentGroup.Output {
+        try await groups.getCurrentGroup(input)
+    }
+
+    func listGroupChallenges(_ input: Operations.ListGroupChallenges.Input) async throws -> Operations.ListGroupChallenges.Output {
+        try await challenges.listGroupChallenges(input)
+    }
+
     func previewInvite(_ input: Operations.PreviewInvite.Input) async throws -> Operations.PreviewInvite.Output {
         try await groups.previewInvite(input)
     }

@@ -29,12 +29,14 @@ struct AccountDataRegistry: Sendable {
         }
     }
 
-    /// Deletes the user's rows of every feature, then the account, in one transaction.
+    /// Deletes the user's rows of every feature, then the account, in one transaction; last, the realtime events that
+    /// name the user (what must still be heard names only sessions: their streams end).
     func deleteAccount(_ user: UserID, database: Database) async throws {
         let owners = self.owners
         try await database.transaction { db in
             for owner in owners.reversed() { try await owner.delete(user, on: db) }
             try await db.delete(from: "users").where("id", .equal, user.rawValue).run()
+            try await EventLog.purge(naming: user, on: db)
         }
     }
 }

@@ -204,7 +204,7 @@ func buildApplication(
                 sender: configuration.accounts.sender, appleTokens: appleTokenClient, logger: logger
             ),
             SigningKeyRefresh(signer: signer, logger: logger),
-            EventListenerService(location: database.location, hub: hub, logger: logger),
+            EventListenerService(database: database, hub: hub, logger: logger),
         ],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
@@ -215,6 +215,8 @@ func buildApplication(
     )
     app.beforeServerStarts {
         try await MigrationRunner.forServer(database: database, logger: logger).run()
+        // The hub hands out events committed from now on; streams catch up on what came before themselves.
+        hub.start(after: try await database.withConnection { db in try await EventLog.latestID(on: db) })
         try await signer.load()
         if configuration.loadsDemoCatalog { try await DemoCatalog.loadIfEmpty(into: database, logger: logger) }
     }

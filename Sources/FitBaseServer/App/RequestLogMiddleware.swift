@@ -2,7 +2,8 @@ import Foundation
 import Hummingbird
 import Logging
 
-/// One structured log line per request: method, path, status, duration (and the request id from the metadata).
+/// One structured log line per request: method, path, status, duration (and the request id from the metadata). Paths
+/// that carry a secret (an invite token) are logged without it.
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = FitBaseRequestContext
 
@@ -18,6 +19,19 @@ struct RequestLogMiddleware: RouterMiddleware {
         }
     }
 
+    /// Prefixes whose next segment is a secret: bearer tokens in a path, logged as `…`.
+    private static let secretSegments = ["/v1/invites/", "/group/invite/"]
+
+    /// `path` with secret segments replaced: `/v1/invites/<token>/accept` → `/v1/invites/…/accept`.
+    static func loggable(_ path: String) -> String {
+        for prefix in secretSegments where path.hasPrefix(prefix) {
+            let rest = path.dropFirst(prefix.count)
+            let tail = rest.firstIndex(of: "/").map { rest[$0...] } ?? ""
+            return prefix + "…" + tail
+        }
+        return path
+    }
+
     private func log(_ request: Request, status: Int, since start: ContinuousClock.Instant, context: Context) {
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15
@@ -25,7 +39,7 @@ struct RequestLogMiddleware: RouterMiddleware {
             "request",
             metadata: [
                 "method": .string(request.method.rawValue),
-                "path": .string(request.uri.path),
+                "path": .string(Self.loggable(request.uri.path)),
                 "status": .stringConvertible(status),
                 "duration_ms": .string(String(format: "%.2f", milliseconds)),
             ]

@@ -38,6 +38,8 @@ struct Caller: Sendable, Equatable {
     let role: Role
     /// When the user signed in to this session (re-authentication checks use it).
     let authenticatedAt: Date
+    /// When the access token of the request expires (an event stream ends then).
+    var expiresAt: Date = .distantFuture
 }
 
 /// What a request's client address is resolved from.

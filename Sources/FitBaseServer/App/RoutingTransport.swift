@@ -39,11 +39,13 @@ struct RoutingTransport: ServerTransport {
         }
     }
 
-    /// The request's body for the generated handler (already collected: this only hands the buffer over).
-    private static func body(of request: Request) async throws -> HTTPBody {
-        if request.hasNoBody { return HTTPBody() }
+    /// The request's body for the generated handler (already collected: this only hands the buffer over); `nil` when
+    /// the request has none, so an operation whose body is optional sees it absent rather than as empty JSON.
+    private static func body(of request: Request) async throws -> HTTPBody? {
+        if request.hasNoBody { return nil }
         var request = request
-        return HTTPBody(try await request.collectBody(upTo: .max).readableBytesView)
+        let buffer = try await request.collectBody(upTo: .max)
+        return buffer.readableBytes == 0 ? nil : HTTPBody(buffer.readableBytesView)
     }
 
     private static func response(_ response: HTTPResponse, body: HTTPBody?) async throws -> Response {

@@ -3,27 +3,34 @@ import PostgresKit
 import PostgresNIO
 import ServiceLifecycle
 
-/// On PostgreSQL, hears every instance's events as they commit: one connection of its own `LISTEN`s on
-/// ``EventLog/channel``, and each notification wakes this instance's streams (``EventHub``), which read the log. An
-/// event committed by another instance reaches streams here in milliseconds, without any stream checking the log on a
-/// timer.
+/// Runs this instance's ``EventHub``: its reader (which hands new events to the streams) and, on PostgreSQL, the
+/// connection that hears every instance's commits: it `LISTEN`s on ``EventLog/channel`` and each notification wakes
+/// the hub. An event committed by another instance reaches streams here in milliseconds, without any stream checking
+/// the log on a timer.
 ///
-/// The connection is opened again when it drops (with backoff, from 0.1 up to 5 seconds); once listening again the
-/// streams are woken, so what committed meanwhile is delivered then, once (streams read after the last id they sent).
-/// On SQLite, served by one process, there is nothing to listen to: commits wake the streams in-process.
+/// The connection is opened again when it drops (with backoff, from 0.1 up to 5 seconds); once listening again the hub
+/// is woken, so what committed meanwhile is delivered then, once (the hub reads after the last id it handed out). On
+/// SQLite, served by one process, there is nothing to listen to: commits wake the hub in-process.
 struct EventListenerService: Service {
-    let location: DatabaseLocation
+    let database: Database
     let hub: EventHub
     let logger: Logger
 
     func run() async throws {
-        guard case .postgres(let url) = location else {
-            try? await gracefulShutdown()
-            return
+        let (database, hub, logger) = (self.database, self.hub, self.logger)
+        try await cancelWhenGracefulShutdown {
+            try await withThrowingDiscardingTaskGroup { tasks in
+                tasks.addTask { await hub.run(database: database, logger: logger) }
+                if case .postgres(let url) = database.location {
+                    let configuration = try SQLPostgresConfiguration(url: url).coreConfiguration
+                    tasks.addTask { await Self.listen(configuration: configuration, hub: hub, logger: logger) }
+                }
+            }
         }
-        let configuration = try SQLPostgresConfiguration(url: url).coreConfiguration
-        let (hub, logger) = (self.hub, self.logger)
-        await cancelWhenGracefulShutdown {
+    }
+
+    private static func listen(configuration: PostgresConnection.Configuration, hub: EventHub, logger: Logger) async {
+        do {
             var backoff: Duration = .milliseconds(100)
             var attempt = 0
             while !Task.isCancelled {

@@ -20,16 +20,19 @@ struct CreateEvents: Migration {
     }
 }
 
-/// Who an event is for: a user (their notifications and sync nudges) or a group (its leaderboards).
+/// Who an event is for: a user (their notifications and sync nudges), a group (its leaderboards) or a session (its
+/// end, which closes its streams).
 enum EventTopic: Hashable, Sendable {
     case user(UserID)
     case group(GroupID)
+    case session(SessionID)
 
-    /// The topic as stored: `user:<id>` or `group:<id>`.
+    /// The topic as stored: `user:<id>`, `group:<id>` or `session:<id>`.
     var name: String {
         switch self {
         case .user(let user): "user:\(user)"
         case .group(let group): "group:\(group)"
+        case .session(let session): "session:\(session)"
         }
     }
 }
@@ -114,6 +117,49 @@ enum EventLog {
             }
     }
 
+    /// Events of every topic after `id`, oldest first: what an instance's ``EventHub`` reads once for all its streams.
+    static func events(after id: Int64, limit: Int, on db: any SQLDatabase) async throws -> [RealtimeEvent] {
+        try await readAll(id, limit).all(on: db).map { row in
+            RealtimeEvent(
+                id: try row.decode(column: "id", as: Int64.self), topic: try row.decode(column: "topic", as: String.self),
+                type: try row.decode(column: "type", as: String.self), data: try row.decode(column: "data", as: String.self)
+            )
+        }
+    }
+
+    private static let readAll = StoredStatement(#"SELECT "id", "topic", "type", "data" FROM "events" WHERE "id" > ? ORDER BY "id" LIMIT ?"#)
+
+    // MARK: Control events
+
+    /// `membership` (topic `user:<id>`): the user's group changed (`{"groupId": …}` or `{"groupId": null}`). Streams
+    /// follow it at once: their group topic changes as the event is read, in order with every other event.
+    static let membership = "membership"
+    /// `session_ended` (topic `session:<id>`, no data): the session ended; its streams close.
+    static let sessionEnded = "session_ended"
+    /// Events streams act on themselves and never send to clients.
+    static let controlTypes: Set<String> = [membership, sessionEnded]
+
+    struct MembershipChange: Codable, Sendable {
+        var groupId: String?
+    }
+
+    /// Records that `user` is now in `group` (or in none): written with the membership row's change.
+    static func membershipChanged(of user: UserID, to group: GroupID?, on db: any SQLDatabase) async throws {
+        try await append(topic: .user(user), type: membership, data: MembershipChange(groupId: group?.description), on: db)
+    }
+
+    /// Records that sessions ended (signed out, revoked, reused, or the account deleted): written in the transaction
+    /// that ends them, so every instance closes their streams once it commits. The events name only the sessions.
+    static func sessionsEnded(_ sessions: [SessionID], on db: any SQLDatabase) async throws {
+        for session in sessions { try await append(topic: .session(session), type: sessionEnded, data: [String: String](), on: db) }
+    }
+
+    /// Deletes the events that name `user` (their own topic, and boards or notices naming them), with their account.
+    static func purge(naming user: UserID, on db: any SQLDatabase) async throws {
+        try await db.delete(from: "events").where("topic", .equal, EventTopic.user(user).name)
+            .orWhere("data", .like, "%\"\(user.description)\"%").run()
+    }
+
     /// The newest id (0 when there is none): where a subscriber without `Last-Event-ID` starts.
     static func latestID(on db: any SQLDatabase) async throws -> Int64 {
         try await db.select().column("id").from("events").orderBy("id", .descending).limit(1).first()?.decode(column: "id", as: Int64.self) ?? 0
@@ -126,76 +172,3 @@ enum EventLog {
     private static let lockKey: Int64 = 0x6669_7465_7665_6e74  // "fitevent"
 }
 
-/// Wakes this instance's subscribers after a transaction that wrote events commits, here or (PostgreSQL) on another
-/// instance. They then read the log from where they are, so a wake-up is never about one event in particular and a
-/// spare one costs a small query.
-///
-/// It also bounds the streams: at most ``Limits/perUser`` per account (a new one closes that account's oldest: a
-/// device that lost its socket without closing it, or one account opening streams in a loop, cannot hold more) and
-/// ``Limits/total`` on the instance (past that a new stream is refused: 503 `busy`).
-final class EventHub: Sendable {
-    /// How many streams may be open.
-    struct Limits: Sendable, Equatable {
-        var perUser = 5
-        var total = 20_000
-    }
-
-    private struct Subscriber {
-        var user: UserID
-        var wake: AsyncStream<Void>.Continuation
-        var close: @Sendable () -> Void
-    }
-
-    private struct State {
-        var limits = Limits()
-        var subscribers: [UUID: Subscriber] = [:]
-        /// Each user's streams, oldest first.
-        var byUser: [UserID: [UUID]] = [:]
-    }
-
-    private let state = Mutex(State())
-
-    /// Sets the limits for streams registered from now on.
-    func limit(to limits: Limits) {
-        state.withLock { $0.limits = limits }
-    }
-
-    /// Registers a stream of `user` (woken through `wake`, ended by `close`) until `unregister`; `nil` when the
-    /// instance holds as many as it may. Closes the user's oldest streams beyond their limit.
-    func register(_ wake: AsyncStream<Void>.Continuation, of user: UserID, close: @escaping @Sendable () -> Void) -> UUID? {
-        let (id, closing) = state.withLock { state -> (UUID?, [@Sendable () -> Void]) in
-            var closing: [@Sendable () -> Void] = []
-            var mine = state.byUser[user] ?? []
-            while mine.count >= max(1, state.limits.perUser) {
-                let oldest = mine.removeFirst()
-                if let subscriber = state.subscribers.removeValue(forKey: oldest) { closing.append(subscriber.close) }
-            }
-            guard state.subscribers.count < state.limits.total else {
-                state.byUser[user] = mine.isEmpty ? nil : mine
-                return (nil, closing)
-            }
-            let id = UUID.random()
-            state.subscribers[id] = Subscriber(user: user, wake: wake, close: close)
-            mine.append(id)
-            state.byUser[user] = mine
-            return (id, closing)
-        }
-        for close in closing { close() }
-        return id
-    }
-
-    func unregister(_ id: UUID) {
-        state.withLock { state in
-            guard let subscriber = state.subscribers.removeValue(forKey: id) else { return }
-            let rest = (state.byUser[subscriber.user] ?? []).filter { $0 != id }
-            state.byUser[subscriber.user] = rest.isEmpty ? nil : rest
-        }
-    }
-
-    func publish() {
-        for subscriber in state.withLock({ Array($0.subscribers.values) }) { subscriber.wake.yield() }
-    }
-
-    /// How many streams this instance holds open.
-    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
-}

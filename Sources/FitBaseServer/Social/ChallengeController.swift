@@ -26,6 +26,47 @@ struct ChallengeController: Sendable {
         ))))
     }
 
+    func listGroupChallenges(_ input: Operations.ListGroupChallenges.Input) async throws -> Operations.ListGroupChallenges.Output {
+        let caller = try RequestScope.requireCaller()
+        let (group, _) = try await groups.memberGroup(input.path.groupId)
+        let zone = LocalCalendar.timeZone(group.timeZone)
+        let now = Date.now
+        let thisWeek = ChallengeWeek.containing(now, in: zone)
+        var week = thisWeek
+        if let text = input.query.week {
+            guard let day = CalendarDay(text), let wanted = ChallengeWeek(starting: WorkoutStreaks.weekStart(of: day), in: zone) else {
+                throw Problem.validationFailed([.init(field: "week", message: "must be a date, YYYY-MM-DD")])
+            }
+            guard wanted.start <= thisWeek.start else { throw Problem.validationFailed([.init(field: "week", message: "must not be in the future")]) }
+            guard wanted.start >= now.addingTimeInterval(-ChallengeScoring.retention) else {
+                throw Problem.validationFailed([.init(field: "week", message: "must have started within the last 90 days")])
+            }
+            week = wanted
+        }
+        let challenges: [Challenge]
+        if week == thisWeek {
+            challenges = try await current(of: group)
+        } else {
+            let week = week
+            challenges = try await database.withConnection { db in
+                var found: [Challenge] = []
+                for kind in ChallengeKind.allCases {
+                    if let challenge = try await ChallengeScoring.challenge(group: group.id, kind: kind, week: week, on: db) { found.append(challenge) }
+                }
+                return found
+            }
+        }
+        let boards = try await database.withConnection { db in
+            var boards: [Components.Schemas.Leaderboard] = []
+            for challenge in challenges {
+                let entries = try await ChallengeScoring.entries(of: challenge.id, on: db).map(Self.wire)
+                boards.append(.init(challenge: Self.wire(challenge), entries: entries, currentUserEntry: entries.first { $0.userId == caller.user.description }))
+            }
+            return boards
+        }
+        return .ok(.init(body: .json(.init(items: boards))))
+    }
+
     func listNotifications(_ input: Operations.ListNotifications.Input) async throws -> Operations.ListNotifications.Output {
         let caller = try RequestScope.requireCaller()
         let limit = try PageRequest.limit(input.query.limit)
@@ -89,7 +130,8 @@ struct ChallengeController: Sendable {
 
     static func wire(_ entry: ChallengeEntry) -> Components.Schemas.LeaderboardEntry {
         .init(
-            userId: entry.user.description, displayName: entry.displayName, photoURL: entry.photoURL, value: entry.value, rank: entry.rank,
+            userId: entry.user.description, displayName: GroupStore.displayName(entry.displayName, of: entry.user), photoURL: entry.photoURL,
+            value: entry.value, rank: entry.rank,
             reachedAt: entry.reachedAt
         )
     }

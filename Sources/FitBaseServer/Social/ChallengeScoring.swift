@@ -80,6 +80,14 @@ enum ChallengeScoring {
 
     // MARK: Challenges
 
+    /// How long a week's results stay readable (`GET /v1/groups/{id}/challenges?week=`).
+    static let retention: TimeInterval = 90 * 86_400
+
+    /// Deletes challenges whose week started before `cutoff`; their entries and counted workouts cascade.
+    static func purge(startedBefore cutoff: Date, database: Database) async throws {
+        try await database.transaction { db in try await db.delete(from: "challenges").where("starts_at", .lessThan, cutoff).run() }
+    }
+
     /// The group's challenge of `kind` for `week`, created on first use.
     static func ensureChallenge(group: GroupID, kind: ChallengeKind, week: ChallengeWeek, now: Date, on db: any SQLDatabase) async throws -> Challenge {
         if let existing = try await challenge(group: group, kind: kind, week: week, on: db) { return existing }
@@ -182,7 +190,9 @@ enum ChallengeScoring {
         let board = reranked ? try await self.entries(of: challenge, on: db) : entries
         try await EventLog.append(topic: .group(group), type: "leaderboard", data: LeaderboardEvent(
             challengeId: challenge.description, type: kind ?? ChallengeKind.checkIns.rawValue,
-            entries: board.map { .init(userId: $0.user.description, displayName: $0.displayName, photoURL: $0.photoURL, value: $0.value, rank: $0.rank) }
+            entries: board.map {
+                .init(userId: $0.user.description, displayName: GroupStore.displayName($0.displayName, of: $0.user), photoURL: $0.photoURL, value: $0.value, rank: $0.rank)
+            }
         ), on: db)
         for passed in LeaderboardRanker.overtaken(before: before, after: ranked) {
             guard let user = UserID(passed.userID) else { continue }
@@ -212,7 +222,7 @@ enum ChallengeScoring {
 struct LeaderboardEvent: Encodable, Sendable {
     struct Entry: Encodable, Sendable {
         var userId: String
-        var displayName: String?
+        var displayName: String
         var photoURL: String?
         var value: Int
         var rank: Int

@@ -61,10 +61,62 @@ struct GroupController: Sendable {
     func createGroupInvite(_ input: Operations.CreateGroupInvite.Input) async throws -> Operations.CreateGroupInvite.Output {
         let caller = try RequestScope.requireCaller()
         let (group, _) = try await memberGroup(input.path.groupId)
-        let token = try await groups.createInvite(for: group.id, by: caller.user, now: .storageNow)
+        let now = Date.storageNow
+        var expiresAt = now.addingTimeInterval(GroupStore.inviteLifetime)
+        var maxUses: Int?
+        if case .json(let body) = input.body {
+            var errors: [Problem.FieldError] = []
+            if let wanted = body.expiresAt {
+                if wanted <= now || wanted.timeIntervalSince(now) > GroupStore.maximumInviteLifetime {
+                    errors.append(.init(field: "expiresAt", message: "must be in the future and at most 30 days away"))
+                }
+                expiresAt = wanted
+            }
+            if let uses = body.maxUses {
+                if !(1...GroupStore.maximumInviteUses).contains(uses) { errors.append(.init(field: "maxUses", message: "must be 1–\(GroupStore.maximumInviteUses)")) }
+                maxUses = uses
+            }
+            guard errors.isEmpty else { throw Problem.validationFailed(errors) }
+        }
+        let (token, invite) = try await groups.createInvite(for: group.id, by: caller.user, expiresAt: expiresAt, maxUses: maxUses, now: now)
         return .created(.init(body: .json(.init(
-            token: token, url: "\(publicURL)/group/invite/\(token)", deepLink: "\(configuration.appScheme)://group/invite/\(token)"
+            id: invite.id.description, token: token, url: "\(publicURL)/group/invite/\(token)", deepLink: "\(configuration.appScheme)://group/invite/\(token)",
+            createdAt: invite.createdAt, expiresAt: invite.expiresAt, maxUses: invite.maxUses, useCount: invite.useCount
         ))))
+    }
+
+    func listGroupInvites(_ input: Operations.ListGroupInvites.Input) async throws -> Operations.ListGroupInvites.Output {
+        let (group, role) = try await memberGroup(input.path.groupId)
+        guard role == .admin else { throw Self.adminOnly }
+        let invites = try await groups.invites(of: group.id, now: .storageNow)
+        return .ok(.init(body: .json(.init(items: invites.map { invite in
+            .init(
+                id: invite.id.description, createdBy: invite.createdBy.description, createdAt: invite.createdAt, expiresAt: invite.expiresAt,
+                maxUses: invite.maxUses, useCount: invite.useCount
+            )
+        }))))
+    }
+
+    func revokeGroupInvite(_ input: Operations.RevokeGroupInvite.Input) async throws -> Operations.RevokeGroupInvite.Output {
+        let caller = try RequestScope.requireCaller()
+        let (group, role) = try await memberGroup(input.path.groupId)
+        let now = Date.storageNow
+        guard let id = InviteID(input.path.inviteId), let invite = try await groups.invites(of: group.id, now: now).first(where: { $0.id == id }) else {
+            throw Self.inviteGone
+        }
+        guard role == .admin || invite.createdBy == caller.user else {
+            throw Problem(.forbidden, code: .forbidden, detail: "Only the invite's creator or the group's admin can revoke it.")
+        }
+        guard try await groups.revokeInvite(id, of: group.id, now: now) else { throw Self.inviteGone }
+        return .noContent(.init())
+    }
+
+    func getCurrentGroup(_ input: Operations.GetCurrentGroup.Input) async throws -> Operations.GetCurrentGroup.Output {
+        let caller = try RequestScope.requireCaller()
+        guard let membership = try await groups.membership(of: caller.user), let group = try await groups.group(membership.group) else {
+            throw Problem.notFound("You are in no group.")
+        }
+        return .ok(.init(body: .json(Self.wire(group, role: membership.role))))
     }
 
     func previewInvite(_ input: Operations.PreviewInvite.Input) async throws -> Operations.PreviewInvite.Output {
@@ -79,7 +131,7 @@ struct GroupController: Sendable {
     func acceptInvite(_ input: Operations.AcceptInvite.Input) async throws -> Operations.AcceptInvite.Output {
         let caller = try RequestScope.requireCaller()
         let (invite, _) = try await liveInvite(input.path.token)
-        let group = try await membership.join(caller.user, group: invite.group, now: .storageNow)
+        let group = try await membership.join(caller.user, group: invite.group, invite: input.path.token, now: .storageNow)
         return .ok(.init(body: .json(Self.wire(group, role: .member))))
     }
 
@@ -115,12 +167,12 @@ struct GroupController: Sendable {
         return (group, membership.role)
     }
 
-    private func liveInvite(_ token: String) async throws -> ((group: GroupID, createdBy: UserID), SocialGroup) {
-        guard let invite = try await groups.invite(token), let group = try await groups.group(invite.group) else {
-            throw Problem.notFound("This invite does not exist or was revoked.")
-        }
+    private func liveInvite(_ token: String) async throws -> (GroupInvite, SocialGroup) {
+        guard let invite = try await groups.invite(token, now: .storageNow), let group = try await groups.group(invite.group) else { throw Self.inviteGone }
         return (invite, group)
     }
+
+    static let inviteGone = Problem.notFound("This invite does not exist, has expired, was used up or was revoked.")
 
     static let adminOnly = Problem(.forbidden, code: .forbidden, detail: "Only the group's admin can do this.")
 
@@ -133,7 +185,7 @@ struct GroupController: Sendable {
 
     static func wire(_ member: GroupMember) -> Components.Schemas.GroupMember {
         .init(
-            userId: member.user.description, displayName: member.displayName, photoURL: member.photoURL,
+            userId: member.user.description, displayName: GroupStore.displayName(member.displayName, of: member.user), photoURL: member.photoURL,
             role: .init(rawValue: member.role.rawValue) ?? .member, joinedAt: member.joinedAt
         )
     }

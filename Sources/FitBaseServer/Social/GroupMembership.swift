@@ -11,6 +11,8 @@ enum GroupMembershipError: Error, Equatable, ProblemConvertible {
     case alreadyInGroup
     /// The group has ``GroupStore/maximumMembers`` members.
     case full
+    /// The invite expired, was used up or revoked meanwhile.
+    case inviteGone
 
     var problem: Problem {
         switch self {
@@ -20,6 +22,8 @@ enum GroupMembershipError: Error, Equatable, ProblemConvertible {
             Problem(.conflict, code: .alreadyInGroup, detail: "You are in a group already; leave it first (POST /v1/groups/{id}/leave).")
         case .full:
             Problem(.conflict, code: .groupFull, detail: "The group has \(GroupStore.maximumMembers) members, the most a group can have.")
+        case .inviteGone:
+            GroupController.inviteGone
         }
     }
 }
@@ -27,9 +31,9 @@ enum GroupMembershipError: Error, Equatable, ProblemConvertible {
 /// Membership changes of groups: each is one transaction holding the group's row, and each change's effects are
 /// called here, in order, for every path that makes it (the REST handlers and account deletion).
 ///
-/// * Joining: the member row and count, then a notification to everyone already in the group.
-/// * Leaving or removal: the member row (the admin role passes on, the last one out ends the group), then the
-///   member's entries leave the group's open challenges and the others are re-ranked.
+/// * Joining: a use of the invite, the member row and count, then a notification to everyone already in the group.
+/// * Leaving or removal: the member row (the admin role passes on, the last one out ends the group), the invites they
+///   made stop working, then the member's entries leave the group's open challenges and the others are re-ranked.
 struct GroupMembership: Sendable {
     let database: Database
 
@@ -47,9 +51,10 @@ struct GroupMembership: Sendable {
         return group
     }
 
-    /// Adds `user` to the group and tells its members; `alreadyInGroup`, `full`, or `noSuchGroup` when it is gone.
-    /// Joining the group one is in already changes nothing.
-    func join(_ user: UserID, group id: GroupID, now: Date) async throws -> SocialGroup {
+    /// Adds `user` to the group through the invite `token`, spending one of its uses, and tells the members;
+    /// `alreadyInGroup`, `full`, `inviteGone` (it expired, was used up or revoked meanwhile), or `noSuchGroup` when the
+    /// group is gone. Joining the group one is in already changes nothing (and spends nothing).
+    func join(_ user: UserID, group id: GroupID, invite token: String, now: Date) async throws -> SocialGroup {
         do {
             return try await database.transaction { db in
                 guard var group = try await GroupStore.group(id, on: db, locking: true) else { throw GroupMembershipError.noSuchGroup(id) }
@@ -58,10 +63,11 @@ struct GroupMembership: Sendable {
                     throw GroupMembershipError.alreadyInGroup
                 }
                 guard group.memberCount < GroupStore.maximumMembers else { throw GroupMembershipError.full }
+                guard try await GroupStore.spendInvite(token, of: id, now: now, on: db) != nil else { throw GroupMembershipError.inviteGone }
                 try await GroupStore.addMember(user, to: &group, now: now, on: db)
                 let name = try await ProfileStore.profile(of: user, on: db).displayName ?? "A new member"
                 for member in try await GroupStore.members(of: id, on: db) where member.user != user {
-                    try await NotificationStore.add(.newMember, to: member.user, group: id, message: "\(name) joined the group.", now: now, on: db)
+                    try await NotificationStore.add(.newMember, to: member.user, group: id, about: user, message: "\(name) joined the group.", now: now, on: db)
                 }
                 return group
             }
@@ -80,12 +86,14 @@ struct GroupMembership: Sendable {
         try await database.transaction { db in try await GroupStore.deleteGroup(id, on: db) }
     }
 
-    /// ``remove(_:from:now:)`` in the caller's transaction (account deletion uses it too).
+    /// ``remove(_:from:now:)`` in the caller's transaction (account deletion uses it too). The invites the member made
+    /// for the group stop working.
     @discardableResult
     static func leave(_ user: UserID, from id: GroupID, now: Date, on db: any SQLDatabase) async throws -> Bool {
         guard try await GroupStore.group(id, on: db, locking: true) != nil,
             try await GroupStore.deleteMember(user, from: id, on: db) != nil
         else { return false }
+        try await GroupStore.revokeInvites(by: user, of: id, now: now, on: db)
         try await ChallengeScoring.memberLeft(user, group: id, now: now, on: db)
         return true
     }

@@ -29,10 +29,16 @@ struct GroupMember: Sendable, Equatable {
 }
 
 /// SQL for groups, members and invites. Membership rows change only inside ``GroupMembership``'s transactions, which
-/// hold the group's row, so `member_count` and the 10-member limit stay exact under concurrent joins.
+/// hold the group's row, so `member_count` and the 10-member limit stay exact under concurrent joins. Each change of a
+/// user's group writes a `membership` event with it, which moves their open streams to the new group's topic.
 struct GroupStore: Sendable {
     let database: Database
     static let maximumMembers = 10
+    /// How long an invite works unless its creator asks for less (or more, up to ``maximumInviteLifetime``).
+    static let inviteLifetime: TimeInterval = 7 * 86_400
+    static let maximumInviteLifetime: TimeInterval = 30 * 86_400
+    /// The most joins one invite may allow (a group holds ``maximumMembers``; an invite may outlive members who left).
+    static let maximumInviteUses = 100
 
     // MARK: Reading
 
@@ -92,6 +98,14 @@ struct GroupStore: Sendable {
         try await database.withConnection { db in try await Self.members(of: group, on: db) }
     }
 
+    /// The name a member is shown by: their display name, or "Member N" when they have none (N from their id, so it
+    /// is the same on every board and list and says nothing about them).
+    static func displayName(_ name: String?, of user: UserID) -> String {
+        if let name, !name.isEmpty { return name }
+        let bytes = user.rawValue.uuid
+        return "Member \((Int(bytes.0) << 8 | Int(bytes.1)) % 9_000 + 1_000)"
+    }
+
     // MARK: Membership rows
 
     /// Inserts a group of one, `user` its admin. The caller's transaction; effects are ``GroupMembership``'s.
@@ -115,6 +129,7 @@ struct GroupStore: Sendable {
         let removed = try await db.delete(from: "group_members").where("user_id", .equal, user.rawValue).where("group_id", .equal, id.rawValue)
             .returning("role").all()
         guard let role = try removed.first?.decode(column: "role", as: String.self) else { return nil }
+        try await EventLog.membershipChanged(of: user, to: nil, on: db)
         let remaining = try await members(of: id, on: db)
         if remaining.isEmpty {
             try await db.delete(from: "groups").where("id", .equal, id.rawValue).run()
@@ -129,43 +144,114 @@ struct GroupStore: Sendable {
 
     /// Deletes the group row: every member's membership (their current group) goes with it.
     static func deleteGroup(_ id: GroupID, on db: any SQLDatabase) async throws {
+        for member in try await members(of: id, on: db) { try await EventLog.membershipChanged(of: member.user, to: nil, on: db) }
         try await db.delete(from: "groups").where("id", .equal, id.rawValue).run()
     }
 
     private static func insertMember(_ user: UserID, into group: GroupID, role: GroupRole, now: Date, on db: any SQLDatabase) async throws {
         try await db.insert(into: "group_members").columns("user_id", "group_id", "role", "joined_at")
             .values(SQLBind(user.rawValue), SQLBind(group.rawValue), SQLBind(role.rawValue), SQLBind(now)).run()
+        try await EventLog.membershipChanged(of: user, to: group, on: db)
     }
 
     // MARK: Invites
 
-    /// A new invite token (256 bits, base64url); only its SHA-256 is stored.
-    func createInvite(for group: GroupID, by user: UserID, now: Date) async throws -> String {
+    /// A new invite token (256 bits, base64url); only its SHA-256 is stored. It works until `expiresAt`, for at most
+    /// `maxUses` joins when given, and until it is revoked (by its creator or the admin, or because its creator left
+    /// the group).
+    func createInvite(for group: GroupID, by user: UserID, expiresAt: Date, maxUses: Int?, now: Date) async throws -> (token: String, invite: GroupInvite) {
         var bytes = [UInt8](repeating: 0, count: 32)
         var generator = SystemRandomNumberGenerator()
         for index in bytes.indices { bytes[index] = generator.next() }
         let token = Data(bytes).base64URLEncoded
+        let invite = GroupInvite(id: InviteID(), group: group, createdBy: user, createdAt: now, expiresAt: expiresAt, maxUses: maxUses, useCount: 0)
         try await database.transaction { db in
-            try await db.insert(into: "group_invites").columns("token_hash", "group_id", "created_by", "created_at")
-                .values(SQLBind(sha256Hex(token)), SQLBind(group.rawValue), SQLBind(user.rawValue), SQLBind(now)).run()
+            try await db.insert(into: "group_invites").columns("token_hash", "id", "group_id", "created_by", "created_at", "expires_at", "max_uses", "use_count")
+                .values(
+                    SQLBind(sha256Hex(token)), SQLBind(invite.id.rawValue), SQLBind(group.rawValue), SQLBind(user.rawValue), SQLBind(now),
+                    SQLBind(expiresAt), SQLBind(maxUses), SQLBind(0)
+                ).run()
         }
-        return token
+        return (token, invite)
     }
 
-    /// The live invite a token names: its group and who made it.
-    func invite(_ token: String) async throws -> (group: GroupID, createdBy: UserID)? {
+    private static let inviteColumns = ["id", "group_id", "created_by", "created_at", "expires_at", "max_uses", "use_count"]
+
+    /// The invite a token names while it works: not revoked, not expired, not used up.
+    func invite(_ token: String, now: Date) async throws -> GroupInvite? {
         try await database.withConnection { db in
-            try await db.select().columns("group_id", "created_by").from("group_invites").where("token_hash", .equal, sha256Hex(token))
-                .where("revoked_at", .is, SQLLiteral.null).first()
-                .map { (GroupID(rawValue: try $0.decode(column: "group_id", as: UUID.self)), UserID(rawValue: try $0.decode(column: "created_by", as: UUID.self))) }
+            try await Self.live(db.select().columns(Self.inviteColumns).from("group_invites").where("token_hash", .equal, sha256Hex(token)), now: now)
+                .first().map(Self.invite)
         }
     }
 
+    /// The group's working invites, newest first: metadata only (tokens are never stored).
+    func invites(of group: GroupID, now: Date) async throws -> [GroupInvite] {
+        try await database.withConnection { db in
+            try await Self.live(db.select().columns(Self.inviteColumns).from("group_invites").where("group_id", .equal, group.rawValue), now: now)
+                .orderBy("created_at", .descending).orderBy("id").all().map(Self.invite)
+        }
+    }
+
+    /// Revokes the invite a token names (whether it still works or not).
     func revokeInvite(_ token: String, now: Date) async throws {
         try await database.transaction { db in
-            try await db.update("group_invites").set("revoked_at", to: now).where("token_hash", .equal, sha256Hex(token)).run()
+            try await db.update("group_invites").set("revoked_at", to: now).where("token_hash", .equal, sha256Hex(token))
+                .where("revoked_at", .is, SQLLiteral.null).run()
         }
     }
+
+    /// Revokes the group's invite `id`; whether it was one of the group's working invites.
+    func revokeInvite(_ id: InviteID, of group: GroupID, now: Date) async throws -> Bool {
+        try await database.transaction { db in
+            try await Self.live(db.update("group_invites").set("revoked_at", to: now).where("id", .equal, id.rawValue).where("group_id", .equal, group.rawValue), now: now)
+                .returning("id").all().isEmpty == false
+        }
+    }
+
+    /// Spends one use of the invite a token names, in the caller's transaction (which holds the group's row); `nil` when
+    /// the invite does not work (revoked, expired, used up, or of another group).
+    static func spendInvite(_ token: String, of group: GroupID, now: Date, on db: any SQLDatabase) async throws -> InviteID? {
+        try await live(
+            db.update("group_invites").set("use_count", to: SQLBinaryExpression(SQLIdentifier("use_count"), .add, SQLLiteral.numeric("1")))
+                .where("token_hash", .equal, sha256Hex(token)).where("group_id", .equal, group.rawValue),
+            now: now
+        ).returning("id").first().map { InviteID(rawValue: try $0.decode(column: "id", as: UUID.self)) }
+    }
+
+    /// Revokes every invite `user` made for the group: they left it or were removed. The caller's transaction.
+    static func revokeInvites(by user: UserID, of group: GroupID?, now: Date, on db: any SQLDatabase) async throws {
+        var update = db.update("group_invites").set("revoked_at", to: now).where("created_by", .equal, user.rawValue).where("revoked_at", .is, SQLLiteral.null)
+        if let group { update = update.where("group_id", .equal, group.rawValue) }
+        try await update.run()
+    }
+
+    /// Narrows a query to working invites: not revoked, not expired, not used up.
+    private static func live<Query: SQLPredicateBuilder>(_ query: Query, now: Date) -> Query {
+        query.where("revoked_at", .is, SQLLiteral.null).where("expires_at", .greaterThan, SQLBind(now))
+            .where { uses in uses.where("max_uses", .is, SQLLiteral.null).orWhere(SQLIdentifier("use_count"), .lessThan, SQLIdentifier("max_uses")) }
+    }
+
+    private static func invite(_ row: any SQLRow) throws -> GroupInvite {
+        GroupInvite(
+            id: InviteID(rawValue: try row.decode(column: "id", as: UUID.self)), group: GroupID(rawValue: try row.decode(column: "group_id", as: UUID.self)),
+            createdBy: UserID(rawValue: try row.decode(column: "created_by", as: UUID.self)), createdAt: try row.decode(column: "created_at", as: Date.self),
+            expiresAt: try row.decode(column: "expires_at", as: Date.self), maxUses: try row.decode(column: "max_uses", as: Int?.self),
+            useCount: try row.decode(column: "use_count", as: Int.self)
+        )
+    }
+}
+
+/// An invite's metadata (its token is shown once, at creation, and stored only as a hash).
+struct GroupInvite: Sendable, Equatable {
+    var id: InviteID
+    var group: GroupID
+    var createdBy: UserID
+    var createdAt: Date
+    var expiresAt: Date
+    /// How many joins it allows; `nil`: any number until it expires.
+    var maxUses: Int?
+    var useCount: Int
 }
 
 /// Group membership in the account export and deletion: leaving on deletion hands the admin role on and keeps
@@ -183,6 +269,5 @@ struct GroupMembershipOwner: AccountDataOwner {
     func delete(_ user: UserID, on db: any SQLDatabase) async throws {
         guard let membership = try await GroupStore.membership(of: user, on: db) else { return }
         try await GroupMembership.leave(user, from: membership.group, now: .storageNow, on: db)
-        try await db.update("group_invites").set("revoked_at", to: Date.storageNow).where("created_by", .equal, user.rawValue).run()
     }
 }

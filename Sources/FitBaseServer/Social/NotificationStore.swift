@@ -25,15 +25,16 @@ struct NotificationStore: Sendable {
     let database: Database
     static let lifetime: TimeInterval = 7 * 86_400
 
-    /// Adds a notification and its realtime event (topic `user:<id>`).
-    static func add(_ kind: NotificationKind, to user: UserID, group: GroupID?, message: String, now: Date, on db: any SQLDatabase) async throws {
+    /// Adds a notification and its realtime event (topic `user:<id>`). `about`: the member it names (its event carries
+    /// their id, so the event goes when their account does).
+    static func add(_ kind: NotificationKind, to user: UserID, group: GroupID?, about: UserID? = nil, message: String, now: Date, on db: any SQLDatabase) async throws {
         let id = NotificationID()
         try await db.insert(into: "notifications").columns("id", "user_id", "group_id", "type", "message", "created_at", "expires_at")
             .values(SQLBind(id.rawValue), SQLBind(user.rawValue), SQLBind(group?.rawValue), SQLBind(kind.rawValue), SQLBind(message), SQLBind(now), SQLBind(now.addingTimeInterval(lifetime)))
             .run()
         try await EventLog.append(
             topic: .user(user), type: "notification",
-            data: ["id": id.description, "type": kind.rawValue, "groupId": group?.description, "message": message], on: db
+            data: ["id": id.description, "type": kind.rawValue, "groupId": group?.description, "memberId": about?.description, "message": message], on: db
         )
     }
 

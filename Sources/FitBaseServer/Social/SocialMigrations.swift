@@ -1,4 +1,5 @@
 import FitBaseCore
+import Foundation
 import SQLKit
 
 /// `users.photo_url`: the picture group leaderboards show.
@@ -89,5 +90,26 @@ struct CreateChallenges: Migration {
             .column("expires_at", type: engine.instant, .notNull)
             .run()
         try await database.create(index: "notifications_user").on("notifications").column("user_id").column("created_at").run()
+    }
+}
+
+/// Invites that end: `group_invites.id` (how the admin names one without its token), `expires_at` (7 days after
+/// creation for the invites made before this), `max_uses` (none: any number) and `use_count`.
+struct AddInviteLimits: Migration {
+    let name = "2026-11-24.social.invite-limits"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.alter(table: "group_invites").column("id", type: engine.uuid).run()
+        try await database.alter(table: "group_invites").column("expires_at", type: engine.instant).run()
+        try await database.alter(table: "group_invites").column("max_uses", type: .int).run()
+        try await database.alter(table: "group_invites").column("use_count", type: .int, .notNull, .default(SQLLiteral.numeric("0"))).run()
+        let existing = try await database.select().columns("token_hash", "created_at").from("group_invites").all()
+        for row in existing {
+            let createdAt = try row.decode(column: "created_at", as: Date.self)
+            try await database.update("group_invites").set("id", to: UUID.random()).set("expires_at", to: createdAt.addingTimeInterval(GroupStore.inviteLifetime))
+                .where("token_hash", .equal, try row.decode(column: "token_hash", as: String.self)).run()
+        }
+        try await database.create(index: "group_invites_id").unique().on("group_invites").column("id").run()
+        try await database.create(index: "group_invites_group").on("group_invites").column("group_id").column("created_at").run()
     }
 }

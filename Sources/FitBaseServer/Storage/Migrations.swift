@@ -33,6 +33,7 @@ enum FitBaseMigrations {
         CreateCacheGenerations(),
         CreateHealthRollups(),
         MoveHealthSampleFeedEntries(),
+        AddInviteLimits(),
     ]
 }
 

@@ -369,6 +369,8 @@ struct SyncRetentionService: Service {
                 if purged > 0 { logger.info("purged sync tombstones", metadata: ["count": "\(purged)"]) }
                 // Realtime events past their replay window go on the same schedule.
                 try await EventLog.purge(before: Date.now.addingTimeInterval(-EventLog.retention), database: database)
+                // Challenges (their boards and counted workouts go with them) once their week is past the 90 days of results.
+                try await ChallengeScoring.purge(startedBefore: Date.now.addingTimeInterval(-ChallengeScoring.retention), database: database)
                 // And the accounts' short-lived rows: spent counters, expired links, delivered e-mail.
                 try await AccountsRetention.purge(now: .storageNow, database: database)
             } catch {
