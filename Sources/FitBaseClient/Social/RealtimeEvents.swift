@@ -2,16 +2,24 @@ import FitBaseAPI
 import Foundation
 import OpenAPIRuntime
 
+/// A weekly challenge's leaderboard: workouts this week, or the streak of consecutive days.
+public enum LeaderboardType: String, Sendable, Equatable, CaseIterable {
+    case checkIns
+    case streak
+}
+
 /// Something the server announced on the signed-in user's event stream.
 public struct FitBaseEvent: Sendable, Equatable {
     /// What happened.
     public enum Kind: Sendable, Equatable {
-        /// A leaderboard of the user's group changed (`checkIns` or `streak`).
-        case leaderboard(challengeID: String, type: String)
+        /// A leaderboard of the user's group changed.
+        case leaderboard(challengeID: String, type: LeaderboardType)
         /// A notification for the user (`new_member`, `rank_change`, `week_ended`).
         case notification(id: String, type: String, message: String)
         /// A week of the user's group ended.
         case weekEnded(weekStart: String)
+        /// The user's data changed on another device: pull from the sync cursor.
+        case sync(cursor: String)
         /// An event this SDK version does not know.
         case other(name: String)
     }
@@ -26,61 +34,122 @@ public struct FitBaseEvent: Sendable, Equatable {
 /// A leaderboard as the server ranks it: the challenge, its entries best first, and the signed-in user's entry.
 public typealias LeaderboardSnapshot = Components.Schemas.Leaderboard
 
+/// A stream of values from the server that ends by throwing a ``FitBaseError`` when it cannot go on: iterate it with
+/// `for try await` and catch `FitBaseError` (`.notSignedIn` once the session has ended, `.problem` for a refusal).
+public struct FitBaseStream<Element: Sendable>: AsyncSequence, Sendable {
+    public typealias Failure = FitBaseError
+    let base: AsyncThrowingStream<Element, any Error>
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: base.makeAsyncIterator())
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: AsyncThrowingStream<Element, any Error>.AsyncIterator
+
+        public mutating func next() async throws(FitBaseError) -> Element? {
+            do {
+                return try await base.next()
+            } catch {
+                throw FitBaseError(thrownByCall: error)
+            }
+        }
+
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(FitBaseError) -> Element? {
+            do {
+                return try await base.next(isolation: actor)
+            } catch {
+                throw FitBaseError(thrownByCall: error)
+            }
+        }
+    }
+}
+
 extension FitBaseClient {
-    /// The signed-in user's events — their group's leaderboard changes and their notifications — as they happen.
+    /// The signed-in user's events — their group's leaderboard changes, their notifications, sync nudges — as they
+    /// happen.
     ///
-    /// Reconnects by itself (after 1, 2, 4 … up to 30 seconds) and resumes with `Last-Event-ID`, so nothing is lost
-    /// while the connection was down (the server keeps 48 hours). Ends when the consumer stops iterating.
-    public func events(resumingAfter lastEventID: String? = nil) -> AsyncStream<FitBaseEvent> {
-        let (stream, continuation) = AsyncStream<FitBaseEvent>.makeStream()
+    /// Resumes with `Last-Event-ID` whenever it connects again, so nothing is lost while the connection was down (the
+    /// server keeps 48 hours). The server ends a stream when its access token expires: the stream then connects again at
+    /// once, and the expired token is refreshed on the way. A lost connection, a busy server (503) or a server error is
+    /// retried after 1, 2, 4 … up to 30 seconds. It ends by throwing when it cannot go on: `.notSignedIn` or the refresh
+    /// problem once the session has ended (signed out, revoked, deleted), another problem when the server refuses it.
+    /// Iterating stops when the consumer stops.
+    public func events(resumingAfter lastEventID: String? = nil) -> FitBaseStream<FitBaseEvent> {
+        let (stream, continuation) = AsyncThrowingStream<FitBaseEvent, any Error>.makeStream()
         let task = Task {
             var last = lastEventID
             var backoff = 1.0
             while !Task.isCancelled {
+                var delay = backoff
                 do {
                     let output = try await api.streamEvents(headers: .init(lastEventID: last))
-                    guard case .ok(let ok) = output, case .textEventStream(let body) = ok.body else { throw FitBaseError.from(statusCode: 0, problem: nil) }
-                    backoff = 1
-                    for try await event in body.asDecodedServerSentEvents() {
-                        guard let id = event.id else { continue }
-                        last = id
-                        continuation.yield(Self.event(id: id, name: event.event ?? "message", data: event.data ?? ""))
+                    switch output {
+                    case .ok(let ok):
+                        guard case .textEventStream(let body) = ok.body else { throw FitBaseError.unexpectedResponse(statusCode: 200) }
+                        let opened = ContinuousClock.now
+                        for try await event in body.asDecodedServerSentEvents() {
+                            guard let id = event.id else { continue }
+                            last = id
+                            continuation.yield(Self.event(id: id, name: event.event ?? "message", data: event.data ?? ""))
+                        }
+                        // The server closed it (its token expired, or it is shutting down): again at once, unless it
+                        // closes as soon as it opens.
+                        delay = ContinuousClock.now - opened > .seconds(5) ? 0 : backoff
+                        backoff = ContinuousClock.now - opened > .seconds(5) ? 1 : min(backoff * 2, 30)
+                    case .badRequest(let response):
+                        throw FitBaseError.from(statusCode: 400, problem: try? response.body.applicationProblemJson)
+                    case .unauthorized(let response):
+                        throw FitBaseError.from(statusCode: 401, problem: try? response.body.applicationProblemJson)
+                    case .serviceUnavailable:
+                        backoff = min(backoff * 2, 30)
+                    case .default(let statusCode, let response):
+                        guard statusCode >= 500 else { throw FitBaseError.from(statusCode: statusCode, problem: try? response.body.applicationProblemJson) }
+                        backoff = min(backoff * 2, 30)
                     }
                 } catch {
                     if Task.isCancelled { break }
+                    let failure = FitBaseError(thrownByCall: error)
+                    guard case .transport = failure else {
+                        continuation.finish(throwing: failure)
+                        return
+                    }
+                    backoff = min(backoff * 2, 30)
                 }
-                try? await Task.sleep(for: .seconds(backoff))
-                backoff = min(backoff * 2, 30)
+                if delay > 0 { try? await Task.sleep(for: .seconds(delay)) }
             }
             continuation.finish()
         }
         continuation.onTermination = { _ in task.cancel() }
-        return stream
+        return FitBaseStream(base: stream)
     }
 
-    /// The group's leaderboard of `type` (`checkIns` or `streak`): the current board at once, then a fresh one each
-    /// time it changes (as the seed's `observeLeaderboard`).
-    public func observeLeaderboard(groupId: String, type: String) -> AsyncStream<LeaderboardSnapshot> {
-        let (stream, continuation) = AsyncStream<LeaderboardSnapshot>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    /// The group's leaderboard of `type`: the current board at once, then a fresh one each time it changes (as the
+    /// seed's `observeLeaderboard`). Ends by throwing as ``events(resumingAfter:)`` does, or when a board cannot be
+    /// read (`.problem` with `notFound` once the user is no longer in the group).
+    public func observeLeaderboard(groupId: String, type: LeaderboardType) -> FitBaseStream<LeaderboardSnapshot> {
+        let (stream, continuation) = AsyncThrowingStream<LeaderboardSnapshot, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let task = Task {
-            // Subscribe first, so a change between the first fetch and the subscription is not missed.
-            let events = self.events()
-            if let board = try? await leaderboard(groupId: groupId, type: type) { continuation.yield(board) }
-            for await event in events {
-                guard case .leaderboard(_, let changed) = event.kind, changed == type else { continue }
-                if let board = try? await leaderboard(groupId: groupId, type: type) { continuation.yield(board) }
+            do {
+                // Subscribe first, so a change between the first fetch and the subscription is not missed.
+                let events = self.events()
+                continuation.yield(try await leaderboard(groupId: groupId, type: type))
+                for try await event in events {
+                    guard case .leaderboard(_, let changed) = event.kind, changed == type else { continue }
+                    continuation.yield(try await leaderboard(groupId: groupId, type: type))
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
             }
-            continuation.finish()
         }
         continuation.onTermination = { _ in task.cancel() }
-        return stream
+        return FitBaseStream(base: stream)
     }
 
     /// The group's current leaderboard of `type`.
-    public func leaderboard(groupId: String, type: String) async throws(FitBaseError) -> LeaderboardSnapshot {
-        guard let kind = Operations.GetLeaderboard.Input.Path._TypePayload(rawValue: type) else {
-            throw .from(statusCode: 400, problem: nil)
-        }
+    public func leaderboard(groupId: String, type: LeaderboardType) async throws(FitBaseError) -> LeaderboardSnapshot {
+        let kind: Operations.GetLeaderboard.Input.Path._TypePayload = type == .streak ? .streak : .checkIns
         switch try await call({ try await self.api.getLeaderboard(path: .init(groupId: groupId, _type: kind)) }) {
         case .ok(let ok): return try FitBaseError.decoding { try ok.body.json }
         case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
@@ -92,9 +161,15 @@ extension FitBaseClient {
     static func event(id: String, name: String, data: String) -> FitBaseEvent {
         let json = (try? JSONSerialization.jsonObject(with: Data(data.utf8))) as? [String: Any] ?? [:]
         let kind: FitBaseEvent.Kind = switch name {
-        case "leaderboard": .leaderboard(challengeID: json["challengeId"] as? String ?? "", type: json["type"] as? String ?? "")
+        case "leaderboard":
+            if let type = (json["type"] as? String).flatMap(LeaderboardType.init(rawValue:)) {
+                .leaderboard(challengeID: json["challengeId"] as? String ?? "", type: type)
+            } else {
+                .other(name: name)
+            }
         case "notification": .notification(id: json["id"] as? String ?? "", type: json["type"] as? String ?? "", message: json["message"] as? String ?? "")
         case "week_ended": .weekEnded(weekStart: json["weekStart"] as? String ?? "")
+        case "sync": .sync(cursor: json["cursor"] as? String ?? "")
         default: .other(name: name)
         }
         return FitBaseEvent(id: id, kind: kind, data: data)
