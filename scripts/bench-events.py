@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Realtime figures against a running FitBase server (see scripts/bench-events.sh).
+"""Realtime figures against running FitBase servers (see scripts/bench-events.sh).
 
-1. Latency: a group of 10 members, each with SUBSCRIBERS/10 open event streams (devices); one member logs ROUNDS
-   workouts one after another; for each, the time from sending POST /v1/history to the new leaderboard event
-   reaching each of the SUBSCRIBERS streams (p50, p99 over all deliveries).
-2. Capacity: CONNECTIONS more streams held open at once; reports how many were open and streaming.
+1. Latency: a group of 10 members, each with SUBSCRIBERS/10 open event streams (devices), spread over the servers in
+   turn; one member logs ROUNDS workouts one after another through the first server; for each, the time from sending
+   POST /v1/history to the new leaderboard event reaching each of the SUBSCRIBERS streams (p50, p99 over all
+   deliveries, and per server).
+2. Idle streams: CONNECTIONS more streams held open at once on the first server; writes READY_FILE once they are all
+   open and holds them until DONE_FILE exists (at most 60 s), so the caller can measure the server meanwhile.
 
-    bench-events.py SERVER_URL [SUBSCRIBERS] [ROUNDS] [CONNECTIONS]
+    bench-events.py SERVER_URL[,SERVER_URL…] [SUBSCRIBERS] [ROUNDS] [CONNECTIONS] [READY_FILE] [DONE_FILE]
 """
 import asyncio
 import json
@@ -16,11 +18,13 @@ import time
 import uuid
 from urllib.parse import urlparse
 
-url = urlparse(sys.argv[1])
+import os
+
+servers = [(u.hostname, u.port) for u in map(urlparse, sys.argv[1].split(","))]
 subscribers = int(sys.argv[2]) if len(sys.argv) > 2 else 100
 rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 30
 capacity = int(sys.argv[4]) if len(sys.argv) > 4 else 1000
-HOST, PORT = url.hostname, url.port
+HOST, PORT = servers[0]
 
 
 async def request(method, path, body=None, token=None):
@@ -51,15 +55,22 @@ async def request(method, path, body=None, token=None):
     return json.loads(rest) if rest else None
 
 
-class Stream:
-    """One open /v1/events stream; records when each event arrives."""
+class Round:
+    """The event the streams wait for now, and when each stream received it (no polling: each stream checks what it
+    reads, and the last one wakes the round)."""
+    marker, arrivals, done = None, {}, None
 
-    def __init__(self, token):
-        self.token, self.arrivals, self.ready = token, [], asyncio.Event()
+
+class Stream:
+    """One open /v1/events stream; records when the round's event arrives on it."""
+
+    def __init__(self, token, server=0):
+        self.token, self.server, self.ready = token, server, asyncio.Event()
 
     async def run(self):
-        reader, writer = await asyncio.open_connection(HOST, PORT)
-        writer.write(f"GET /v1/events HTTP/1.1\r\nHost: {HOST}\r\nAuthorization: Bearer {self.token}\r\nAccept: text/event-stream\r\n\r\n".encode())
+        host, port = servers[self.server]
+        reader, writer = await asyncio.open_connection(host, port)
+        writer.write(f"GET /v1/events HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {self.token}\r\nAccept: text/event-stream\r\n\r\n".encode())
         await writer.drain()
         await reader.readuntil(b"\r\n\r\n")
         buffer = b""
@@ -72,8 +83,10 @@ class Stream:
                     block, buffer = buffer.split(b"\n\n", 1)
                     if block.startswith(b"retry:"):
                         self.ready.set()
-                    elif b"event: leaderboard" in block:
-                        self.arrivals.append((time.perf_counter(), block))
+                    elif Round.marker and self not in Round.arrivals and Round.marker in block:
+                        Round.arrivals[self] = time.perf_counter()
+                        if len(Round.arrivals) == subscribers:
+                            Round.done.set()
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
             writer.close()
 
@@ -91,28 +104,36 @@ async def main():
     for _, token in members[1:]:
         await request("POST", f"/v1/invites/{invite['token']}/accept", None, token)
 
-    streams = [Stream(members[i % 10][1]) for i in range(subscribers)]
+    streams = [Stream(members[i % 10][1], (i // 10) % len(servers)) for i in range(subscribers)]
     tasks = [asyncio.create_task(s.run()) for s in streams]
     await asyncio.wait_for(asyncio.gather(*(s.ready.wait() for s in streams)), 60)
     logger_id, logger_token = members[1]
-    latencies = []
+    latencies, by_server, answered = [], [[] for _ in servers], []
     for k in range(1, rounds + 1):
-        marker = f'"userId":"{logger_id}","value":{k}}}'.encode()
+        Round.marker, Round.arrivals, Round.done = f'"userId":"{logger_id}","value":{k}}}'.encode(), {}, asyncio.Event()
         sent = time.perf_counter()
         await request("POST", "/v1/history", {"workoutId": workout, "completedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 60)), "duration": 30}, logger_token)
-        deadline = time.perf_counter() + 10
-        while time.perf_counter() < deadline:
-            got = [next((t for t, block in s.arrivals if marker in block), None) for s in streams]
-            if all(got):
-                latencies += [t - sent for t in got]
-                break
-            await asyncio.sleep(0.005)
-        else:
-            raise SystemExit(f"round {k}: only {sum(1 for g in got if g)} of {subscribers} streams got the event")
+        answered.append(time.perf_counter() - sent)
+        try:
+            await asyncio.wait_for(Round.done.wait(), 10)
+        except asyncio.TimeoutError:
+            raise SystemExit(f"round {k}: only {len(Round.arrivals)} of {subscribers} streams got the event")
+        for stream, arrived in Round.arrivals.items():
+            latencies.append(arrived - sent)
+            by_server[stream.server].append(arrived - sent)
+        Round.marker = None
+        await asyncio.sleep(0.05)
     latencies.sort()
     print(f"latency, workout log → leaderboard event on {subscribers} streams ({rounds} rounds, {len(latencies)} deliveries): "
           f"p50 {statistics.median(latencies) * 1000:.1f} ms, p99 {latencies[int(len(latencies) * 0.99) - 1] * 1000:.1f} ms, "
           f"max {latencies[-1] * 1000:.1f} ms")
+    answered.sort()
+    print(f"  the log request itself (until its answer): p50 {statistics.median(answered) * 1000:.1f} ms, max {answered[-1] * 1000:.1f} ms")
+    if len(servers) > 1:
+        for index, values in enumerate(by_server):
+            values.sort()
+            print(f"  on server {index + 1} ({len(values) // rounds} streams): p50 {statistics.median(values) * 1000:.1f} ms, "
+                  f"p99 {values[int(len(values) * 0.99) - 1] * 1000:.1f} ms")
 
     extra = [Stream(members[i % 10][1]) for i in range(capacity)]
     extra_tasks = []
@@ -120,9 +141,14 @@ async def main():
         batch = extra[start:start + 200]
         extra_tasks += [asyncio.create_task(s.run()) for s in batch]
         await asyncio.wait_for(asyncio.gather(*(s.ready.wait() for s in batch)), 60)
-    print(f"capacity: {subscribers + capacity} event streams open at once")
+    print(f"idle: {capacity} more event streams open at once on server 1 ({subscribers + capacity} in all)")
     open(sys.argv[5] if len(sys.argv) > 5 else "/dev/null", "w").write("ready")
-    await asyncio.sleep(2)
+    done = sys.argv[6] if len(sys.argv) > 6 else None
+    for _ in range(600):
+        if not done or os.path.exists(done):
+            break
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(0.5)
     for task in tasks + extra_tasks:
         task.cancel()
 

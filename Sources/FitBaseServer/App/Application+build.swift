@@ -185,7 +185,7 @@ func buildApplication(
         events: EventStreamController(database: database, hub: hub)
     )
     try api.registerHandlers(
-        on: RoutingTransport(router: router, routes: routes, scoped: scoped, direct: directRoutes ? ServiceStatusController.routes + catalogResponses.routes + api.sync.routes + api.health.routes : []),
+        on: RoutingTransport(router: router, routes: routes, scoped: scoped, direct: directRoutes ? ServiceStatusController.routes + catalogResponses.routes + api.sync.routes + api.health.routes + api.events.routes : []),
         configuration: .init(dateTranscoder: InternetDateTimeTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
     )
 

@@ -1,6 +1,7 @@
 import FitBaseCore
 import Foundation
 import Logging
+import NIOCore
 import Synchronization
 
 /// This instance's event streams and the one reader that feeds them all.
@@ -215,27 +216,43 @@ final class EventSubscriber: Sendable {
         var pending: [RealtimeEvent] = []
         var closed = false
         var lastWrite = ContinuousClock.now
+        /// Whether the stream has said it is live (its `retry:` line).
+        var announced = false
+        var endActions: [@Sendable () -> Void] = []
     }
 
     private let state: Mutex<State>
-    private let output: AsyncStream<ArraySlice<UInt8>>.Continuation
+    private let output: AsyncStream<ByteBuffer>.Continuation
 
-    init(user: UserID, session: SessionID, expiresAt: Date, resumingAfter last: Int64, output: AsyncStream<ArraySlice<UInt8>>.Continuation) {
+    init(user: UserID, session: SessionID, expiresAt: Date, resumingAfter last: Int64, output: AsyncStream<ByteBuffer>.Continuation) {
         self.user = user
         self.session = session
         self.expiresAt = expiresAt
         self.output = output
         state = Mutex(State(last: last))
-        output.yield(ArraySlice("retry: 3000\n\n".utf8))
+    }
+
+    /// Runs `action` when the stream ends (at once if it has).
+    func onEnd(_ action: @escaping @Sendable () -> Void) {
+        let ended = state.withLock { state in
+            guard !state.closed else { return true }
+            state.endActions.append(action)
+            return false
+        }
+        if ended { action() }
     }
 
     /// Ends the stream (idempotent).
     func close() {
-        let wasOpen = state.withLock { state in
-            defer { state.closed = true }
-            return !state.closed
+        let actions = state.withLock { state -> [@Sendable () -> Void]? in
+            guard !state.closed else { return nil }
+            state.closed = true
+            defer { state.endActions = [] }
+            return state.endActions
         }
-        if wasOpen { output.finish() }
+        guard let actions else { return }
+        output.finish()
+        for action in actions { action() }
     }
 
     /// An event of one of the stream's topics, from the hub's reader.
@@ -281,7 +298,12 @@ final class EventSubscriber: Sendable {
                     if outcome != .taken { return (outcome, false) }
                 }
                 guard events.count < 500 else { return (.taken, false) }
-                // Nothing more in the log: what the hub handed over meanwhile, then live.
+                // Nothing more in the log: what the hub handed over meanwhile, then live. The reconnection delay the
+                // client should use goes first: a client that has it knows the stream is live.
+                if !state.announced {
+                    output.yield(ByteBuffer(string: "retry: 3000\n\n"))
+                    state.announced = true
+                }
                 let pending = state.pending
                 state.pending = []
                 for (index, event) in pending.enumerated() {
@@ -328,7 +350,7 @@ final class EventSubscriber: Sendable {
             return .close
         default:
             if let group = EventTopic.group(named: event.topic), group != state.group { return .taken }
-            output.yield(ArraySlice("id: \(event.id)\nevent: \(event.type)\ndata: \(event.data)\n\n".utf8))
+            output.yield(ByteBuffer(string: "id: \(event.id)\nevent: \(event.type)\ndata: \(event.data)\n\n"))
             state.lastWrite = .now
             return .taken
         }
@@ -339,7 +361,7 @@ final class EventSubscriber: Sendable {
         guard now < expiresAt else { return close() }
         state.withLock { state in
             guard !state.closed, clock - state.lastWrite >= EventHub.heartbeat else { return }
-            output.yield(ArraySlice(": keep-alive\n\n".utf8))
+            output.yield(ByteBuffer(string: ": keep-alive\n\n"))
             state.lastWrite = clock
         }
     }

@@ -2,6 +2,8 @@ import FitBaseAPI
 import FitBaseCore
 import Foundation
 import HTTPTypes
+import Hummingbird
+import NIOCore
 import OpenAPIRuntime
 import SQLKit
 import ServiceLifecycle
@@ -18,29 +20,11 @@ struct EventStreamController: Sendable {
     let database: Database
     let hub: EventHub
 
+    /// The generated handler's answer (kept for when direct routes are off): the same stream as ``routes`` serves,
+    /// caught up by a task of its own.
     func streamEvents(_ input: Operations.StreamEvents.Input) async throws -> Operations.StreamEvents.Output {
-        let caller = try RequestScope.requireCaller()
-        let requested = input.headers.lastEventID ?? input.query.lastEventId
-        let resumeFrom: Int64
-        if let requested {
-            guard let id = Int64(requested.trimmingCharacters(in: .whitespaces)), id >= 0 else {
-                throw Problem.invalidRequest("Last-Event-ID is not an event id.", fieldErrors: [.init(field: "Last-Event-ID", message: "must be an event id")])
-            }
-            resumeFrom = id
-        } else {
-            resumeFrom = try await database.withConnection { db in try await EventLog.latestID(on: db) }
-        }
-        let (body, output) = AsyncStream<ArraySlice<UInt8>>.makeStream()
-        let subscriber = EventSubscriber(user: caller.user, session: caller.session, expiresAt: caller.expiresAt, resumingAfter: resumeFrom, output: output)
-        guard hub.register(subscriber) else {
-            throw Problem(
-                .serviceUnavailable, code: .busy, detail: "This server holds as many event streams as it may; try again shortly.",
-                headers: [.retryAfter: "5"]
-            )
-        }
+        let (subscriber, bytes) = try await open(lastEventID: input.headers.lastEventID ?? input.query.lastEventId)
         let (database, hub) = (self.database, self.hub)
-        // The request runs in the server's service tree, whose graceful shutdown this task inherits: on SIGTERM the
-        // stream ends, so the server can drain instead of waiting for clients to hang up.
         let catchUp = Task {
             await withGracefulShutdownHandler {
                 do {
@@ -55,14 +39,68 @@ struct EventStreamController: Sendable {
                 subscriber.close()
             }
         }
+        subscriber.onEnd { catchUp.cancel() }
+        return .ok(.init(
+            headers: .init(cacheControl: "no-cache"),
+            body: .textEventStream(HTTPBody(bytes.map { ArraySlice($0.readableBytesView) }, length: .unknown, iterationBehavior: .single))
+        ))
+    }
+
+    /// `GET /v1/events` answered without the generated server: the stream's bytes are written by the connection's own
+    /// task, which also catches up and hears the server's graceful shutdown, so an open stream holds no task of its own.
+    var routes: [DirectRoute] {
+        [
+            DirectRoute(method: .get, path: "/v1/events") { request, _ in
+                let requested = request.headers[.lastEventID] ?? request.uri.queryParameters["lastEventId"].map(String.init)
+                let (subscriber, bytes) = try await open(lastEventID: requested)
+                let (database, hub) = (self.database, self.hub)
+                return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: ResponseBody { writer in
+                    defer { subscriber.close() }
+                    try await withGracefulShutdownHandler {
+                        do {
+                            try await subscriber.catchUp(database: database, hub: hub)
+                        } catch {
+                            return
+                        }
+                        for await chunk in bytes { try await writer.write(chunk) }
+                    } onGracefulShutdown: {
+                        subscriber.close()
+                    }
+                    try await writer.finish(nil)
+                })
+            }
+        ]
+    }
+
+    /// Checks `Last-Event-ID` and registers the caller's stream with the hub: its subscriber and the bytes it writes.
+    func open(lastEventID requested: String?) async throws -> (EventSubscriber, AsyncStream<ByteBuffer>) {
+        let caller = try RequestScope.requireCaller()
+        let resumeFrom: Int64
+        if let requested {
+            guard let id = Int64(requested.trimmingCharacters(in: .whitespaces)), id >= 0 else {
+                throw Problem.invalidRequest("Last-Event-ID is not an event id.", fieldErrors: [.init(field: "Last-Event-ID", message: "must be an event id")])
+            }
+            resumeFrom = id
+        } else {
+            resumeFrom = try await database.withConnection { db in try await EventLog.latestID(on: db) }
+        }
+        let (bytes, output) = AsyncStream<ByteBuffer>.makeStream()
+        let subscriber = EventSubscriber(user: caller.user, session: caller.session, expiresAt: caller.expiresAt, resumingAfter: resumeFrom, output: output)
+        guard hub.register(subscriber) else {
+            throw Problem(
+                .serviceUnavailable, code: .busy, detail: "This server holds as many event streams as it may; try again shortly.",
+                headers: [.retryAfter: "5"]
+            )
+        }
+        let hub = self.hub
         output.onTermination = { _ in
-            catchUp.cancel()
             hub.unregister(subscriber)
             subscriber.close()
         }
-        return .ok(.init(
-            headers: .init(cacheControl: "no-cache"),
-            body: .textEventStream(HTTPBody(body, length: .unknown, iterationBehavior: .single))
-        ))
+        return (subscriber, bytes)
     }
+}
+
+extension HTTPField.Name {
+    static let lastEventID = Self("Last-Event-ID")!
 }
