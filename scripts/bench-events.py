@@ -73,22 +73,22 @@ class Stream:
         writer.write(f"GET /v1/events HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {self.token}\r\nAccept: text/event-stream\r\n\r\n".encode())
         await writer.drain()
         await reader.readuntil(b"\r\n\r\n")
-        buffer = b""
+        # The raw bytes are searched (each event is one chunk, so chunk framing never splits an event; the tail of the
+        # previous read covers one split by TCP): the least work per read, so the client measures the server.
+        tail = b""
         try:
-            while True:
-                size = int((await reader.readline()).strip() or b"0", 16)
-                chunk = await reader.readexactly(size + 2)
-                buffer += chunk[:-2]
-                while b"\n\n" in buffer:
-                    block, buffer = buffer.split(b"\n\n", 1)
-                    if block.startswith(b"retry:"):
-                        self.ready.set()
-                    elif Round.marker and self not in Round.arrivals and Round.marker in block:
-                        Round.arrivals[self] = time.perf_counter()
-                        if len(Round.arrivals) == subscribers:
-                            Round.done.set()
-        except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
-            writer.close()
+            while data := await reader.read(65536):
+                window = tail + data
+                if not self.ready.is_set() and b"retry:" in window:
+                    self.ready.set()
+                if Round.marker and self not in Round.arrivals and Round.marker in window:
+                    Round.arrivals[self] = time.perf_counter()
+                    if len(Round.arrivals) == subscribers:
+                        Round.done.set()
+                tail = window[-256:]
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        writer.close()
 
 
 async def main():
@@ -153,4 +153,10 @@ async def main():
         task.cancel()
 
 
+try:
+    import uvloop  # optional (pip install uvloop): a faster event loop, so the client's own time counts for less
+
+    uvloop.install()
+except ImportError:
+    pass
 asyncio.run(main())

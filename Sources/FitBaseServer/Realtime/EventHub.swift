@@ -350,7 +350,7 @@ final class EventSubscriber: Sendable {
             return .close
         default:
             if let group = EventTopic.group(named: event.topic), group != state.group { return .taken }
-            output.yield(ByteBuffer(string: "id: \(event.id)\nevent: \(event.type)\ndata: \(event.data)\n\n"))
+            output.yield(event.frame)
             state.lastWrite = .now
             return .taken
         }

@@ -1,5 +1,6 @@
 import FitBaseCore
 import Foundation
+import NIOCore
 import SQLKit
 import Synchronization
 
@@ -47,11 +48,18 @@ struct EventSubscription: Sendable, Equatable {
 
 /// One event as stored and streamed.
 struct RealtimeEvent: Sendable, Equatable {
-    var id: Int64
-    var topic: String
-    var type: String
+    let id: Int64
+    let topic: String
+    let type: String
     /// A JSON document.
-    var data: String
+    let data: String
+    /// The event as a stream sends it (`id:`, `event:`, `data:`), made once and shared by every stream it goes to.
+    let frame: ByteBuffer
+
+    init(id: Int64, topic: String, type: String, data: String) {
+        (self.id, self.topic, self.type, self.data) = (id, topic, type, data)
+        frame = ByteBuffer(string: "id: \(id)\nevent: \(type)\ndata: \(data)\n\n")
+    }
 }
 
 /// Appends and reads events. Appends on PostgreSQL take a transaction-level advisory lock, so events commit in id
