@@ -226,6 +226,73 @@ import Testing
         }
     }
 
+    /// Every collection with client-chosen ids: another user's record is `id_taken` for an edit and a delete, and
+    /// stays as its owner left it.
+    @Test(arguments: TestEngines.all)
+    func noCollectionLetsAnotherUserOverwriteARecord(engine: DatabaseEngine) async throws {
+        try await Self.withSyncApp(engine) { client in
+            let owner = try await client.signUp().accessToken
+            let intruder = try await client.signUp().accessToken
+            let start = LocalCalendar.today(in: nil).adding(days: -4).description
+            let records: [(collection: String, id: String, mine: [String: Any], theirs: [String: Any])] = [
+                ("plans", UUID().uuidString.lowercased(), Self.plan("Mine"), Self.plan("Theirs")),
+                ("workoutLogs", UUID().uuidString.lowercased(), Self.log(minutes: 30), Self.log(minutes: 99)),
+                ("cycleLogs", UUID().uuidString.lowercased(), ["startDate": start, "flow": "medium"], ["startDate": start, "flow": "heavy"]),
+            ]
+            let created = try await Self.push(client, owner, records.map { Self.mutation($0.collection, $0.id, data: $0.mine) })
+            #expect(created.map { $0["status"] as? String } == ["applied", "applied", "applied"])
+            let edits = try await Self.push(client, intruder, records.map {
+                Self.mutation($0.collection, $0.id, base: 1, at: "2030-01-01T00:00:00Z", data: $0.theirs)
+            })
+            #expect(edits.map { ($0["problem"] as? [String: Any])?["code"] as? String } == ["id_taken", "id_taken", "id_taken"])
+            let deletes = try await Self.push(client, intruder, records.map { Self.mutation($0.collection, $0.id, op: "delete", base: 1) })
+            #expect(deletes.map { ($0["problem"] as? [String: Any])?["code"] as? String } == ["id_taken", "id_taken", "id_taken"])
+            // The owner's records are as they were, and nothing reached the intruder's feed.
+            let feed = SyncTests.changes(try await SyncTests.pull(client, owner))
+            for record in records {
+                let change = feed.first { $0["id"] as? String == record.id }
+                #expect(change?["version"] as? Int == 1, "\(record.collection)")
+                #expect(change?["deleted"] as? Bool != true, "\(record.collection)")
+            }
+            #expect(try json(try await client.json(.get, "/v1/plans/\(records[0].id)", token: owner))["name"] as? String == "Mine")
+            let history = try json(try await client.json(.get, "/v1/history", token: owner))["items"] as? [[String: Any]] ?? []
+            #expect(history.first?["duration"] as? Int == 30)
+            #expect(SyncTests.changes(try await SyncTests.pull(client, intruder)).isEmpty)
+        }
+    }
+
+    /// Two users pushing a new record under the same id at the same moment: one of them gets it, the other `id_taken`,
+    /// and the record holds the winner's content under the winner's account (the owner check and the write are one
+    /// statement, so the loser's write cannot land on the winner's row).
+    @Test(arguments: TestEngines.all)
+    func concurrentFirstWritesOfOneIdNeverCrossAccounts(engine: DatabaseEngine) async throws {
+        try await Self.withSyncApp(engine) { client in
+            for round in 0..<10 {
+                // New accounts each round: a free account keeps one plan.
+                let ana = try await client.signUp().accessToken
+                let bea = try await client.signUp().accessToken
+                let id = UUID().uuidString.lowercased()
+                let collection = ["plans", "workoutLogs"][round % 2]
+                async let first = Self.push(client, ana, [Self.mutation(collection, id, data: collection == "plans" ? Self.plan("Ana's") : Self.log(minutes: 11))])
+                async let second = Self.push(client, bea, [Self.mutation(collection, id, data: collection == "plans" ? Self.plan("Bea's") : Self.log(minutes: 22))])
+                let (a, b) = try await (first, second)
+                let statuses = [a[0]["status"] as? String, b[0]["status"] as? String]
+                #expect(statuses.sorted { ($0 ?? "") < ($1 ?? "") } == ["applied", "rejected"], "round \(round): \(a) \(b)")
+                let (winner, expected) = statuses[0] == "applied" ? (ana, collection == "plans" ? "Ana's" : "11") : (bea, collection == "plans" ? "Bea's" : "22")
+                let loser = winner == ana ? bea : ana
+                if collection == "plans" {
+                    #expect(try json(try await client.json(.get, "/v1/plans/\(id)", token: winner))["name"] as? String == expected)
+                    #expect(try await client.json(.get, "/v1/plans/\(id)", token: loser).status == .notFound)
+                } else {
+                    let items = try json(try await client.json(.get, "/v1/history", token: winner))["items"] as? [[String: Any]] ?? []
+                    #expect(items.first { $0["id"] as? String == id }.map { "\($0["duration"] ?? "")" } == expected)
+                    let theirs = try json(try await client.json(.get, "/v1/history", token: loser))["items"] as? [[String: Any]] ?? []
+                    #expect(theirs.contains { $0["id"] as? String == id } == false)
+                }
+            }
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func anotherUsersRecordCannotBeTouched(engine: DatabaseEngine) async throws {
         try await Self.withSyncApp(engine) { client in

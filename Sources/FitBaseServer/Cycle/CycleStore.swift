@@ -37,10 +37,10 @@ struct CycleStore: Sendable {
     )
 
     /// Inserts or replaces the row of `period` of `user`. Only ``PeriodWrite`` calls it: it enters the change into the
-    /// feed, and its caller has checked that the id is not another user's. Throws a unique violation when another
-    /// period of theirs starts the same day.
+    /// feed. Throws a unique violation when another period of theirs starts the same day, and `id_taken` (nothing
+    /// written) when the id is another user's period: the statement itself checks the owner.
     static func upsert(_ period: LoggedPeriod, of user: UserID, now: Date, on db: any SQLDatabase) async throws {
-        try await db.insert(into: "cycle_periods")
+        let written = try await db.insert(into: "cycle_periods")
             .columns("id", "user_id", "start_date", "end_date", "flow", "symptoms", "notes", "created_at", "updated_at")
             .values(
                 SQLBind(period.id.rawValue), SQLBind(user.rawValue), SQLBind(period.start.description), SQLBind(period.end?.description),
@@ -48,8 +48,10 @@ struct CycleStore: Sendable {
             )
             .onConflict(with: ["id"]) { conflict in
                 ["start_date", "end_date", "flow", "symptoms", "notes", "updated_at"].reduce(conflict) { $0.set(excludedValueOf: $1) }
+                    .where(SQLColumn("user_id", table: "cycle_periods"), .equal, SQLColumn("user_id", table: "excluded"))
             }
-            .run()
+            .returning("id").first()
+        guard written != nil else { throw SyncController.idTaken }
     }
 
     /// Deletes the row of the period if it is the user's, nothing else (``PeriodsCollection/delete(_:_:on:)`` is the delete

@@ -33,15 +33,16 @@ struct CreateWorkoutLogs: Migration {
 struct HistoryStore: Sendable {
     let database: Database
 
-    /// Writes the row of `log` of `user`, replacing a log with its id. Only ``WorkoutLogWrite`` calls it: it adds the
-    /// feed entry and the scores, and its caller has checked that the id is not another user's. `now` is the creation
-    /// time of a new log.
+    /// Writes the row of `log` of `user`, replacing a log of theirs with its id. Only ``WorkoutLogWrite`` calls it: it
+    /// adds the feed entry and the scores. `now` is the creation time of a new log. Another user's id is `id_taken`,
+    /// with nothing written (the statement itself checks the owner, so concurrent first writes cannot race).
     static func upsert(_ log: WorkoutLog, of user: UserID, now: Date, on db: any SQLDatabase) async throws {
-        try await upsertLog(
+        let written = try await upsertLog(
             log.id.rawValue, user.rawValue, log.workout.rawValue, log.workoutType.rawValue, log.workoutTitle, log.completedAt,
             log.localDate.description, log.durationMinutes, log.rating, log.energyBefore, log.energyAfter, log.notes,
             log.cyclePhase?.rawValue, log.cycleDay, now
-        ).run(on: db)
+        ).first(on: db)
+        guard written != nil else { throw SyncController.idTaken }
     }
 
     private static let upsertLog = StoredStatement(
@@ -52,6 +53,7 @@ struct HistoryStore: Sendable {
                 "workout_id", "workout_type", "workout_title", "completed_at", "local_date", "duration_minutes", "rating",
                 "energy_before", "energy_after", "notes", "cycle_phase", "cycle_day",
             ].map { #""\#($0)" = EXCLUDED."\#($0)""# }.joined(separator: ", ")
+            + #" WHERE "workout_logs"."user_id" = EXCLUDED."user_id" RETURNING "id""#
     )
 
     /// Logs of `user` with these ids (for the change feed).

@@ -98,21 +98,23 @@ struct PlanStore: Sendable {
     }
 
     /// Writes the row of `plan` of `user` whole, keeping `createdAt` of a plan that exists; returns the stored
-    /// `createdAt`. Only ``PlanWrite`` calls it: it enters the change into the feed, and its caller has checked that
-    /// the id is not another user's.
+    /// `createdAt`. Only ``PlanWrite`` calls it: it enters the change into the feed. The row is replaced only when it
+    /// is the user's (decided by the statement itself, so a concurrent first write of the same id by another user
+    /// cannot be overwritten): another user's id is `id_taken`, with nothing written.
     static func upsert(_ plan: TrainingPlan, of user: UserID, on db: any SQLDatabase) async throws -> Date {
         let row = try await upsertPlan(
             plan.id.rawValue, plan.name, plan.notes, plan.startDate.description, plan.endDate?.description, plan.daysPerWeek,
             plan.isCompleted, try jsonText(plan.weeklyWorkouts), plan.version, plan.createdAt, plan.updatedAt, user.rawValue
         ).first(on: db)
-        return try row?.decode(column: "created_at", as: Date.self) ?? plan.createdAt
+        guard let row else { throw SyncController.idTaken }
+        return try row.decode(column: "created_at", as: Date.self)
     }
 
     private static let upsertPlan = StoredStatement(
         #"INSERT INTO "training_plans" ("# + (columns + ["user_id"]).map { #""\#($0)""# }.joined(separator: ", ")
             + ") VALUES (" + Array(repeating: "?", count: columns.count + 1).joined(separator: ", ") + #") ON CONFLICT ("id") DO UPDATE SET "#
             + columns.filter { $0 != "id" && $0 != "created_at" }.map { #""\#($0)" = EXCLUDED."\#($0)""# }.joined(separator: ", ")
-            + #" RETURNING "created_at""#
+            + #" WHERE "training_plans"."user_id" = EXCLUDED."user_id" RETURNING "created_at""#
     )
 
     /// Deletes the row of the plan if it is the user's, nothing else (``PlansCollection/delete(_:_:on:)`` is the
