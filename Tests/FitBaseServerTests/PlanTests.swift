@@ -66,4 +66,27 @@ import Testing
             ])
         }
     }
+    /// A schedule past the size limits is refused by its path, before any workout is looked up, on both paths that
+    /// write plans (REST and sync push).
+    @Test(arguments: TestEngines.all)
+    func plansAreBoundedInSize(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, _ in
+            let owner = try await client.signUp()
+            let day: [String: Any] = ["day": 1, "workoutIds": (0..<11).map { _ in UUID().uuidString }]
+            let week: [String: Any] = ["week": 1, "days": Array(repeating: ["day": 1, "workoutIds": [String]()], count: 8) + [day]]
+            let body: [String: Any] = [
+                "name": "Huge", "startDate": "2026-03-02", "daysPerWeek": 3,
+                "weeklyWorkouts": [week] + (2...53).map { ["week": $0, "days": [[String: Any]]()] },
+            ]
+            let refused = try await client.json(.post, "/v1/plans", body: body, token: owner.accessToken)
+            #expect(refused.status == .badRequest)
+            let fields = try #require(json(refused)["errors"] as? [[String: String]]).compactMap { $0["field"] }
+            #expect(Set(fields) == ["weeklyWorkouts", "weeklyWorkouts[0].days"])
+            let overfull: [String: Any] = ["name": "Day", "startDate": "2026-03-02", "daysPerWeek": 3, "weeklyWorkouts": [["week": 1, "days": [day]]]]
+            let tooMany = try await client.json(.post, "/v1/plans", body: overfull, token: owner.accessToken)
+            #expect(try #require(json(tooMany)["errors"] as? [[String: String]]).compactMap { $0["field"] } == ["weeklyWorkouts[0].days[0].workoutIds"])
+            let pushed = try await SyncPushTests.push(client, owner.accessToken, [SyncPushTests.mutation("plans", UUID().uuidString.lowercased(), data: overfull)])
+            #expect(SyncPushTests.fields(pushed[0]) == ["mutations[0].data.weeklyWorkouts[0].days[0].workoutIds"])
+        }
+    }
 }

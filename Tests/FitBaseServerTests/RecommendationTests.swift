@@ -146,6 +146,33 @@ import Testing
 
     // MARK: The language model
 
+    /// Each account has a daily number of model answers (by tier); past it the rules answer, and the model is not called.
+    @Test func theModelIsAskedAtMostTheDailyQuota() async throws {
+        try await FakeLanguageModel.run(behaviour: .goodAnswer) { fake in
+            var configuration = fake.configuration()
+            configuration.dailyCallsFree = 2
+            try await withApp(.sqlite, demoCatalog: true, languageModel: configuration) { client, _ in
+                let token = try await Self.cycleUser(client)
+                #expect(try await Self.today(client, token)["source"] as? String == "llm")
+                let second = try json(try await client.json(.post, "/v1/recommendations/refresh", token: token))
+                #expect(second["source"] as? String == "llm")
+                for energy in ["low", "high", "medium"] {
+                    let spent = try json(try await client.json(.post, "/v1/recommendations/refresh?energy=\(energy)", token: token))
+                    #expect(spent["source"] as? String == "rules")
+                }
+                #expect(fake.received.count == 2)
+                // Another account has its own quota.
+                #expect(try await Self.today(client, try await Self.cycleUser(client))["source"] as? String == "llm")
+                #expect(fake.received.count == 3)
+            }
+        }
+        #expect(throws: ConfigurationError.self) {
+            try LanguageModelConfiguration.resolve(environment: ["FITBASE_ANTHROPIC_API_KEY": "k", "FITBASE_ANTHROPIC_DAILY_CALLS_FREE": "-1"])
+        }
+        let resolved = try LanguageModelConfiguration.resolve(environment: ["FITBASE_ANTHROPIC_API_KEY": "k", "FITBASE_ANTHROPIC_DAILY_CALLS_PREMIUM": "7"])
+        #expect(resolved?.dailyCallsPremium == 7 && resolved?.dailyCallsFree == 10)
+    }
+
     @Test func aGoodModelAnswerIsUsedAndKept() async throws {
         try await FakeLanguageModel.run(behaviour: .goodAnswer) { fake in
             try await withApp(.sqlite, demoCatalog: true, languageModel: fake.configuration()) { client, _ in

@@ -103,6 +103,33 @@ public struct CheckedPlan: Sendable, Equatable {
 /// start, 1–7 days a week, weeks numbered from 1 in order, days 1 (Monday) to 7 (Sunday), and only workouts of the
 /// catalog.
 public enum PlanRules {
+    /// The most weeks a plan may have (a year).
+    public static let maximumWeeks = 52
+    /// The most entries of one week's `days` (one per weekday).
+    public static let maximumDaysPerWeek = 7
+    /// The most workouts one day may name.
+    public static let maximumWorkoutsPerDay = 10
+
+    /// Whether the draft's schedule is within the size limits: checked before anything else, so a huge document is
+    /// refused before its workouts are looked up. Throws the first limit broken per level, by its path.
+    public static func checkSize(_ draft: PlanDraft) throws(InvalidFields) {
+        var errors: [FieldError] = []
+        if draft.weeklyWorkouts.count > maximumWeeks {
+            errors.append(.init(field: "weeklyWorkouts", message: "must have at most \(maximumWeeks) weeks"))
+        }
+        for (weekIndex, week) in draft.weeklyWorkouts.prefix(maximumWeeks).enumerated() {
+            if week.days.count > maximumDaysPerWeek {
+                errors.append(.init(field: "weeklyWorkouts[\(weekIndex)].days", message: "must have at most \(maximumDaysPerWeek) days"))
+            }
+            for (dayIndex, day) in week.days.prefix(maximumDaysPerWeek).enumerated() where day.workoutIds.count > maximumWorkoutsPerDay {
+                errors.append(.init(
+                    field: "weeklyWorkouts[\(weekIndex)].days[\(dayIndex)].workoutIds", message: "must name at most \(maximumWorkoutsPerDay) workouts"
+                ))
+            }
+        }
+        guard errors.isEmpty else { throw InvalidFields(errors) }
+    }
+
     /// The checked plan, given `catalog` — those of the draft's ``PlanDraft/workoutIDs`` the catalog holds; throws
     /// every broken rule at once: the plan's own fields first, then each workout reference not in the catalog, by its
     /// path (`weeklyWorkouts[0].days[1].workoutIds[2]`).

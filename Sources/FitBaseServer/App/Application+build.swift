@@ -170,6 +170,7 @@ func buildApplication(
             store: RecommendationStore(database: database), catalog: catalogStore, history: historyStore, profiles: profiles,
             cycle: cycleReckoner, premiumAccess: premiumAccess,
             model: configuration.languageModel.map { AnthropicMessagesModel(client: httpClient, configuration: $0) },
+            modelCallsPerDay: (configuration.languageModel?.dailyCallsFree ?? 0, configuration.languageModel?.dailyCallsPremium ?? 0),
             logger: logger
         ),
         sync: SyncController(database: database, collections: collections),

@@ -17,6 +17,18 @@ final class CatalogLookup: Sendable {
         known.withLock { $0[id] = found }
         return found
     }
+
+    /// Which of `ids` the catalog holds: those not looked up before are read together, from one catalog snapshot.
+    func existing(_ ids: Set<WorkoutID>) async throws -> Set<WorkoutID> {
+        let unknown = known.withLock { known in ids.filter { known[$0] == nil } }
+        if !unknown.isEmpty {
+            let found = try await store.workouts(unknown)
+            known.withLock { known in
+                for id in unknown { known[id] = found[id] }
+            }
+        }
+        return known.withLock { known in ids.filter { known[$0].flatMap { $0 } != nil } }
+    }
 }
 
 extension CatalogLookup {

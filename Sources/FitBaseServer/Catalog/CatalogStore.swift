@@ -58,6 +58,16 @@ struct CatalogStore: Sendable {
         try await cache.snapshot().workout(id)
     }
 
+    /// The workouts of `ids` the catalog holds, from one snapshot (one generation check, however many ids).
+    func workouts(_ ids: Set<WorkoutID>) async throws -> [WorkoutID: CatalogWorkout] {
+        let snapshot = try await cache.snapshot()
+        var found: [WorkoutID: CatalogWorkout] = [:]
+        for id in ids {
+            if let workout = snapshot.workout(id) { found[id] = workout }
+        }
+        return found
+    }
+
     /// Every workout, in id order (what recommendations choose from).
     func allWorkouts() async throws -> [CatalogWorkout] {
         try await cache.snapshot().workouts

@@ -78,14 +78,13 @@ struct PlansCollection: SyncedCollection {
     }
 
     /// The plan a `PlanInput` describes (``PlanRules``), new at `now`; throws ``InvalidFields`` with every broken rule,
-    /// workouts not in the catalog last.
+    /// workouts not in the catalog last. A schedule past the size limits is refused first, without looking anything
+    /// up; the workouts it names are looked up together, in one read of the catalog.
     func validated(_ body: Components.Schemas.PlanInput, id: PlanID, now: Date, workouts: CatalogLookup? = nil) async throws -> TrainingPlan {
         let draft = PlanDraft(body)
+        try PlanRules.checkSize(draft)
         let workouts = workouts ?? CatalogLookup(store: catalog)
-        var found: Set<WorkoutID> = []
-        for workout in draft.workoutIDs {
-            if try await workouts.workout(workout) != nil { found.insert(workout) }
-        }
+        let found = try await workouts.existing(Set(draft.workoutIDs))
         let plan = try PlanRules.checked(draft, inCatalog: found)
         return TrainingPlan(
             id: id, name: plan.name, notes: plan.notes, startDate: plan.startDate, endDate: plan.endDate, daysPerWeek: plan.daysPerWeek,

@@ -16,6 +16,10 @@ public struct LanguageModelConfiguration: Sendable, Equatable {
     public var model: String
     /// How long one answer may take before the rules answer instead.
     public var timeout: Duration
+    /// How many answers a day one account may have from the model (a paid call each), on the free tier and on a paid
+    /// one; past that the rules answer until the day is over. 0: the rules always.
+    public var dailyCallsFree = 10
+    public var dailyCallsPremium = 50
 
     public init(apiKey: String, baseURL: String = defaultBaseURL, model: String = defaultModel, timeout: Duration = .seconds(8)) {
         self.apiKey = apiKey
@@ -42,6 +46,16 @@ public struct LanguageModelConfiguration: Sendable, Equatable {
                 throw ConfigurationError(setting: "anthropic-model", source: "FITBASE_ANTHROPIC_MODEL", value: value, expected: "a model name such as \(defaultModel)")
             }
             configuration.model = model
+        }
+        for (name, setting, keyPath) in [
+            ("FITBASE_ANTHROPIC_DAILY_CALLS_FREE", "anthropic-daily-calls-free", \LanguageModelConfiguration.dailyCallsFree),
+            ("FITBASE_ANTHROPIC_DAILY_CALLS_PREMIUM", "anthropic-daily-calls-premium", \LanguageModelConfiguration.dailyCallsPremium),
+        ] {
+            guard let value = environment[name] else { continue }
+            guard let calls = Int(value.trimmingCharacters(in: .whitespaces)), (0...100_000).contains(calls) else {
+                throw ConfigurationError(setting: setting, source: name, value: value, expected: "a number of calls from 0 to 100000")
+            }
+            configuration[keyPath: keyPath] = calls
         }
         return configuration
     }

@@ -17,6 +17,8 @@ struct RecommendationController: Sendable {
     let cycle: CycleReckoner
     let premiumAccess: any PremiumContentAccess
     let model: (any LanguageModel)?
+    /// Answers a day one account may have from `model`: `free`, and `premium` on a paid tier.
+    var modelCallsPerDay: (free: Int, premium: Int) = (10, 50)
     let logger: Logger
     let engine = RecommendationEngine()
 
@@ -102,7 +104,7 @@ struct RecommendationController: Sendable {
         let rules = engine.recommend(inputs.catalog, for: context)
         var answer = rules
         var source = RecommendationSource.rules
-        if let model {
+        if let model, try await modelQuotaAllows(user, premium: context.isEntitledToPremium) {
             let ranked = engine.ranked(inputs.catalog, for: context).map(\.workout)
             let unseen = ranked.filter { !alreadyShown.contains($0.id) }
             let candidates = Array((unseen.count >= RecommendationEngine.dailyCount ? unseen : ranked).prefix(Self.modelCandidates))
@@ -126,6 +128,15 @@ struct RecommendationController: Sendable {
         )
         try await store.keep(kept, for: user)
         return (answer, kept)
+    }
+
+    /// Counts a model call of `user` against their daily quota (in the database: every instance counts alike); `false`
+    /// when the quota is spent, and the rules answer instead.
+    private func modelQuotaAllows(_ user: UserID, premium: Bool) async throws -> Bool {
+        let rule = RateLimiter.Rule(name: "model-calls", limit: premium ? modelCallsPerDay.premium : modelCallsPerDay.free, window: 86_400)
+        let over = try await store.database.transaction { db in try await RateLimiter.hit(user.description, rule, now: .storageNow, on: db) }
+        if let over { logger.info("daily model quota reached; answering from the rules", metadata: ["retryAfter": "\(over)"]) }
+        return over == nil
     }
 
     /// A kept answer with today's catalog; `nil` when one of its workouts is gone or no longer allowed.
