@@ -229,6 +229,16 @@ extension CalendarDay {
             try await ChallengeTests.log(client, members[0], workout)
             let challenges = "/v1/groups/\(groupID)/challenges"
             let today = LocalCalendar.today(in: nil)
+            // The group's founder has been in it for a month; the nameless member joined today.
+            let storage = try await Database.open(database.location, logger: TestDatabase.logger)
+            let founder = try #require(UUID(uuidString: members[0].id))
+            try await storage.transaction { db in
+                try await db.update("group_members").set("joined_at", to: Date.now.addingTimeInterval(-30 * 86_400)).where("user_id", .equal, founder).run()
+            }
+            try await storage.shutdown()
+            // A week that ended before one joined is not theirs to see.
+            let beforeJoining = try json(try await client.json(.get, "\(challenges)?week=\(today.adding(days: -7))", token: nameless.accessToken))
+            #expect((beforeJoining["items"] as? [Any])?.isEmpty == true)
 
             let lastWeek = try #require(try json(try await client.json(.get, "\(challenges)?week=\(today.adding(days: -7))", token: members[0].accessToken))["items"] as? [[String: Any]])
             #expect(lastWeek.compactMap { ($0["challenge"] as? [String: Any])?["type"] as? String } == ["checkIns", "streak"])

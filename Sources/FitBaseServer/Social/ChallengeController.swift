@@ -29,6 +29,7 @@ struct ChallengeController: Sendable {
     func listGroupChallenges(_ input: Operations.ListGroupChallenges.Input) async throws -> Operations.ListGroupChallenges.Output {
         let caller = try RequestScope.requireCaller()
         let (group, _) = try await groups.memberGroup(input.path.groupId)
+        guard let joinedAt = try await groups.groups.membership(of: caller.user)?.joinedAt else { throw Problem.notFound("No group of yours.") }
         let zone = LocalCalendar.timeZone(group.timeZone)
         let now = Date.now
         let thisWeek = ChallengeWeek.containing(now, in: zone)
@@ -43,6 +44,9 @@ struct ChallengeController: Sendable {
             }
             week = wanted
         }
+        // A week that ended before the caller joined is not theirs to see (its boards name people they never met), as
+        // the group's events before their joining are not.
+        guard week.end > joinedAt else { return .ok(.init(body: .json(.init(items: [])))) }
         let challenges: [Challenge]
         if week == thisWeek {
             challenges = try await current(of: group)
