@@ -173,6 +173,31 @@ import Testing
         #expect(resolved?.dailyCallsPremium == 7 && resolved?.dailyCallsFree == 10)
     }
 
+    /// An answer is kept per energy level for the day: going back to a level is answered from it, not by the model.
+    @Test func eachEnergyLevelsAnswerIsKeptForTheDay() async throws {
+        try await FakeLanguageModel.run(behaviour: .goodAnswer) { fake in
+            try await withApp(.sqlite, demoCatalog: true, languageModel: fake.configuration()) { client, _ in
+                let token = try await Self.cycleUser(client)
+                func today(_ energy: String?) async throws -> [String] {
+                    let path = energy.map { "/v1/recommendations/today?energy=\($0)" } ?? "/v1/recommendations/today"
+                    return Self.ids(try json(try await client.json(.get, path, token: token)))
+                }
+                let low = try await today("low")
+                let high = try await today("high")
+                let none = try await today(nil)
+                #expect(fake.received.count == 3)
+                #expect(try await today("low") == low)
+                #expect(try await today("high") == high)
+                #expect(try await today(nil) == none)
+                #expect(fake.received.count == 3)
+                // A fourth level of inputs pushes the oldest out (three are kept beside the latest).
+                _ = try await today("medium")
+                #expect(fake.received.count == 4)
+                #expect(try await today("high") == high && fake.received.count == 4)
+            }
+        }
+    }
+
     @Test func aGoodModelAnswerIsUsedAndKept() async throws {
         try await FakeLanguageModel.run(behaviour: .goodAnswer) { fake in
             try await withApp(.sqlite, demoCatalog: true, languageModel: fake.configuration()) { client, _ in

@@ -25,9 +25,8 @@ struct RecommendationController: Sendable {
     func getTodayRecommendations(_ input: Operations.GetTodayRecommendations.Input) async throws -> Operations.GetTodayRecommendations.Output {
         let caller = try RequestScope.requireCaller()
         let inputs = try await gather(for: caller, energy: input.query.energy.flatMap { EnergyLevel(rawValue: $0.rawValue) })
-        if let kept = try await store.kept(for: caller.user), kept.localDate == inputs.today, kept.fingerprint == inputs.fingerprint,
-            let answer = restore(kept.answer, inputs)
-        {
+        // Today's answer for these very inputs (this energy level included), if one was made: no second model call.
+        if let kept = try await store.kept(for: caller.user, on: inputs.today, fingerprint: inputs.fingerprint), let answer = restore(kept.answer, inputs) {
             return .ok(.init(body: .json(wire(answer, kept: kept, inputs))))
         }
         let (answer, kept) = try await generate(inputs, for: caller.user, generation: 0, alreadyShown: [])

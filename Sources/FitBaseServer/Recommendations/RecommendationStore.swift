@@ -21,6 +21,16 @@ struct CreateDailyRecommendations: Migration {
     }
 }
 
+/// `daily_recommendations.variants`: the day's answers for other inputs (another energy level), so going back to one
+/// is answered from what was kept instead of asking the model again.
+struct AddRecommendationVariants: Migration {
+    let name = "2026-11-24.recommendations.variants"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.alter(table: "daily_recommendations").column("variants", type: .text).run()  // JSON: [KeptRecommendations.Variant]
+    }
+}
+
 /// Where an answer came from.
 enum RecommendationSource: String, Sendable, Codable {
     case rules, llm
@@ -47,41 +57,85 @@ struct KeptRecommendations: Sendable, Equatable {
     var generatedAt: Date
 }
 
-/// SQL for `daily_recommendations`, one row per user.
-struct RecommendationStore: Sendable {
-    let database: Database
-
-    func kept(for user: UserID) async throws -> KeptRecommendations? {
-        try await database.withConnection { db in
-            guard let row = try await db.select().columns("local_date", "fingerprint", "source", "generation", "answer", "generated_at")
-                .from("daily_recommendations").where("user_id", .equal, user.rawValue).first()
-            else { return nil }
-            guard let day = CalendarDay(try row.decode(column: "local_date", as: String.self)) else { return nil }
-            return KeptRecommendations(
-                localDate: day, fingerprint: try row.decode(column: "fingerprint", as: String.self),
-                source: RecommendationSource(rawValue: try row.decode(column: "source", as: String.self)) ?? .rules,
-                generation: try row.decode(column: "generation", as: Int.self),
-                answer: try row.decodeJSON(column: "answer", as: KeptRecommendations.Answer.self),
-                generatedAt: try row.decode(column: "generated_at", as: Date.self)
-            )
-        }
+extension KeptRecommendations {
+    /// How a kept answer is stored among the day's variants.
+    struct Variant: Sendable, Equatable, Codable {
+        var fingerprint: String
+        var source: RecommendationSource
+        var generation: Int
+        var answer: Answer
+        var generatedAt: Date
     }
 
-    /// Replaces the user's kept answer.
+    var variant: Variant { Variant(fingerprint: fingerprint, source: source, generation: generation, answer: answer, generatedAt: generatedAt) }
+
+    init(_ variant: Variant, on day: CalendarDay) {
+        self.init(
+            localDate: day, fingerprint: variant.fingerprint, source: variant.source, generation: variant.generation, answer: variant.answer,
+            generatedAt: variant.generatedAt
+        )
+    }
+}
+
+/// SQL for `daily_recommendations`, one row per user: the latest answer of the user's day and up to
+/// ``RecommendationStore/maximumVariants`` answers of the same day for other inputs.
+struct RecommendationStore: Sendable {
+    /// How many answers for other inputs a day keeps beside the latest (the energy levels and the answer without one).
+    static let maximumVariants = 3
+
+    let database: Database
+
+    /// The user's latest kept answer.
+    func kept(for user: UserID) async throws -> KeptRecommendations? {
+        try await database.withConnection { db in try await Self.row(of: user, on: db)?.latest }
+    }
+
+    /// The answer kept for `day` and exactly these inputs (`fingerprint`): the latest, or one of the day's variants.
+    func kept(for user: UserID, on day: CalendarDay, fingerprint: String) async throws -> KeptRecommendations? {
+        guard let row = try await database.withConnection({ db in try await Self.row(of: user, on: db) }), row.latest.localDate == day else { return nil }
+        if row.latest.fingerprint == fingerprint { return row.latest }
+        return row.variants.first { $0.fingerprint == fingerprint }.map { KeptRecommendations($0, on: day) }
+    }
+
+    /// Makes `kept` the user's latest answer; the one it replaces stays as a variant when it is of the same day and
+    /// other inputs (the oldest variants go past ``maximumVariants``).
     func keep(_ kept: KeptRecommendations, for user: UserID) async throws {
         let answer = try jsonText(kept.answer)
         try await database.transaction { db in
+            var variants: [KeptRecommendations.Variant] = []
+            if let previous = try await Self.row(of: user, on: db, locking: true), previous.latest.localDate == kept.localDate {
+                variants = ([previous.latest.variant] + previous.variants).filter { $0.fingerprint != kept.fingerprint }
+                variants = Array(variants.prefix(Self.maximumVariants))
+            }
             try await db.insert(into: "daily_recommendations")
-                .columns("user_id", "local_date", "fingerprint", "source", "generation", "answer", "generated_at")
+                .columns("user_id", "local_date", "fingerprint", "source", "generation", "answer", "generated_at", "variants")
                 .values(
                     SQLBind(user.rawValue), SQLBind(kept.localDate.description), SQLBind(kept.fingerprint), SQLBind(kept.source.rawValue),
-                    SQLBind(kept.generation), SQLBind(answer), SQLBind(kept.generatedAt)
+                    SQLBind(kept.generation), SQLBind(answer), SQLBind(kept.generatedAt), SQLBind(try jsonText(variants))
                 )
                 .onConflict(with: ["user_id"]) { conflict in
-                    ["local_date", "fingerprint", "source", "generation", "answer", "generated_at"].reduce(conflict) { $0.set(excludedValueOf: $1) }
+                    ["local_date", "fingerprint", "source", "generation", "answer", "generated_at", "variants"].reduce(conflict) { $0.set(excludedValueOf: $1) }
                 }
                 .run()
         }
+    }
+
+    private static func row(of user: UserID, on db: any SQLDatabase, locking: Bool = false) async throws -> (latest: KeptRecommendations, variants: [KeptRecommendations.Variant])? {
+        var query = db.select().columns("local_date", "fingerprint", "source", "generation", "answer", "generated_at", "variants")
+            .from("daily_recommendations").where("user_id", .equal, user.rawValue)
+        if locking { query = query.for(.update) }
+        guard let row = try await query.first(), let day = CalendarDay(try row.decode(column: "local_date", as: String.self)) else { return nil }
+        let latest = KeptRecommendations(
+            localDate: day, fingerprint: try row.decode(column: "fingerprint", as: String.self),
+            source: RecommendationSource(rawValue: try row.decode(column: "source", as: String.self)) ?? .rules,
+            generation: try row.decode(column: "generation", as: Int.self),
+            answer: try row.decodeJSON(column: "answer", as: KeptRecommendations.Answer.self),
+            generatedAt: try row.decode(column: "generated_at", as: Date.self)
+        )
+        let variants = try row.decode(column: "variants", as: String?.self).map { text in
+            (try? JSONDecoder().decode([KeptRecommendations.Variant].self, from: Data(text.utf8))) ?? []
+        } ?? []
+        return (latest, variants)
     }
 }
 

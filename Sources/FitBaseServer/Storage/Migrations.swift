@@ -34,6 +34,7 @@ enum FitBaseMigrations {
         CreateHealthRollups(),
         MoveHealthSampleFeedEntries(),
         AddInviteLimits(),
+        AddRecommendationVariants(),
     ]
 }
 
