@@ -192,6 +192,28 @@ import Testing
         }
     }
 
+    /// A member cannot fill the group with invites: 50 working ones at most; a revoked one frees its place.
+    @Test(arguments: TestEngines.all)
+    func aGroupHoldsAtMostFiftyWorkingInvites(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, _ in
+            let ana = try await client.signUp()
+            let groupID = try #require(try json(try await Self.create(client, ana))["id"] as? String)
+            var first: String?
+            for _ in 0..<GroupStore.maximumLiveInvites {
+                let made = try await client.json(.post, "/v1/groups/\(groupID)/invites", token: ana.accessToken)
+                try #require(made.status == .created)
+                if first == nil { first = try json(made)["id"] as? String }
+            }
+            let refused = try await client.json(.post, "/v1/groups/\(groupID)/invites", token: ana.accessToken)
+            #expect(refused.status == .conflict)
+            #expect(try json(refused)["code"] as? String == "too_many_invites")
+            #expect(try await client.json(.delete, "/v1/groups/\(groupID)/invites/\(try #require(first))", token: ana.accessToken).status == .noContent)
+            #expect(try await client.json(.post, "/v1/groups/\(groupID)/invites", token: ana.accessToken).status == .created)
+            let listed = try json(try await client.json(.get, "/v1/groups/\(groupID)/invites", token: ana.accessToken))["items"] as? [Any]
+            #expect(listed?.count == GroupStore.maximumLiveInvites)
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func anAppFindsItsGroupAgain(engine: DatabaseEngine) async throws {
         try await withApp(engine) { client, _ in

@@ -58,6 +58,7 @@ public enum ProblemCode: String, Sendable, Hashable, Codable, CaseIterable {
     case tokenInvalid = "token_invalid"
     case tokenUsed = "token_used"
     case tooManyAttempts = "too_many_attempts"
+    case tooManyInvites = "too_many_invites"
     case transactionClaimed = "transaction_claimed"
     case unauthenticated = "unauthenticated"
     case unsupportedMediaType = "unsupported_media_type"

@@ -39,6 +39,8 @@ struct GroupStore: Sendable {
     static let maximumInviteLifetime: TimeInterval = 30 * 86_400
     /// The most joins one invite may allow (a group holds ``maximumMembers``; an invite may outlive members who left).
     static let maximumInviteUses = 100
+    /// The most working invites a group holds (so no member can fill the table, or the admin's list, with them).
+    static let maximumLiveInvites = 50
 
     // MARK: Reading
 
@@ -166,6 +168,16 @@ struct GroupStore: Sendable {
         let token = Data(bytes).base64URLEncoded
         let invite = GroupInvite(id: InviteID(), group: group, createdBy: user, createdAt: now, expiresAt: expiresAt, maxUses: maxUses, useCount: 0)
         try await database.transaction { db in
+            // The group's row is held, so concurrent invites are counted one after the other.
+            guard try await Self.group(group, on: db, locking: true) != nil else { throw GroupMembershipError.noSuchGroup(group) }
+            let live = try await Self.live(db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("group_invites")
+                .where("group_id", .equal, group.rawValue), now: now).first()?.decode(column: "n", as: Int.self) ?? 0
+            guard live < Self.maximumLiveInvites else {
+                throw Problem(
+                    .conflict, code: .tooManyInvites,
+                    detail: "The group has \(Self.maximumLiveInvites) working invites, the most it may; revoke some or let them expire."
+                )
+            }
             try await db.insert(into: "group_invites").columns("token_hash", "id", "group_id", "created_by", "created_at", "expires_at", "max_uses", "use_count")
                 .values(
                     SQLBind(sha256Hex(token)), SQLBind(invite.id.rawValue), SQLBind(group.rawValue), SQLBind(user.rawValue), SQLBind(now),
