@@ -60,9 +60,6 @@ final class EventHub: Sendable {
         wake.yield()
     }
 
-    /// How many streams this instance holds open.
-    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
-
     // MARK: Streams
 
     /// Registers a stream until it closes; `false` when the instance holds as many as it may. Closes the user's oldest
@@ -164,33 +161,19 @@ final class EventHub: Sendable {
 
     private func dispatch(_ event: RealtimeEvent) {
         let targets: [EventSubscriber] = state.withLock { state in
-            if let user = EventTopic.user(named: event.topic) { return (state.byUser[user] ?? []).compactMap { state.subscribers[$0] } }
-            if let group = EventTopic.group(named: event.topic) { return (state.byGroup[group] ?? []).compactMap { state.subscribers[$0] } }
-            if let session = EventTopic.session(named: event.topic) { return (state.bySession[session] ?? []).compactMap { state.subscribers[$0] } }
-            return []
+            let ids: [UUID] = switch EventTopic(named: event.topic) {
+            case .user(let user): state.byUser[user] ?? []
+            case .group(let group): Array(state.byGroup[group] ?? [])
+            case .session(let session): Array(state.bySession[session] ?? [])
+            case nil: []
+            }
+            return ids.compactMap { state.subscribers[$0] }
         }
         for subscriber in targets { subscriber.receive(event, hub: self) }
     }
 
     private func tick(now: Date, clock: ContinuousClock.Instant) {
         for subscriber in state.withLock({ Array($0.subscribers.values) }) { subscriber.tick(now: now, clock: clock) }
-    }
-}
-
-extension EventTopic {
-    /// The user of a stored `user:<id>` topic.
-    static func user(named name: String) -> UserID? {
-        name.hasPrefix("user:") ? UserID(String(name.dropFirst(5))) : nil
-    }
-
-    /// The group of a stored `group:<id>` topic.
-    static func group(named name: String) -> GroupID? {
-        name.hasPrefix("group:") ? GroupID(String(name.dropFirst(6))) : nil
-    }
-
-    /// The session of a stored `session:<id>` topic.
-    static func session(named name: String) -> SessionID? {
-        name.hasPrefix("session:") ? SessionID(String(name.dropFirst(8))) : nil
     }
 }
 
@@ -349,7 +332,7 @@ final class EventSubscriber: Sendable {
         case EventLog.sessionEnded:
             return .close
         default:
-            if let group = EventTopic.group(named: event.topic), group != state.group { return .taken }
+            if case .group(let group) = EventTopic(named: event.topic), group != state.group { return .taken }
             output.yield(event.frame)
             state.lastWrite = .now
             return .taken

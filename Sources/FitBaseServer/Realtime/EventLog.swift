@@ -36,6 +36,19 @@ enum EventTopic: Hashable, Sendable {
         case .session(let session): "session:\(session)"
         }
     }
+
+    /// The topic a stored name names; `nil` for anything else.
+    init?(named name: String) {
+        let parts = name.split(separator: ":", maxSplits: 1)
+        guard parts.count == 2 else { return nil }
+        let id = String(parts[1])
+        switch parts[0] {
+        case "user": guard let user = UserID(id) else { return nil }; self = .user(user)
+        case "group": guard let group = GroupID(id) else { return nil }; self = .group(group)
+        case "session": guard let session = SessionID(id) else { return nil }; self = .session(session)
+        default: return nil
+        }
+    }
 }
 
 /// A topic a subscriber may read, and from when: a group's events only from the moment the member joined, so a new
@@ -59,6 +72,14 @@ struct RealtimeEvent: Sendable, Equatable {
     init(id: Int64, topic: String, type: String, data: String) {
         (self.id, self.topic, self.type, self.data) = (id, topic, type, data)
         frame = ByteBuffer(string: "id: \(id)\nevent: \(type)\ndata: \(data)\n\n")
+    }
+
+    /// An event as read from `events` (`id`, `topic`, `type`, `data`).
+    init(row: any SQLRow) throws {
+        self.init(
+            id: try row.decode(column: "id", as: Int64.self), topic: try row.decode(column: "topic", as: String.self),
+            type: try row.decode(column: "type", as: String.self), data: try row.decode(column: "data", as: String.self)
+        )
     }
 }
 
@@ -117,22 +138,12 @@ enum EventLog {
                 }
             }
             .orderBy("id").limit(limit).all()
-            .map { row in
-                RealtimeEvent(
-                    id: try row.decode(column: "id", as: Int64.self), topic: try row.decode(column: "topic", as: String.self),
-                    type: try row.decode(column: "type", as: String.self), data: try row.decode(column: "data", as: String.self)
-                )
-            }
+            .map(RealtimeEvent.init(row:))
     }
 
     /// Events of every topic after `id`, oldest first: what an instance's ``EventHub`` reads once for all its streams.
     static func events(after id: Int64, limit: Int, on db: any SQLDatabase) async throws -> [RealtimeEvent] {
-        try await readAll(id, limit).all(on: db).map { row in
-            RealtimeEvent(
-                id: try row.decode(column: "id", as: Int64.self), topic: try row.decode(column: "topic", as: String.self),
-                type: try row.decode(column: "type", as: String.self), data: try row.decode(column: "data", as: String.self)
-            )
-        }
+        try await readAll(id, limit).all(on: db).map(RealtimeEvent.init(row:))
     }
 
     private static let readAll = StoredStatement(#"SELECT "id", "topic", "type", "data" FROM "events" WHERE "id" > ? ORDER BY "id" LIMIT ?"#)

@@ -20,16 +20,12 @@ struct ChallengeController: Sendable {
         let (group, _) = try await groups.memberGroup(input.path.groupId)
         let kind = ChallengeKind(rawValue: input.path._type.rawValue) ?? .checkIns
         guard let challenge = try await current(of: group).first(where: { $0.kind == kind }) else { throw Problem.notFound("No such challenge.") }
-        let entries = try await database.withConnection { db in try await ChallengeScoring.entries(of: challenge.id, on: db) }.map(Self.wire)
-        return .ok(.init(body: .json(.init(
-            challenge: Self.wire(challenge), entries: entries, currentUserEntry: entries.first { $0.userId == caller.user.description }
-        ))))
+        return .ok(.init(body: .json(try await boards(of: [challenge], for: caller.user)[0])))
     }
 
     func listGroupChallenges(_ input: Operations.ListGroupChallenges.Input) async throws -> Operations.ListGroupChallenges.Output {
         let caller = try RequestScope.requireCaller()
-        let (group, _) = try await groups.memberGroup(input.path.groupId)
-        guard let joinedAt = try await groups.groups.membership(of: caller.user)?.joinedAt else { throw Problem.notFound("No group of yours.") }
+        let (group, membership) = try await groups.membership(in: input.path.groupId)
         let zone = LocalCalendar.timeZone(group.timeZone)
         let now = Date.now
         let thisWeek = ChallengeWeek.containing(now, in: zone)
@@ -46,29 +42,9 @@ struct ChallengeController: Sendable {
         }
         // A week that ended before the caller joined is not theirs to see (its boards name people they never met), as
         // the group's events before their joining are not.
-        guard week.end > joinedAt else { return .ok(.init(body: .json(.init(items: [])))) }
-        let challenges: [Challenge]
-        if week == thisWeek {
-            challenges = try await current(of: group)
-        } else {
-            let week = week
-            challenges = try await database.withConnection { db in
-                var found: [Challenge] = []
-                for kind in ChallengeKind.allCases {
-                    if let challenge = try await ChallengeScoring.challenge(group: group.id, kind: kind, week: week, on: db) { found.append(challenge) }
-                }
-                return found
-            }
-        }
-        let boards = try await database.withConnection { db in
-            var boards: [Components.Schemas.Leaderboard] = []
-            for challenge in challenges {
-                let entries = try await ChallengeScoring.entries(of: challenge.id, on: db).map(Self.wire)
-                boards.append(.init(challenge: Self.wire(challenge), entries: entries, currentUserEntry: entries.first { $0.userId == caller.user.description }))
-            }
-            return boards
-        }
-        return .ok(.init(body: .json(.init(items: boards))))
+        guard week.end > membership.joinedAt else { return .ok(.init(body: .json(.init(items: [])))) }
+        let challenges = week == thisWeek ? try await current(of: group) : try await existing(of: group.id, in: week)
+        return .ok(.init(body: .json(.init(items: try await boards(of: challenges, for: caller.user)))))
     }
 
     func listNotifications(_ input: Operations.ListNotifications.Input) async throws -> Operations.ListNotifications.Output {
@@ -107,13 +83,7 @@ struct ChallengeController: Sendable {
     /// writes).
     private func current(of group: SocialGroup) async throws -> [Challenge] {
         let week = ChallengeWeek.containing(.now, in: LocalCalendar.timeZone(group.timeZone))
-        let existing = try await database.withConnection { db in
-            var found: [Challenge] = []
-            for kind in ChallengeKind.allCases {
-                if let challenge = try await ChallengeScoring.challenge(group: group.id, kind: kind, week: week, on: db) { found.append(challenge) }
-            }
-            return found
-        }
+        let existing = try await existing(of: group.id, in: week)
         if existing.count == ChallengeKind.allCases.count { return existing }
         return try await database.transaction { db in
             var challenges: [Challenge] = []
@@ -121,6 +91,29 @@ struct ChallengeController: Sendable {
                 challenges.append(try await ChallengeScoring.ensureChallenge(group: group.id, kind: kind, week: week, now: .storageNow, on: db))
             }
             return challenges
+        }
+    }
+
+    /// The group's challenges of `week` that were made, in ``ChallengeKind`` order (none is created).
+    private func existing(of group: GroupID, in week: ChallengeWeek) async throws -> [Challenge] {
+        try await database.withConnection { db in
+            var found: [Challenge] = []
+            for kind in ChallengeKind.allCases {
+                if let challenge = try await ChallengeScoring.challenge(group: group, kind: kind, week: week, on: db) { found.append(challenge) }
+            }
+            return found
+        }
+    }
+
+    /// The boards of `challenges` as `user` sees them (their own entry beside the ranking), in one connection.
+    private func boards(of challenges: [Challenge], for user: UserID) async throws -> [Components.Schemas.Leaderboard] {
+        try await database.withConnection { db in
+            var boards: [Components.Schemas.Leaderboard] = []
+            for challenge in challenges {
+                let entries = try await ChallengeScoring.entries(of: challenge.id, on: db).map(Self.wire)
+                boards.append(.init(challenge: Self.wire(challenge), entries: entries, currentUserEntry: entries.first { $0.userId == user.description }))
+            }
+            return boards
         }
     }
 

@@ -101,9 +101,7 @@ struct GroupController: Sendable {
         let caller = try RequestScope.requireCaller()
         let (group, role) = try await memberGroup(input.path.groupId)
         let now = Date.storageNow
-        guard let id = InviteID(input.path.inviteId), let invite = try await groups.invites(of: group.id, now: now).first(where: { $0.id == id }) else {
-            throw Self.inviteGone
-        }
+        guard let id = InviteID(input.path.inviteId), let invite = try await groups.invite(id, of: group.id, now: now) else { throw Self.inviteGone }
         guard role == .admin || invite.createdBy == caller.user else {
             throw Problem(.forbidden, code: .forbidden, detail: "Only the invite's creator or the group's admin can revoke it.")
         }
@@ -160,11 +158,17 @@ struct GroupController: Sendable {
 
     /// The group the caller is a member of, with their role; 404 for a group they are not in (it is not theirs to see).
     func memberGroup(_ id: String) async throws -> (SocialGroup, GroupRole) {
+        let (group, membership) = try await membership(in: id)
+        return (group, membership.role)
+    }
+
+    /// ``memberGroup(_:)`` with the caller's whole membership (when they joined, too).
+    func membership(in id: String) async throws -> (SocialGroup, (group: GroupID, role: GroupRole, joinedAt: Date)) {
         let caller = try RequestScope.requireCaller()
         guard let groupID = GroupID(id), let membership = try await groups.membership(of: caller.user), membership.group == groupID,
             let group = try await groups.group(groupID)
         else { throw Problem.notFound("No group \(id) of yours.") }
-        return (group, membership.role)
+        return (group, membership)
     }
 
     private func liveInvite(_ token: String) async throws -> (GroupInvite, SocialGroup) {

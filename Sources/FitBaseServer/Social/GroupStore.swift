@@ -162,10 +162,7 @@ struct GroupStore: Sendable {
     /// `maxUses` joins when given, and until it is revoked (by its creator or the admin, or because its creator left
     /// the group).
     func createInvite(for group: GroupID, by user: UserID, expiresAt: Date, maxUses: Int?, now: Date) async throws -> (token: String, invite: GroupInvite) {
-        var bytes = [UInt8](repeating: 0, count: 32)
-        var generator = SystemRandomNumberGenerator()
-        for index in bytes.indices { bytes[index] = generator.next() }
-        let token = Data(bytes).base64URLEncoded
+        let token = randomToken()
         let invite = GroupInvite(id: InviteID(), group: group, createdBy: user, createdAt: now, expiresAt: expiresAt, maxUses: maxUses, useCount: 0)
         try await database.transaction { db in
             // The group's row is held, so concurrent invites are counted one after the other.
@@ -187,12 +184,22 @@ struct GroupStore: Sendable {
         return (token, invite)
     }
 
-    private static let inviteColumns = ["id", "group_id", "created_by", "created_at", "expires_at", "max_uses", "use_count"]
+    /// The working invites, with the columns ``invite(_:)`` reads.
+    private static func liveInvites(on db: any SQLDatabase, now: Date) -> SQLSelectBuilder {
+        live(db.select().columns("id", "group_id", "created_by", "created_at", "expires_at", "max_uses", "use_count").from("group_invites"), now: now)
+    }
 
     /// The invite a token names while it works: not revoked, not expired, not used up.
     func invite(_ token: String, now: Date) async throws -> GroupInvite? {
         try await database.withConnection { db in
-            try await Self.live(db.select().columns(Self.inviteColumns).from("group_invites").where("token_hash", .equal, sha256Hex(token)), now: now)
+            try await Self.liveInvites(on: db, now: now).where("token_hash", .equal, sha256Hex(token)).first().map(Self.invite)
+        }
+    }
+
+    /// The group's working invite `id`, if it is one.
+    func invite(_ id: InviteID, of group: GroupID, now: Date) async throws -> GroupInvite? {
+        try await database.withConnection { db in
+            try await Self.liveInvites(on: db, now: now).where("id", .equal, id.rawValue).where("group_id", .equal, group.rawValue)
                 .first().map(Self.invite)
         }
     }
@@ -200,7 +207,7 @@ struct GroupStore: Sendable {
     /// The group's working invites, newest first: metadata only (tokens are never stored).
     func invites(of group: GroupID, now: Date) async throws -> [GroupInvite] {
         try await database.withConnection { db in
-            try await Self.live(db.select().columns(Self.inviteColumns).from("group_invites").where("group_id", .equal, group.rawValue), now: now)
+            try await Self.liveInvites(on: db, now: now).where("group_id", .equal, group.rawValue)
                 .orderBy("created_at", .descending).orderBy("id").all().map(Self.invite)
         }
     }
@@ -232,10 +239,9 @@ struct GroupStore: Sendable {
     }
 
     /// Revokes every invite `user` made for the group: they left it or were removed. The caller's transaction.
-    static func revokeInvites(by user: UserID, of group: GroupID?, now: Date, on db: any SQLDatabase) async throws {
-        var update = db.update("group_invites").set("revoked_at", to: now).where("created_by", .equal, user.rawValue).where("revoked_at", .is, SQLLiteral.null)
-        if let group { update = update.where("group_id", .equal, group.rawValue) }
-        try await update.run()
+    static func revokeInvites(by user: UserID, of group: GroupID, now: Date, on db: any SQLDatabase) async throws {
+        try await db.update("group_invites").set("revoked_at", to: now).where("created_by", .equal, user.rawValue)
+            .where("group_id", .equal, group.rawValue).where("revoked_at", .is, SQLLiteral.null).run()
     }
 
     /// Narrows a query to working invites: not revoked, not expired, not used up.
