@@ -16,7 +16,9 @@ check through the API that every acknowledged write is there:
 
 "Acknowledged" means a 2xx answer read in full (and, for pushes and uploads, the mutation `applied` / the sample
 `created`); a request whose answer never came (connection reset by the kill) is not acknowledged, and may or may not
-have been applied. 429 and 503 answers are not acknowledged either; the load carries on. The cycle runs twice per
+have been applied. 429 and 503 answers are not acknowledged either; the load carries on. After the restart the
+pushes and uploads the kill cut off are sent again as they were, as a device would (mutation ids answer their first
+result, stored samples are `duplicate`), and what they answer is checked like the rest. The cycle runs twice per
 engine by default (the second load on the restarted server, then a second kill), then the audit chain is verified
 again after a clean stop. Exit status 1, naming every missing write, when anything acknowledged is not found or the
 audit chain does not verify; 2 for a broken set-up.
@@ -310,6 +312,7 @@ class Ledger:
         self.pushes = []    # (account, collection, id, expected data subset)
         self.samples = []   # (account, id, type, value)
         self.unanswered = {k: 0 for k in KINDS}
+        self.unsent = []    # (kind, account, body, expected) of pushes and uploads whose answer the kill cut off
         self.statuses = {}  # (kind, status or problem code) -> count, for everything not acknowledged
         self.in_flight = 0
 
@@ -408,7 +411,20 @@ class Load:
                 mutations.append({"mutationId": str(uuid.uuid4()), "collection": "workoutLogs", "id": record,
                                   "op": "upsert", "updatedAt": iso(now), "data": data})
                 expected[mutations[-1]["mutationId"]] = ("workoutLogs", record, {"workoutId": data["workoutId"], "duration": duration})
-        status, answer, _ = client.request("POST", "/v1/sync/push", {"mutations": mutations}, account.token)
+        status, answer = self.send(client, "pushes", account, "/v1/sync/push", {"mutations": mutations}, expected)
+        self.acknowledge_push(account, status, answer, expected)
+
+    def send(self, client, kind, account, path, body, expected):
+        """A push or an upload; one whose answer never came is kept to be sent again after the restart."""
+        try:
+            status, answer, _ = client.request("POST", path, body, account.token)
+        except (OSError, http.client.HTTPException):
+            with self.ledger.lock:
+                self.ledger.unsent.append((kind, account, body, expected))
+            raise
+        return status, answer
+
+    def acknowledge_push(self, account, status, answer, expected):
         if status != 200:
             self.refused("pushes", status, answer)
             return
@@ -443,14 +459,19 @@ class Load:
             sample.update({"start": iso(start), "sourceId": "com.example.durability", "device": "check"})
             samples.append(sample)
             sent[sample_id.lower()] = (sample["type"], value)
-        status, answer, _ = client.request("POST", "/v1/health/samples", {"samples": samples}, account.token)
+        status, answer = self.send(client, "samples", account, "/v1/health/samples", {"samples": samples}, sent)
+        self.acknowledge_upload(account, status, answer, sent)
+
+    def acknowledge_upload(self, account, status, answer, sent, accepted=("created",)):
         if status != 200:
             self.refused("samples", status, answer)
-            return
+            return 0
         acknowledged = []
+        duplicates = 0
         for result in answer.get("results", []):
             sample_id = str(result.get("id", "")).lower()
-            if result.get("status") == "created" and sample_id in sent:
+            duplicates += result.get("status") == "duplicate"
+            if result.get("status") in accepted and sample_id in sent:
                 kind, value = sent[sample_id]
                 acknowledged.append((account, sample_id, kind, value))
             else:
@@ -458,6 +479,7 @@ class Load:
                 self.ledger.note("samples", f"sample {result.get('status')} {problem}".strip())
         with self.ledger.lock:
             self.ledger.samples.extend(acknowledged)
+        return duplicates
 
 
 def prepare(url, count, run_tag, ledger):
@@ -485,7 +507,7 @@ def prepare(url, count, run_tag, ledger):
 
 
 def run_load(engine, url, accounts, workouts, ledger, run_tag, threads, rng):
-    """The load until a kill -9 3-6 s in; (seconds, requests in flight at the kill)."""
+    """The load until a kill -9 3-6 s in; (seconds, requests in flight at the kill, the load)."""
     load = Load(url, accounts, workouts, ledger, run_tag, rng.randrange(1 << 30))
     workers = [threading.Thread(target=load.worker, args=(i,), daemon=True) for i in range(threads)]
     started = time.monotonic()
@@ -501,7 +523,7 @@ def run_load(engine, url, accounts, workouts, ledger, run_tag, threads, rng):
         worker.join(timeout=30)
         if worker.is_alive():
             raise SetupError("a load thread did not stop within 30 s of the kill")
-    return elapsed, in_flight
+    return elapsed, in_flight, load
 
 
 # MARK: Checking
@@ -534,6 +556,27 @@ def feed(client, token):
         since = answer.get("cursor")
         if not answer.get("hasMore"):
             return changes
+
+
+def resend(url, ledger, load):
+    """Sends again, as they were, the pushes and uploads whose answers the kill cut off, as a device would: a push's
+    mutation ids answer their first result (or apply now), a sample already stored is a `duplicate`. What they answer
+    is acknowledged and checked like the rest. (pushes resent, uploads resent, samples that were stored already)."""
+    client = Client(url)
+    with ledger.lock:
+        unsent, ledger.unsent = ledger.unsent, []
+    pushes = uploads = landed = 0
+    for kind, account, body, expected in unsent:
+        path = "/v1/sync/push" if kind == "pushes" else "/v1/health/samples"
+        status, answer = retrying(client, "POST", path, body, account.token)
+        if kind == "pushes":
+            pushes += 1
+            load.acknowledge_push(account, status, answer, expected)
+        else:
+            uploads += 1
+            landed += load.acknowledge_upload(account, status, answer, expected, accepted=("created", "duplicate"))
+    client.close()
+    return pushes, uploads, landed
 
 
 def check(url, ledger, accounts):
@@ -651,10 +694,8 @@ def run_engine(name, binary, work, master_key, args, rng, database_url=None, adm
         accounts, workouts = prepare(url, args.accounts, run_tag, ledger)
         for cycle in range(1, args.cycles + 1):
             before = ledger.count()
-            seconds, in_flight = run_load(engine, url, accounts, workouts, ledger, f"{run_tag}-{cycle}", args.threads, rng)
-            after = ledger.count()
-            added = {k: after[k] - before[k] for k in KINDS}
-            unanswered = sum(ledger.unanswered.values())
+            seconds, in_flight, load = run_load(engine, url, accounts, workouts, ledger, f"{run_tag}-{cycle}", args.threads, rng)
+            added = {k: ledger.count()[k] - before[k] for k in KINDS}
             code, output = engine.audit_verify()
             chain = "audit chain intact" if code == 0 else f"AUDIT VERIFY EXITED {code}"
             if code != 0:
@@ -662,11 +703,13 @@ def run_engine(name, binary, work, master_key, args, rng, database_url=None, adm
             restart = time.monotonic()
             url = engine.start()
             restart = time.monotonic() - restart
+            pushes, uploads, landed = resend(url, ledger, load)
             missing, found = check(url, ledger, accounts)
             lost = sum(len(v) for v in missing.values())
             log(f"{name} cycle {cycle}: kill -9 at {seconds:.1f} s with {in_flight} requests in flight; "
-                f"acknowledged {figures(added)} (unanswered so far {unanswered}); {chain} after the kill; "
-                f"restarted in {restart:.1f} s; found {figures(found)} of {figures(after)}"
+                f"acknowledged {figures(added)}; {chain} after the kill; restarted in {restart:.1f} s; "
+                f"resent {pushes} pushes and {uploads} uploads the kill cut off ({landed} of their samples "
+                f"had been stored); found {figures(found)} of {figures(ledger.count())}"
                 + ("" if lost == 0 else f"; {lost} MISSING"))
             for kind in KINDS:
                 for what in missing[kind]:
