@@ -78,7 +78,7 @@ struct Audit: AsyncParsableCommand {
     /// `fitbase audit verify`.
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Walk the audit chain and report the first broken link (exit 1), or that it holds (exit 0)."
+            abstract: "Walk every audit chain, check its signed digests, and report the first broken link (exit 1), or that they hold (exit 0)."
         )
 
         @OptionGroup var options: ServerOptions
@@ -92,7 +92,10 @@ struct Audit: AsyncParsableCommand {
                     print("audit chain BROKEN after \(verdict.entries) good entries: \(broken)")
                     throw ExitCode.failure
                 }
-                print("audit chain intact: \(verdict.entries) entries")
+                print(
+                    "audit chain intact: \(verdict.entries) entries in \(verdict.chains) chains; \(verdict.digests) signed digests hold; "
+                        + "\(verdict.unsigned) entries after their chain's last digest checked by hash only"
+                )
             } catch let exit as ExitCode {
                 throw exit
             } catch {

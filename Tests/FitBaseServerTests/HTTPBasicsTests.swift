@@ -87,18 +87,20 @@ import Testing
         }
     }
 
-    @Test func requestIDIsEchoedWhenSensibleAndReplacedOtherwise() async throws {
+    /// The server's id is always its own; a sensible client id is echoed beside it as the client's, any other dropped.
+    @Test func theServerIssuesItsOwnRequestIDAndKeepsTheClientsApart() async throws {
         try await withApp(.sqlite) { client, _ in
             let echoed = try await client.execute(uri: "/healthz", method: .get, headers: [.requestID: "client-abc.123:x_y"])
-            #expect(echoed.headers[.requestID] == "client-abc.123:x_y")
+            #expect(UUID(uuidString: try #require(echoed.headers[.requestID])) != nil)
+            #expect(echoed.headers[.clientRequestID] == "client-abc.123:x_y")
 
             let hostile = try await client.execute(uri: "/healthz", method: .get, headers: [.requestID: "a b\u{7f}<script>"])
-            let replaced = try #require(hostile.headers[.requestID])
-            #expect(replaced != "a b\u{7f}<script>")
-            #expect(UUID(uuidString: replaced) != nil)
+            #expect(UUID(uuidString: try #require(hostile.headers[.requestID])) != nil)
+            #expect(hostile.headers[.clientRequestID] == nil)
 
             let tooLong = try await client.execute(uri: "/healthz", method: .get, headers: [.requestID: String(repeating: "x", count: 129)])
             #expect(tooLong.headers[.requestID]?.count == 36)
+            #expect(tooLong.headers[.clientRequestID] == nil)
         }
     }
 

@@ -3,6 +3,7 @@ import FitBaseTestSupport
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import Crypto
 import SQLKit
 import Testing
 
@@ -329,25 +330,134 @@ import Testing
             #expect(Set(mine.compactMap { $0["action"] as? String }) == ["write", "read", "export", "sync"])
             #expect(mine.filter { $0["action"] as? String == "write" }.count == 6)
             #expect(mine.allSatisfy { ($0["requestId"] as? String)?.isEmpty == false })
+            // One chain per user, counted from 1.
+            #expect(mine.compactMap { $0["seq"] as? Int }.sorted() == Array(1...10))
 
             let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let (vault, keysDatabase) = try await SealedCycleDataTests.vault(testDatabase, database)
+            let keys = try await AuditKey.load(from: vault.keys, masterKey: vault.masterKey, creating: false)
+            let key = try #require(AuditKey.current(of: keys))
             let log = AuditLog(database: database)
-            let intact = try await log.verify(pageSize: 7)
-            #expect(intact.firstBreak == nil && intact.entries == 12 + 4)  // uploads; list, summary, export, sync
+            let intact = try await log.verify(keys: keys, pageSize: 7)
+            #expect(intact.firstBreak == nil && intact.entries == 12 + 4 && intact.chains == 2)  // uploads; list, summary, export, sync
+            #expect(intact.digests == 0 && intact.unsigned == 16)
+            // The minute's digests: each chain's head signed.
+            #expect(try await AuditDigests.sign(with: key, database: database) == 2)
+            #expect(try await AuditDigests.sign(with: key, database: database) == 0)
+            let signed = try await log.verify(keys: keys, pageSize: 7)
+            #expect(signed.firstBreak == nil && signed.digests == 2 && signed.unsigned == 0)
 
+            let mineID = try #require(UUID(uuidString: account.id))
             // Edited, deleted, reordered: each is found, at the right place.
-            try await database.transaction { try await $0.update("health_audit_log").set("count", to: 99).where("seq", .equal, 5).run() }
-            #expect(try await log.verify(pageSize: 7).firstBreak?.seq == 5)
-            try await database.transaction { try await $0.update("health_audit_log").set("count", to: 5).where("seq", .equal, 5).run() }
-            #expect(try await log.verify().firstBreak == nil)
+            try await database.transaction { try await $0.update("audit_entries").set("count", to: 99).where("subject_id", .equal, mineID).where("seq", .equal, 5).run() }
+            let edited = try await log.verify(pageSize: 7).firstBreak
+            #expect(edited?.subject == mineID && edited?.seq == 5)
+            try await database.transaction { try await $0.update("audit_entries").set("count", to: 5).where("subject_id", .equal, mineID).where("seq", .equal, 5).run() }
+            #expect(try await log.verify(keys: keys).firstBreak == nil)
             try await database.transaction { db in
-                try await db.update("health_audit_log").set("seq", to: -1).where("seq", .equal, 8).run()
-                try await db.update("health_audit_log").set("seq", to: 8).where("seq", .equal, 9).run()
-                try await db.update("health_audit_log").set("seq", to: 9).where("seq", .equal, -1).run()
+                try await db.update("audit_entries").set("seq", to: -1).where("subject_id", .equal, mineID).where("seq", .equal, 8).run()
+                try await db.update("audit_entries").set("seq", to: 8).where("subject_id", .equal, mineID).where("seq", .equal, 9).run()
+                try await db.update("audit_entries").set("seq", to: 9).where("subject_id", .equal, mineID).where("seq", .equal, -1).run()
             }
             #expect(try await log.verify().firstBreak?.seq == 8)
-            try await database.transaction { try await $0.delete(from: "health_audit_log").where("seq", .equal, 3).run() }
-            #expect(try await log.verify().firstBreak?.seq == 4)
+            try await database.transaction { db in
+                try await db.update("audit_entries").set("seq", to: -1).where("subject_id", .equal, mineID).where("seq", .equal, 8).run()
+                try await db.update("audit_entries").set("seq", to: 8).where("subject_id", .equal, mineID).where("seq", .equal, 9).run()
+                try await db.update("audit_entries").set("seq", to: 9).where("subject_id", .equal, mineID).where("seq", .equal, -1).run()
+            }
+            #expect(try await log.verify(keys: keys).firstBreak == nil)
+
+            // Rewritten end to end with recomputed hashes (what write access to the database allows): every link holds,
+            // but the signed digest no longer names the chain's head.
+            let original = try await database.withConnection { db in
+                try await AuditLog.select(on: db).where("subject_id", .equal, mineID).orderBy("seq").all().map(AuditLog.entry)
+            }
+            let rewritten = original.reduce(into: [AuditEntry]()) { rewritten, entry in
+                var entry = entry
+                if entry.seq == 5 { entry.count = 0 }
+                entry.prevHash = rewritten.last?.hash ?? AuditChain.genesis
+                entry.hash = AuditChain.hash(of: entry)
+                rewritten.append(entry)
+            }
+            try await database.transaction { db in
+                try await db.delete(from: "audit_entries").where("subject_id", .equal, mineID).run()
+                for entry in rewritten { try await AuditLog.insert(entry, on: db) }
+                try await db.update("audit_heads").set("hash", to: rewritten.last!.hash).where("subject_id", .equal, mineID).run()
+            }
+            let caught = try #require(try await log.verify(keys: keys).firstBreak)
+            #expect(caught.subject == mineID && caught.seq == 10 && caught.reason.contains("rewritten"))
+            // The command's check (`fitbase audit verify`) reports it.
+            let administration = HealthAdministration(configuration: .testing(testDatabase), logger: TestDatabase.logger)
+            #expect(try await administration.verifyAuditChain().firstBreak?.contains("rewritten") == true)
+            // Re-signing the digest without the key does not help.
+            let forgedAt = Date.storageNow
+            try await database.transaction { db in
+                try await db.update("audit_digests").set("hash", to: rewritten.last!.hash).set("at", to: forgedAt)
+                    .set("mac", to: AuditDigests.mac(subject: mineID, seq: 10, hash: rewritten.last!.hash, at: forgedAt, key: SymmetricKey(size: .bits256)))
+                    .where("subject_id", .equal, mineID).run()
+            }
+            #expect(try await log.verify(keys: keys).firstBreak?.reason.contains("not signed by the audit key") == true)
+            try await database.transaction { db in
+                try await db.delete(from: "audit_entries").where("subject_id", .equal, mineID).run()
+                for entry in original { try await AuditLog.insert(entry, on: db) }
+                try await db.update("audit_heads").set("hash", to: original.last!.hash).where("subject_id", .equal, mineID).run()
+                try await db.delete(from: "audit_digests").where("subject_id", .equal, mineID).run()
+            }
+            #expect(try await AuditDigests.sign(with: key, database: database) == 0)  // the head did not move
+            try await database.transaction { db in
+                try await db.update("audit_heads").set("digested_seq", to: 0).where("subject_id", .equal, mineID).run()
+            }
+            #expect(try await AuditDigests.sign(with: key, database: database) == 1)
+            #expect(try await log.verify(keys: keys).firstBreak == nil)
+
+            // The end cut off, head moved back to match: the digest names an entry that is gone.
+            try await database.transaction { db in
+                try await db.delete(from: "audit_entries").where("subject_id", .equal, mineID).where("seq", .equal, 10).run()
+                try await db.update("audit_heads").set("seq", to: 9).set("hash", to: original[8].hash).where("subject_id", .equal, mineID).run()
+            }
+            let cut = try await log.verify(keys: keys).firstBreak
+            #expect(cut?.subject == mineID && cut?.seq == 10)
+            // A whole chain deleted: its head (or its digests) still name it.
+            let otherID = try #require(UUID(uuidString: other.id))
+            try await database.transaction { db in try await db.delete(from: "audit_entries").where("subject_id", .equal, otherID).run() }
+            try await database.transaction { db in
+                try await db.delete(from: "audit_entries").where("subject_id", .equal, mineID).run()
+                for entry in original { try await AuditLog.insert(entry, on: db) }
+                try await db.update("audit_heads").set("seq", to: 10).set("hash", to: original.last!.hash).where("subject_id", .equal, mineID).run()
+            }
+            #expect(try await log.verify(keys: keys).firstBreak?.subject == otherID)
+            try await database.transaction { db in try await db.delete(from: "audit_heads").where("subject_id", .equal, otherID).run() }
+            #expect(try await log.verify(keys: keys).firstBreak?.subject == otherID)
+            if keysDatabase !== database { try await keysDatabase.shutdown() }
+            try await database.shutdown()
+        }
+    }
+
+    /// A client refused again and again (no consent) writes nothing per request: the refusals are counted and written
+    /// as one entry per user, action and resource, with the count, when the minute's flush runs.
+    @Test(arguments: TestEngines.all)
+    func refusalsAreCountedNotWrittenOneByOne(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, testDatabase in
+            let account = try await client.signUp()
+            for _ in 0..<50 {
+                #expect(try await client.json(.get, "/v1/health/samples", token: account.accessToken).status == .forbidden)
+            }
+            let user = UserID(rawValue: try #require(UUID(uuidString: account.id)))
+            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let audit = AuditLog(database: database)
+            #expect(try await audit.entries(about: user, offset: 0, limit: 100).isEmpty)
+            // What the flush does with them (the server's tally is its own; this one is counted the same way).
+            for _ in 0..<50 {
+                try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: "healthSamples", count: 0, outcome: .denied))
+            }
+            try await audit.append(AuditEvent(actor: user, subject: user, action: .write, resource: "healthSamples", count: 0, outcome: .denied))
+            #expect(try await audit.entries(about: user, offset: 0, limit: 100).isEmpty)
+            #expect(try await audit.flushRefusals() == 2)
+            #expect(try await audit.flushRefusals() == 0)
+            let written = try await audit.entries(about: user, offset: 0, limit: 100)
+            #expect(written.count == 2 && written.allSatisfy { $0.outcome == "denied" })
+            #expect(Set(written.map(\.count)) == [50, 1])
+            #expect(try await audit.verify().firstBreak == nil)
             try await database.shutdown()
         }
     }
@@ -392,13 +502,17 @@ import Testing
             let again = try json(try await client.json(.post, "/v1/sync/push", body: ["mutations": [resent]], token: token))
             #expect((again["results"] as? [[String: Any]])?.first?["version"] as? Int == 1)
             _ = try await Self.upload(client, token, [Self.sample("heartRate", start: "2026-11-20T08:00:00Z", ["value": 64])])
-            // A device that never saw the sample cannot erase it (append-only); the conflict names the version only,
-            // since results are kept in clear to answer replays.
-            let erase = try json(try await client.json(.post, "/v1/sync/push", body: ["mutations": [[
+            // A device that never saw the sample cannot erase it (append-only); the answer carries the sample, but the
+            // result kept in clear to answer replays names the version only.
+            let eraseMutation: [String: Any] = [
                 "mutationId": "hs-erase", "collection": "healthSamples", "id": id.uuidString, "op": "delete", "updatedAt": "2026-11-20T09:00:00Z",
-            ]]], token: token))
+            ]
+            let erase = try json(try await client.json(.post, "/v1/sync/push", body: ["mutations": [eraseMutation]], token: token))
             let conflict = try #require((erase["results"] as? [[String: Any]])?.first)
-            #expect(conflict["status"] as? String == "conflict" && conflict["serverRecord"] == nil)
+            #expect(conflict["status"] as? String == "conflict" && ((conflict["serverRecord"] as? [String: Any])?["data"] as? [String: Any])?["value"] as? Double == 98)
+            let replayed = try json(try await client.json(.post, "/v1/sync/push", body: ["mutations": [eraseMutation]], token: token))
+            let replay = try #require((replayed["results"] as? [[String: Any]])?.first)
+            #expect(replay["status"] as? String == "conflict" && replay["version"] as? Int == 1 && replay["serverRecord"] == nil)
             let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
             let stored = try await database.withConnection { db in
                 try await db.select().column("result").from("sync_mutations").all().map { try $0.decode(column: "result", as: String.self) }

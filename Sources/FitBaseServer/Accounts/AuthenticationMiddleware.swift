@@ -14,7 +14,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
     let trustedProxies: [AddressRange]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var scope = RequestScope(caller: nil, authenticationFailure: nil, requestID: context.requestID)
+        var scope = RequestScope(caller: nil, authenticationFailure: nil, requestID: context.requestID, clientRequestID: context.clientRequestID)
         scope.origin = ClientOrigin(peer: context.remoteAddress, forwardedFor: request.headers[.xForwardedFor], trustedProxies: trustedProxies)
         if let header = request.headers[.authorization] {
             do {

@@ -52,6 +52,7 @@ func buildApplication(
     // Health data keys live apart from the data (a key store of their own unless configured to share the database).
     var separateKeystore: Database?
     let keys: HealthKeyStore
+    let auditKey: AuditKey
     if case .postgres = configuration.database, configuration.keystore == nil {
         logger.warning(
             "health data keys share the PostgreSQL database with the data: a backup of it can decrypt deleted accounts' samples; set FITBASE_KEYSTORE_URL to a database backed up apart"
@@ -65,6 +66,11 @@ func buildApplication(
         try await keys.prepare()
         // A wrong master key stops start-up here, naming the setting, instead of failing on each health request.
         try await HealthVault(keys: keys, masterKey: masterKey).checkMasterKey()
+        // The key that signs the audit chains' digests: made on the first start, beside the data keys.
+        guard let current = AuditKey.current(of: try await AuditKey.load(from: keys, masterKey: masterKey, creating: true)) else {
+            throw HealthKeyStoreError.vanished
+        }
+        auditKey = current
         // Every instance on the database must hold the master key its secrets are sealed under (the first start
         // records it, after the check above has matched it against any stored health data keys).
         let masterKeyCheck = MasterKeyCheck(database: database)
@@ -76,8 +82,9 @@ func buildApplication(
         throw error
     }
     let vault = HealthVault(keys: keys, masterKey: masterKey)
+    let audit = AuditLog(database: database)
     let healthRecords = HealthRecords(
-        database: database, store: HealthSampleStore(database: database), vault: vault, audit: AuditLog(database: database),
+        database: database, store: HealthSampleStore(database: database), vault: vault, audit: audit,
         consents: ConsentStore(database: database)
     )
 
@@ -111,10 +118,12 @@ func buildApplication(
     let appleTokens = appleTokenClient.map {
         AppleTokenRevoker(identities: IdentityStore(database: database), client: $0, masterKey: masterKey, outbox: outbox, logger: logger)
     }
+    let cycleStore = CycleStore(database: database, vault: vault)
+    let historyStore = HistoryStore(database: database, vault: vault)
     // Every feature that stores a user's rows adds its owner here, so export and deletion cover it.
     let registry = AccountDataRegistry(owners: [
         AccountProfileOwner(), IdentitiesOwner(appleTokens: appleTokens), SessionsOwner(), ConsentsOwner(), OutboxOwner(),
-        CyclePeriodsOwner(), WorkoutLogsOwner(),
+        CyclePeriodsOwner(store: cycleStore, audit: audit), WorkoutLogsOwner(store: historyStore, audit: audit),
         TrainingPlansOwner(), DailyRecommendationsOwner(), GroupMembershipOwner(), NotificationsOwner(), SubscriptionsOwner(),
         // Last registered, first deleted: health takes the audit lock before leaving the group takes the events lock,
         // the order every health write takes them in.
@@ -139,15 +148,13 @@ func buildApplication(
     ]
     let profiles = ProfileStore(database: database)
     let catalogStore = CatalogStore(database: database)
-    let cycleStore = CycleStore(database: database)
-    let historyStore = HistoryStore(database: database)
     let cycleReckoner = CycleReckoner(store: cycleStore, profiles: profiles)
     let entitlements = EntitlementService(store: SubscriptionStore(database: database), catalog: products)
     let premiumAccess = entitlements
     // Every synced collection, registered once: REST and sync push write through the same collection.
     let plans = PlansCollection(database: database, catalog: catalogStore, entitlements: entitlements)
-    let workoutLogs = WorkoutLogsCollection(database: database, catalog: catalogStore, profiles: profiles, cycle: cycleReckoner)
-    let periods = PeriodsCollection(database: database, profiles: profiles)
+    let workoutLogs = WorkoutLogsCollection(database: database, store: historyStore, catalog: catalogStore, profiles: profiles, cycle: cycleReckoner, audit: audit)
+    let periods = PeriodsCollection(database: database, store: cycleStore, profiles: profiles, audit: audit)
     let collections = SyncedCollections([
         plans, workoutLogs, periods, HealthSamplesCollection(health: healthRecords), PreferencesCollection(profiles: profiles),
     ])
@@ -206,6 +213,7 @@ func buildApplication(
             ),
             SigningKeyRefresh(signer: signer, logger: logger),
             EventListenerService(database: database, hub: hub, logger: logger),
+            AuditService(audit: audit, key: auditKey, logger: logger),
         ],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
@@ -216,6 +224,7 @@ func buildApplication(
     )
     app.beforeServerStarts {
         try await MigrationRunner.forServer(database: database, logger: logger).run()
+        try await CycleDataSealing(database: database, vault: vault).run(logger: logger)
         // The hub hands out events committed from now on; streams catch up on what came before themselves.
         hub.start(after: try await database.withConnection { db in try await EventLog.latestID(on: db) })
         try await signer.load()

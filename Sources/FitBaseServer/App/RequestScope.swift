@@ -9,8 +9,10 @@ struct RequestScope: Sendable {
     var caller: Caller?
     /// Why the presented token was refused, when it was; reported only by operations that need a caller.
     var authenticationFailure: Problem?
-    /// The request's `X-Request-ID` (the audit log records it).
+    /// The request's id, the server's own (the audit log records it).
     var requestID: String?
+    /// The id the client sent in `X-Request-ID`, recorded as the client's.
+    var clientRequestID: String? = nil
     /// The client's address, for per-client limits (see ``ClientAddress``); `nil` when unknown.
     /// Where the request came from: the peer and `X-Forwarded-For`, resolved only when ``clientAddress`` is asked for
     /// (most requests never ask).

@@ -21,7 +21,7 @@ struct CycleController: Sendable {
     func updatePeriod(_ input: Operations.UpdatePeriod.Input) async throws -> Operations.UpdatePeriod.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        guard let id = PeriodID(input.path.periodId), try await store.period(id, of: caller.user) != nil else {
+        guard let id = PeriodID(input.path.periodId), try await store.exists(id, of: caller.user) else {
             throw Problem.notFound("No period \(input.path.periodId) of yours.")
         }
         let period = try await collection.validated(body, id: id, user: caller.user)
@@ -40,6 +40,7 @@ struct CycleController: Sendable {
     func getCycleHistory(_ input: Operations.GetCycleHistory.Input) async throws -> Operations.GetCycleHistory.Output {
         let caller = try RequestScope.requireCaller()
         let periods = try await store.periods(of: caller.user)
+        try await collection.audited(read: periods.count, of: caller.user)
         let items = periods.enumerated().map { index, period in
             Components.Schemas.CycleHistory.ItemsPayloadPayload(
                 period: Self.wire(period),
@@ -92,7 +93,9 @@ struct CycleController: Sendable {
     private func predict(for user: UserID) async throws -> (prediction: CyclePredictor.Prediction, today: CalendarDay) {
         let profile = try await profiles.profile(of: user)
         let today = LocalCalendar.today(in: profile.timeZone)
-        guard let prediction = try await CycleReckoner(store: store, profiles: profiles).prediction(for: user, on: today, profile: profile) else {
+        let periods = try await store.periods(of: user)
+        try await collection.audited(read: periods.count, of: user)
+        guard let prediction = try await CycleReckoner(store: store, profiles: profiles).prediction(for: user, on: today, profile: profile, periods: periods) else {
             throw Problem(.notFound, code: .noCycleData, detail: "Log a period (or set lastPeriodStartDate in your profile) first.")
         }
         return (prediction, today)

@@ -24,30 +24,91 @@ struct CreateCyclePeriods: Migration {
     }
 }
 
-/// SQL for `cycle_periods`, always scoped to one user.
+/// `cycle_periods` sealed: the row keeps its id, owner and times in clear; the period itself (days, flow, symptoms,
+/// notes) is sealed under the owner's data key (``SealedFields``), and its first day is stored only as a blind index
+/// (`start_key`), which keeps one period per first day per user without revealing the day. The clear table of earlier
+/// versions is renamed `cycle_periods_unsealed` and emptied into this one as the server starts (``CycleDataSealing``).
+struct SealCyclePeriods: Migration {
+    let name = "2026-11-24.cycle.seal-periods"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.drop(index: "cycle_periods_user_start").run()
+        try await database.raw("ALTER TABLE cycle_periods RENAME TO cycle_periods_unsealed").run()
+        if engine == .postgres {
+            // Index and constraint names are the schema's on PostgreSQL: the new table's must be free.
+            try await database.raw("ALTER INDEX cycle_periods_pkey RENAME TO cycle_periods_unsealed_pkey").run()
+            try await database.raw("ALTER TABLE cycle_periods_unsealed RENAME CONSTRAINT cycle_periods_user_id_fkey TO cycle_periods_unsealed_user_id_fkey").run()
+        }
+        try await database.create(table: "cycle_periods")
+            .column("id", type: engine.uuid, .primaryKey(autoIncrement: false))
+            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .column("start_key", type: .text, .notNull)
+            .column("key_id", type: .text, .notNull)
+            .column("sealed", type: engine.bytes, .notNull)
+            .column("created_at", type: engine.instant, .notNull)
+            .column("updated_at", type: engine.instant, .notNull)
+            .run()
+        try await database.create(index: "cycle_periods_user_start_key").unique().on("cycle_periods").column("user_id").column("start_key").run()
+    }
+}
+
+/// A period as stored: the blind index of its first day and the rest sealed.
+struct SealedPeriod: Sendable {
+    var id: PeriodID
+    var startKey: String
+    var fields: SealedFields
+}
+
+/// SQL for `cycle_periods`, always scoped to one user; seals what it writes and opens what it reads.
 struct CycleStore: Sendable {
     let database: Database
+    let vault: HealthVault
 
-    func periods(of user: UserID) async throws -> [LoggedPeriod] {
-        try await database.withConnection { db in try await Self.selectPeriods(user.rawValue).all(on: db).map(Self.period) }
+    static let table = "cycle_periods"
+
+    /// What of a period is sealed.
+    private struct Fields: Codable {
+        var start: String
+        var end: String?
+        var flow: String?
+        var symptoms: [String]
+        var notes: String?
     }
 
-    private static let selectPeriods = StoredStatement(
-        #"SELECT "id", "start_date", "end_date", "flow", "symptoms", "notes" FROM "cycle_periods" WHERE "user_id" = ? ORDER BY "start_date""#
-    )
+    /// The row `period` of `user` is stored as, sealed under their data key (made on their first sensitive write).
+    func sealed(_ period: LoggedPeriod, of user: UserID) async throws -> SealedPeriod {
+        guard let key = try await vault.dataKey(of: user, creating: true) else { throw SealedFieldsError.noKey }
+        return try Self.seal(period, of: user, with: key, vault: vault)
+    }
+
+    static func seal(_ period: LoggedPeriod, of user: UserID, with key: HealthVault.DataKey, vault: HealthVault) throws -> SealedPeriod {
+        let fields = Fields(start: period.start.description, end: period.end?.description, flow: period.flow, symptoms: period.symptoms, notes: period.notes)
+        return SealedPeriod(
+            id: period.id, startKey: vault.blindIndex(period.start.description, purpose: "cycle_periods.start", with: key),
+            fields: try vault.seal(fields, table: table, id: period.id.rawValue, of: user, with: key)
+        )
+    }
+
+    /// Every period of `user`, by first day.
+    func periods(of user: UserID) async throws -> [LoggedPeriod] {
+        let rows = try await database.withConnection { db in try await Self.selectPeriods(user.rawValue).all(on: db) }
+        return try await open(rows, of: user)
+    }
+
+    private static let selectPeriods = StoredStatement(#"SELECT "id", "key_id", "sealed" FROM "cycle_periods" WHERE "user_id" = ?"#)
 
     /// Inserts or replaces the row of `period` of `user`. Only ``PeriodWrite`` calls it: it enters the change into the
     /// feed. Throws a unique violation when another period of theirs starts the same day, and `id_taken` (nothing
     /// written) when the id is another user's period: the statement itself checks the owner.
-    static func upsert(_ period: LoggedPeriod, of user: UserID, now: Date, on db: any SQLDatabase) async throws {
+    static func upsert(_ period: SealedPeriod, of user: UserID, now: Date, on db: any SQLDatabase) async throws {
         let written = try await db.insert(into: "cycle_periods")
-            .columns("id", "user_id", "start_date", "end_date", "flow", "symptoms", "notes", "created_at", "updated_at")
+            .columns("id", "user_id", "start_key", "key_id", "sealed", "created_at", "updated_at")
             .values(
-                SQLBind(period.id.rawValue), SQLBind(user.rawValue), SQLBind(period.start.description), SQLBind(period.end?.description),
-                SQLBind(period.flow), SQLBind(try jsonText(period.symptoms)), SQLBind(period.notes), SQLBind(now), SQLBind(now)
+                SQLBind(period.id.rawValue), SQLBind(user.rawValue), SQLBind(period.startKey), SQLBind(period.fields.keyID),
+                SQLBind(period.fields.sealed), SQLBind(now), SQLBind(now)
             )
             .onConflict(with: ["id"]) { conflict in
-                ["start_date", "end_date", "flow", "symptoms", "notes", "updated_at"].reduce(conflict) { $0.set(excludedValueOf: $1) }
+                ["start_key", "key_id", "sealed", "updated_at"].reduce(conflict) { $0.set(excludedValueOf: $1) }
                     .where(SQLColumn("user_id", table: "cycle_periods"), .equal, SQLColumn("user_id", table: "excluded"))
             }
             .returning("id").first()
@@ -61,47 +122,61 @@ struct CycleStore: Sendable {
             .returning("id").all()).isEmpty
     }
 
-    /// The period `id` if it belongs to `user`.
-    func period(_ id: PeriodID, of user: UserID) async throws -> LoggedPeriod? {
+    /// Whether the period `id` is the user's.
+    func exists(_ id: PeriodID, of user: UserID) async throws -> Bool {
         try await database.withConnection { db in
-            try await db.select().columns("id", "start_date", "end_date", "flow", "symptoms", "notes").from("cycle_periods")
-                .where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue).first().map(Self.period)
+            try await db.select().column("id").from("cycle_periods").where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue).first() != nil
         }
     }
 
     /// Periods of `user` with these ids (for the change feed).
-    static func periods(_ ids: [PeriodID], of user: UserID, on db: any SQLDatabase) async throws -> [LoggedPeriod] {
+    func periods(_ ids: [PeriodID], of user: UserID, on db: any SQLDatabase) async throws -> [LoggedPeriod] {
         guard !ids.isEmpty else { return [] }
-        return try await db.select().columns("id", "start_date", "end_date", "flow", "symptoms", "notes").from("cycle_periods")
-            .where("user_id", .equal, user.rawValue).where("id", .in, ids.map(\.rawValue)).all().map(period)
+        let rows = try await db.select().columns("id", "key_id", "sealed").from("cycle_periods")
+            .where("user_id", .equal, user.rawValue).where("id", .in, ids.map(\.rawValue)).all()
+        return try await open(rows, of: user)
     }
 
-    private static func period(_ row: any SQLRow) throws -> LoggedPeriod {
-        LoggedPeriod(
-            id: PeriodID(rawValue: try row.decode(column: "id", as: UUID.self)),
-            start: CalendarDay(try row.decode(column: "start_date", as: String.self)) ?? CalendarDay(daysSince1970: 0),
-            end: try row.decode(column: "end_date", as: String?.self).flatMap(CalendarDay.init),
-            flow: try row.decode(column: "flow", as: String?.self),
-            symptoms: try row.decodeJSON(column: "symptoms", as: [String].self),
-            notes: try row.decode(column: "notes", as: String?.self)
-        )
+    /// Opens rows of `user`, by first day. Rows sealed under a key that is no longer the user's were crypto-shredded
+    /// (a deletion that destroyed the key but did not complete): unreadable by design and left out.
+    func open(_ rows: [any SQLRow], of user: UserID) async throws -> [LoggedPeriod] {
+        guard !rows.isEmpty, let key = try await vault.dataKey(of: user, creating: false) else { return [] }
+        var periods: [LoggedPeriod] = []
+        periods.reserveCapacity(rows.count)
+        for row in rows {
+            let id = PeriodID(rawValue: try row.decode(column: "id", as: UUID.self))
+            let sealed = SealedFields(keyID: try row.decode(column: "key_id", as: String.self), sealed: try row.decode(column: "sealed", as: Data.self))
+            guard sealed.keyID == key.id else { continue }
+            let fields = try vault.open(Fields.self, sealed, table: Self.table, id: id.rawValue, of: user, with: key)
+            periods.append(LoggedPeriod(
+                id: id, start: CalendarDay(fields.start) ?? CalendarDay(daysSince1970: 0), end: fields.end.flatMap(CalendarDay.init),
+                flow: fields.flow, symptoms: fields.symptoms, notes: fields.notes
+            ))
+        }
+        return periods.sorted { ($0.start, $0.id.description) < ($1.start, $1.id.description) }
     }
 }
 
-/// Logged periods in the account export and deletion.
+/// Logged periods in the account export (opened) and deletion (the rows; the data key that sealed them is destroyed
+/// by the health owner, so copies elsewhere are unreadable too).
 struct CyclePeriodsOwner: AccountDataOwner {
+    let store: CycleStore
+    let audit: AuditLog
     let section = "cyclePeriods"
 
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
-        let rows = try await db.select().columns("start_date", "end_date", "flow", "symptoms", "notes").from("cycle_periods")
-            .where("user_id", .equal, user.rawValue).orderBy("start_date").all()
-        let periods: [(any Sendable)?] = try rows.map { row in
+        let rows = try await db.select().columns("id", "key_id", "sealed").from("cycle_periods").where("user_id", .equal, user.rawValue).all()
+        let opened = try await store.open(rows, of: user)
+        if !opened.isEmpty {
+            try await audit.append(AuditEvent(actor: user, subject: user, action: .export, resource: PeriodsCollection.resource, count: opened.count))
+        }
+        let periods: [(any Sendable)?] = opened.map { period in
             [
-                "startDate": try row.decode(column: "start_date", as: String.self),
-                "endDate": try row.decode(column: "end_date", as: String?.self),
-                "flow": try row.decode(column: "flow", as: String?.self),
-                "symptoms": try row.decodeJSON(column: "symptoms", as: [String].self),
-                "notes": try row.decode(column: "notes", as: String?.self),
+                "startDate": period.start.description,
+                "endDate": period.end?.description,
+                "flow": period.flow,
+                "symptoms": period.symptoms,
+                "notes": period.notes,
             ] as [String: (any Sendable)?]
         }
         return try OpenAPIValueContainer(unvalidatedValue: periods)

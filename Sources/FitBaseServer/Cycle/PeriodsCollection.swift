@@ -9,18 +9,27 @@ import SQLKit
 /// how the feed shows it.
 struct PeriodsCollection: SyncedCollection {
     let database: Database
+    let store: CycleStore
     let profiles: ProfileStore
+    let audit: AuditLog
 
     let collection = SyncCollection.cycleLogs
     let table: String? = "cycle_periods"
+    /// Periods are sealed under the user's key: never in a stored push result.
+    var isSealed: Bool { true }
 
     // MARK: REST
 
     /// Inserts or replaces `period` of `user`; 409 `period_exists` when another period starts the same day.
     func save(_ period: LoggedPeriod, of user: UserID, now: Date) async throws {
-        let write = PeriodWrite(period: period)
+        let write = PeriodWrite(period: period, row: try await store.sealed(period, of: user))
         do {
-            _ = try await database.transaction { db in try await write.write(.now(user, now), on: db) }
+            let engine = database.engine
+            _ = try await database.transaction { db in
+                let change = try await write.write(.now(user, now), on: db)
+                try await AuditLog.append(AuditEvent(actor: user, subject: user, action: .write, resource: Self.resource, count: 1), on: db, engine: engine)
+                return change
+            }
         } catch {
             throw write.problem(forViolation: error) ?? error
         }
@@ -28,7 +37,29 @@ struct PeriodsCollection: SyncedCollection {
 
     /// Deletes the period if it is the user's (a tombstone enters the feed); whether it was there.
     func delete(_ id: PeriodID, of user: UserID, now: Date) async throws -> Bool {
-        try await delete(id.description, of: user, now: now, in: database)
+        let engine = database.engine
+        return try await database.transaction { db in
+            guard try await delete(id.description, .now(user, now), on: db) != nil else { return false }
+            try await AuditLog.append(AuditEvent(actor: user, subject: user, action: .delete, resource: Self.resource, count: 1), on: db, engine: engine)
+            return true
+        }
+    }
+
+    /// The audit log's name for periods.
+    static let resource = "cyclePeriods"
+
+    /// Records a read of `count` of the user's periods (history, today's phase, predictions), when there were any.
+    func audited(read count: Int, of user: UserID) async throws {
+        guard count > 0 else { return }  // nothing of theirs was read
+        try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: Self.resource, count: count))
+    }
+
+    func pushed(_ count: Int, of user: UserID, on db: any SQLDatabase) async throws {
+        try await AuditLog.append(AuditEvent(actor: user, subject: user, action: .sync, resource: Self.resource, count: count), on: db, engine: database.engine)
+    }
+
+    func pulled(_ count: Int, of user: UserID) async throws {
+        try await audit.append(AuditEvent(actor: user, subject: user, action: .sync, resource: Self.resource, count: count))
     }
 
     // MARK: Sync
@@ -39,7 +70,7 @@ struct PeriodsCollection: SyncedCollection {
         let body = try decode(Components.Schemas.PeriodInput.self, from: data)
         do {
             let period = try await validated(body, id: PeriodID(id) ?? PeriodID(), user: reads.user, profile: try await profiles.profile(reads))
-            return PeriodWrite(period: period)
+            return PeriodWrite(period: period, row: try await store.sealed(period, of: reads.user))
         } catch let invalid as InvalidFields {
             throw Problem.validationFailed(invalid)
         }
@@ -51,7 +82,7 @@ struct PeriodsCollection: SyncedCollection {
     }
 
     func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: Components.Schemas.SyncRecordData] {
-        try wire(try await CycleStore.periods(ids.compactMap(PeriodID.init), of: user, on: db), id: \.id.description, CycleController.wire)
+        try wire(try await store.periods(ids.compactMap(PeriodID.init), of: user, on: db), id: \.id.description, CycleController.wire)
     }
 
     // MARK: Rules
@@ -71,13 +102,14 @@ extension PeriodDraft {
     }
 }
 
-/// A checked period: its row and its feed entry. Another period of the user starting the same day violates a
-/// unique index: 409 `period_exists`.
+/// A checked period, sealed: its row and its feed entry. Another period of the user starting the same day violates a
+/// unique index (on the blind index of the day): 409 `period_exists`.
 struct PeriodWrite: SyncedWrite {
     var period: LoggedPeriod
+    var row: SealedPeriod
 
     func write(_ write: FeedWrite, on db: any SQLDatabase) async throws -> SyncChange {
-        try await CycleStore.upsert(period, of: write.user, now: write.updatedAt, on: db)
+        try await CycleStore.upsert(row, of: write.user, now: write.updatedAt, on: db)
         return try await write.record(.cycleLogs, id: period.id.description, deleted: false, on: db)
     }
 
@@ -85,6 +117,6 @@ struct PeriodWrite: SyncedWrite {
 
     func problem(forViolation error: any Error) -> Problem? {
         Database.isUniqueViolation(error)
-            ? Problem(.conflict, code: .periodExists, detail: "A period starting \(period.start) is already logged.") : nil
+            ? Problem(.conflict, code: .periodExists, detail: "Another period of yours starts that day.") : nil
     }
 }

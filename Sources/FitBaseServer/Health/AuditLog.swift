@@ -1,10 +1,14 @@
 import Crypto
 import FitBaseCore
 import Foundation
+import Logging
+import ServiceLifecycle
 import SQLKit
+import Synchronization
 
 /// `health_audit_log`: every read, write, delete, export and sync of health data, hash-chained. It has no foreign
-/// key: entries outlive the account they name (they hold its id and counts, never health values).
+/// key: entries outlive the account they name (they hold its id and counts, never health values). Replaced by the
+/// per-user chains of ``ChainAuditPerUser``.
 struct CreateHealthAuditLog: Migration {
     let name = "2026-11-22.health.audit"
 
@@ -26,6 +30,72 @@ struct CreateHealthAuditLog: Migration {
     }
 }
 
+/// One chain per user instead of one for the server (appends of different users no longer wait for each other):
+/// `audit_entries` keyed by (subject, seq), `audit_heads` holding each chain's last link (its row is what appends
+/// of one user take turns on) and `audit_digests`, the chains' heads signed with the audit key (``AuditDigests``).
+/// The single chain of earlier versions is checked, then re-chained per user; one found broken is not re-signed but
+/// kept as `health_audit_log_legacy`, which `fitbase audit verify` then reports.
+struct ChainAuditPerUser: Migration {
+    let name = "2026-11-24.audit.per-user-chains"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.create(table: "audit_entries")
+            .column("subject_id", type: engine.uuid, .notNull)
+            .column("seq", type: .bigint, .notNull)
+            .column("at", type: engine.instant, .notNull)
+            .column("actor_id", type: engine.uuid)
+            .column("action", type: .text, .notNull)
+            .column("resource", type: .text, .notNull)
+            .column("count", type: .int, .notNull)
+            .column("request_id", type: .text)
+            .column("client_request_id", type: .text)
+            .column("outcome", type: .text, .notNull)
+            .column("prev_hash", type: .text, .notNull)
+            .column("hash", type: .text, .notNull)
+            .primaryKey("subject_id", "seq")
+            .run()
+        try await database.create(table: "audit_heads")
+            .column("subject_id", type: engine.uuid, .primaryKey(autoIncrement: false))
+            .column("seq", type: .bigint, .notNull)
+            .column("hash", type: .text, .notNull)
+            .column("digested_seq", type: .bigint, .notNull)
+            .run()
+        try await database.create(table: "audit_digests")
+            .column("subject_id", type: engine.uuid, .notNull)
+            .column("seq", type: .bigint, .notNull)
+            .column("hash", type: .text, .notNull)
+            .column("at", type: engine.instant, .notNull)
+            .column("key_id", type: .text, .notNull)
+            .column("mac", type: .text, .notNull)
+            .primaryKey("subject_id", "seq")
+            .run()
+
+        let rows = try await database.select().columns(AuditLog.legacyColumns).from("health_audit_log").orderBy("seq").all()
+        let legacy = try rows.map(AuditLog.legacyEntry)
+        if AuditChain.firstLegacyBreak(in: legacy) != nil {
+            try await database.drop(index: "health_audit_log_subject").run()
+            try await database.raw("ALTER TABLE health_audit_log RENAME TO health_audit_log_legacy").run()
+            if engine == .postgres { try await database.raw("ALTER INDEX health_audit_log_pkey RENAME TO health_audit_log_legacy_pkey").run() }
+            return
+        }
+        var heads: [UUID: (seq: Int64, hash: String)] = [:]
+        for old in legacy {
+            let head = heads[old.subjectID] ?? (0, AuditChain.genesis)
+            var entry = old
+            entry.seq = head.seq + 1
+            entry.prevHash = head.hash
+            entry.hash = AuditChain.hash(of: entry)
+            try await AuditLog.insert(entry, on: database)
+            heads[entry.subjectID] = (entry.seq, entry.hash)
+        }
+        for (subject, head) in heads {
+            try await database.insert(into: "audit_heads").columns("subject_id", "seq", "hash", "digested_seq")
+                .values(SQLBind(subject), SQLBind(head.seq), SQLBind(head.hash), SQLBind(Int64(0))).run()
+        }
+        try await database.drop(table: "health_audit_log").run()
+    }
+}
+
 /// What was done to health data.
 enum AuditAction: String, Sendable, Codable, CaseIterable {
     case read, write, delete, export, sync
@@ -36,21 +106,25 @@ enum AuditOutcome: String, Sendable, Codable, CaseIterable {
     case success, denied
 }
 
-/// One link of the chain.
+/// One link of a user's chain.
 struct AuditEntry: Sendable, Equatable {
+    /// Position in the subject's chain, from 1.
     var seq: Int64
     var at: Date
     /// Who acted (`nil` for the system, e.g. account deletion by an operator).
     var actorID: UUID?
-    /// Whose health data it was.
+    /// Whose data it was: the chain's owner.
     var subjectID: UUID
     /// An ``AuditAction`` (kept as stored, so an altered value is hashed as it reads).
     var action: String
-    /// What was touched: `healthSamples`, `healthSummary`, `healthKey`.
+    /// What was touched: `healthSamples`, `healthSummary`, `healthKey`, `cyclePeriods`, `workoutLogs`.
     var resource: String
-    /// How many samples (or buckets).
+    /// How many records (or buckets, or refusals).
     var count: Int
+    /// The id the server gave the request.
     var requestID: String?
+    /// The id the client sent in `X-Request-ID`, if any: the client's word, recorded apart from the server's.
+    var clientRequestID: String? = nil
     /// An ``AuditOutcome``, as stored.
     var outcome: String
     var prevHash: String
@@ -58,19 +132,33 @@ struct AuditEntry: Sendable, Equatable {
 }
 
 /// The chain's rules: `hash = hex(SHA-256(prevHash ‖ canonical JSON of the entry))`, where `prevHash` is the previous
-/// entry's hash as 64 lower-case hex characters (64 zeros before the first entry) and the canonical JSON is every
-/// field but `hash`, keys sorted, no spaces, `at` as integer microseconds since 1970, absent values as `null`.
+/// entry's hash of the same subject as 64 lower-case hex characters (64 zeros before their first entry) and the
+/// canonical JSON is every field but `hash`, keys sorted, no spaces, `at` as integer microseconds since 1970, absent
+/// values as `null`. (Entries of earlier versions, one chain for the server, had no `clientRequestId`.)
 enum AuditChain {
     static let genesis = String(repeating: "0", count: 64)
 
     static func hash(of entry: AuditEntry) -> String {
-        var digest = SHA256()
-        digest.update(data: Data(entry.prevHash.utf8))
-        digest.update(data: canonicalJSON(of: entry))
-        return digest.finalize().map { String(format: "%02x", $0) }.joined()
+        hash(entry, canonicalJSON(of: entry, clientRequestID: true))
     }
 
-    static func canonicalJSON(of entry: AuditEntry) -> Data {
+    /// The hash of an entry of the single chain of earlier versions.
+    static func legacyHash(of entry: AuditEntry) -> String {
+        hash(entry, canonicalJSON(of: entry, clientRequestID: false))
+    }
+
+    private static func hash(_ entry: AuditEntry, _ json: Data) -> String {
+        var digest = SHA256()
+        digest.update(data: Data(entry.prevHash.utf8))
+        digest.update(data: json)
+        return hex(digest.finalize())
+    }
+
+    static func hex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func canonicalJSON(of entry: AuditEntry, clientRequestID: Bool = true) -> Data {
         func string(_ text: String?) -> String {
             guard let text else { return "null" }
             var out = "\""
@@ -84,12 +172,13 @@ enum AuditChain {
             }
             return out + "\""
         }
-        let fields: [(String, String)] = [
+        var fields: [(String, String)] = [
             ("action", string(entry.action)), ("actorId", string(entry.actorID?.uuidString.lowercased())),
             ("at", String(microseconds(entry.at))), ("count", String(entry.count)), ("outcome", string(entry.outcome)),
             ("prevHash", string(entry.prevHash)), ("requestId", string(entry.requestID)), ("resource", string(entry.resource)),
             ("seq", String(entry.seq)), ("subjectId", string(entry.subjectID.uuidString.lowercased())),
         ]
+        if clientRequestID { fields.insert(("clientRequestId", string(entry.clientRequestID)), at: 2) }
         return Data(("{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}").utf8)
     }
 
@@ -99,23 +188,39 @@ enum AuditChain {
 
     /// Where a chain stops holding.
     struct Break: Sendable, Equatable, CustomStringConvertible {
+        /// Whose chain (`nil` for the legacy chain of earlier versions).
+        var subject: UUID?
         var seq: Int64
         var reason: String
-        var description: String { "entry \(seq): \(reason)" }
+        var description: String {
+            (subject.map { "chain of \($0.uuidString.lowercased()), " } ?? "") + "entry \(seq): \(reason)"
+        }
     }
 
-    /// The first broken link of `entries` (ascending by seq), which continue after `previous` (seq, hash).
+    /// The first broken link of `entries` (one subject's, ascending by seq), which continue after `previous`.
     static func firstBreak(in entries: [AuditEntry], after previous: (seq: Int64, hash: String)) -> Break? {
         var previous = previous
         for entry in entries {
             if entry.seq != previous.seq + 1 {
-                return Break(seq: entry.seq, reason: "follows entry \(previous.seq): entries \(previous.seq + 1)…\(entry.seq - 1) are missing or out of order")
+                return Break(subject: entry.subjectID, seq: entry.seq, reason: "follows entry \(previous.seq): entries \(previous.seq + 1)…\(entry.seq - 1) are missing or out of order")
             }
             if entry.prevHash != previous.hash {
-                return Break(seq: entry.seq, reason: "prevHash does not match the hash of entry \(previous.seq) (an entry was changed, removed or reordered)")
+                return Break(subject: entry.subjectID, seq: entry.seq, reason: "prevHash does not match the hash of entry \(previous.seq) (an entry was changed, removed or reordered)")
             }
             if hash(of: entry) != entry.hash {
-                return Break(seq: entry.seq, reason: "hash does not match its contents (the entry was changed)")
+                return Break(subject: entry.subjectID, seq: entry.seq, reason: "hash does not match its contents (the entry was changed)")
+            }
+            previous = (entry.seq, entry.hash)
+        }
+        return nil
+    }
+
+    /// The first broken link of the single chain of earlier versions (every subject's entries, by seq from 1).
+    static func firstLegacyBreak(in entries: [AuditEntry]) -> Break? {
+        var previous: (seq: Int64, hash: String) = (0, genesis)
+        for entry in entries {
+            guard entry.seq == previous.seq + 1, entry.prevHash == previous.hash, legacyHash(of: entry) == entry.hash else {
+                return Break(subject: nil, seq: entry.seq, reason: "the single audit chain of an earlier version is broken here")
             }
             previous = (entry.seq, entry.hash)
         }
@@ -132,40 +237,82 @@ struct AuditEvent: Sendable {
     var count: Int
     var outcome: AuditOutcome = .success
     var requestID: String? = RequestScope.current.requestID
+    var clientRequestID: String? = RequestScope.current.clientRequestID
 }
 
-/// Appends to and reads the audit log. Appends are serialized — on PostgreSQL by a transaction-level advisory lock
-/// across every instance, on SQLite by its single writer — so the chain never forks.
+/// Appends to and reads the audit log: one hash chain per user. Appends of one user are serialized by their chain's
+/// head row (`audit_heads`: a row lock on PostgreSQL, the single writer on SQLite), so a user's chain never forks and
+/// users never wait for each other's chains. Refusals are not appended one by one: they are counted in memory and
+/// written once a minute as one entry per user, action and resource, with the count (``flushRefusals(now:)``), so a
+/// client hammering an endpoint it may not use writes nothing per request.
 struct AuditLog: Sendable {
     let database: Database
+    let refusals: AuditRefusals
+
+    init(database: Database, refusals: AuditRefusals = AuditRefusals()) {
+        self.database = database
+        self.refusals = refusals
+    }
 
     /// Appends inside the caller's transaction (so the entry commits with the change it records).
     @discardableResult
     static func append(_ event: AuditEvent, on db: any SQLDatabase, engine: DatabaseEngine) async throws -> AuditEntry {
-        if engine == .postgres { try await db.raw("SELECT pg_advisory_xact_lock(\(bind: lockKey))").run() }
-        let last = try await db.select().columns("seq", "hash").from("health_audit_log").orderBy("seq", .descending).limit(1).first()
+        // The chain's next position and last hash, claimed by moving its head: the row stays locked until commit.
+        let head = try await claimHead(event.subject.rawValue).first(on: db)
         var entry = AuditEntry(
-            seq: (try last?.decode(column: "seq", as: Int64.self) ?? 0) + 1, at: .storageNow, actorID: event.actor?.rawValue,
+            seq: try head?.decode(column: "seq", as: Int64.self) ?? 1, at: .storageNow, actorID: event.actor?.rawValue,
             subjectID: event.subject.rawValue, action: event.action.rawValue, resource: event.resource, count: event.count,
-            requestID: event.requestID, outcome: event.outcome.rawValue, prevHash: try last?.decode(column: "hash", as: String.self) ?? AuditChain.genesis,
-            hash: ""
+            requestID: event.requestID, clientRequestID: event.clientRequestID, outcome: event.outcome.rawValue,
+            prevHash: try head?.decode(column: "hash", as: String.self) ?? AuditChain.genesis, hash: ""
         )
         entry.hash = AuditChain.hash(of: entry)
-        try await db.insert(into: "health_audit_log")
-            .columns("seq", "at", "actor_id", "subject_id", "action", "resource", "count", "request_id", "outcome", "prev_hash", "hash")
-            .values(
-                SQLBind(entry.seq), SQLBind(entry.at), SQLBind(entry.actorID), SQLBind(entry.subjectID), SQLBind(entry.action),
-                SQLBind(entry.resource), SQLBind(entry.count), SQLBind(entry.requestID), SQLBind(entry.outcome),
-                SQLBind(entry.prevHash), SQLBind(entry.hash)
-            )
-            .run()
+        try await insert(entry, on: db)
+        try await db.update("audit_heads").set("hash", to: entry.hash).where("subject_id", .equal, entry.subjectID).run()
         return entry
     }
 
-    /// Appends in a transaction of its own (reads, denials).
+    /// Moves a chain's head one position on (made at position 1 for a first entry), answering the new position and
+    /// the hash it follows.
+    private static let claimHead = StoredStatement(
+        #"INSERT INTO "audit_heads" ("subject_id", "seq", "hash", "digested_seq") VALUES (?, 1, '\#(AuditChain.genesis)', 0) "#
+            + #"ON CONFLICT ("subject_id") DO UPDATE SET "seq" = "audit_heads"."seq" + 1 RETURNING "seq", "hash""#
+    )
+
+    static func insert(_ entry: AuditEntry, on db: any SQLDatabase) async throws {
+        try await db.insert(into: "audit_entries")
+            .columns("subject_id", "seq", "at", "actor_id", "action", "resource", "count", "request_id", "client_request_id", "outcome", "prev_hash", "hash")
+            .values(
+                SQLBind(entry.subjectID), SQLBind(entry.seq), SQLBind(entry.at), SQLBind(entry.actorID), SQLBind(entry.action),
+                SQLBind(entry.resource), SQLBind(entry.count), SQLBind(entry.requestID), SQLBind(entry.clientRequestID), SQLBind(entry.outcome),
+                SQLBind(entry.prevHash), SQLBind(entry.hash)
+            )
+            .run()
+    }
+
+    /// Appends in a transaction of its own (reads); a refusal is only counted (see the type's notes).
     func append(_ event: AuditEvent) async throws {
+        // A refusal is counted, unless the tally is full (then it is written now, as before).
+        if event.outcome == .denied, refusals.count(event) { return }
         let engine = database.engine
         try await database.transaction { db in _ = try await Self.append(event, on: db, engine: engine) }
+    }
+
+    /// Writes the refusals counted since the last flush: one entry per user, action and resource, with the count;
+    /// returns how many entries.
+    @discardableResult
+    func flushRefusals() async throws -> Int {
+        let pending = refusals.take()
+        guard !pending.isEmpty else { return 0 }
+        let engine = database.engine
+        do {
+            try await database.transaction { db in
+                for event in pending { _ = try await Self.append(event, on: db, engine: engine) }
+            }
+        } catch {
+            refusals.restore(pending)
+            throw error
+        }
+        return pending.count
     }
 
     /// Entries about `subject`, newest first.
@@ -176,48 +323,22 @@ struct AuditLog: Sendable {
         }
     }
 
-    /// The verdict of walking the whole chain.
-    struct Verification: Sendable, Equatable {
-        var entries: Int
-        var firstBreak: AuditChain.Break?
+    static func select(on db: any SQLDatabase) -> SQLSelectBuilder {
+        db.select().columns(columns).from("audit_entries")
     }
 
-    /// Walks the chain in pages, from the first entry, and reports the first broken link.
-    func verify(pageSize: Int = 10_000) async throws -> Verification {
-        var previous: (seq: Int64, hash: String) = (0, AuditChain.genesis)
-        var checked = 0
-        while true {
-            let after = previous.seq
-            let rows = try await database.withConnection { db in
-                try await Self.select(on: db).where("seq", .greaterThan, after).orderBy("seq").limit(pageSize).all()
-            }
-            var page: [AuditEntry] = []
-            page.reserveCapacity(rows.count)
-            for row in rows {
-                do {
-                    page.append(try Self.entry(row))
-                } catch {
-                    let seq = (try? row.decode(column: "seq", as: Int64.self)) ?? (page.last?.seq ?? previous.seq) + 1
-                    if let broken = AuditChain.firstBreak(in: page, after: previous) { return Verification(entries: checked, firstBreak: broken) }
-                    return Verification(entries: checked + page.count, firstBreak: .init(seq: seq, reason: "the entry cannot be read (\(error))"))
-                }
-            }
-            if let broken = AuditChain.firstBreak(in: page, after: previous) { return Verification(entries: checked, firstBreak: broken) }
-            checked += page.count
-            guard let last = page.last, page.count == pageSize else { return Verification(entries: checked, firstBreak: nil) }
-            previous = (last.seq, last.hash)
-        }
+    private static let columns = [
+        "subject_id", "seq", "at", "actor_id", "action", "resource", "count", "request_id", "client_request_id", "outcome", "prev_hash", "hash",
+    ]
+    static let legacyColumns = ["seq", "at", "actor_id", "subject_id", "action", "resource", "count", "request_id", "outcome", "prev_hash", "hash"]
+
+    static func entry(_ row: any SQLRow) throws -> AuditEntry {
+        var entry = try legacyEntry(row)
+        entry.clientRequestID = try row.decode(column: "client_request_id", as: String?.self)
+        return entry
     }
 
-    /// "fitbase audit" as a number, so concurrent appenders of every instance take turns.
-    private static let lockKey: Int64 = 0x6669_7461_7564_6974
-
-    private static func select(on db: any SQLDatabase) -> SQLSelectBuilder {
-        db.select().columns("seq", "at", "actor_id", "subject_id", "action", "resource", "count", "request_id", "outcome", "prev_hash", "hash")
-            .from("health_audit_log")
-    }
-
-    private static func entry(_ row: any SQLRow) throws -> AuditEntry {
+    static func legacyEntry(_ row: any SQLRow) throws -> AuditEntry {
         AuditEntry(
             seq: try row.decode(column: "seq", as: Int64.self), at: try row.decode(column: "at", as: Date.self),
             actorID: try row.decode(column: "actor_id", as: UUID?.self), subjectID: try row.decode(column: "subject_id", as: UUID.self),
@@ -229,3 +350,56 @@ struct AuditLog: Sendable {
         )
     }
 }
+
+/// Refusals counted in memory until the next flush, by user, actor, action and resource.
+final class AuditRefusals: Sendable {
+    private struct Key: Hashable {
+        var subject: UserID
+        var actor: UserID?
+        var action: AuditAction
+        var resource: String
+    }
+
+    private let counts = Mutex<[Key: AuditEvent]>([:])
+    /// Past this many distinct keys a flush is due whatever the time (bounds the memory a flood of users can take).
+    static let limit = 10_000
+
+    /// Counts one refusal; `false` when the tally is full and it was not counted.
+    func count(_ event: AuditEvent) -> Bool {
+        let key = Key(subject: event.subject, actor: event.actor, action: event.action, resource: event.resource)
+        return counts.withLock { counts in
+            if var counted = counts[key] {
+                counted.count += 1
+                counts[key] = counted
+            } else if counts.count < Self.limit {
+                var first = event
+                first.count = 1
+                counts[key] = first
+            } else {
+                return false
+            }
+            return true
+        }
+    }
+
+    /// The counted refusals, forgotten here.
+    func take() -> [AuditEvent] {
+        counts.withLock { counts in
+            defer { counts.removeAll() }
+            return Array(counts.values)
+        }
+    }
+
+    /// Puts back what a failed flush took.
+    func restore(_ events: [AuditEvent]) {
+        counts.withLock { counts in
+            for event in events {
+                let key = Key(subject: event.subject, actor: event.actor, action: event.action, resource: event.resource)
+                counts[key, default: AuditEvent(actor: event.actor, subject: event.subject, action: event.action, resource: event.resource, count: 0, outcome: .denied, requestID: event.requestID, clientRequestID: event.clientRequestID)].count += event.count
+            }
+        }
+    }
+
+    var isEmpty: Bool { counts.withLock { $0.isEmpty } }
+}
+

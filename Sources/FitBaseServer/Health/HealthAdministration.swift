@@ -58,6 +58,13 @@ package struct HealthAdministration: Sendable {
             fresh.wrapped = try next.seal(key.key.withUnsafeBytes { Data($0) }, context: HealthVault.context(wrapped.user, wrapped.keyID))
             return fresh
         }
+        _ = try await keys.rewrapAuditKeys { wrapped in
+            let context = AuditKey.context(wrapped.id)
+            var fresh = wrapped
+            fresh.masterKeyID = next.id
+            fresh.wrapped = try next.seal(try current.open(wrapped.wrapped, context: context), context: context)
+            return fresh
+        }
         let (tokens, signingKeys) = try await database.transaction { db in
             let rows = try await db.select().columns("provider", "subject", "sealed_refresh_token").from("user_identities")
                 .where("sealed_refresh_token", .isNot, SQLLiteral.null).all()
@@ -80,11 +87,29 @@ package struct HealthAdministration: Sendable {
         return Rotation(healthKeys: rewrapped, appleTokens: tokens, signingKeys: signingKeys, newKeyID: next.id, newKeyFile: newKeyFile)
     }
 
-    /// Walks the whole audit chain; the verdict names the first broken link.
-    package func verifyAuditChain() async throws -> (entries: Int, firstBreak: String?) {
-        try await withDatabases { database, _ in
-            let verdict = try await AuditLog(database: database).verify()
-            return (verdict.entries, verdict.firstBreak?.description)
+    /// What `fitbase audit verify` found.
+    package struct AuditVerdict: Sendable {
+        package var entries: Int
+        package var chains: Int
+        package var digests: Int
+        package var unsigned: Int
+        package var firstBreak: String?
+    }
+
+    /// Walks every audit chain and checks its signed digests with the audit key (unwrapped with the master key); the
+    /// verdict names the first broken link.
+    package func verifyAuditChain() async throws -> AuditVerdict {
+        let masterKey = try MasterKey.load(for: configuration)
+        return try await withDatabases { database, keystore in
+            try await MigrationRunner.forServer(database: database, logger: logger).run()
+            let keys = HealthKeyStore(database: keystore)
+            try await keys.prepare()
+            let auditKeys = try await AuditKey.load(from: keys, masterKey: masterKey, creating: false)
+            let verdict = try await AuditLog(database: database).verify(keys: auditKeys)
+            return AuditVerdict(
+                entries: verdict.entries, chains: verdict.chains, digests: verdict.digests, unsigned: verdict.unsigned,
+                firstBreak: verdict.firstBreak?.description
+            )
         }
     }
 

@@ -75,7 +75,8 @@ struct HealthController: Sendable {
             items: entries.prefix(limit).map { entry in
                 .init(
                     seq: entry.seq, at: entry.at, actorId: entry.actorID?.uuidString.lowercased(), subjectId: entry.subjectID.uuidString.lowercased(),
-                    action: entry.action, resource: entry.resource, count: entry.count, requestId: entry.requestID, outcome: entry.outcome,
+                    action: entry.action, resource: entry.resource, count: entry.count, requestId: entry.requestID,
+                    clientRequestId: entry.clientRequestID, outcome: entry.outcome,
                     prevHash: entry.prevHash, hash: entry.hash
                 )
             },

@@ -31,6 +31,48 @@ struct HealthKeyStore: Sendable {
                 .column("wrapped", type: engine.bytes, .notNull)
                 .column("created_at", type: engine.instant, .notNull)
                 .run()
+            try await db.create(table: "audit_keys").ifNotExists()
+                .column("key_id", type: .text, .primaryKey(autoIncrement: false))
+                .column("master_key_id", type: .text, .notNull)
+                .column("wrapped", type: engine.bytes, .notNull)
+                .column("created_at", type: engine.instant, .notNull)
+                .run()
+        }
+    }
+
+    /// The audit key as stored (see ``AuditKey``).
+    struct WrappedAuditKey: Sendable, Equatable {
+        var id: String
+        var masterKeyID: String
+        var wrapped: Data
+    }
+
+    func auditKeys() async throws -> [WrappedAuditKey] {
+        try await database.withConnection { db in
+            try await db.select().columns("key_id", "master_key_id", "wrapped").from("audit_keys").all().map(Self.auditKey)
+        }
+    }
+
+    /// Stores an audit key unless one with its id is there (instances starting together).
+    func insertAuditKeyIfAbsent(id: String, masterKeyID: String, wrapped: Data) async throws {
+        try await database.transaction { db in
+            try await db.insert(into: "audit_keys").columns("key_id", "master_key_id", "wrapped", "created_at")
+                .values(SQLBind(id), SQLBind(masterKeyID), SQLBind(wrapped), SQLBind(Date.storageNow))
+                .ignoringConflicts(with: ["key_id"])
+                .run()
+        }
+    }
+
+    /// Re-wraps every audit key with `rewrap` in one transaction (master key rotation); returns how many.
+    func rewrapAuditKeys(_ rewrap: @escaping @Sendable (WrappedAuditKey) throws -> WrappedAuditKey) async throws -> Int {
+        try await database.transaction { db in
+            let keys = try await db.select().columns("key_id", "master_key_id", "wrapped").from("audit_keys").all().map(Self.auditKey)
+            for key in keys {
+                let fresh = try rewrap(key)
+                try await db.update("audit_keys").set("master_key_id", to: fresh.masterKeyID).set("wrapped", to: fresh.wrapped)
+                    .where("key_id", .equal, key.id).run()
+            }
+            return keys.count
         }
     }
 
@@ -87,6 +129,13 @@ struct HealthKeyStore: Sendable {
     }
 
     private static let columns = ["user_id", "key_id", "master_key_id", "wrapped"]
+
+    private static func auditKey(_ row: any SQLRow) throws -> WrappedAuditKey {
+        WrappedAuditKey(
+            id: try row.decode(column: "key_id", as: String.self), masterKeyID: try row.decode(column: "master_key_id", as: String.self),
+            wrapped: try row.decode(column: "wrapped", as: Data.self)
+        )
+    }
 
     private static func key(_ row: any SQLRow) throws -> WrappedKey {
         WrappedKey(

@@ -32,6 +32,7 @@ struct HistoryController: Sendable {
         let logs = try await history.logs(
             of: caller.user, from: try day(input.query.from, "from"), to: try day(input.query.to, "to"), offset: offset, limit: limit + 1
         )
+        try await collection.audited(read: min(logs.count, limit), of: caller.user)
         return .ok(.init(body: .json(.init(
             items: logs.prefix(limit).map(Self.wire),
             nextCursor: logs.count > limit ? PageRequest.cursor(offset: offset + limit) : nil
@@ -51,6 +52,7 @@ struct HistoryController: Sendable {
         let detailed = input.query.detail == .full
         if detailed { try await entitlements.require(.analytics, caller: caller, doing: "Detailed statistics") }
         let logs = try await history.allLogs(of: caller.user)
+        try await collection.audited(read: logs.count, of: caller.user)
         let today = LocalCalendar.today(in: try await collection.profiles.profile(of: caller.user).timeZone)
         let statistics = HistoryStatistics(logs: logs, today: today)
         let basic = Components.Schemas.HistoryStats(

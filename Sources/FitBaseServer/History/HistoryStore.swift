@@ -29,37 +29,77 @@ struct CreateWorkoutLogs: Migration {
     }
 }
 
-/// SQL for `workout_logs`, always scoped to one user.
+/// The private fields of workout logs sealed (energy before and after, notes, cycle phase and day): two columns for
+/// the owner's data key id and the ciphertext. The clear columns of earlier versions stay in the table, emptied as
+/// the server starts (``CycleDataSealing``) and never written again.
+struct SealWorkoutLogFields: Migration {
+    let name = "2026-11-24.history.seal-private-fields"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.alter(table: "workout_logs").column("key_id", type: .text).run()
+        try await database.alter(table: "workout_logs").column("sealed", type: engine.bytes).run()
+    }
+}
+
+/// SQL for `workout_logs`, always scoped to one user; seals the private fields it writes and opens those it reads.
 struct HistoryStore: Sendable {
     let database: Database
+    let vault: HealthVault
 
-    /// Writes the row of `log` of `user`, replacing a log of theirs with its id. Only ``WorkoutLogWrite`` calls it: it
-    /// adds the feed entry and the scores. `now` is the creation time of a new log. Another user's id is `id_taken`,
-    /// with nothing written (the statement itself checks the owner, so concurrent first writes cannot race).
-    static func upsert(_ log: WorkoutLog, of user: UserID, now: Date, on db: any SQLDatabase) async throws {
+    static let table = "workout_logs"
+
+    /// The fields of a log that say something about the body: sealed under the owner's data key.
+    struct PrivateFields: Codable, Equatable {
+        var energyBefore: Int?
+        var energyAfter: Int?
+        var notes: String?
+        var cyclePhase: String?
+        var cycleDay: Int?
+
+        init(_ log: WorkoutLog) {
+            self.init(energyBefore: log.energyBefore, energyAfter: log.energyAfter, notes: log.notes, cyclePhase: log.cyclePhase?.rawValue, cycleDay: log.cycleDay)
+        }
+
+        init(energyBefore: Int?, energyAfter: Int?, notes: String?, cyclePhase: String?, cycleDay: Int?) {
+            self.energyBefore = energyBefore
+            self.energyAfter = energyAfter
+            self.notes = notes
+            self.cyclePhase = cyclePhase
+            self.cycleDay = cycleDay
+        }
+    }
+
+    /// `log`'s private fields sealed under its owner's data key (made on their first sensitive write).
+    func sealed(_ log: WorkoutLog, of user: UserID) async throws -> SealedFields {
+        guard let key = try await vault.dataKey(of: user, creating: true) else { throw SealedFieldsError.noKey }
+        return try vault.seal(PrivateFields(log), table: Self.table, id: log.id.rawValue, of: user, with: key)
+    }
+
+    /// Writes the row of `log` of `user` (its private fields as `sealed`), replacing a log of theirs with its id. Only
+    /// ``WorkoutLogWrite`` calls it: it adds the feed entry and the scores. `now` is the creation time of a new log.
+    /// Another user's id is `id_taken`, with nothing written (the statement itself checks the owner, so concurrent
+    /// first writes cannot race).
+    static func upsert(_ log: WorkoutLog, sealed: SealedFields, of user: UserID, now: Date, on db: any SQLDatabase) async throws {
         let written = try await upsertLog(
             log.id.rawValue, user.rawValue, log.workout.rawValue, log.workoutType.rawValue, log.workoutTitle, log.completedAt,
-            log.localDate.description, log.durationMinutes, log.rating, log.energyBefore, log.energyAfter, log.notes,
-            log.cyclePhase?.rawValue, log.cycleDay, now
+            log.localDate.description, log.durationMinutes, log.rating, sealed.keyID, sealed.sealed, now
         ).first(on: db)
         guard written != nil else { throw SyncController.idTaken }
     }
 
     private static let upsertLog = StoredStatement(
         #"INSERT INTO "workout_logs" ("id", "user_id", "workout_id", "workout_type", "workout_title", "completed_at", "local_date", "#
-            + #""duration_minutes", "rating", "energy_before", "energy_after", "notes", "cycle_phase", "cycle_day", "created_at") "#
-            + #"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO UPDATE SET "#
-            + [
-                "workout_id", "workout_type", "workout_title", "completed_at", "local_date", "duration_minutes", "rating",
-                "energy_before", "energy_after", "notes", "cycle_phase", "cycle_day",
-            ].map { #""\#($0)" = EXCLUDED."\#($0)""# }.joined(separator: ", ")
+            + #""duration_minutes", "rating", "key_id", "sealed", "created_at") "#
+            + #"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO UPDATE SET "#
+            + ["workout_id", "workout_type", "workout_title", "completed_at", "local_date", "duration_minutes", "rating", "key_id", "sealed"]
+            .map { #""\#($0)" = EXCLUDED."\#($0)""# }.joined(separator: ", ")
             + #" WHERE "workout_logs"."user_id" = EXCLUDED."user_id" RETURNING "id""#
     )
 
     /// Logs of `user` with these ids (for the change feed).
-    static func logs(_ ids: [WorkoutLogID], of user: UserID, on db: any SQLDatabase) async throws -> [WorkoutLog] {
+    func logs(_ ids: [WorkoutLogID], of user: UserID, on db: any SQLDatabase) async throws -> [WorkoutLog] {
         guard !ids.isEmpty else { return [] }
-        return try await select(on: db).where("user_id", .equal, user.rawValue).where("id", .in, ids.map(\.rawValue)).all().map(log)
+        return try await open(try await Self.select(on: db).where("user_id", .equal, user.rawValue).where("id", .in, ids.map(\.rawValue)).all(), of: user)
     }
 
     /// Deletes the row of the log if it is the user's, nothing else (``WorkoutLogsCollection/delete(_:_:on:)`` is the delete
@@ -71,64 +111,84 @@ struct HistoryStore: Sendable {
 
     /// Logs of `user` between the local dates `from` and `to` (inclusive), newest first, one page at `offset`.
     func logs(of user: UserID, from: CalendarDay?, to: CalendarDay?, offset: Int, limit: Int) async throws -> [WorkoutLog] {
-        try await database.withConnection { db in
+        let rows = try await database.withConnection { db in
             var query = Self.select(on: db).where("user_id", .equal, user.rawValue)
             if let from { query = query.where("local_date", .greaterThanOrEqual, from.description) }
             if let to { query = query.where("local_date", .lessThanOrEqual, to.description) }
-            return try await query.orderBy("completed_at", .descending).orderBy("id", .descending).offset(offset).limit(limit).all().map(Self.log)
+            return try await query.orderBy("completed_at", .descending).orderBy("id", .descending).offset(offset).limit(limit).all()
         }
+        return try await open(rows, of: user)
     }
 
     /// Every log of `user` (for statistics).
     func allLogs(of user: UserID) async throws -> [WorkoutLog] {
-        try await database.withConnection { db in
-            try await Self.select(on: db).where("user_id", .equal, user.rawValue).orderBy("completed_at").all().map(Self.log)
+        let rows = try await database.withConnection { db in
+            try await Self.select(on: db).where("user_id", .equal, user.rawValue).orderBy("completed_at").all()
         }
+        return try await open(rows, of: user)
     }
 
-    private static func select(on db: any SQLDatabase) -> SQLSelectBuilder {
+    static func select(on db: any SQLDatabase) -> SQLSelectBuilder {
         db.select().columns(
-            "id", "workout_id", "workout_type", "workout_title", "completed_at", "local_date", "duration_minutes", "rating",
-            "energy_before", "energy_after", "notes", "cycle_phase", "cycle_day"
+            "id", "workout_id", "workout_type", "workout_title", "completed_at", "local_date", "duration_minutes", "rating", "key_id", "sealed"
         ).from("workout_logs")
     }
 
-    private static func log(_ row: any SQLRow) throws -> WorkoutLog {
-        WorkoutLog(
-            id: WorkoutLogID(rawValue: try row.decode(column: "id", as: UUID.self)),
-            workout: WorkoutID(rawValue: try row.decode(column: "workout_id", as: UUID.self)),
-            workoutType: WorkoutType(rawValue: try row.decode(column: "workout_type", as: String.self)) ?? .strength,
-            workoutTitle: try row.decode(column: "workout_title", as: String.self),
-            completedAt: try row.decode(column: "completed_at", as: Date.self),
-            localDate: CalendarDay(try row.decode(column: "local_date", as: String.self)) ?? CalendarDay(daysSince1970: 0),
-            durationMinutes: try row.decode(column: "duration_minutes", as: Int.self),
-            rating: try row.decode(column: "rating", as: Int?.self),
-            energyBefore: try row.decode(column: "energy_before", as: Int?.self),
-            energyAfter: try row.decode(column: "energy_after", as: Int?.self),
-            notes: try row.decode(column: "notes", as: String?.self),
-            cyclePhase: try row.decode(column: "cycle_phase", as: String?.self).flatMap(CyclePhase.init(rawValue:)),
-            cycleDay: try row.decode(column: "cycle_day", as: Int?.self)
-        )
+    /// Rows of ``select(on:)`` of `user`, in order, with their private fields opened. A log whose fields were sealed
+    /// under a key that is no longer the user's (crypto-shredded) keeps its clear fields only.
+    func open(_ rows: [any SQLRow], of user: UserID) async throws -> [WorkoutLog] {
+        guard !rows.isEmpty else { return [] }
+        let key = try await vault.dataKey(of: user, creating: false)
+        let decoder = JSONDecoder()
+        return try rows.map { row in
+            let id = WorkoutLogID(rawValue: try row.decode(column: "id", as: UUID.self))
+            var fields = PrivateFields(energyBefore: nil, energyAfter: nil, notes: nil, cyclePhase: nil, cycleDay: nil)
+            if let key, let keyID = try row.decode(column: "key_id", as: String?.self), keyID == key.id,
+                let sealed = try row.decode(column: "sealed", as: Data?.self)
+            {
+                let plain = try vault.open(bytes: SealedFields(keyID: keyID, sealed: sealed), table: Self.table, id: id.rawValue, of: user, with: key)
+                fields = try decoder.decode(PrivateFields.self, from: plain)
+            }
+            return WorkoutLog(
+                id: id,
+                workout: WorkoutID(rawValue: try row.decode(column: "workout_id", as: UUID.self)),
+                workoutType: WorkoutType(rawValue: try row.decode(column: "workout_type", as: String.self)) ?? .strength,
+                workoutTitle: try row.decode(column: "workout_title", as: String.self),
+                completedAt: try row.decode(column: "completed_at", as: Date.self),
+                localDate: CalendarDay(try row.decode(column: "local_date", as: String.self)) ?? CalendarDay(daysSince1970: 0),
+                durationMinutes: try row.decode(column: "duration_minutes", as: Int.self),
+                rating: try row.decode(column: "rating", as: Int?.self),
+                energyBefore: fields.energyBefore, energyAfter: fields.energyAfter, notes: fields.notes,
+                cyclePhase: fields.cyclePhase.flatMap(CyclePhase.init(rawValue:)), cycleDay: fields.cycleDay
+            )
+        }
     }
 }
 
 /// Workout history in the account export and deletion.
 struct WorkoutLogsOwner: AccountDataOwner {
+    let store: HistoryStore
+    let audit: AuditLog
     let section = "workoutHistory"
 
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
-        let rows = try await db.select().columns("workout_id", "workout_title", "completed_at", "duration_minutes", "rating", "energy_before", "energy_after", "notes")
-            .from("workout_logs").where("user_id", .equal, user.rawValue).orderBy("completed_at").all()
-        let logs: [(any Sendable)?] = try rows.map { row in
+        let rows = try await HistoryStore.select(on: db).where("user_id", .equal, user.rawValue).orderBy("completed_at").all()
+        let opened = try await store.open(rows, of: user)
+        if !opened.isEmpty {
+            try await audit.append(AuditEvent(actor: user, subject: user, action: .export, resource: WorkoutLogsCollection.resource, count: opened.count))
+        }
+        let logs: [(any Sendable)?] = opened.map { log in
             [
-                "workoutId": WorkoutID(rawValue: try row.decode(column: "workout_id", as: UUID.self)).description,
-                "workoutTitle": try row.decode(column: "workout_title", as: String.self),
-                "completedAt": try row.decode(column: "completed_at", as: Date.self).formatted(.iso8601),
-                "durationMinutes": try row.decode(column: "duration_minutes", as: Int.self),
-                "rating": try row.decode(column: "rating", as: Int?.self),
-                "energyBefore": try row.decode(column: "energy_before", as: Int?.self),
-                "energyAfter": try row.decode(column: "energy_after", as: Int?.self),
-                "notes": try row.decode(column: "notes", as: String?.self),
+                "workoutId": log.workout.description,
+                "workoutTitle": log.workoutTitle,
+                "completedAt": log.completedAt.formatted(.iso8601),
+                "durationMinutes": log.durationMinutes,
+                "rating": log.rating,
+                "energyBefore": log.energyBefore,
+                "energyAfter": log.energyAfter,
+                "notes": log.notes,
+                "cyclePhase": log.cyclePhase?.rawValue,
+                "cycleDay": log.cycleDay,
             ] as [String: (any Sendable)?]
         }
         return try OpenAPIValueContainer(unvalidatedValue: logs)

@@ -8,12 +8,16 @@ import SQLKit
 /// feed entry and challenge scoring — and how the feed shows it.
 struct WorkoutLogsCollection: SyncedCollection {
     let database: Database
+    let store: HistoryStore
     let catalog: CatalogStore
     let profiles: ProfileStore
     let cycle: CycleReckoner
+    let audit: AuditLog
 
     let collection = SyncCollection.workoutLogs
     let table: String? = "workout_logs"
+    /// The private fields are sealed under the user's key: never in a stored push result.
+    var isSealed: Bool { true }
 
     // MARK: REST
 
@@ -21,12 +25,40 @@ struct WorkoutLogsCollection: SyncedCollection {
     /// to read), with its effects; returns the group whose leaderboards changed, if any.
     @discardableResult
     func save(_ log: WorkoutLog, of user: UserID, now: Date) async throws -> GroupID? {
-        try await database.transaction { db in try await WorkoutLogWrite(log: log).saved(.new(user, now), on: db).group }
+        let write = WorkoutLogWrite(log: log, sealed: try await store.sealed(log, of: user))
+        let engine = database.engine
+        return try await database.transaction { db in
+            let group = try await write.saved(.new(user, now), on: db).group
+            try await AuditLog.append(AuditEvent(actor: user, subject: user, action: .write, resource: Self.resource, count: 1), on: db, engine: engine)
+            return group
+        }
     }
 
     /// Deletes a log with its effects; whether it was there.
     func delete(_ id: WorkoutLogID, of user: UserID, now: Date) async throws -> Bool {
-        try await delete(id.description, of: user, now: now, in: database)
+        let engine = database.engine
+        return try await database.transaction { db in
+            guard try await delete(id.description, .now(user, now), on: db) != nil else { return false }
+            try await AuditLog.append(AuditEvent(actor: user, subject: user, action: .delete, resource: Self.resource, count: 1), on: db, engine: engine)
+            return true
+        }
+    }
+
+    /// The audit log's name for workout logs (their private fields are what it watches).
+    static let resource = "workoutLogs"
+
+    /// Records a read of `count` of the user's logs (the history list, statistics), when there were any.
+    func audited(read count: Int, of user: UserID) async throws {
+        guard count > 0 else { return }  // nothing of theirs was read
+        try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: Self.resource, count: count))
+    }
+
+    func pushed(_ count: Int, of user: UserID, on db: any SQLDatabase) async throws {
+        try await AuditLog.append(AuditEvent(actor: user, subject: user, action: .sync, resource: Self.resource, count: count), on: db, engine: database.engine)
+    }
+
+    func pulled(_ count: Int, of user: UserID) async throws {
+        try await audit.append(AuditEvent(actor: user, subject: user, action: .sync, resource: Self.resource, count: count))
     }
 
     // MARK: Sync
@@ -40,7 +72,7 @@ struct WorkoutLogsCollection: SyncedCollection {
                 body, id: WorkoutLogID(id) ?? WorkoutLogID(), user: reads.user, profile: try await profiles.profile(reads),
                 periods: try await cycle.store.periods(reads), workouts: try await CatalogLookup.shared(by: reads, store: catalog)
             )
-            return WorkoutLogWrite(log: log)
+            return WorkoutLogWrite(log: log, sealed: try await store.sealed(log, of: reads.user))
         } catch let invalid as InvalidFields {
             throw Problem.validationFailed(invalid)
         }
@@ -55,7 +87,7 @@ struct WorkoutLogsCollection: SyncedCollection {
     }
 
     func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: Components.Schemas.SyncRecordData] {
-        try wire(try await HistoryStore.logs(ids.compactMap(WorkoutLogID.init), of: user, on: db), id: \.id.description, HistoryController.wire)
+        try wire(try await store.logs(ids.compactMap(WorkoutLogID.init), of: user, on: db), id: \.id.description, HistoryController.wire)
     }
 
     // MARK: Rules
@@ -91,6 +123,8 @@ extension WorkoutLogDraft {
 /// A checked workout log: its row, its feed entry, then its challenge scores — for REST and push alike.
 struct WorkoutLogWrite: SyncedWrite {
     var log: WorkoutLog
+    /// Its private fields, sealed.
+    var sealed: SealedFields
 
     func write(_ write: FeedWrite, on db: any SQLDatabase) async throws -> SyncChange {
         try await saved(write, on: db).change
@@ -98,7 +132,7 @@ struct WorkoutLogWrite: SyncedWrite {
 
     /// Writes the log with its effects; returns its feed entry and the group whose leaderboards changed.
     func saved(_ write: FeedWrite, on db: any SQLDatabase) async throws -> (change: SyncChange, group: GroupID?) {
-        try await HistoryStore.upsert(log, of: write.user, now: write.now, on: db)
+        try await HistoryStore.upsert(log, sealed: sealed, of: write.user, now: write.now, on: db)
         let change = try await write.record(.workoutLogs, id: log.id.description, deleted: false, on: db)
         let group = try await ChallengeScoring.logged(log, of: write.user, now: write.now, on: db)
         return (change, group)

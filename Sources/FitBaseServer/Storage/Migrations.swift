@@ -35,6 +35,9 @@ enum FitBaseMigrations {
         MoveHealthSampleFeedEntries(),
         AddInviteLimits(),
         AddRecommendationVariants(),
+        SealCyclePeriods(),
+        SealWorkoutLogFields(),
+        ChainAuditPerUser(),
     ]
 }
 

@@ -36,6 +36,9 @@ struct SQLiteConnectionSetup: Sendable {
                 "PRAGMA cache_size = -\(Self.writerCacheKiB)", "PRAGMA wal_autocheckpoint = \(Self.writerBackstopPages)",
                 // A log that grew past where the checkpointer starts it again (a backstop run) shrinks back to that.
                 "PRAGMA journal_size_limit = \(SQLiteCheckpointer.restartPages * 4_096)",
+                // Deleted and replaced content is overwritten with zeros, not left in free space: what an account
+                // deletion or the sealing of clear rows removes is gone from the file, not only unreachable.
+                "PRAGMA secure_delete = ON",
             ]
         )
     }

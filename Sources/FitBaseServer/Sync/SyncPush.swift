@@ -61,8 +61,12 @@ extension SyncController {
                 }
                 let result = try await Self.apply(mutation, collections: collections, user: user, now: now, records: &records, on: db)
                 if result.status != .rejected || !Self.isUnkeyed(mutation) {
-                    answered[mutation.mutationID] = result
-                    kept.append(result)
+                    // Results are stored in clear (to answer replays): a sealed collection's keeps the version only,
+                    // and a device replaying it pulls the record from the feed.
+                    var stored = result
+                    if collections[mutation.collection].isSealed { stored.serverRecord = nil }
+                    answered[mutation.mutationID] = stored
+                    kept.append(stored)
                 }
                 results.append(result)
             }
@@ -261,9 +265,7 @@ extension SyncController {
     ) async throws -> Components.Schemas.SyncMutationResult {
         let stamp = try await SyncFeed.stamp(mutation.collection, id: mutation.recordID, of: user, on: db)
         var record: Components.Schemas.SyncChange?
-        // Results are stored in clear (to answer replays): a sealed collection's conflict names the version only and
-        // the device pulls the record from the feed.
-        if let stamp, !collections[mutation.collection].isSealed {
+        if let stamp {
             let change = SyncChange(collection: mutation.collection, recordID: mutation.recordID, seq: 0, stamp: stamp)
             record = try await SyncController.wire([change], of: user, collections: collections, on: db).first
         }

@@ -19,8 +19,8 @@ protocol SyncedCollection: Sendable {
     var table: String? { get }
     /// Whether a record stored once is never changed again: sending it again is a no-op (health samples).
     var isWrittenOnce: Bool { get }
-    /// Whether the records are sealed at rest, so that they never appear in stored push results (a conflict then
-    /// names the version only; health samples).
+    /// Whether the records are sealed at rest, so that they never appear in stored push results (the answer to a
+    /// replayed conflict names the version only; health samples, periods, workout logs).
     var isSealed: Bool { get }
 
     /// The record id in its canonical form; throws a problem naming `id` when the mutation's id cannot be one.

@@ -1,0 +1,111 @@
+import FitBaseCore
+import Foundation
+import Logging
+import SQLKit
+
+/// Seals the cycle data earlier versions stored in clear, as the server starts (after the migrations, which cannot
+/// reach the master key): the periods of `cycle_periods_unsealed` move into the sealed `cycle_periods` (the emptied
+/// table is dropped), and the private fields of workout logs written before ``SealWorkoutLogFields`` move into
+/// `sealed`, their clear columns set to NULL. Batches of a few hundred rows, each in its own transaction, so an
+/// interrupted run resumes where it stopped; instances starting together on one PostgreSQL database can run it at
+/// once (a row is moved or updated only while it is still unsealed). On SQLite `secure_delete` overwrites what is
+/// removed.
+struct CycleDataSealing: Sendable {
+    let database: Database
+    let vault: HealthVault
+
+    static let batch = 500
+
+    /// Seals whatever is still in clear; returns how many periods and logs it sealed.
+    @discardableResult
+    func run(logger: Logger) async throws -> (periods: Int, logs: Int) {
+        let periods = try await sealPeriods()
+        let logs = try await sealLogs()
+        if periods + logs > 0 {
+            logger.notice("sealed cycle data stored in clear by an earlier version", metadata: ["periods": "\(periods)", "workoutLogs": "\(logs)"])
+        }
+        return (periods, logs)
+    }
+
+    private func sealPeriods() async throws -> Int {
+        guard try await database.tableExists("cycle_periods_unsealed") else { return 0 }
+        var sealed = 0
+        while true {
+            let rows = try await database.withConnection { db in
+                try await db.select().columns("id", "user_id", "start_date", "end_date", "flow", "symptoms", "notes", "created_at", "updated_at")
+                    .from("cycle_periods_unsealed").orderBy("id").limit(Self.batch).all()
+            }
+            if rows.isEmpty { break }
+            var moved: [(user: UserID, row: SealedPeriod, createdAt: Date, updatedAt: Date)] = []
+            for row in rows {
+                let user = UserID(rawValue: try row.decode(column: "user_id", as: UUID.self))
+                let period = LoggedPeriod(
+                    id: PeriodID(rawValue: try row.decode(column: "id", as: UUID.self)),
+                    start: CalendarDay(try row.decode(column: "start_date", as: String.self)) ?? CalendarDay(daysSince1970: 0),
+                    end: try row.decode(column: "end_date", as: String?.self).flatMap(CalendarDay.init),
+                    flow: try row.decode(column: "flow", as: String?.self),
+                    symptoms: try row.decodeJSON(column: "symptoms", as: [String].self),
+                    notes: try row.decode(column: "notes", as: String?.self)
+                )
+                guard let key = try await vault.dataKey(of: user, creating: true) else { throw SealedFieldsError.noKey }
+                moved.append((
+                    user, try CycleStore.seal(period, of: user, with: key, vault: vault),
+                    try row.decode(column: "created_at", as: Date.self), try row.decode(column: "updated_at", as: Date.self)
+                ))
+            }
+            let toMove = moved
+            try await database.transaction { db in
+                for item in toMove {
+                    try await db.insert(into: "cycle_periods")
+                        .columns("id", "user_id", "start_key", "key_id", "sealed", "created_at", "updated_at")
+                        .values(
+                            SQLBind(item.row.id.rawValue), SQLBind(item.user.rawValue), SQLBind(item.row.startKey), SQLBind(item.row.fields.keyID),
+                            SQLBind(item.row.fields.sealed), SQLBind(item.createdAt), SQLBind(item.updatedAt)
+                        )
+                        .ignoringConflicts(with: ["id"])
+                        .run()
+                }
+                try await db.delete(from: "cycle_periods_unsealed").where("id", .in, toMove.map(\.row.id.rawValue)).run()
+            }
+            sealed += moved.count
+        }
+        try await database.transaction { db in try await db.drop(table: "cycle_periods_unsealed").ifExists().run() }
+        return sealed
+    }
+
+    private func sealLogs() async throws -> Int {
+        var sealed = 0
+        while true {
+            let rows = try await database.withConnection { db in
+                try await db.select().columns("id", "user_id", "energy_before", "energy_after", "notes", "cycle_phase", "cycle_day")
+                    .from("workout_logs").where(SQLIdentifier("sealed"), .is, SQLLiteral.null).limit(Self.batch).all()
+            }
+            if rows.isEmpty { break }
+            var updates: [(id: UUID, fields: SealedFields)] = []
+            for row in rows {
+                let user = UserID(rawValue: try row.decode(column: "user_id", as: UUID.self))
+                let id = try row.decode(column: "id", as: UUID.self)
+                let fields = HistoryStore.PrivateFields(
+                    energyBefore: try row.decode(column: "energy_before", as: Int?.self), energyAfter: try row.decode(column: "energy_after", as: Int?.self),
+                    notes: try row.decode(column: "notes", as: String?.self), cyclePhase: try row.decode(column: "cycle_phase", as: String?.self),
+                    cycleDay: try row.decode(column: "cycle_day", as: Int?.self)
+                )
+                guard let key = try await vault.dataKey(of: user, creating: true) else { throw SealedFieldsError.noKey }
+                updates.append((id, try vault.seal(fields, table: HistoryStore.table, id: id, of: user, with: key)))
+            }
+            let toUpdate = updates
+            try await database.transaction { db in
+                for update in toUpdate {
+                    try await db.update("workout_logs")
+                        .set("key_id", to: update.fields.keyID).set("sealed", to: update.fields.sealed)
+                        .set("energy_before", to: SQLLiteral.null).set("energy_after", to: SQLLiteral.null).set("notes", to: SQLLiteral.null)
+                        .set("cycle_phase", to: SQLLiteral.null).set("cycle_day", to: SQLLiteral.null)
+                        .where("id", .equal, update.id).where(SQLIdentifier("sealed"), .is, SQLLiteral.null)
+                        .run()
+                }
+            }
+            sealed += updates.count
+        }
+        return sealed
+    }
+}
