@@ -433,6 +433,33 @@ import Testing
         }
     }
 
+    /// Reads audited at the same moment share transactions (group commit) and every one is still its own link.
+    @Test(arguments: TestEngines.all)
+    func concurrentAuditedReadsAreAllRecordedInUnbrokenChains(engine: DatabaseEngine) async throws {
+        try await TestDatabase.with(engine) { testDatabase in
+            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            try await MigrationRunner.forServer(database: database, logger: TestDatabase.logger).run()
+            let audit = AuditLog(database: database)
+            let users = [UserID(), UserID()]
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<60 {
+                    group.addTask {
+                        let user = users[index % 2]
+                        try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: "healthSamples", count: index, requestID: "r\(index)"))
+                    }
+                }
+                try await group.waitForAll()
+            }
+            for user in users {
+                let entries = try await audit.entries(about: user, offset: 0, limit: 100)
+                #expect(entries.map(\.seq) == Array((1...30).reversed()))
+            }
+            let verdict = try await audit.verify()
+            #expect(verdict.firstBreak == nil && verdict.entries == 60 && verdict.chains == 2)
+            try await database.shutdown()
+        }
+    }
+
     /// A client refused again and again (no consent) writes nothing per request: the refusals are counted and written
     /// as one entry per user, action and resource, with the count, when the minute's flush runs.
     @Test(arguments: TestEngines.all)

@@ -248,10 +248,12 @@ struct AuditEvent: Sendable {
 struct AuditLog: Sendable {
     let database: Database
     let refusals: AuditRefusals
+    private let queue: AuditQueue
 
     init(database: Database, refusals: AuditRefusals = AuditRefusals()) {
         self.database = database
         self.refusals = refusals
+        self.queue = AuditQueue()
     }
 
     /// Appends inside the caller's transaction (so the entry commits with the change it records).
@@ -289,12 +291,21 @@ struct AuditLog: Sendable {
             .run()
     }
 
-    /// Appends in a transaction of its own (reads); a refusal is only counted (see the type's notes).
+    /// Appends outside a change (reads, exports, pulls) and returns once the entry is committed; a refusal is only
+    /// counted (see the type's notes). Entries appended at the same moment share one transaction (group commit): the
+    /// first caller writes what has queued up, the others wait for that commit, so a burst of reads costs the
+    /// database's single writer (SQLite) a transaction or two, not one each, and writers queued behind it wait that
+    /// much less.
     func append(_ event: AuditEvent) async throws {
         // A refusal is counted, unless the tally is full (then it is written now, as before).
         if event.outcome == .denied, refusals.count(event) { return }
-        let engine = database.engine
-        try await database.transaction { db in _ = try await Self.append(event, on: db, engine: engine) }
+        let database = self.database
+        try await queue.append(event) { events in
+            let engine = database.engine
+            try await database.transaction { db in
+                for event in events { _ = try await Self.append(event, on: db, engine: engine) }
+            }
+        }
     }
 
     /// Writes the refusals counted since the last flush: one entry per user, action and resource, with the count;
@@ -403,3 +414,41 @@ final class AuditRefusals: Sendable {
     var isEmpty: Bool { counts.withLock { $0.isEmpty } }
 }
 
+/// Entries waiting for the next group commit of ``AuditLog/append(_:)``.
+final class AuditQueue: Sendable {
+    private struct State {
+        var pending: [(event: AuditEvent, done: CheckedContinuation<Void, any Error>)] = []
+        var writing = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Queues `event`; the caller that finds no commit under way writes the queue with `write`, batch after batch,
+    /// until it is empty. Returns (or throws) when the batch holding `event` is committed (or failed).
+    func append(_ event: AuditEvent, write: @escaping @Sendable ([AuditEvent]) async throws -> Void) async throws {
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+            let leads = state.withLock { state in
+                state.pending.append((event, done))
+                defer { state.writing = true }
+                return !state.writing
+            }
+            guard leads else { return }
+            Task {
+                while true {
+                    let batch = state.withLock { state in
+                        defer { state.pending.removeAll() }
+                        if state.pending.isEmpty { state.writing = false }
+                        return state.pending
+                    }
+                    if batch.isEmpty { return }
+                    do {
+                        try await write(batch.map(\.event))
+                        for waiter in batch { waiter.done.resume() }
+                    } catch {
+                        for waiter in batch { waiter.done.resume(throwing: error) }
+                    }
+                }
+            }
+        }
+    }
+}
