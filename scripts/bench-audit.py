@@ -34,7 +34,7 @@ def signup(conn):
 
 conn = connect()
 reader, writer, refused = signup(conn), signup(conn), signup(conn)
-status, _ = call(conn, "POST", "/v1/me/consents", {"kind": "healthData", "granted": True}, reader)
+status, _ = call(conn, "POST", "/v1/me/consents", {"kind": "healthData", "version": "2026-11", "granted": True}, reader)
 assert status in (200, 201), status
 now = datetime.now(timezone.utc)
 samples = [{"id": str(uuid.uuid4()), "type": "heartRate", "value": 60 + i % 40, "unit": "count/min",

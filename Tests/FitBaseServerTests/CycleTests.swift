@@ -78,6 +78,29 @@ import Testing
         }
     }
 
+    /// An account holds at most 1,000 periods, so every read of them (history, predictions, each workout logged) is
+    /// bounded; past that, REST and pushed periods are refused alone with `too_many_periods`.
+    @Test func anAccountHoldsAtMostAThousandPeriods() async throws {
+        try await withApp(.sqlite) { client, _ in
+            let token = try await client.signUp().accessToken
+            for batch in 0..<2 {
+                let results = try await SyncPushTests.push(client, token, (0..<500).map { index in
+                    SyncPushTests.mutation("cycleLogs", UUID().uuidString, data: ["startDate": today.adding(days: -(batch * 500 + index) - 1).description])
+                })
+                #expect(results.allSatisfy { $0["status"] as? String == "applied" })
+            }
+            try expectProblem(try await client.json(.post, "/v1/cycle/periods", body: ["startDate": today.description], token: token), code: "too_many_periods")
+            let pushed = try await SyncPushTests.push(client, token, [SyncPushTests.mutation("cycleLogs", UUID().uuidString, data: ["startDate": today.description])])
+            #expect((pushed.first?["problem"] as? [String: Any])?["code"] as? String == "too_many_periods")
+            let history = try #require(try json(try await client.json(.get, "/v1/cycle/history", token: token))["items"] as? [Any])
+            #expect(history.count == 1_000)
+            // Editing one of them is not a new one.
+            let first = try #require((history.first as? [String: Any])?["period"] as? [String: Any])
+            let id = try #require(first["id"] as? String)
+            #expect(try await client.json(.put, "/v1/cycle/periods/\(id)", body: ["startDate": today.adding(days: -1).description, "notes": "edited"], token: token).status == .ok)
+        }
+    }
+
     @Test func withoutLogsTheProfilesLastPeriodIsUsed() async throws {
         try await withApp(.sqlite) { client, _ in
             let account = try await client.signUp()

@@ -59,6 +59,7 @@ public enum ProblemCode: String, Sendable, Hashable, Codable, CaseIterable {
     case tokenUsed = "token_used"
     case tooManyAttempts = "too_many_attempts"
     case tooManyInvites = "too_many_invites"
+    case tooManyPeriods = "too_many_periods"
     case transactionClaimed = "transaction_claimed"
     case unauthenticated = "unauthenticated"
     case unsupportedMediaType = "unsupported_media_type"

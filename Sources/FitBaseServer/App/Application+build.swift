@@ -125,7 +125,7 @@ func buildApplication(
         AccountProfileOwner(), IdentitiesOwner(appleTokens: appleTokens), SessionsOwner(), ConsentsOwner(), OutboxOwner(),
         CyclePeriodsOwner(store: cycleStore, audit: audit), WorkoutLogsOwner(store: historyStore, audit: audit),
         TrainingPlansOwner(), DailyRecommendationsOwner(), GroupMembershipOwner(), NotificationsOwner(), SubscriptionsOwner(),
-        // Last registered, first deleted: health takes the audit lock before leaving the group takes the events lock,
+        // Last registered, first deleted: health takes the user's audit chain head before leaving the group takes the events lock,
         // the order every health write takes them in.
         HealthSamplesOwner(records: healthRecords),
     ])

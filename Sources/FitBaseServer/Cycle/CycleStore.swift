@@ -65,6 +65,14 @@ struct CycleStore: Sendable {
     let vault: HealthVault
 
     static let table = "cycle_periods"
+    /// The most periods an account holds (about 80 years of them): bounds every read of them, the history included.
+    static let maximumPeriods = 1_000
+
+    /// How many periods `user` has.
+    static func count(of user: UserID, on db: any SQLDatabase) async throws -> Int {
+        try await db.select().column(SQLFunction("count", args: SQLLiteral.all), as: "n").from("cycle_periods")
+            .where("user_id", .equal, user.rawValue).first()?.decode(column: "n", as: Int.self) ?? 0
+    }
 
     /// What of a period is sealed.
     private struct Fields: Codable {

@@ -110,7 +110,12 @@ struct PeriodWrite: SyncedWrite {
 
     func write(_ write: FeedWrite, on db: any SQLDatabase) async throws -> SyncChange {
         try await CycleStore.upsert(row, of: write.user, now: write.updatedAt, on: db)
-        return try await write.record(.cycleLogs, id: period.id.description, deleted: false, on: db)
+        let change = try await write.record(.cycleLogs, id: period.id.description, deleted: false, on: db)
+        // Counted after the feed entry, which holds the user's feed row: concurrent writes of one user take turns here.
+        if try await CycleStore.count(of: write.user, on: db) > CycleStore.maximumPeriods {
+            throw Problem(.conflict, code: .tooManyPeriods, detail: "An account holds at most \(CycleStore.maximumPeriods) periods; delete some first.")
+        }
+        return change
     }
 
     var canViolateConstraint: Bool { true }

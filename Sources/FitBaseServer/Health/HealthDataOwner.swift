@@ -19,7 +19,7 @@ struct HealthSamplesOwner: AccountDataOwner {
     }
 
     func delete(_ user: UserID, on db: any SQLDatabase) async throws {
-        // The user's feed row before the audit lock, in the order every health write takes them (no deadlock with a
+        // The user's feed row before their audit chain's head, in the order every health write takes them (no deadlock with a
         // push from another device). The key goes first: should the deletion then fail, what is left is unreadable
         // (and skipped by reads), never readable without an account.
         try await SyncFeed.lockSequence(of: user, on: db)
