@@ -30,7 +30,7 @@ public struct ProgressionHistory: Sendable, Equatable {
     public let firstDay: CalendarDay
     /// The window's last day (the Sunday before the suggested week).
     public let lastDay: CalendarDay
-    /// The plan weeks of the window, oldest first (none before week 2).
+    /// The plan weeks of the window, oldest first (none when week 1 is suggested).
     public let weeks: [Week]
     /// Logs in the window, oldest first.
     public let logs: [WorkoutLog]
