@@ -208,6 +208,9 @@ import Yams
         Row(operationID: "getPlan", expected: ownerOnly(.ok)) { fixture, _ in (.get, "/v1/plans/\(fixture.planID)", nil) },
         Row(operationID: "replacePlan", expected: ownerOnly(.ok)) { fixture, _ in (.put, "/v1/plans/\(fixture.planID)", planBody(fixture.workoutID)) },
         Row(operationID: "deletePlan", expected: ownerOnly(.noContent)) { fixture, _ in (.delete, "/v1/plans/\(fixture.planID)", nil) },
+        // Progression is premium's: the (free) owner gets 402; nobody else learns the plan exists. PlanProgressionEndpointTests
+        // covers the premium owner and an admin's own plan.
+        Row(operationID: "getPlanProgression", expected: ownerOnly(.init(code: 402))) { fixture, _ in (.get, "/v1/plans/\(fixture.planID)/progression?week=1", nil) },
         // Recommendations are always the caller's own (there is no way to name another user's).
         Row(operationID: "getTodayRecommendations", expected: signedIn(.ok)) { _, _ in (.get, "/v1/recommendations/today?energy=low", nil) },
         Row(operationID: "refreshRecommendations", expected: signedIn(.ok)) { _, _ in (.post, "/v1/recommendations/refresh", nil) },

@@ -73,6 +73,12 @@ public struct CheckedPlan: Sendable, Equatable {
         public var week: Int
         /// Its days.
         public var days: [Day]
+
+        /// A week from its fields.
+        public init(week: Int, days: [Day]) {
+            self.week = week
+            self.days = days
+        }
     }
 
     /// A day of a week.
@@ -81,6 +87,12 @@ public struct CheckedPlan: Sendable, Equatable {
         public var day: Int
         /// Catalog workouts, in the order they are done.
         public var workouts: [WorkoutID]
+
+        /// A day from its fields.
+        public init(day: Int, workouts: [WorkoutID]) {
+            self.day = day
+            self.workouts = workouts
+        }
     }
 
     /// 1–200 characters, without surrounding whitespace.

@@ -279,6 +279,10 @@ final class APIHandler: APIProtocol {
         try await plans.deletePlan(input)
     }
 
+    func getPlanProgression(_ input: Operations.GetPlanProgression.Input) async throws -> Operations.GetPlanProgression.Output {
+        try await plans.getPlanProgression(input)
+    }
+
     // MARK: Recommendations
 
     func getTodayRecommendations(_ input: Operations.GetTodayRecommendations.Input) async throws -> Operations.GetTodayRecommendations.Output {

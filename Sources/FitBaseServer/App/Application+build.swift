@@ -160,7 +160,13 @@ func buildApplication(
     ])
     let cycleController = CycleController(store: cycleStore, profiles: profiles, collection: periods)
     let historyController = HistoryController(history: historyStore, collection: workoutLogs, entitlements: entitlements)
-    let planController = PlanController(plans: PlanStore(database: database), collection: plans)
+    let planStore = PlanStore(database: database)
+    let planController = PlanController(
+        plans: planStore, collection: plans,
+        progression: PlanProgressionService(
+            plans: planStore, history: historyStore, catalog: catalogStore, profiles: profiles, cycle: cycleReckoner, entitlements: entitlements
+        )
+    )
     let groupController = GroupController(
         groups: GroupStore(database: database), membership: GroupMembership(database: database), configuration: configuration.social,
         publicURL: configuration.publicURL

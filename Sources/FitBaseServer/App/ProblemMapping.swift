@@ -45,12 +45,21 @@ enum ProblemMapping {
         }
     }
 
-    /// A query parameter whose value does not decode (e.g. `?intensity=extreme`), named from the rejected value.
+    /// A query parameter whose value does not decode (e.g. `?intensity=extreme`, or `?week=abc` for an integer), named
+    /// from the rejected value.
     private static func problem(forQuery error: DecodingError, path: String?) -> Problem? {
-        guard case .dataCorrupted(let context) = error, let query = path.flatMap({ URLComponents(string: $0) })?.queryItems else { return nil }
-        guard let item = query.first(where: { item in
-            item.value.map { !$0.isEmpty && context.debugDescription.hasSuffix("value \($0)") } ?? false
-        }) else { return nil }
+        guard let query = path.flatMap({ URLComponents(string: $0) })?.queryItems else { return nil }
+        let rejected: (String) -> Bool
+        switch error {
+        case .dataCorrupted(let context):
+            rejected = { context.debugDescription.hasSuffix("value \($0)") }
+        case .typeMismatch(let type, let context) where context.codingPath.isEmpty && (type == Int.self || type == Double.self || type == Bool.self):
+            // The URI decoder names neither the parameter nor the value: the first value that is not of the type is it.
+            rejected = { value in type == Int.self ? Int(value) == nil : type == Double.self ? Double(value) == nil : Bool(value) == nil }
+        default:
+            return nil
+        }
+        guard let item = query.first(where: { item in item.value.map { !$0.isEmpty && rejected($0) } ?? false }) else { return nil }
         let message = "has an invalid value \"\(item.value ?? "")\""
         return .invalidRequest("\(item.name) \(message).", fieldErrors: [.init(field: item.name, message: message)])
     }

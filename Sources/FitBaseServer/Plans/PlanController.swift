@@ -8,6 +8,8 @@ struct PlanController: Sendable {
     let plans: PlanStore
     /// Rules and writes.
     let collection: PlansCollection
+    /// Suggestions for a plan's coming week.
+    let progression: PlanProgressionService
 
     func listPlans(_ input: Operations.ListPlans.Input) async throws -> Operations.ListPlans.Output {
         let caller = try RequestScope.requireCaller()
@@ -55,7 +57,39 @@ struct PlanController: Sendable {
         return .noContent(.init())
     }
 
+    func getPlanProgression(_ input: Operations.GetPlanProgression.Input) async throws -> Operations.GetPlanProgression.Output {
+        let caller = try RequestScope.requireCaller()
+        guard let id = PlanID(input.path.planId), let suggestion = try await progression.suggestion(for: id, week: input.query.week, caller: caller) else {
+            throw Problem.notFound("No plan \(input.path.planId) of yours.")
+        }
+        return .ok(.init(body: .json(Self.wire(suggestion, of: id))))
+    }
+
     // MARK: Wire
+
+    static func wire(_ suggestion: PlanProgression.Suggestion, of plan: PlanID) -> Components.Schemas.PlanProgression {
+        let summary = suggestion.summary
+        return .init(
+            planId: plan.description, week: suggestion.week, startDate: suggestion.startDate.description, endDate: suggestion.endDate.description,
+            sessions: suggestion.sessions.map { session in
+                .init(
+                    day: session.day, date: session.date.description, phase: session.phase.map(CycleController.wire),
+                    plannedWorkoutId: session.plannedWorkout.description, workoutId: session.workout.description,
+                    action: .init(rawValue: session.action.rawValue) ?? .keep, plannedDuration: session.plannedDuration,
+                    suggestedDuration: session.suggestedDuration, reason: session.reason
+                )
+            },
+            summary: .init(
+                fromDate: summary.from.description, toDate: summary.to.description, weeks: summary.weeks,
+                plannedSessions: summary.plannedSessions, completedSessions: summary.completedSessions, completionRate: summary.completionRate,
+                loggedWorkouts: summary.loggedWorkouts, ratedWorkouts: summary.ratedWorkouts, averageRating: summary.averageRating,
+                averageEnergyBefore: summary.averageEnergyBefore, averageEnergyAfter: summary.averageEnergyAfter,
+                energyTrend: summary.energyTrend.flatMap { .init(rawValue: $0.rawValue) }, deload: summary.isDeload,
+                enoughHistory: summary.hasEnoughHistory, note: summary.note
+            )
+        )
+    }
+
 
     static func wire(_ plan: TrainingPlan) -> Components.Schemas.TrainingPlan {
         .init(

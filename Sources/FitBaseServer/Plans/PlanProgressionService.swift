@@ -1,0 +1,66 @@
+import FitBaseCore
+import Foundation
+
+/// Progressive suggestions for a week of one of the caller's plans (the `advancedProgression` feature): gathers the
+/// plan, the caller's logs of the weeks before (through ``HistoryStore`` only), the catalog and the predicted phases,
+/// and lets ``PlanProgression`` decide.
+struct PlanProgressionService: Sendable {
+    /// The most logs of the window read (the newest); far more than three weeks of training hold.
+    static let maximumLogs = 2_000
+    private static let logPage = 500
+
+    let plans: PlanStore
+    let history: HistoryStore
+    let catalog: CatalogStore
+    let profiles: ProfileStore
+    let cycle: CycleReckoner
+    let entitlements: EntitlementService
+
+    /// The suggestion for week `requested` of plan `id` (by default the week after the one holding the caller's
+    /// today); `nil` when the caller has no such plan, whatever their tier. Throws 402 without the feature and 400
+    /// naming `week` for a week the plan does not have.
+    func suggestion(for id: PlanID, week requested: Int?, caller: Caller) async throws -> PlanProgression.Suggestion? {
+        guard let plan = try await plans.plan(id, of: caller.user) else { return nil }
+        try await entitlements.require(.advancedProgression, caller: caller, doing: "Progressive plan suggestions")
+        let profile = try await profiles.profile(of: caller.user)
+        let today = LocalCalendar.today(in: profile.timeZone)
+        let weekCount = plan.weeklyWorkouts.count
+        guard let week = requested ?? PlanProgression.upcomingWeek(planStart: plan.startDate, weekCount: weekCount, today: today) ?? (weekCount == 0 ? 1 : nil)
+        else {
+            throw Problem.invalidRequest(
+                "week is required once the plan's last week has begun.",
+                fieldErrors: [.init(field: "week", message: "is required once the plan's last week (\(weekCount)) has begun")]
+            )
+        }
+        try PlanProgression.check(week: week, weekCount: weekCount)
+
+        let schedule = plan.weeklyWorkouts.map { week in
+            CheckedPlan.Week(week: week.week, days: week.days.map { .init(day: $0.day, workouts: $0.workoutIds.compactMap(WorkoutID.init)) })
+        }
+        let monday = PlanProgression.firstDay(ofWeek: week, planStart: plan.startDate)
+        let logs = try await logs(of: caller.user, from: monday.adding(days: -7 * PlanProgression.windowWeeks), to: monday.adding(days: -1))
+        let prediction = try await cycle.prediction(for: caller.user, on: today, profile: profile)
+        let phases = Dictionary(uniqueKeysWithValues: (1...7).compactMap { day in
+            prediction.map { (day, $0.position(on: monday.adding(days: day - 1)).phase) }
+        })
+        // Swaps and variants only among workouts the caller may watch; the planned ones are there whatever they are.
+        let planned = Set(schedule[week - 1].days.flatMap(\.workouts))
+        let premium = try await entitlements.isEntitled(caller)
+        let workouts = try await catalog.allWorkouts().filter { premium || !$0.isPremium || planned.contains($0.id) }
+        return try PlanProgression.suggestion(.init(
+            planStart: plan.startDate, schedule: schedule, week: week, today: today, logs: logs, catalog: workouts, phases: phases,
+            equipment: profile.availableEquipment.map(Set.init)
+        ))
+    }
+
+    /// The caller's logs between `from` and `to`, newest first, at most ``maximumLogs``.
+    private func logs(of user: UserID, from: CalendarDay, to: CalendarDay) async throws -> [WorkoutLog] {
+        var logs: [WorkoutLog] = []
+        while logs.count < Self.maximumLogs {
+            let page = try await history.logs(of: user, from: from, to: to, offset: logs.count, limit: Self.logPage)
+            logs += page
+            if page.count < Self.logPage { break }
+        }
+        return Array(logs.prefix(Self.maximumLogs))
+    }
+}
