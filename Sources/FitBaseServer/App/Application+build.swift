@@ -164,7 +164,8 @@ func buildApplication(
     let planController = PlanController(
         plans: planStore, collection: plans,
         progression: PlanProgressionService(
-            plans: planStore, history: historyStore, catalog: catalogStore, profiles: profiles, cycle: cycleReckoner, entitlements: entitlements
+            plans: planStore, history: historyStore, catalog: catalogStore, profiles: profiles, cycle: cycleReckoner, entitlements: entitlements,
+            audit: audit
         )
     )
     let groupController = GroupController(

@@ -15,6 +15,8 @@ struct PlanProgressionService: Sendable {
     let profiles: ProfileStore
     let cycle: CycleReckoner
     let entitlements: EntitlementService
+    /// The logs' private fields (energy) are read: audited like any other read of them.
+    let audit: AuditLog
 
     /// The suggestion for week `requested` of plan `id` (by default the week after the one holding the caller's
     /// today); `nil` when the caller has no such plan, whatever their tier. Throws 402 without the feature and 400
@@ -39,6 +41,9 @@ struct PlanProgressionService: Sendable {
         }
         let monday = PlanProgression.firstDay(ofWeek: week, planStart: plan.startDate)
         let logs = try await logs(of: caller.user, from: monday.adding(days: -7 * PlanProgression.windowWeeks), to: monday.adding(days: -1))
+        if !logs.isEmpty {
+            try await audit.append(AuditEvent(actor: caller.user, subject: caller.user, action: .read, resource: WorkoutLogsCollection.resource, count: logs.count))
+        }
         let prediction = try await cycle.prediction(for: caller.user, on: today, profile: profile)
         let phases = Dictionary(uniqueKeysWithValues: (1...7).compactMap { day in
             prediction.map { (day, $0.position(on: monday.adding(days: day - 1)).phase) }
