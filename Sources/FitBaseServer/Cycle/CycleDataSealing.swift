@@ -5,11 +5,11 @@ import SQLKit
 
 /// Seals the cycle data earlier versions stored in clear, as the server starts (after the migrations, which cannot
 /// reach the master key): the periods of `cycle_periods_unsealed` move into the sealed `cycle_periods` (the emptied
-/// table is dropped), and the private fields of workout logs written before ``SealWorkoutLogFields`` move into
-/// `sealed`, their clear columns set to NULL. Batches of a few hundred rows, each in its own transaction, so an
-/// interrupted run resumes where it stopped; instances starting together on one PostgreSQL database can run it at
-/// once (a row is moved or updated only while it is still unsealed). On SQLite `secure_delete` overwrites what is
-/// removed.
+/// table is dropped) in one transaction, and the private fields of workout logs written before
+/// ``SealWorkoutLogFields`` move into `sealed`, their clear columns set to NULL, in batches of a few hundred rows,
+/// each in its own transaction, so an interrupted run resumes where it stopped. Instances starting together on one
+/// PostgreSQL database can run it at once (periods under the migrations' lock; a log is updated only while it is
+/// still unsealed). On SQLite `secure_delete` overwrites what is removed.
 struct CycleDataSealing: Sendable {
     let database: Database
     let vault: HealthVault
@@ -27,18 +27,37 @@ struct CycleDataSealing: Sendable {
         return (periods, logs)
     }
 
+    /// Moves every clear period into the sealed table and drops the clear one, in one transaction under the
+    /// migrations' lock (instances starting together take turns; the first moves them, the others find no table).
     private func sealPeriods() async throws -> Int {
         guard try await database.tableExists("cycle_periods_unsealed") else { return 0 }
-        var sealed = 0
-        while true {
-            let rows = try await database.withConnection { db in
-                try await db.select().columns("id", "user_id", "start_date", "end_date", "flow", "symptoms", "notes", "created_at", "updated_at")
-                    .from("cycle_periods_unsealed").orderBy("id").limit(Self.batch).all()
+        // The owners' data keys first, outside the transaction: the key store may share this database's single writer.
+        let owners: [UUID]
+        do {
+            owners = try await database.withConnection { db in
+                try await db.select().distinct().column("user_id").from("cycle_periods_unsealed").all().map { try $0.decode(column: "user_id", as: UUID.self) }
             }
-            if rows.isEmpty { break }
-            var moved: [(user: UserID, row: SealedPeriod, createdAt: Date, updatedAt: Date)] = []
+        } catch {
+            // Moved and dropped by another instance since the check.
+            if try await !database.tableExists("cycle_periods_unsealed") { return 0 }
+            throw error
+        }
+        var keys: [UUID: HealthVault.DataKey] = [:]
+        for owner in owners {
+            guard let key = try await vault.dataKey(of: UserID(rawValue: owner), creating: true) else { throw SealedFieldsError.noKey }
+            keys[owner] = key
+        }
+        let engine = database.engine
+        let vault = self.vault
+        let ownerKeys = keys
+        return try await database.transaction { db in
+            try await MigrationRunner.lock(db, engine: engine)
+            guard try await Database.tableExists("cycle_periods_unsealed", on: db, engine: engine) else { return 0 }
+            let rows = try await db.select().columns("id", "user_id", "start_date", "end_date", "flow", "symptoms", "notes", "created_at", "updated_at")
+                .from("cycle_periods_unsealed").all()
             for row in rows {
-                let user = UserID(rawValue: try row.decode(column: "user_id", as: UUID.self))
+                let owner = try row.decode(column: "user_id", as: UUID.self)
+                let user = UserID(rawValue: owner)
                 let period = LoggedPeriod(
                     id: PeriodID(rawValue: try row.decode(column: "id", as: UUID.self)),
                     start: CalendarDay(try row.decode(column: "start_date", as: String.self)) ?? CalendarDay(daysSince1970: 0),
@@ -47,30 +66,22 @@ struct CycleDataSealing: Sendable {
                     symptoms: try row.decodeJSON(column: "symptoms", as: [String].self),
                     notes: try row.decode(column: "notes", as: String?.self)
                 )
-                guard let key = try await vault.dataKey(of: user, creating: true) else { throw SealedFieldsError.noKey }
-                moved.append((
-                    user, try CycleStore.seal(period, of: user, with: key, vault: vault),
-                    try row.decode(column: "created_at", as: Date.self), try row.decode(column: "updated_at", as: Date.self)
-                ))
+                // An owner who appeared since the keys were made (none can: nothing writes the clear table) would fail here.
+                guard let key = ownerKeys[owner] else { throw SealedFieldsError.noKey }
+                let sealed = try CycleStore.seal(period, of: user, with: key, vault: vault)
+                try await db.insert(into: "cycle_periods")
+                    .columns("id", "user_id", "start_key", "key_id", "sealed", "created_at", "updated_at")
+                    .values(
+                        SQLBind(sealed.id.rawValue), SQLBind(owner), SQLBind(sealed.startKey), SQLBind(sealed.fields.keyID), SQLBind(sealed.fields.sealed),
+                        SQLBind(try row.decode(column: "created_at", as: Date.self)), SQLBind(try row.decode(column: "updated_at", as: Date.self))
+                    )
+                    .ignoringConflicts(with: ["id"])
+                    .run()
             }
-            let toMove = moved
-            try await database.transaction { db in
-                for item in toMove {
-                    try await db.insert(into: "cycle_periods")
-                        .columns("id", "user_id", "start_key", "key_id", "sealed", "created_at", "updated_at")
-                        .values(
-                            SQLBind(item.row.id.rawValue), SQLBind(item.user.rawValue), SQLBind(item.row.startKey), SQLBind(item.row.fields.keyID),
-                            SQLBind(item.row.fields.sealed), SQLBind(item.createdAt), SQLBind(item.updatedAt)
-                        )
-                        .ignoringConflicts(with: ["id"])
-                        .run()
-                }
-                try await db.delete(from: "cycle_periods_unsealed").where("id", .in, toMove.map(\.row.id.rawValue)).run()
-            }
-            sealed += moved.count
+            try await db.delete(from: "cycle_periods_unsealed").run()
+            try await db.drop(table: "cycle_periods_unsealed").run()
+            return rows.count
         }
-        try await database.transaction { db in try await db.drop(table: "cycle_periods_unsealed").ifExists().run() }
-        return sealed
     }
 
     private func sealLogs() async throws -> Int {
