@@ -69,6 +69,7 @@ public final class FitBaseClient: Sendable {
         case .created(let created): return try await begin(try FitBaseError.decoding { try created.body.json })
         case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
         case .conflict(let response): throw .from(statusCode: 409, problem: try? response.body.applicationProblemJson)
+        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
         case .default(let statusCode, let response): throw .from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
         }
     }
@@ -106,6 +107,7 @@ public final class FitBaseClient: Sendable {
         case .ok(let ok): return try await begin(try FitBaseError.decoding { try ok.body.json })
         case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
         case .serviceUnavailable(let response): throw .from(statusCode: 503, problem: try? response.body.applicationProblemJson)
+        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
         case .default(let statusCode, let response): throw .from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
         }
     }
@@ -118,6 +120,7 @@ public final class FitBaseClient: Sendable {
         case .ok(let ok): return try await begin(try FitBaseError.decoding { try ok.body.json })
         case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
         case .serviceUnavailable(let response): throw .from(statusCode: 503, problem: try? response.body.applicationProblemJson)
+        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
         case .default(let statusCode, let response): throw .from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
         }
     }

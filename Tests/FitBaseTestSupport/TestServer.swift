@@ -4,18 +4,25 @@ import Foundation
 import Logging
 
 extension ServerConfiguration {
-    /// A configuration for tests: the given database, its temp data directory, port 0, quiet logs, no demo catalog.
+    /// A configuration for tests: the given database, its temp data directory, port 0, quiet logs, no demo catalog,
+    /// and rate limits on but out of a test's reach (``RateLimitConfiguration/testing``).
     public static func testing(
         _ database: TestDatabase, maxBodyBytes: Int = 1 << 20, demoCatalog: Bool = false,
         identityProviders: IdentityProvidersConfiguration = .init(), languageModel: LanguageModelConfiguration? = nil,
-        billing: BillingConfiguration = .init()
+        billing: BillingConfiguration = .init(), rateLimits: RateLimitConfiguration = .testing
     ) -> ServerConfiguration {
         ServerConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: database.dataDirectory, database: database.location,
             logLevel: TestDatabase.logger.logLevel, maxBodyBytes: maxBodyBytes, bcryptCost: 4, loadsDemoCatalog: demoCatalog,
-            identityProviders: identityProviders, languageModel: languageModel, billing: billing
+            identityProviders: identityProviders, languageModel: languageModel, billing: billing, rateLimits: rateLimits
         )
     }
+}
+
+extension RateLimitConfiguration {
+    /// Every class limited per account and per address, far beyond what a test sends (load tests included, all from
+    /// 127.0.0.1): the limiter runs and adds its headers in every test without refusing anything.
+    public static let testing = RateLimitConfiguration.uniform(.init(perUser: .init(1_000_000, per: 60), perAddress: .init(1_000_000, per: 60)))
 }
 
 /// The repository's root, for tests that compare served files with their sources.

@@ -30,6 +30,7 @@ extension FitBaseClient {
         case .noContent: return
         case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
         case .serviceUnavailable(let response): throw .from(statusCode: 503, problem: try? response.body.applicationProblemJson)
+        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
         case .default(let statusCode, let response): throw .from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
         }
     }
@@ -89,6 +90,7 @@ extension FitBaseClient {
             return (result.email, result.purpose == .changeEmail ? .changeEmail : .verifyEmail)
         case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
         case .conflict(let response): throw .from(statusCode: 409, problem: try? response.body.applicationProblemJson)
+        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
         case .default(let statusCode, let response): throw .from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
         }
     }

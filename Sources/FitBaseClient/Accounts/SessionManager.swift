@@ -85,6 +85,7 @@ actor SessionManager {
             self.session = nil
             try await store.save(nil)
             throw FitBaseError.from(statusCode: 401, problem: try? response.body.applicationProblemJson)
+        case .tooManyRequests(let response): throw FitBaseError.from(statusCode: 429, problem: try? response.body.applicationProblemJson)
         case .default(let statusCode, let response):
             throw FitBaseError.from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
         }

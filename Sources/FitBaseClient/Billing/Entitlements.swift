@@ -68,12 +68,14 @@ public actor Entitlements {
         switch try await client.call({ try await self.client.api.getSubscription() }) {
         case .ok(let ok): status = try FitBaseError.decoding { try ok.body.json }
         case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
+        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
         case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
         }
         let features: Components.Schemas.FeatureAccessList
         switch try await client.call({ try await self.client.api.getFeatures() }) {
         case .ok(let ok): features = try FitBaseError.decoding { try ok.body.json }
         case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
+        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
         case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
         }
         return store(Self.snapshot(status: status, features: features, user: user))
@@ -92,6 +94,7 @@ public actor Entitlements {
         case .forbidden(let response): throw .from(statusCode: 403, problem: try? response.body.applicationProblemJson)
         case .conflict(let response): throw .from(statusCode: 409, problem: try? response.body.applicationProblemJson)
         case .serviceUnavailable(let response): throw .from(statusCode: 503, problem: try? response.body.applicationProblemJson)
+        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
         case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
         }
     }

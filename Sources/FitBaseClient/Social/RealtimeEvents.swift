@@ -103,6 +103,9 @@ extension FitBaseClient {
                         throw FitBaseError.from(statusCode: 401, problem: try? response.body.applicationProblemJson)
                     case .serviceUnavailable:
                         backoff = min(backoff * 2, 30)
+                    case .tooManyRequests(let response):
+                        // Rate-limited: again once the server says a request will be let through.
+                        delay = max(delay, Double(response.headers.retryAfter ?? 1))
                     case .default(let statusCode, let response):
                         guard statusCode >= 500 else { throw FitBaseError.from(statusCode: statusCode, problem: try? response.body.applicationProblemJson) }
                         backoff = min(backoff * 2, 30)
@@ -154,6 +157,7 @@ extension FitBaseClient {
         case .ok(let ok): return try FitBaseError.decoding { try ok.body.json }
         case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
         case .notFound(let response): throw .from(statusCode: 404, problem: try? response.body.applicationProblemJson)
+        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
         case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
         }
     }

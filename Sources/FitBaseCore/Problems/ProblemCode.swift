@@ -46,6 +46,7 @@ public enum ProblemCode: String, Sendable, Hashable, Codable, CaseIterable {
     case payloadTooLarge = "payload_too_large"
     case periodExists = "period_exists"
     case providerNotConfigured = "provider_not_configured"
+    case rateLimited = "rate_limited"
     case reauthenticationRequired = "reauthentication_required"
     case refreshTokenReused = "refresh_token_reused"
     case sessionRevoked = "session_revoked"

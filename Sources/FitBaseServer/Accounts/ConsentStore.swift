@@ -27,21 +27,35 @@ struct ConsentStore: Sendable {
         }
     }
 
-    /// Every answer of `user`, oldest first.
-    func history(of user: UserID) async throws -> [ConsentEvent] {
+    /// Answers listed per kind at most (`GET /v1/me/consents`); the export has them all.
+    static let listedHistory = 50
+
+    /// Every answer of `user`, oldest first; with `latest`, only the latest that many of each kind.
+    func history(of user: UserID, latest: Int? = nil) async throws -> [ConsentEvent] {
         try await database.withConnection { db in
-            try await db.select().columns("kind", "version", "granted", "recorded_at").from("consents")
-                .where("user_id", .equal, user.rawValue)
-                .orderBy("recorded_at").orderBy("id")
-                .all()
-                .compactMap { row in
-                    guard let kind = ConsentKind(rawValue: try row.decode(column: "kind", as: String.self)) else { return nil }
-                    return ConsentEvent(
-                        kind: kind, version: try row.decode(column: "version", as: String.self),
-                        granted: try row.decode(column: "granted", as: Bool.self),
-                        recordedAt: try row.decode(column: "recorded_at", as: Date.self)
-                    )
-                }
+            let rows: [any SQLRow]
+            if let latest {
+                rows = try await db.raw("""
+                    SELECT kind, version, granted, recorded_at FROM (
+                      SELECT kind, version, granted, recorded_at, id,
+                        ROW_NUMBER() OVER (PARTITION BY kind ORDER BY recorded_at DESC, id DESC) AS position
+                      FROM consents WHERE user_id = \(bind: user.rawValue)
+                    ) AS latest WHERE position <= \(bind: latest) ORDER BY recorded_at, id
+                    """).all()
+            } else {
+                rows = try await db.select().columns("kind", "version", "granted", "recorded_at").from("consents")
+                    .where("user_id", .equal, user.rawValue)
+                    .orderBy("recorded_at").orderBy("id")
+                    .all()
+            }
+            return try rows.compactMap { row in
+                guard let kind = ConsentKind(rawValue: try row.decode(column: "kind", as: String.self)) else { return nil }
+                return ConsentEvent(
+                    kind: kind, version: try row.decode(column: "version", as: String.self),
+                    granted: try row.decode(column: "granted", as: Bool.self),
+                    recordedAt: try row.decode(column: "recorded_at", as: Date.self)
+                )
+            }
         }
     }
 

@@ -60,7 +60,7 @@ struct MeController: Sendable {
 
     func listConsents(_ input: Operations.ListConsents.Input) async throws -> Operations.ListConsents.Output {
         let caller = try RequestScope.requireCaller()
-        let history = try await consents.history(of: caller.user)
+        let history = try await consents.history(of: caller.user, latest: ConsentStore.listedHistory)
         let items = ConsentKind.allCases.compactMap { kind in Self.wire(kind, history: history) }
         return .ok(.init(body: .json(.init(items: items))))
     }
@@ -76,7 +76,7 @@ struct MeController: Sendable {
             throw Problem.validationFailed([.init(field: "kind", message: "is not a consent kind")])
         }
         try await consents.record(kind, version: version, granted: body.granted, for: caller.user, now: .storageNow)
-        let history = try await consents.history(of: caller.user)
+        let history = try await consents.history(of: caller.user, latest: ConsentStore.listedHistory)
         guard let consent = Self.wire(kind, history: history) else { throw Problem.internalError }
         return .created(.init(body: .json(consent)))
     }

@@ -138,8 +138,10 @@ func buildApplication(
     router.add(middleware: accounts.authentication)
     let hub = database.eventHub
     hub.limit(to: EventHub.Limits(perUser: configuration.social.maxStreamsPerUser, total: configuration.social.maxStreams))
-    // Middleware of a few routes wraps only those (see RoutingTransport).
-    let scoped = [
+    // Middleware of a few routes wraps only those (see RoutingTransport); the rate limits come first, so a refused
+    // request runs nothing else.
+    let rateLimits = configuration.rateLimits.isEnabled ? RateLimitMiddleware.scoped(RequestRateLimiter(configuration: configuration.rateLimits)) : []
+    let scoped = rateLimits + [
         ScopedMiddleware(applies: AccountPageHeadersMiddleware.applies, middleware: AccountPageHeadersMiddleware()),
         ScopedMiddleware(
             applies: StripeWebhookMiddleware.applies,

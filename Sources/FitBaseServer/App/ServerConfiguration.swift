@@ -17,7 +17,8 @@ import Logging
 /// | key store of health data keys | — | `FITBASE_KEYSTORE_URL` | `<data dir>/keystore.sqlite` with SQLite; the database itself with PostgreSQL |
 ///
 /// Identity providers and the master key: ``IdentityProvidersConfiguration``; the language model behind
-/// recommendations: ``LanguageModelConfiguration``; products, the App Store and Stripe: ``BillingConfiguration``.
+/// recommendations: ``LanguageModelConfiguration``; products, the App Store and Stripe: ``BillingConfiguration``;
+/// request rate limits: ``RateLimitConfiguration``.
 public struct ServerConfiguration: Sendable {
     /// Interface to bind.
     public var host: String
@@ -49,6 +50,8 @@ public struct ServerConfiguration: Sendable {
     public var social: SocialConfiguration
     /// The app's name in e-mails, trusted proxies, password-hashing admission (environment only).
     public var accounts: AccountsConfiguration
+    /// Requests per account and per client address in each class (environment only).
+    public var rateLimits: RateLimitConfiguration
 
     /// Values as given on the command line; `nil` means "not given".
     public struct Overrides: Sendable {
@@ -89,7 +92,8 @@ public struct ServerConfiguration: Sendable {
         billing: BillingConfiguration = .init(),
         keystore: DatabaseLocation? = nil,
         social: SocialConfiguration = .init(),
-        accounts: AccountsConfiguration = .init()
+        accounts: AccountsConfiguration = .init(),
+        rateLimits: RateLimitConfiguration = .defaults
     ) {
         self.host = host
         self.port = port
@@ -106,6 +110,7 @@ public struct ServerConfiguration: Sendable {
         self.keystore = keystore
         self.social = social
         self.accounts = accounts
+        self.rateLimits = rateLimits
     }
 
     /// Resolves flags over `FITBASE_*` environment variables over defaults, validating every value.
@@ -220,7 +225,8 @@ public struct ServerConfiguration: Sendable {
             billing: try BillingConfiguration.resolve(environment: environment),
             keystore: keystore,
             social: try SocialConfiguration.resolve(environment: environment),
-            accounts: try AccountsConfiguration.resolve(environment: environment)
+            accounts: try AccountsConfiguration.resolve(environment: environment),
+            rateLimits: try RateLimitConfiguration.resolve(environment: environment)
         )
     }
 

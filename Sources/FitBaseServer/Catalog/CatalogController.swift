@@ -48,7 +48,13 @@ struct CatalogController: Sendable {
     }
 
     func listPrograms(_ input: Operations.ListPrograms.Input) async throws -> Operations.ListPrograms.Output {
-        .ok(.init(body: .json(.init(items: try await store.programs().map(Self.wire)))))
+        let limit = try PageRequest.limit(input.query.limit)
+        let offset = try input.query.cursor.map(PageRequest.offset(fromCursor:)) ?? 0
+        let programs = try await store.programs()
+        let page = programs.dropFirst(offset).prefix(limit)
+        return .ok(.init(body: .json(.init(
+            items: page.map(Self.wire), nextCursor: programs.count - min(offset, programs.count) > limit ? PageRequest.cursor(offset: offset + limit) : nil
+        ))))
     }
 
     func getProgram(_ input: Operations.GetProgram.Input) async throws -> Operations.GetProgram.Output {
