@@ -14,10 +14,10 @@ extension RequestClass {
         // May ask the language model (today's answer once per day and inputs; a refresh every time).
         case (.get, "/v1/recommendations/today"), (.post, "/v1/recommendations/refresh"):
             .model
-        // Decrypt samples, read every log of the account, or build its whole export; the week's plan reads the account's
-        // history, cycle and the catalog (rules only, no model).
+        // Decrypt samples, read every log of the account, or build its whole export; the week's plan and a plan's
+        // progression read the account's history, cycle and the catalog (rules only, no model).
         case (.get, "/v1/health/samples"), (.get, "/v1/health/summary"), (.get, "/v1/history/stats"), (.get, "/v1/me/export"),
-            (.get, "/v1/recommendations/week"):
+            (.get, "/v1/recommendations/week"), (.get, "/v1/plans/{planId}/progression"):
             .expensive
         case (.get, _), (.head, _):
             .reads
