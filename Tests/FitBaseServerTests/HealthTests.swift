@@ -132,24 +132,9 @@ import Testing
             #expect(uploaded["created"] as? Int == 2)
 
             let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
-            let secrets = [marker, marker.lowercased(), "123.456", "141.25", "93.75"]
-            if engine == .sqlite {
-                try await database.withConnection { try await $0.raw("PRAGMA wal_checkpoint(TRUNCATE)").run() }
-                guard case .sqlite(let path) = testDatabase.location else { return }
-                let bytes = try Data(contentsOf: URL(fileURLWithPath: path)) + ((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data())
-                for secret in secrets { #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) is readable in the SQLite file") }
-            } else {
-                let tables = try await database.withConnection { db in
-                    try await db.raw("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()").all()
-                        .map { try $0.decode(column: "table_name", as: String.self) }
-                }
-                for table in tables {
-                    let text = try await database.withConnection { db in
-                        try await db.raw("SELECT string_agg(t::text, ' ') AS dump FROM \(ident: table) t").first()?.decode(column: "dump", as: String?.self) ?? ""
-                    }
-                    for secret in secrets { #expect(!text.contains(secret), "\(secret) is readable in \(table)") }
-                }
-            }
+            try await SealedCycleDataTests.expectUnreadable(
+                [marker, marker.lowercased(), "123.456", "141.25", "93.75"], engine: engine, in: database, at: testDatabase
+            )
 
             // A copy of the sealed rows taken before deletion…
             let user = UserID(rawValue: try #require(UUID(uuidString: account.id)))

@@ -7,7 +7,7 @@ import SQLKit
 
 /// Logged periods as a synced collection (`cycleLogs`): the rules of a period, its one write path (REST and push) and
 /// how the feed shows it.
-struct PeriodsCollection: SyncedCollection {
+struct PeriodsCollection: AuditedCollection {
     let database: Database
     let store: CycleStore
     let profiles: ProfileStore
@@ -24,12 +24,7 @@ struct PeriodsCollection: SyncedCollection {
     func save(_ period: LoggedPeriod, of user: UserID, now: Date) async throws {
         let write = PeriodWrite(period: period, row: try await store.sealed(period, of: user))
         do {
-            let engine = database.engine
-            _ = try await database.transaction { db in
-                let change = try await write.write(.now(user, now), on: db)
-                try await AuditLog.append(AuditEvent(actor: user, subject: user, action: .write, resource: Self.resource, count: 1), on: db, engine: engine)
-                return change
-            }
+            try await audited(.write, by: user) { db in try await write.write(.now(user, now), on: db) }
         } catch {
             throw write.problem(forViolation: error) ?? error
         }
@@ -37,30 +32,11 @@ struct PeriodsCollection: SyncedCollection {
 
     /// Deletes the period if it is the user's (a tombstone enters the feed); whether it was there.
     func delete(_ id: PeriodID, of user: UserID, now: Date) async throws -> Bool {
-        let engine = database.engine
-        return try await database.transaction { db in
-            guard try await delete(id.description, .now(user, now), on: db) != nil else { return false }
-            try await AuditLog.append(AuditEvent(actor: user, subject: user, action: .delete, resource: Self.resource, count: 1), on: db, engine: engine)
-            return true
-        }
+        try await auditedDelete(id.description, of: user, now: now)
     }
 
     /// The audit log's name for periods.
     static let resource = "cyclePeriods"
-
-    /// Records a read of `count` of the user's periods (history, today's phase, predictions), when there were any.
-    func audited(read count: Int, of user: UserID) async throws {
-        guard count > 0 else { return }  // nothing of theirs was read
-        try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: Self.resource, count: count))
-    }
-
-    func pushed(_ count: Int, of user: UserID, on db: any SQLDatabase) async throws {
-        try await AuditLog.append(AuditEvent(actor: user, subject: user, action: .sync, resource: Self.resource, count: count), on: db, engine: database.engine)
-    }
-
-    func pulled(_ count: Int, of user: UserID) async throws {
-        try await audit.append(AuditEvent(actor: user, subject: user, action: .sync, resource: Self.resource, count: count))
-    }
 
     // MARK: Sync
 

@@ -269,9 +269,11 @@ struct AuditLog: Sendable {
         )
         entry.hash = AuditChain.hash(of: entry)
         try await insert(entry, on: db)
-        try await db.update("audit_heads").set("hash", to: entry.hash).where("subject_id", .equal, entry.subjectID).run()
+        try await setHeadHash(entry.hash, entry.subjectID).run(on: db)
         return entry
     }
+
+    private static let setHeadHash = StoredStatement(#"UPDATE "audit_heads" SET "hash" = ? WHERE "subject_id" = ?"#)
 
     /// Moves a chain's head one position on (made at position 1 for a first entry), answering the new position and
     /// the hash it follows.
@@ -281,15 +283,16 @@ struct AuditLog: Sendable {
     )
 
     static func insert(_ entry: AuditEntry, on db: any SQLDatabase) async throws {
-        try await db.insert(into: "audit_entries")
-            .columns("subject_id", "seq", "at", "actor_id", "action", "resource", "count", "request_id", "client_request_id", "outcome", "prev_hash", "hash")
-            .values(
-                SQLBind(entry.subjectID), SQLBind(entry.seq), SQLBind(entry.at), SQLBind(entry.actorID), SQLBind(entry.action),
-                SQLBind(entry.resource), SQLBind(entry.count), SQLBind(entry.requestID), SQLBind(entry.clientRequestID), SQLBind(entry.outcome),
-                SQLBind(entry.prevHash), SQLBind(entry.hash)
-            )
-            .run()
+        try await insertEntry(
+            entry.subjectID, entry.seq, entry.at, entry.actorID, entry.action, entry.resource, entry.count, entry.requestID, entry.clientRequestID,
+            entry.outcome, entry.prevHash, entry.hash
+        ).run(on: db)
     }
+
+    private static let insertEntry = StoredStatement(
+        #"INSERT INTO "audit_entries" ("subject_id", "seq", "at", "actor_id", "action", "resource", "count", "request_id", "client_request_id", "#
+            + #""outcome", "prev_hash", "hash") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"#
+    )
 
     /// Appends outside a change (reads, exports, pulls) and returns once the entry is committed; a refusal is only
     /// counted (see the type's notes). Entries appended at the same moment share one transaction (group commit): the

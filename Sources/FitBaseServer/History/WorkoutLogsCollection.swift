@@ -6,7 +6,7 @@ import SQLKit
 
 /// Workout logs as a synced collection: the rules of a log, its one write path (REST and push) with its effects — the
 /// feed entry and challenge scoring — and how the feed shows it.
-struct WorkoutLogsCollection: SyncedCollection {
+struct WorkoutLogsCollection: AuditedCollection {
     let database: Database
     let store: HistoryStore
     let catalog: CatalogStore
@@ -26,40 +26,17 @@ struct WorkoutLogsCollection: SyncedCollection {
     @discardableResult
     func save(_ log: WorkoutLog, of user: UserID, now: Date) async throws -> GroupID? {
         let write = WorkoutLogWrite(log: log, sealed: try await store.sealed(log, of: user))
-        let engine = database.engine
-        return try await database.transaction { db in
-            let group = try await write.saved(.new(user, now), on: db).group
-            try await AuditLog.append(AuditEvent(actor: user, subject: user, action: .write, resource: Self.resource, count: 1), on: db, engine: engine)
-            return group
-        }
+        return try await audited(.write, by: user) { db in try await write.saved(.new(user, now), on: db).group }
     }
 
     /// Deletes a log with its effects; whether it was there.
     func delete(_ id: WorkoutLogID, of user: UserID, now: Date) async throws -> Bool {
-        let engine = database.engine
-        return try await database.transaction { db in
-            guard try await delete(id.description, .now(user, now), on: db) != nil else { return false }
-            try await AuditLog.append(AuditEvent(actor: user, subject: user, action: .delete, resource: Self.resource, count: 1), on: db, engine: engine)
-            return true
-        }
+        try await auditedDelete(id.description, of: user, now: now)
     }
 
     /// The audit log's name for workout logs (their private fields are what it watches).
     static let resource = "workoutLogs"
 
-    /// Records a read of `count` of the user's logs (the history list, statistics), when there were any.
-    func audited(read count: Int, of user: UserID) async throws {
-        guard count > 0 else { return }  // nothing of theirs was read
-        try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: Self.resource, count: count))
-    }
-
-    func pushed(_ count: Int, of user: UserID, on db: any SQLDatabase) async throws {
-        try await AuditLog.append(AuditEvent(actor: user, subject: user, action: .sync, resource: Self.resource, count: count), on: db, engine: database.engine)
-    }
-
-    func pulled(_ count: Int, of user: UserID) async throws {
-        try await audit.append(AuditEvent(actor: user, subject: user, action: .sync, resource: Self.resource, count: count))
-    }
 
     // MARK: Sync
 

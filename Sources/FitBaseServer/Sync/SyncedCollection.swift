@@ -157,3 +157,48 @@ actor PushReads {
         return value
     }
 }
+
+/// A synced collection whose records the audit log watches (periods, workout logs): REST writes and deletes are
+/// audited in their own transaction, pushes and pulls as `sync`, reads through ``audited(read:of:)``.
+protocol AuditedCollection: SyncedCollection {
+    var database: Database { get }
+    var audit: AuditLog { get }
+    /// The audit log's name for the records.
+    static var resource: String { get }
+}
+
+extension AuditedCollection {
+    /// Runs `body` in a transaction that also records `action` on one of `user`'s records.
+    func audited<Result: Sendable>(_ action: AuditAction, by user: UserID, _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result) async throws -> Result {
+        let engine = database.engine
+        return try await database.transaction { db in
+            let result = try await body(db)
+            try await AuditLog.append(AuditEvent(actor: user, subject: user, action: action, resource: Self.resource, count: 1), on: db, engine: engine)
+            return result
+        }
+    }
+
+    /// A REST delete with its effects and its audit entry; whether the user had the record.
+    func auditedDelete(_ id: String, of user: UserID, now: Date) async throws -> Bool {
+        let engine = database.engine
+        return try await database.transaction { db in
+            guard try await delete(id, .now(user, now), on: db) != nil else { return false }
+            try await AuditLog.append(AuditEvent(actor: user, subject: user, action: .delete, resource: Self.resource, count: 1), on: db, engine: engine)
+            return true
+        }
+    }
+
+    /// Records a read of `count` of the user's records, when there were any.
+    func audited(read count: Int, of user: UserID) async throws {
+        guard count > 0 else { return }  // nothing of theirs was read
+        try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: Self.resource, count: count))
+    }
+
+    func pushed(_ count: Int, of user: UserID, on db: any SQLDatabase) async throws {
+        try await AuditLog.append(AuditEvent(actor: user, subject: user, action: .sync, resource: Self.resource, count: count), on: db, engine: database.engine)
+    }
+
+    func pulled(_ count: Int, of user: UserID) async throws {
+        try await audit.append(AuditEvent(actor: user, subject: user, action: .sync, resource: Self.resource, count: count))
+    }
+}
