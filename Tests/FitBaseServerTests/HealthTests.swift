@@ -418,6 +418,12 @@ import Testing
         }
     }
 
+    /// The hex the audit chain, digests and stored token hashes are written in.
+    @Test func hexIsLowerCaseTwoDigitsPerByte() {
+        #expect(hexString([0x00, 0x0f, 0xab, 0xff]) == "000fabff")
+        #expect(sha256Hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    }
+
     /// Reads audited at the same moment share transactions (group commit) and every one is still its own link.
     @Test(arguments: TestEngines.all)
     func concurrentAuditedReadsAreAllRecordedInUnbrokenChains(engine: DatabaseEngine) async throws {

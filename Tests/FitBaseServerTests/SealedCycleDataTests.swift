@@ -215,6 +215,17 @@ import Testing
         }
     }
 
+    /// The private fields of a log are written as JSON by hand: every value, absent ones and awkward text survive.
+    @Test func privateFieldsRoundTripThroughTheirJSON() throws {
+        for fields in [
+            HistoryStore.PrivateFields(energyBefore: 1, energyAfter: 5, notes: "quote \" backslash \\ newline \n tab \t bell \u{7} é 🏃", cyclePhase: "luteal", cycleDay: 23),
+            HistoryStore.PrivateFields(energyBefore: nil, energyAfter: nil, notes: nil, cyclePhase: nil, cycleDay: nil),
+            HistoryStore.PrivateFields(energyBefore: 3, energyAfter: nil, notes: "", cyclePhase: nil, cycleDay: 0),
+        ] {
+            #expect(try JSONDecoder().decode(HistoryStore.PrivateFields.self, from: fields.json) == fields)
+        }
+    }
+
     /// The test application's vault, over its key store.
     static func vault(_ testDatabase: TestDatabase, _ database: Database) async throws -> (HealthVault, Database) {
         let keystore = ServerConfiguration.testing(testDatabase).keystoreLocation

@@ -15,7 +15,7 @@ struct MasterKey: Sendable {
     init(key: SymmetricKey) {
         self.key = key
         self.id = key.withUnsafeBytes { bytes in
-            SHA256.hash(data: Data("fitbase master key id".utf8) + Data(bytes)).prefix(8).map { String(format: "%02x", $0) }.joined()
+            hexString(SHA256.hash(data: Data("fitbase master key id".utf8) + Data(bytes)).prefix(8))
         }
     }
 

@@ -102,7 +102,7 @@ struct CycleDataSealing: Sendable {
                     cycleDay: try row.decode(column: "cycle_day", as: Int?.self)
                 )
                 guard let key = try await vault.dataKey(of: user, creating: true) else { throw SealedFieldsError.noKey }
-                updates.append((id, try vault.seal(fields, table: HistoryStore.table, id: id, of: user, with: key)))
+                updates.append((id, try vault.seal(bytes: fields.json, table: HistoryStore.table, id: id, of: user, with: key)))
             }
             let toUpdate = updates
             try await database.transaction { db in

@@ -155,23 +155,26 @@ enum AuditChain {
     }
 
     static func hex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        bytes.map { String(format: "%02x", $0) }.joined()
+        hexString(bytes)
+    }
+
+    /// `text` as a JSON string (quote, backslash and control characters escaped), `null` when absent.
+    static func jsonString(_ text: String?) -> String {
+        guard let text else { return "null" }
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
     }
 
     static func canonicalJSON(of entry: AuditEntry, clientRequestID: Bool = true) -> Data {
-        func string(_ text: String?) -> String {
-            guard let text else { return "null" }
-            var out = "\""
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-                default: out.unicodeScalars.append(scalar)
-                }
-            }
-            return out + "\""
-        }
+        let string = jsonString
         var fields: [(String, String)] = [
             ("action", string(entry.action)), ("actorId", string(entry.actorID?.uuidString.lowercased())),
             ("at", String(microseconds(entry.at))), ("count", String(entry.count)), ("outcome", string(entry.outcome)),

@@ -39,7 +39,7 @@ extension HealthVault {
     /// same user always gives the same digest; without the data key it reveals nothing, and it dies with the key.
     func blindIndex(_ value: String, purpose: String, with key: DataKey) -> String {
         let derived = HKDF<SHA256>.deriveKey(inputKeyMaterial: key.key, info: Data("fitbase blind index \(purpose)".utf8), outputByteCount: 32)
-        return HMAC<SHA256>.authenticationCode(for: Data(value.utf8), using: derived).map { String(format: "%02x", $0) }.joined()
+        return hexString(HMAC<SHA256>.authenticationCode(for: Data(value.utf8), using: derived))
     }
 
     /// What a row's ciphertext is bound to.
