@@ -99,8 +99,13 @@ struct CycleStore: Sendable {
 
     /// Every period of `user`, by first day.
     func periods(of user: UserID) async throws -> [LoggedPeriod] {
-        let rows = try await database.withConnection { db in try await Self.selectPeriods(user.rawValue).all(on: db) }
+        let rows = try await database.withConnection { db in try await Self.rows(of: user, on: db) }
         return try await open(rows, of: user)
+    }
+
+    /// The sealed rows of every period of `user`, for ``open(_:of:)``.
+    static func rows(of user: UserID, on db: any SQLDatabase) async throws -> [any SQLRow] {
+        try await selectPeriods(user.rawValue).all(on: db)
     }
 
     private static let selectPeriods = StoredStatement(#"SELECT "id", "key_id", "sealed" FROM "cycle_periods" WHERE "user_id" = ?"#)
@@ -173,7 +178,7 @@ struct CyclePeriodsOwner: AccountDataOwner {
     let section = "cyclePeriods"
 
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
-        let rows = try await db.select().columns("id", "key_id", "sealed").from("cycle_periods").where("user_id", .equal, user.rawValue).all()
+        let rows = try await CycleStore.rows(of: user, on: db)
         let opened = try await store.open(rows, of: user)
         if !opened.isEmpty {
             try await audit.append(AuditEvent(actor: user, subject: user, action: .export, resource: PeriodsCollection.resource, count: opened.count))

@@ -24,7 +24,7 @@ struct PeriodsCollection: AuditedCollection {
     func save(_ period: LoggedPeriod, of user: UserID, now: Date) async throws {
         let write = PeriodWrite(period: period, row: try await store.sealed(period, of: user))
         do {
-            try await audited(.write, by: user) { db in try await write.write(.now(user, now), on: db) }
+            _ = try await audited(.write, by: user) { db in try await write.write(.now(user, now), on: db) }
         } catch {
             throw write.problem(forViolation: error) ?? error
         }

@@ -255,22 +255,3 @@ extension AuditLog {
         return verdict
     }
 }
-
-extension Database {
-    /// Whether the table exists.
-    func tableExists(_ name: String) async throws -> Bool {
-        let engine = self.engine
-        return try await withConnection { db in try await Self.tableExists(name, on: db, engine: engine) }
-    }
-
-    static func tableExists(_ name: String, on db: any SQLDatabase, engine: DatabaseEngine) async throws -> Bool {
-        switch engine {
-        case .sqlite:
-            try await db.raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name = \(bind: name)").first() != nil
-        case .postgres:
-            // The catalog read in the statement's snapshot (`to_regclass` may answer from a cache that has not yet
-            // seen another session's committed DROP).
-            try await db.raw("SELECT 1 AS present FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = \(bind: name)").first() != nil
-        }
-    }
-}
