@@ -1,0 +1,59 @@
+import Foundation
+
+/// Which of Apple's push gateways a device token belongs to: tokens from a development build are valid only on the
+/// sandbox (`api.sandbox.push.apple.com`), tokens from TestFlight and App Store builds only on production
+/// (`api.push.apple.com`).
+enum PushEnvironment: String, Sendable, Codable, CaseIterable {
+    case sandbox
+    case production
+}
+
+/// Apple's `apns-push-type`: `alert` shows something to the user, `background` wakes the app silently.
+enum PushType: String, Sendable, Codable {
+    case alert
+    case background
+}
+
+/// One push to one device, as Apple's HTTP/2 provider API takes it: the request's path (the device token), headers
+/// and JSON body.
+struct PushMessage: Sendable, Codable, Equatable {
+    /// The device token, lower-case hex, as the app received it from `didRegisterForRemoteNotificationsWithDeviceToken`.
+    var deviceToken: String
+    var environment: PushEnvironment
+    /// `apns-topic`: the app's bundle id; `nil` sends the configured default topic.
+    var topic: String?
+    /// `apns-push-type`.
+    var pushType: PushType = .alert
+    /// `apns-priority`: 10 delivers at once, 5 when the device sees fit (background pushes must use 5).
+    var priority: Int = 10
+    /// `apns-expiration`: until when Apple keeps trying a device that is offline; `nil` sends `0` (try once).
+    var expiration: Date?
+    /// `apns-collapse-id` (at most 64 bytes): a later push with the same id replaces an undelivered earlier one.
+    var collapseID: String?
+    /// `apns-id`: names the push in Apple's answer and in our logs.
+    var id: UUID
+    /// The JSON body (`{"aps": {...}, ...}`), at most 4,096 bytes.
+    var payload: Data
+}
+
+/// What became of one push.
+enum PushOutcome: Sendable, Equatable {
+    /// Apple accepted it (200), naming it by `apns-id`.
+    case delivered(apnsID: String?)
+    /// The token will never work again: `BadDeviceToken`, `DeviceTokenNotForTopic`, or `Unregistered` (410, with the
+    /// time Apple learned the token was no longer valid). The device is to be removed.
+    case deviceGone(reason: String, since: Date?)
+    /// Worth another try later: `TooManyRequests` (429), Apple's 5xx, a network failure, a provider token still
+    /// refused after being refreshed. `after` is a hint (a `Retry-After`), not a promise.
+    case retry(reason: String, after: Duration?)
+    /// Never worth retrying and not the device's fault — a bug on our side (`PayloadTooLarge`, `BadTopic`,
+    /// `MissingTopic`, `BadCertificateEnvironment` …): logged as an error, the job fails.
+    case rejected(reason: String)
+}
+
+/// Sends pushes. The real implementation speaks Apple's HTTP/2 provider API with token-based authentication
+/// (``APNsProvider``); without APNs settings the server logs each push instead. Only the outbox's worker calls it,
+/// after the change that caused the push committed; it never throws: every failure is a ``PushOutcome``.
+protocol PushProvider: Sendable {
+    func send(_ message: PushMessage) async -> PushOutcome
+}
