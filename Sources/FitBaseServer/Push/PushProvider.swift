@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Which of Apple's push gateways a device token belongs to: tokens from a development build are valid only on the
 /// sandbox (`api.sandbox.push.apple.com`), tokens from TestFlight and App Store builds only on production
@@ -56,4 +57,22 @@ enum PushOutcome: Sendable, Equatable {
 /// after the change that caused the push committed; it never throws: every failure is a ``PushOutcome``.
 protocol PushProvider: Sendable {
     func send(_ message: PushMessage) async -> PushOutcome
+}
+
+/// With no APNs settings (the embedded default), each push is written to the log at `info` and counts as delivered,
+/// so a developer sees what their users would have received.
+struct LogPushProvider: PushProvider {
+    let logger: Logger
+
+    func send(_ message: PushMessage) async -> PushOutcome {
+        logger.info(
+            "push (no APNs key configured: FITBASE_APNS_KEY_ID)",
+            metadata: [
+                "device": "\(message.deviceToken.prefix(8))…", "environment": "\(message.environment.rawValue)",
+                "type": "\(message.pushType.rawValue)", "apns-id": "\(message.id)",
+                "payload": "\(String(decoding: message.payload, as: UTF8.self))",
+            ]
+        )
+        return .delivered(apnsID: message.id.uuidString)
+    }
 }
