@@ -98,6 +98,65 @@ import Testing
     }
 
     @Test(arguments: TestEngines.all)
+    func cachedAnswersRevalidateWithTheirEntityTag(engine: DatabaseEngine) async throws {
+        try await withCatalogApp(engine) { client, database in
+            func get(_ uri: String, token: String? = nil, ifNoneMatch: String? = nil) async throws -> TestResponse {
+                var headers: HTTPFields = [:]
+                if let token { headers[.authorization] = "Bearer \(token)" }
+                if let ifNoneMatch { headers[.ifNoneMatch] = ifNoneMatch }
+                return try await client.execute(uri: uri, method: .get, headers: headers, body: nil)
+            }
+            let list = try await get("/v1/workouts?sort=title")
+            #expect(list.status == .ok)
+            let tag = try #require(list.headers[.eTag])
+            #expect(tag.hasPrefix("\"") && tag.hasSuffix("\"") && tag.count == 24)
+            #expect(list.headers[.cacheControl] == "private, no-cache")
+            #expect(list.headers[.vary] == "Authorization")
+
+            // The same answer: 304, no body, the same tag; in a list, weak, or `*` alike.
+            for ifNoneMatch in [tag, "\"other\", \(tag)", "W/\(tag)", "*"] {
+                let again = try await get("/v1/workouts?sort=title", ifNoneMatch: ifNoneMatch)
+                #expect(again.status == .notModified, "\(ifNoneMatch)")
+                #expect(again.body.readableBytes == 0)
+                #expect(again.headers[.eTag] == tag)
+            }
+            #expect(try await get("/v1/workouts?sort=title", ifNoneMatch: "\"stale\"").status == .ok)
+            // Another question, another tag.
+            #expect(try await get("/v1/workouts?type=yoga").headers[.eTag] != tag)
+
+            // The tag follows the caller: a premium workout's video is in the entitled answer only.
+            let premium = try #require(Self.fixture.first { $0.isPremium })
+            let anonymous = try await get("/v1/workouts/\(premium.id)")
+            let admin = try await makeAdmin(client, database)
+            let entitled = try await get("/v1/workouts/\(premium.id)", token: admin.accessToken, ifNoneMatch: anonymous.headers[.eTag])
+            #expect(entitled.status == .ok)
+            #expect(try json(entitled)["videoURL"] as? String == premium.videoURL)
+
+            // An edit changes the answer, so the tag held before no longer matches.
+            let free = try #require(Self.fixture.first { !$0.isPremium })
+            let before = try #require(try await get("/v1/workouts/\(free.id)").headers[.eTag])
+            #expect(try await get("/v1/workouts/\(free.id)", ifNoneMatch: before).status == .notModified)
+            var body = try #require(try json(try await get("/v1/workouts/\(free.id)", token: admin.accessToken)))
+            body["title"] = "\(free.title) (new)"
+            for key in ["id", "videoLocked", "createdAt", "updatedAt"] { body[key] = nil }
+            #expect(try await client.json(.put, "/v1/admin/workouts/\(free.id)", body: body, token: admin.accessToken).status == .ok)
+            let after = try await get("/v1/workouts/\(free.id)", ifNoneMatch: before)
+            #expect(after.status == .ok)
+            #expect(after.headers[.eTag] != before)
+
+            // Entitlements are tagged per caller; a route outside the list is not tagged; an error is never tagged.
+            let user = try await client.signUp()
+            let features = try await get("/v1/features", token: user.accessToken)
+            let featuresTag = try #require(features.headers[.eTag])
+            #expect(try await get("/v1/features", token: user.accessToken, ifNoneMatch: featuresTag).status == .notModified)
+            #expect(try await get("/v1/me", token: user.accessToken).headers[.eTag] == nil)
+            let missing = try await get("/v1/workouts/\(UUID())")
+            #expect(missing.status == .notFound)
+            #expect(missing.headers[.eTag] == nil)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
     func administratorsManageTheCatalog(engine: DatabaseEngine) async throws {
         try await withCatalogApp(engine) { client, database in
             let admin = try await makeAdmin(client, database)

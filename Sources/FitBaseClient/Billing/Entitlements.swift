@@ -67,6 +67,7 @@ public actor Entitlements {
         let status: Components.Schemas.SubscriptionStatus
         switch try await client.call({ try await self.client.api.getSubscription() }) {
         case .ok(let ok): status = try FitBaseError.decoding { try ok.body.json }
+        case .notModified: throw .unexpectedResponse(statusCode: 304)  // only answered to If-None-Match, not sent here
         case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
         case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
         case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
@@ -74,6 +75,7 @@ public actor Entitlements {
         let features: Components.Schemas.FeatureAccessList
         switch try await client.call({ try await self.client.api.getFeatures() }) {
         case .ok(let ok): features = try FitBaseError.decoding { try ok.body.json }
+        case .notModified: throw .unexpectedResponse(statusCode: 304)
         case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
         case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
         case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)

@@ -147,6 +147,7 @@ func buildApplication(
             applies: StripeWebhookMiddleware.applies,
             middleware: StripeWebhookMiddleware(verifier: stripeVerifier, maxBytes: configuration.maxBodyBytes)
         ),
+        ScopedMiddleware(applies: ConditionalGetMiddleware.applies, middleware: ConditionalGetMiddleware()),
     ]
     let profiles = ProfileStore(database: database)
     let catalogStore = CatalogStore(database: database)
