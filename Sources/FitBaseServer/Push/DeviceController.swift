@@ -76,8 +76,9 @@ struct DeviceController: Sendable {
         if let locale = body.locale, locale.isEmpty || locale.utf8.count > 35 || !locale.utf8.allSatisfy({ Self.isBundleCharacter($0) || $0 == UInt8(ascii: "_") }) {
             errors.append(.init(field: "locale", message: "must be a language tag such as pt-PT"))
         }
-        // What the phone reports (`TimeZone.current`): any name of the time zone database, `GMT` and `Etc/UTC` included.
-        if let zone = body.timeZone, !Self.timeZones.contains(zone) {
+        // What the phone reports (`TimeZone.current`): an Area/Location name (`Etc/UTC` included), `UTC` or `GMT`; not
+        // an abbreviation like EST, which ignores daylight saving.
+        if let zone = body.timeZone, !((zone == "UTC" || zone == "GMT" || zone.contains("/")) && TimeZone(identifier: zone) != nil) {
             errors.append(.init(field: "timeZone", message: "must be an IANA time zone such as Europe/Lisbon"))
         }
         if let version = body.appVersion, version.isEmpty || version.count > 64 {
@@ -92,8 +93,6 @@ struct DeviceController: Sendable {
             )
         )
     }
-
-    private static let timeZones = Set(TimeZone.knownTimeZoneIdentifiers + ["UTC", "GMT"])
 
     private static func isBundleCharacter(_ byte: UInt8) -> Bool {
         switch byte {

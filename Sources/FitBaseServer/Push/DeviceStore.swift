@@ -64,8 +64,8 @@ struct DeviceStore: Sendable {
                 )
                 .run()
             let surplus = try await db.select().column("token").from("devices").where("user_id", .equal, user.rawValue)
-                .orderBy("registered_at", .descending).orderBy("token").offset(Self.maximumPerAccount).all()
-                .map { try $0.decode(column: "token", as: String.self) }
+                .orderBy("registered_at", .descending).orderBy("token").all()
+                .dropFirst(Self.maximumPerAccount).map { try $0.decode(column: "token", as: String.self) }
             try await Self.remove(tokens: surplus, on: db)
             return true
         }
