@@ -44,6 +44,10 @@ struct ReminderScheduler: Sendable {
             try await db.select().distinct().column(SQLColumn("user_id", table: "devices")).from("devices")
                 .join("user_profiles", on: SQLColumn("user_id", table: "user_profiles"), .equal, SQLColumn("user_id", table: "devices"))
                 .where(SQLColumn("notifications_enabled", table: "user_profiles"), .equal, SQLBind(true))
+                .where { candidates in
+                    candidates.where(SQLColumn("preferred_workout_time", table: "user_profiles"), .isNot, SQLLiteral.null)
+                        .orWhere(SQLColumn("cycle_tracking_enabled", table: "user_profiles"), .equal, SQLBind(true))
+                }
                 .all().map { UserID(rawValue: try $0.decode(column: "user_id", as: UUID.self)) }
         }
         var queued = 0
