@@ -284,6 +284,17 @@ import Yams
             operationID: "deleteSession",
             expected: [.anonymous: .unauthorized, .otherUser: .notFound, .groupMember: .notFound, .admin: .notFound, .owner: .noContent]
         ) { fixture, _ in (.delete, "/v1/me/sessions/\(fixture.ownerSecondSession)", nil) },
+        // Devices are reached through their owner's /me only: anyone signed in registers a token of their own; another
+        // user, even an admin, cannot delete the owner's (404, as if it did not exist).
+        Row(operationID: "listDevices", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/devices", nil) },
+        Row(operationID: "registerDevice", expected: signedIn(.created)) { _, _ in
+            (.put, "/v1/me/devices/\(deviceToken())", ["platform": "ios", "environment": "production", "bundleId": "com.example.fit"])
+        },
+        Row(operationID: "deleteDevice", expected: ownerOnly(.noContent)) { fixture, _ in
+            let token = deviceToken()
+            try #require(try await fixture.client.registerDevice(token, for: fixture.owner).status == .created)
+            return (.delete, "/v1/me/devices/\(token)", nil)
+        },
         Row(operationID: "updateMe", expected: signedIn(.ok)) { _, _ in (.patch, "/v1/me", ["fitnessLevel": "beginner"]) },
         Row(operationID: "exportMe", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/export", nil) },
         Row(operationID: "listConsents", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/consents", nil) },

@@ -36,6 +36,8 @@ public struct Profile: Sendable, Equatable {
     public var shareWorkoutData: Bool
     /// The equipment the user has; `nil` until answered (recommendations then rule nothing out for equipment).
     public var availableEquipment: [Equipment]?
+    /// Which pushes the user wants and their quiet hours (all pushes stay off while ``notificationsEnabled`` is not `true`).
+    public var notificationPreferences = NotificationPreferences()
 
     /// A new account's profile: nothing answered yet, the documented defaults elsewhere.
     public init(

@@ -28,7 +28,8 @@ struct ProfileStore: Sendable {
             try jsonText(profile.preferredWorkoutTypes.map(\.rawValue)), profile.averageCycleLength,
             profile.averagePeriodLength, profile.lastPeriodStartDate, profile.cycleTrackingEnabled,
             profile.notificationsEnabled, profile.preferredWorkoutTime, profile.timeZone, profile.shareWorkoutData,
-            try profile.availableEquipment.map { try jsonText($0.map(\.rawValue)) }, now,
+            try profile.availableEquipment.map { try jsonText($0.map(\.rawValue)) },
+            profile.notificationPreferences == NotificationPreferences() ? nil : try jsonText(profile.notificationPreferences), now,
         ]
         try await db.insert(into: "user_profiles")
             .columns(["user_id"] + Self.columns + ["updated_at"])
@@ -44,7 +45,7 @@ struct ProfileStore: Sendable {
     private static let columns = [
         "fitness_level", "goals", "preferred_workout_types", "average_cycle_length", "average_period_length",
         "last_period_start_date", "cycle_tracking_enabled", "notifications_enabled", "preferred_workout_time",
-        "time_zone", "share_workout_data", "available_equipment",
+        "time_zone", "share_workout_data", "available_equipment", "notification_preferences",
     ]
 
     /// The account's names and its profile row (absent until the profile is first written), in one statement.
@@ -61,7 +62,7 @@ struct ProfileStore: Sendable {
         guard let row, try row.decode(column: "profile_user_id", as: UUID?.self) != nil else {
             return Profile(displayName: displayName, photoURL: photoURL)
         }
-        return Profile(
+        var profile = Profile(
             displayName: displayName,
             fitnessLevel: try row.decode(column: "fitness_level", as: String?.self).flatMap(FitnessLevel.init(rawValue:)),
             goals: try row.decodeJSON(column: "goals", as: [String].self).compactMap(FitnessGoal.init(rawValue:)),
@@ -79,6 +80,10 @@ struct ProfileStore: Sendable {
             },
             photoURL: photoURL
         )
+        if try row.decode(column: "notification_preferences", as: String?.self) != nil {
+            profile.notificationPreferences = try row.decodeJSON(column: "notification_preferences", as: NotificationPreferences.self)
+        }
+        return profile
     }
 }
 

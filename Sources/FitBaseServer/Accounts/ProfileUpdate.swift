@@ -71,11 +71,41 @@ enum ProfileUpdate {
             }
         }
         if let share = update.privacy?.shareWorkoutData { profile.shareWorkoutData = share }
+        if let preferences = update.notificationPreferences {
+            errors += apply(preferences, to: &profile.notificationPreferences)
+        }
         if let equipment = update.availableEquipment {
             profile.availableEquipment = unique(equipment.compactMap { Equipment(rawValue: $0.rawValue) }.filter { $0 != .none })
         }
 
         guard errors.isEmpty else { throw .validationFailed(errors) }
+    }
+
+    /// Changes the switches given; quiet hours are set (or, both empty, removed) together.
+    private static func apply(_ update: Components.Schemas.NotificationPreferences, to preferences: inout NotificationPreferences) -> [Problem.FieldError] {
+        if let value = update.newMember { preferences.newMember = value }
+        if let value = update.rankChange { preferences.rankChange = value }
+        if let value = update.weekEnded { preferences.weekEnded = value }
+        if let value = update.workoutReminder { preferences.workoutReminder = value }
+        if let value = update.periodReminder { preferences.periodReminder = value }
+        if let value = update.showSensitiveContent { preferences.showSensitiveContent = value }
+        guard update.quietHoursStart != nil || update.quietHoursEnd != nil else { return [] }
+        let start = update.quietHoursStart ?? preferences.quietHoursStart ?? ""
+        let end = update.quietHoursEnd ?? preferences.quietHoursEnd ?? ""
+        if start.isEmpty && end.isEmpty {
+            preferences.quietHoursStart = nil
+            preferences.quietHoursEnd = nil
+            return []
+        }
+        var errors: [Problem.FieldError] = []
+        for (field, value) in [("notificationPreferences.quietHoursStart", start), ("notificationPreferences.quietHoursEnd", end)]
+        where NotificationPreferences.minuteOfDay(value) == nil {
+            errors.append(.init(field: field, message: "must be a time of day written HH:mm (00:00–23:59), set together with the other end (both empty to remove quiet hours)"))
+        }
+        guard errors.isEmpty else { return errors }
+        preferences.quietHoursStart = start
+        preferences.quietHoursEnd = end
+        return []
     }
 
     private static func unique<T: Hashable>(_ values: [T]) -> [T] {

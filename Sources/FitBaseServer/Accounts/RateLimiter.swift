@@ -62,7 +62,8 @@ extension Problem {
 }
 
 /// Purges what accounts keep only for a while: rate-limit counters a day after their window, link tokens a day after
-/// they expire, trusted devices once expired, and the outbox's delivered and failed jobs.
+/// they expire, trusted devices once expired, the outbox's delivered and failed jobs (e-mail and pushes alike), and the
+/// record of reminders sent.
 enum AccountsRetention {
     static func purge(now: Date, database: Database) async throws {
         try await database.transaction { db in
@@ -70,6 +71,7 @@ enum AccountsRetention {
             try await AccountTokens.purge(expiredBefore: now.addingTimeInterval(-24 * 3600), on: db)
             try await db.delete(from: "trusted_devices").where("expires_at", .lessThan, now).run()
             try await OutboxWorker.purge(now: now, on: db)
+            try await ReminderScheduler.purge(now: now, on: db)
         }
     }
 }

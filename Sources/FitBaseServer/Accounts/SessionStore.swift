@@ -111,10 +111,12 @@ struct SessionStore: Sendable {
     }
 
     /// What follows sessions' end, in the transaction that ends them: every instance forgets them (the `sessions`
-    /// cache generation) and closes their event streams (a `session_ended` event each).
+    /// cache generation), closes their event streams (a `session_ended` event each), and the devices they registered
+    /// stop receiving pushes (removed, with the pushes still queued for them).
     static func ended(_ sessions: [SessionID], on db: any SQLDatabase) async throws {
         try await CacheGenerations.bump(.sessions, on: db)
         try await EventLog.sessionsEnded(sessions, on: db)
+        try await DeviceStore.sessionsEnded(sessions, on: db)
     }
 
     /// The role of `user` if `session` is theirs and still live; `nil` otherwise. Called on every authenticated request:

@@ -29,6 +29,7 @@ enum UserWire {
             timeZone: profile.timeZone,
             availableEquipment: profile.availableEquipment?.compactMap { .init(rawValue: $0.rawValue) },
             privacy: .init(shareWorkoutData: profile.shareWorkoutData),
+            notificationPreferences: notificationPreferences(profile.notificationPreferences),
             currentGroupId: currentGroup?.description,
             onboardingCompleted: profile.onboardingCompleted
         )
@@ -49,8 +50,19 @@ enum UserWire {
             notificationsEnabled: profile.notificationsEnabled,
             preferredWorkoutTime: profile.preferredWorkoutTime,
             timeZone: profile.timeZone,
+            notificationPreferences: notificationPreferences(profile.notificationPreferences),
             availableEquipment: profile.availableEquipment?.compactMap { .init(rawValue: $0.rawValue) },
             privacy: .init(shareWorkoutData: profile.shareWorkoutData)
+        )
+    }
+
+    /// Every switch, and the quiet hours when set.
+    static func notificationPreferences(_ preferences: NotificationPreferences) -> Components.Schemas.NotificationPreferences {
+        .init(
+            newMember: preferences.newMember, rankChange: preferences.rankChange, weekEnded: preferences.weekEnded,
+            workoutReminder: preferences.workoutReminder, periodReminder: preferences.periodReminder,
+            showSensitiveContent: preferences.showSensitiveContent, quietHoursStart: preferences.quietHoursStart,
+            quietHoursEnd: preferences.quietHoursEnd
         )
     }
 }

@@ -22,6 +22,7 @@ final class APIHandler: APIProtocol {
     let groups: GroupController
     let challenges: ChallengeController
     let events: EventStreamController
+    let devices: DeviceController
 
     init(
         serviceStatus: ServiceStatusController,
@@ -40,7 +41,8 @@ final class APIHandler: APIProtocol {
         health: HealthController,
         groups: GroupController,
         challenges: ChallengeController,
-        events: EventStreamController
+        events: EventStreamController,
+        devices: DeviceController
     ) {
         self.serviceStatus = serviceStatus
         self.auth = auth
@@ -59,6 +61,7 @@ final class APIHandler: APIProtocol {
         self.groups = groups
         self.challenges = challenges
         self.events = events
+        self.devices = devices
     }
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
@@ -105,6 +108,18 @@ final class APIHandler: APIProtocol {
 
     func deleteSession(_ input: Operations.DeleteSession.Input) async throws -> Operations.DeleteSession.Output {
         try await me.deleteSession(input)
+    }
+
+    func listDevices(_ input: Operations.ListDevices.Input) async throws -> Operations.ListDevices.Output {
+        try await devices.listDevices(input)
+    }
+
+    func registerDevice(_ input: Operations.RegisterDevice.Input) async throws -> Operations.RegisterDevice.Output {
+        try await devices.registerDevice(input)
+    }
+
+    func deleteDevice(_ input: Operations.DeleteDevice.Input) async throws -> Operations.DeleteDevice.Output {
+        try await devices.deleteDevice(input)
     }
 
     func updateMe(_ input: Operations.UpdateMe.Input) async throws -> Operations.UpdateMe.Output {

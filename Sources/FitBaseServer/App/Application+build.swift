@@ -23,12 +23,14 @@ public func buildApplication(
     try await buildApplication(configuration: configuration, logger: logger, mailer: nil, onListening: onListening)
 }
 
-/// ``buildApplication(configuration:logger:onListening:)`` with the mailer chosen by the caller (tests record e-mail),
-/// and, for tests comparing the two, without the ``DirectRoute``s.
+/// ``buildApplication(configuration:logger:onListening:)`` with the mailer and push provider chosen by the caller (tests
+/// record e-mail and pushes), and, for tests comparing the two, without the ``DirectRoute``s.
 func buildApplication(
     configuration: ServerConfiguration,
     logger: Logger? = nil,
     mailer: (any Mailer)?,
+    pushProvider: (any PushProvider)? = nil,
+    reminderClock: (@Sendable () -> Date)? = nil,
     directRoutes: Bool = true,
     onListening: @escaping @Sendable (String) async -> Void = { _ in }
 ) async throws -> FitBaseApplication {
@@ -124,7 +126,7 @@ func buildApplication(
     let registry = AccountDataRegistry(owners: [
         AccountProfileOwner(), IdentitiesOwner(appleTokens: appleTokens), SessionsOwner(), ConsentsOwner(), OutboxOwner(),
         CyclePeriodsOwner(store: cycleStore, audit: audit), WorkoutLogsOwner(store: historyStore, audit: audit),
-        TrainingPlansOwner(), DailyRecommendationsOwner(), GroupMembershipOwner(), NotificationsOwner(), SubscriptionsOwner(),
+        TrainingPlansOwner(), DailyRecommendationsOwner(), GroupMembershipOwner(), NotificationsOwner(), SubscriptionsOwner(), DevicesOwner(),
         // Last registered, first deleted: health takes the user's audit chain head before leaving the group takes the events lock,
         // the order every health write takes them in.
         HealthSamplesOwner(records: healthRecords),
@@ -200,7 +202,8 @@ func buildApplication(
         health: HealthController(records: healthRecords, profiles: profiles),
         groups: groupController,
         challenges: ChallengeController(database: database, groups: groupController, notifications: NotificationStore(database: database)),
-        events: EventStreamController(database: database, hub: hub)
+        events: EventStreamController(database: database, hub: hub),
+        devices: DeviceController(store: DeviceStore(database: database))
     )
     try api.registerHandlers(
         on: RoutingTransport(router: router, routes: routes, scoped: scoped, direct: directRoutes ? ServiceStatusController.routes + catalogResponses.routes + api.sync.routes + api.health.routes + api.events.routes : []),
@@ -220,6 +223,11 @@ func buildApplication(
                 database: database, outbox: outbox,
                 mailer: mailer ?? configuration.accounts.smtp.map { SMTPMailer(configuration: $0) as any Mailer } ?? LogMailer(logger: logger),
                 sender: configuration.accounts.sender, appleTokens: appleTokenClient, logger: logger
+            ),
+            // Pushes go out through Apple's provider API once it is configured; until then they are logged.
+            PushWorker(database: database, provider: pushProvider ?? LogPushProvider(logger: logger), logger: logger),
+            ReminderService(
+                scheduler: ReminderScheduler(database: database, cycle: cycleReckoner), logger: logger, now: reminderClock ?? { .storageNow }
             ),
             SigningKeyRefresh(signer: signer, logger: logger),
             EventListenerService(database: database, hub: hub, logger: logger),

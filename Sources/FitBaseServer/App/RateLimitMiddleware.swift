@@ -19,6 +19,7 @@ extension RequestClass {
         case (.get, "/v1/health/samples"), (.get, "/v1/health/summary"), (.get, "/v1/history/stats"), (.get, "/v1/me/export"),
             (.get, "/v1/recommendations/week"), (.get, "/v1/plans/{planId}/progression"):
             .expensive
+        // Everything else, device registration included (an app registers once per launch): a read or a write.
         case (.get, _), (.head, _):
             .reads
         default:

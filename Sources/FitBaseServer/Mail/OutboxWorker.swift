@@ -58,7 +58,7 @@ struct OutboxWorker: Service {
                 UPDATE outbox SET claimed_until = \(bind: leaseEnd), attempts = attempts + 1
                 WHERE id IN (
                   SELECT id FROM outbox
-                  WHERE status = 'pending' AND next_attempt_at <= \(bind: now) AND (claimed_until IS NULL OR claimed_until < \(bind: now))
+                  WHERE status = 'pending' AND kind <> \(bind: PushQueue.kind) AND next_attempt_at <= \(bind: now) AND (claimed_until IS NULL OR claimed_until < \(bind: now))
                   ORDER BY next_attempt_at LIMIT \(literal: Self.batchSize)\(unsafeRaw: lockClause)
                 )
                 RETURNING id, kind, payload, attempts

@@ -136,7 +136,7 @@ struct PlanStore: Sendable {
             .where("user_id", .equal, user.rawValue).first()?.decode(column: "count", as: Int.self) ?? 0
     }
 
-    private static let columns = [
+    static let columns = [
         "id", "name", "notes", "start_date", "end_date", "days_per_week", "is_completed", "weekly_workouts", "version",
         "created_at", "updated_at",
     ]
@@ -145,7 +145,7 @@ struct PlanStore: Sendable {
         db.select().columns(columns).from("training_plans")
     }
 
-    private static func plan(_ row: any SQLRow) throws -> TrainingPlan {
+    static func plan(_ row: any SQLRow) throws -> TrainingPlan {
         TrainingPlan(
             id: PlanID(rawValue: try row.decode(column: "id", as: UUID.self)),
             name: try row.decode(column: "name", as: String.self),

@@ -25,8 +25,10 @@ struct NotificationStore: Sendable {
     let database: Database
     static let lifetime: TimeInterval = 7 * 86_400
 
-    /// Adds a notification and its realtime event (topic `user:<id>`). `about`: the member it names (its event carries
-    /// their id, so the event goes when their account does).
+    /// Adds a notification, its realtime event (topic `user:<id>`) and its pushes to the user's devices (see
+    /// ``PushQueue/notificationAdded(_:kind:to:group:message:now:on:)``): every notification is written here, so every
+    /// one is pushed the same way. `about`: the member it names (its event carries their id, so the event goes when
+    /// their account does).
     static func add(_ kind: NotificationKind, to user: UserID, group: GroupID?, about: UserID? = nil, message: String, now: Date, on db: any SQLDatabase) async throws {
         let id = NotificationID()
         try await db.insert(into: "notifications").columns("id", "user_id", "group_id", "type", "message", "created_at", "expires_at")
@@ -36,6 +38,7 @@ struct NotificationStore: Sendable {
             topic: .user(user), type: "notification",
             data: ["id": id.description, "type": kind.rawValue, "groupId": group?.description, "memberId": about?.description, "message": message], on: db
         )
+        try await PushQueue.notificationAdded(id, kind: kind, to: user, group: group, message: message, now: now, on: db)
     }
 
     /// A page of the user's live notifications, newest first, and how many are unread.

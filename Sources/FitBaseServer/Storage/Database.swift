@@ -26,6 +26,8 @@ package final class Database: Sendable {
     /// This instance's open event streams: woken after every transaction that wrote events commits (and, on
     /// PostgreSQL, when another instance's does: ``EventListenerService``).
     let eventHub = EventHub()
+    /// This instance's push worker (``PushWorker``): woken after every transaction that queued pushes commits.
+    let pushWake = WakeSignal()
 
     private init(location: DatabaseLocation, pool: any SQLConnectionPool, writeGate: WriteGate?, checkpointer: SQLiteCheckpointer?, logger: Logger) {
         self.engine = location.engine
@@ -129,7 +131,7 @@ package final class Database: Sendable {
         begin: String, _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
         let logger = self.logger
-        let hooks = TransactionHooks(generations: generations, eventHub: eventHub)
+        let hooks = TransactionHooks(generations: generations, eventHub: eventHub, pushWake: pushWake)
         let result = try await pool.withWriteConnection { connection in
             try await connection.raw(SQLQueryString(begin)).run()
             do {

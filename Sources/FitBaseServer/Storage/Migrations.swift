@@ -38,6 +38,8 @@ enum FitBaseMigrations {
         SealCyclePeriods(),
         SealWorkoutLogFields(),
         ChainAuditPerUser(),
+        AddNotificationPreferences(),
+        CreatePushDelivery(),
     ]
 }
 

@@ -12,10 +12,13 @@ final class TransactionHooks: Sendable {
     let generations: CacheGenerations?
     /// The event streams of this instance, woken once the transaction has committed events.
     let eventHub: EventHub?
+    /// This instance's push worker, woken once the transaction has committed pushes.
+    let pushWake: WakeSignal?
 
-    init(generations: CacheGenerations?, eventHub: EventHub? = nil) {
+    init(generations: CacheGenerations?, eventHub: EventHub? = nil, pushWake: WakeSignal? = nil) {
         self.generations = generations
         self.eventHub = eventHub
+        self.pushWake = pushWake
     }
 
     /// The hooks of the transaction the current task is in (`nil` outside a transaction).

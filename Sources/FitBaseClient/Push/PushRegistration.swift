@@ -1,0 +1,147 @@
+import FitBaseAPI
+import FitBaseCore
+import Foundation
+
+/// Which APNs gateway a device token belongs to: `sandbox` for a build run from Xcode, `production` for TestFlight
+/// and the App Store (the `aps-environment` entitlement the build was signed with).
+public enum PushEnvironment: String, Sendable, CaseIterable {
+    case sandbox
+    case production
+}
+
+/// A device registered for pushes, as the server answers it.
+public typealias PushDevice = Components.Schemas.Device
+
+extension FitBaseClient {
+    /// Registers this device's APNs token for the signed-in user; call it from
+    /// `application(_:didRegisterForRemoteNotificationsWithDeviceToken:)` on every launch.
+    ///
+    /// ```swift
+    /// func application(_ application: UIApplication, didRegisterForRemoteNotificationsWithDeviceToken token: Data) {
+    ///     Task { try await fitbase.registerDevice(token: token, environment: .production) }
+    /// }
+    /// ```
+    ///
+    /// The device belongs to this session: signing out stops its pushes. Locale, time zone and app version default to
+    /// the process's (`Locale.current`, `TimeZone.current`, `CFBundleShortVersionString (CFBundleVersion)`); the time
+    /// zone times reminders when the profile has none. Fails with `.problem` `validationFailed` naming the field at
+    /// fault, `.notSignedIn` without a session.
+    @discardableResult
+    public func registerDevice(
+        token: Data, environment: PushEnvironment, bundleId: String? = Bundle.main.bundleIdentifier, locale: String? = FitBaseClient.processLocale,
+        timeZone: String? = TimeZone.current.identifier, appVersion: String? = FitBaseClient.processAppVersion
+    ) async throws(FitBaseError) -> PushDevice {
+        let body = Components.Schemas.DeviceRegistration(
+            platform: "ios", environment: environment.rawValue, bundleId: bundleId ?? "", locale: locale, timeZone: timeZone, appVersion: appVersion
+        )
+        let path = Operations.RegisterDevice.Input.Path(deviceToken: Self.hex(token))
+        switch try await call({ try await self.api.registerDevice(path: path, body: .json(body)) }) {
+        case .ok(let ok): return try FitBaseError.decoding { try ok.body.json }
+        case .created(let created): return try FitBaseError.decoding { try created.body.json }
+        case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
+        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
+        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
+        case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
+        }
+    }
+
+    /// Stops pushes to this device (the user turned them off in the app); signing out does it too. A token the server
+    /// does not know for this user is not an error.
+    public func unregisterDevice(token: Data) async throws(FitBaseError) {
+        switch try await call({ try await self.api.deleteDevice(path: .init(deviceToken: Self.hex(token))) }) {
+        case .noContent, .notFound: return
+        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
+        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
+        case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
+        }
+    }
+
+    /// The signed-in user's devices registered for pushes, most recently registered first (`current` marks this
+    /// session's).
+    public func devices() async throws(FitBaseError) -> [PushDevice] {
+        var devices: [PushDevice] = []
+        var cursor: String?
+        repeat {
+            let page = cursor
+            switch try await call({ try await self.api.listDevices(query: .init(limit: 100, cursor: page)) }) {
+            case .ok(let ok):
+                let body = try FitBaseError.decoding { try ok.body.json }
+                devices += body.items
+                cursor = body.nextCursor
+            case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
+            case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
+            case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
+            case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
+            }
+        } while cursor != nil
+        return devices
+    }
+
+    /// Whether notifications are on at all (`nil` until the user answered) and which pushes the user wants.
+    public func notificationPreferences() async throws(FitBaseError) -> (enabled: Bool?, preferences: NotificationPreferences) {
+        switch try await call({ try await self.api.getMe() }) {
+        case .ok(let ok):
+            let user = try FitBaseError.decoding { try ok.body.json }
+            return (user.notificationsEnabled, Self.preferences(user.notificationPreferences))
+        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
+        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
+        case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
+        }
+    }
+
+    /// Saves the push preferences (all of them; quiet hours removed when `nil`), and `enabled` when given; returns
+    /// them as the server stored them. Fails with `.problem` `validationFailed` naming a quiet-hours field that is not
+    /// `HH:mm`.
+    @discardableResult
+    public func updateNotificationPreferences(_ preferences: NotificationPreferences, enabled: Bool? = nil) async throws(FitBaseError) -> NotificationPreferences {
+        let wire = Components.Schemas.NotificationPreferences(
+            newMember: preferences.newMember, rankChange: preferences.rankChange, weekEnded: preferences.weekEnded,
+            workoutReminder: preferences.workoutReminder, periodReminder: preferences.periodReminder,
+            showSensitiveContent: preferences.showSensitiveContent, quietHoursStart: preferences.quietHoursStart ?? "",
+            quietHoursEnd: preferences.quietHoursEnd ?? ""
+        )
+        switch try await call({ try await self.api.updateMe(body: .json(.init(notificationsEnabled: enabled, notificationPreferences: wire))) }) {
+        case .ok(let ok): return Self.preferences(try FitBaseError.decoding { try ok.body.json }.notificationPreferences)
+        case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
+        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
+        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
+        case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
+        }
+    }
+
+    /// The token as the server takes it: lower-case hex.
+    static func hex(_ token: Data) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(token.count * 2)
+        for byte in token {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    private static func preferences(_ wire: Components.Schemas.NotificationPreferences?) -> NotificationPreferences {
+        let defaults = NotificationPreferences()
+        return NotificationPreferences(
+            newMember: wire?.newMember ?? defaults.newMember, rankChange: wire?.rankChange ?? defaults.rankChange,
+            weekEnded: wire?.weekEnded ?? defaults.weekEnded, workoutReminder: wire?.workoutReminder ?? defaults.workoutReminder,
+            periodReminder: wire?.periodReminder ?? defaults.periodReminder,
+            showSensitiveContent: wire?.showSensitiveContent ?? defaults.showSensitiveContent,
+            quietHoursStart: wire?.quietHoursStart, quietHoursEnd: wire?.quietHoursEnd
+        )
+    }
+
+    /// `Locale.current` as a BCP 47 tag (`pt-PT`).
+    public static var processLocale: String? {
+        let tag = Locale.current.identifier.replacingOccurrences(of: "_", with: "-").split(separator: "@").first.map(String.init)
+        return tag?.isEmpty == false ? tag : nil
+    }
+
+    /// `CFBundleShortVersionString (CFBundleVersion)` of the main bundle, when it has them.
+    public static var processAppVersion: String? {
+        let info = Bundle.main.infoDictionary
+        guard let short = info?["CFBundleShortVersionString"] as? String else { return nil }
+        return (info?["CFBundleVersion"] as? String).map { "\(short) (\($0))" } ?? short
+    }
+}

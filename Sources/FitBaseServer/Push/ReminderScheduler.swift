@@ -1,0 +1,178 @@
+import FitBaseCore
+import Foundation
+import Logging
+import SQLKit
+import ServiceLifecycle
+
+/// Queues the reminders that are due: a workout reminder at the profile's `preferredWorkoutTime` on the days the
+/// user's active plans train (every day without one), unless a workout was already logged that day; and, when asked
+/// for, a reminder the day before the cycle predictor expects the next period (at the same time, or 09:00).
+///
+/// Times are the user's local time (``PushQueue/timeZone(of:devices:)``: the profile's time zone, else the one the
+/// newest device reported). A reminder is due from its minute for an hour, so a scheduler that missed a minute — or
+/// a day whose minute does not exist, 02:30 when daylight saving starts — still sends it, and a minute that happens
+/// twice (when it ends) sends it once: each (user, kind, local day) is a row of `push_reminders`, inserted with
+/// `ON CONFLICT DO NOTHING` in the transaction that queues the push, so whichever instance inserts it sends it and
+/// every other skips. A reminder whose minute falls in the user's quiet hours is dropped (not held: a reminder to
+/// train at 07:00 is no use at 08:00).
+struct ReminderScheduler: Sendable {
+    enum Kind: String, Sendable {
+        case workout, period
+
+        var type: String {
+            switch self {
+            case .workout: "workout_reminder"
+            case .period: "period_reminder"
+            }
+        }
+    }
+
+    /// How long after its minute a reminder may still go out.
+    static let window = 60
+    /// When a period reminder goes out without a preferred workout time.
+    static let defaultPeriodReminderTime = "09:00"
+    /// Sent-reminder rows are kept this long (longer than any local day lasts anywhere).
+    static let retention: TimeInterval = 3 * 86_400
+
+    let database: Database
+    let cycle: CycleReckoner
+
+    /// Queues every reminder due at `now`; returns how many this call queued (another instance may queue others).
+    @discardableResult
+    func run(at now: Date) async throws -> Int {
+        let users = try await database.withConnection { db in
+            try await db.select().distinct().column(SQLColumn("user_id", table: "devices")).from("devices")
+                .join("user_profiles", on: SQLColumn("user_id", table: "user_profiles"), .equal, SQLColumn("user_id", table: "devices"))
+                .where(SQLColumn("notifications_enabled", table: "user_profiles"), .equal, SQLBind(true))
+                .where { candidates in
+                    candidates.where(SQLColumn("preferred_workout_time", table: "user_profiles"), .isNot, SQLLiteral.null)
+                        .orWhere(SQLColumn("cycle_tracking_enabled", table: "user_profiles"), .equal, SQLBind(true))
+                }
+                .all().map { UserID(rawValue: try $0.decode(column: "user_id", as: UUID.self)) }
+        }
+        var queued = 0
+        for user in users {
+            for (kind, day, content) in try await due(for: user, at: now) {
+                queued += try await send(kind, content, to: user, day: day, now: now) ? 1 : 0
+            }
+        }
+        return queued
+    }
+
+    /// The reminders due for `user` at `now`, with the local day each is for.
+    func due(for user: UserID, at now: Date) async throws -> [(Kind, CalendarDay, PushContent)] {
+        let (profile, devices) = try await database.withConnection { db in
+            (try await ProfileStore.profile(of: user, on: db), try await DeviceStore.devices(of: [user], on: db))
+        }
+        guard profile.notificationsEnabled == true, !devices.isEmpty else { return [] }
+        let preferences = profile.notificationPreferences
+        let zone = PushQueue.timeZone(of: profile, devices: devices)
+        let today = LocalCalendar.day(of: now, in: zone.identifier)
+        let minute = PushQueue.minuteOfDay(now, in: zone)
+        let endOfDay = Self.startOfDay(today.adding(days: 1), in: zone)
+        func isDue(_ time: String?) -> Bool {
+            guard let target = time.flatMap(NotificationPreferences.minuteOfDay) else { return false }
+            return (target..<target + Self.window).contains(minute) && !preferences.isQuiet(atMinute: target)
+        }
+        var reminders: [(Kind, CalendarDay, PushContent)] = []
+        if preferences.workoutReminder, isDue(profile.preferredWorkoutTime) {
+            let (training, plan, logged) = try await database.withConnection { db in
+                let plans = try await PlanStore.activePlans(of: user, on: today, db: db)
+                let training = plans.isEmpty || plans.contains { $0.trains(on: today) }
+                let logged = try await db.select().column("id").from("workout_logs").where("user_id", .equal, user.rawValue)
+                    .where("local_date", .equal, today.description).limit(1).first() != nil
+                return (training, plans.first { $0.trains(on: today) }?.name, logged)
+            }
+            if training && !logged {
+                let body = plan.map { "Today's \($0) session is waiting." } ?? "Time for today's workout."
+                reminders.append((.workout, today, content(.workout, title: "Workout reminder", body: body, on: today, until: endOfDay, preferences)))
+            }
+        }
+        if preferences.periodReminder, profile.cycleTrackingEnabled, isDue(profile.preferredWorkoutTime ?? Self.defaultPeriodReminderTime),
+            let prediction = try await cycle.prediction(for: user, on: today, profile: profile), prediction.nextPeriodStart == today.adding(days: 1)
+        {
+            reminders.append((.period, today, content(.period, title: "Cycle", body: "Your period is expected tomorrow.", on: today, until: endOfDay, preferences)))
+        }
+        return reminders
+    }
+
+    /// A reminder's push: its real text only for a user who asked to see health and cycle content on the lock screen.
+    private func content(_ kind: Kind, title: String, body: String, on day: CalendarDay, until end: Date, _ preferences: NotificationPreferences) -> PushContent {
+        PushContent(
+            type: kind.type, title: preferences.showSensitiveContent ? title : "Reminder",
+            body: preferences.showSensitiveContent ? body : PushQueue.discreetBody, threadID: "reminders",
+            collapseID: "reminder-\(kind.rawValue)", expiration: end, date: day.description
+        )
+    }
+
+    /// Claims (user, kind, day) and queues the push in one transaction; `false` when another run already had it.
+    private func send(_ kind: Kind, _ content: PushContent, to user: UserID, day: CalendarDay, now: Date) async throws -> Bool {
+        try await database.transaction { db in
+            let claimed = try await db.insert(into: "push_reminders").columns("user_id", "kind", "local_date", "sent_at")
+                .values(SQLBind(user.rawValue), SQLBind(kind.rawValue), SQLBind(day.description), SQLBind(now))
+                .ignoringConflicts(with: ["user_id", "kind", "local_date"])
+                .returning("user_id").all()
+            guard !claimed.isEmpty else { return false }
+            try await PushQueue.enqueue(content, badge: nil, to: try await DeviceStore.devices(of: [user], on: db), user: user, sendAt: now, now: now, on: db)
+            return true
+        }
+    }
+
+    /// Forgets sent reminders older than ``retention`` (the retention service calls it).
+    static func purge(now: Date, on db: any SQLDatabase) async throws {
+        try await db.delete(from: "push_reminders").where("sent_at", .lessThan, now.addingTimeInterval(-retention)).run()
+    }
+
+    static func startOfDay(_ day: CalendarDay, in zone: TimeZone) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let parts = day.description.split(separator: "-").compactMap { Int($0) }
+        return calendar.startOfDay(for: calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2], hour: 12)) ?? .now)
+    }
+}
+
+/// Runs ``ReminderScheduler`` every minute on every instance until graceful shutdown; failures are logged.
+struct ReminderService: Service {
+    let scheduler: ReminderScheduler
+    let logger: Logger
+    var interval: Duration = .seconds(60)
+    /// The clock (tests drive ``ReminderScheduler/run(at:)`` with their own instants instead).
+    var now: @Sendable () -> Date = { .storageNow }
+
+    func run() async throws {
+        while !Task.isCancelled {
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            } catch {
+                return
+            }
+            do {
+                let queued = try await scheduler.run(at: now())
+                if queued > 0 { logger.info("queued reminders", metadata: ["reminders": "\(queued)"]) }
+            } catch {
+                logger.error("reminders failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}
+
+extension TrainingPlan {
+    /// Whether the plan has a workout on `day`: the plan week `day` falls in (from the start date; past the last listed
+    /// week, the last one repeats) lists its weekday (1 = Monday … 7 = Sunday).
+    func trains(on day: CalendarDay) -> Bool {
+        guard day >= startDate, !weeklyWorkouts.isEmpty else { return false }
+        let number = startDate.days(until: day) / 7 + 1
+        let week = weeklyWorkouts.first { $0.week == number } ?? weeklyWorkouts.max { $0.week < $1.week }
+        let weekday = ((day.daysSince1970 + 3) % 7 + 7) % 7 + 1
+        return week?.days.contains { $0.day == weekday && !$0.workoutIds.isEmpty } ?? false
+    }
+}
+
+extension PlanStore {
+    /// The user's plans under way on `day`: started, not ended, not completed.
+    static func activePlans(of user: UserID, on day: CalendarDay, db: any SQLDatabase) async throws -> [TrainingPlan] {
+        try await db.select().columns(columns).from("training_plans").where("user_id", .equal, user.rawValue)
+            .where("is_completed", .equal, false).where("start_date", .lessThanOrEqual, day.description).all()
+            .map(plan).filter { $0.endDate.map { $0 >= day } ?? true }
+    }
+}

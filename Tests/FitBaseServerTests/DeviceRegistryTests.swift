@@ -1,0 +1,118 @@
+import FitBaseTestSupport
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+
+@testable import FitBaseServer
+
+/// `/v1/me/devices`: validation, ownership, moving between accounts, and a device's end with its session.
+@Suite struct DeviceRegistryTests {
+    @Test(arguments: TestEngines.all)
+    func registrationIsValidatedNormalisedAndListed(engine: DatabaseEngine) async throws {
+        try await withPushApp(engine, provider: RecordingPushProvider()) { client, _, _ in
+            let ana = try await client.signUp()
+            for bad in ["abc", String(repeating: "a", count: 63), String(repeating: "a", count: 62), String(repeating: "g", count: 64), String(repeating: "a", count: 202)] {
+                let problem = try expectProblem(try await client.registerDevice(bad, for: ana), code: "validation_failed")
+                #expect((problem["errors"] as? [[String: Any]])?.compactMap { $0["field"] as? String } == ["deviceToken"])
+            }
+            let body: [String: Any] = ["platform": "android", "environment": "staging", "bundleId": "com.example/app", "timeZone": "Mars/Olympus_Mons", "appVersion": ""]
+            let problem = try expectProblem(
+                try await client.json(.put, "/v1/me/devices/\(deviceToken())", body: body, token: ana.accessToken), code: "validation_failed"
+            )
+            #expect(Set((problem["errors"] as? [[String: Any]])?.compactMap { $0["field"] as? String } ?? []) == ["platform", "environment", "bundleId", "timeZone", "appVersion"])
+
+            let token = deviceToken()
+            let created = try await client.registerDevice(token.uppercased(), for: ana, timeZone: "Asia/Kolkata")
+            #expect(created.status == .created)
+            #expect(try json(created)["token"] as? String == token)
+            let again = try await client.registerDevice(token, for: ana, timeZone: "Europe/Lisbon")
+            #expect(again.status == .ok)
+            let second = try await client.signIn(ana)
+            try await client.registerDevice(deviceToken(), for: second)
+
+            let list = try json(try await client.json(.get, "/v1/me/devices", token: ana.accessToken))
+            let items = try #require(list["items"] as? [[String: Any]])
+            #expect(items.count == 2)
+            #expect(items.filter { $0["current"] as? Bool == true }.map { $0["token"] as? String } == [token])
+            #expect(items.first { $0["token"] as? String == token }?["timeZone"] as? String == "Europe/Lisbon")
+            let page = try json(try await client.json(.get, "/v1/me/devices?limit=1", token: ana.accessToken))
+            #expect((page["items"] as? [Any])?.count == 1 && page["nextCursor"] as? String == "1")
+
+            // Another account cannot delete it; its owner can, once.
+            let bea = try await client.signUp()
+            #expect(try await client.json(.delete, "/v1/me/devices/\(token)", token: bea.accessToken).status == .notFound)
+            #expect(try await client.json(.delete, "/v1/me/devices/\(token.uppercased())", token: ana.accessToken).status == .noContent)
+            #expect(try await client.json(.delete, "/v1/me/devices/\(token)", token: ana.accessToken).status == .notFound)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func aTokenMovesToTheAccountThatRegistersItLast(engine: DatabaseEngine) async throws {
+        try await withPushApp(engine, provider: RecordingPushProvider()) { client, database, _ in
+            let ana = try await client.signUp()
+            let bea = try await client.signUp()
+            let token = deviceToken()
+            #expect(try await client.registerDevice(token, for: ana).status == .created)
+            #expect(try await client.registerDevice(token, for: bea).status == .created)
+            let anas = try json(try await client.json(.get, "/v1/me/devices", token: ana.accessToken))["items"] as? [Any]
+            let beas = try json(try await client.json(.get, "/v1/me/devices", token: bea.accessToken))["items"] as? [[String: Any]]
+            #expect(anas?.isEmpty == true)
+            #expect(beas?.map { $0["token"] as? String } == [token] && beas?.first?["current"] as? Bool == true)
+            // Ana signing out no longer touches it: it is Bea's session's now.
+            _ = try await client.json(.post, "/v1/auth/signout", token: ana.accessToken)
+            #expect(try await database.hasDevice(token))
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func aDeviceEndsWithItsSession(engine: DatabaseEngine) async throws {
+        try await withPushApp(engine, provider: RecordingPushProvider()) { client, database, _ in
+            let ana = try await client.signUp()
+            let phone = try await client.signIn(ana)
+            let tablet = try await client.signIn(ana)
+            let (first, second, third) = (deviceToken(), deviceToken(), deviceToken())
+            try await client.registerDevice(first, for: ana)
+            try await client.registerDevice(second, for: phone)
+            try await client.registerDevice(third, for: tablet)
+
+            // Signing out ends the session and its device.
+            #expect(try await client.json(.post, "/v1/auth/signout", token: phone.accessToken).status == .noContent)
+            #expect(try await !database.hasDevice(second))
+            // Ending another session from this one.
+            let tabletSession = try AccessMatrixTests.sessionID(of: tablet)
+            #expect(try await client.json(.delete, "/v1/me/sessions/\(tabletSession)", token: ana.accessToken).status == .noContent)
+            #expect(try await !database.hasDevice(third))
+            // Presenting a spent refresh token revokes its session.
+            let fresh = try await client.signIn(ana)
+            let fourth = deviceToken()
+            try await client.registerDevice(fourth, for: fresh)
+            _ = try await client.json(.post, "/v1/auth/refresh", body: ["refreshToken": fresh.refreshToken])
+            _ = try await client.json(.post, "/v1/auth/refresh", body: ["refreshToken": fresh.refreshToken])
+            #expect(try await !database.hasDevice(fourth))
+            #expect(try await database.hasDevice(first))
+
+            // The export lists the devices; deleting the account removes them.
+            let export = try json(try await client.json(.get, "/v1/me/export", token: ana.accessToken))
+            #expect(((export["sections"] as? [String: Any])?["devices"] ?? export["devices"]) as? [Any] != nil)
+            #expect(try await client.json(.delete, "/v1/me", token: ana.accessToken).status == .noContent)
+            #expect(try await !database.hasDevice(first))
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func anAccountKeepsItsNewestDevices(engine: DatabaseEngine) async throws {
+        try await withPushApp(engine, provider: RecordingPushProvider()) { client, database, _ in
+            let ana = try await client.signUp()
+            var tokens: [String] = []
+            for _ in 0...DeviceStore.maximumPerAccount {
+                tokens.append(deviceToken())
+                #expect(try await client.registerDevice(tokens.last!, for: ana).status == .created)
+            }
+            let items = try json(try await client.json(.get, "/v1/me/devices?limit=100", token: ana.accessToken))["items"] as? [[String: Any]]
+            #expect(items?.count == DeviceStore.maximumPerAccount)
+            #expect(try await !database.hasDevice(tokens[0]))
+            #expect(try await database.hasDevice(tokens.last!))
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import FitBaseTestSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import SQLKit
+import Testing
+
+@testable import FitBaseServer
+
+/// Runs `test` against the real application sending pushes to `provider`, with a second handle on its database for
+/// looking at rows (and for running a second worker or scheduler, as another instance would). The application's own
+/// reminder scheduler runs on a clock stuck at 1970, so only the test's schedulers send reminders.
+func withPushApp(
+    _ engine: DatabaseEngine, provider: RecordingPushProvider, demoCatalog: Bool = false,
+    _ test: @escaping @Sendable (any TestClientProtocol, Database, ReminderScheduler) async throws -> Void
+) async throws {
+    try await TestDatabase.with(engine) { testDatabase in
+        let configuration = ServerConfiguration.testing(testDatabase, demoCatalog: demoCatalog)
+        let app = try await buildApplication(
+            configuration: configuration, logger: TestDatabase.logger, mailer: nil, pushProvider: provider,
+            reminderClock: { Date(timeIntervalSince1970: 0) }
+        )
+        try await app.test(.router) { client in
+            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let keystore = configuration.keystoreLocation == testDatabase.location
+                ? nil : try await Database.open(configuration.keystoreLocation, logger: TestDatabase.logger)
+            do {
+                // A second instance's scheduler: its own pools on the same database (and key store, for cycle predictions).
+                let vault = HealthVault(keys: HealthKeyStore(database: keystore ?? database), masterKey: try MasterKey.load(for: configuration))
+                let profiles = ProfileStore(database: database)
+                let scheduler = ReminderScheduler(database: database, cycle: CycleReckoner(store: CycleStore(database: database, vault: vault), profiles: profiles))
+                try await test(client, database, scheduler)
+                try await database.shutdown()
+                try await keystore?.shutdown()
+            } catch {
+                try? await database.shutdown()
+                try? await keystore?.shutdown()
+                throw error
+            }
+        }
+    }
+}
+
+/// A fresh random APNs-shaped token (32 bytes as 64 hex digits).
+func deviceToken() -> String {
+    (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+}
+
+extension TestClientProtocol {
+    /// Registers `token` for `account`'s session.
+    @discardableResult
+    func registerDevice(_ token: String, for account: TestAccount, timeZone: String? = nil, environment: String = "sandbox") async throws -> TestResponse {
+        var body: [String: Any] = ["platform": "ios", "environment": environment, "bundleId": "com.example.fit", "locale": "en-US", "appVersion": "1.0 (1)"]
+        if let timeZone { body["timeZone"] = timeZone }
+        return try await json(.put, "/v1/me/devices/\(token)", body: body, token: account.accessToken)
+    }
+
+    /// Turns notifications on (and sets whatever else is given) on `account`'s profile.
+    func enableNotifications(_ account: TestAccount, _ extra: [String: Any] = [:]) async throws {
+        var body: [String: Any] = ["notificationsEnabled": true]
+        body.merge(extra) { $1 }
+        let response = try await json(.patch, "/v1/me", body: body, token: account.accessToken)
+        try #require(response.status == .ok, "PATCH /v1/me answered \(response.status): \(String(buffer: response.body))")
+    }
+}
+
+/// Waits up to `seconds` for `condition`, checking every 50 ms; whether it came true (a throw counts as not yet).
+func eventually(_ seconds: Double = 10, _ condition: @Sendable () async throws -> Bool) async -> Bool {
+    let deadline = Date.now.addingTimeInterval(seconds)
+    while Date.now < deadline {
+        if (try? await condition()) == true { return true }
+        try? await Task.sleep(for: .milliseconds(50))
+    }
+    return (try? await condition()) == true
+}
+
+extension Database {
+    /// The outbox's push jobs to `token`: status, attempts, next attempt, last error.
+    func pushJobs(to token: String) async throws -> [(status: String, attempts: Int, nextAttemptAt: Date, lastError: String?)] {
+        try await withConnection { db in
+            try await db.select().columns("status", "attempts", "next_attempt_at", "last_error").from("outbox")
+                .where("kind", .equal, "push").where("device_token", .equal, token).all()
+                .map {
+                    (
+                        try $0.decode(column: "status", as: String.self), try $0.decode(column: "attempts", as: Int.self),
+                        try $0.decode(column: "next_attempt_at", as: Date.self), try $0.decode(column: "last_error", as: String?.self)
+                    )
+                }
+        }
+    }
+
+    /// Whether `devices` has `token`.
+    func hasDevice(_ token: String) async throws -> Bool {
+        try await withConnection { db in try await db.select().column("token").from("devices").where("token", .equal, token).first() != nil }
+    }
+}
