@@ -29,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // Push: the fake APNs gateway speaks HTTP/2 (the provider's HTTP/2 comes through AsyncHTTPClient).
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         // E-mail: the SMTP client's TLS (implicit and STARTTLS) and the message templates.
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
@@ -184,6 +186,45 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        /// Push throughput: `APNsProvider` against `fitbase-fake-apns` in another process (`scripts/bench-apns.sh`).
+        .executableTarget(
+            name: "fitbase-apns-bench",
+            dependencies: [
+                "FitBaseServer",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/APNsBench",
+            swiftSettings: swiftSettings
+        ),
+        /// A fake Apple push gateway (HTTP/2 over TLS, Apple's checks and error answers), for the tests and benchmarks.
+        .target(
+            name: "FitBaseFakeAPNs",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            path: "Benchmarks/FakeAPNs",
+            swiftSettings: swiftSettings
+        ),
+        /// The fake gateway in its own process: prints its port, writes its CA (and a key) for the provider.
+        .executableTarget(
+            name: "fitbase-fake-apns",
+            dependencies: [
+                "FitBaseFakeAPNs",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Benchmarks/FakeAPNsServer",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Tests
 
         /// Shared by the test targets: throw-away databases on every engine, test configurations.
@@ -209,6 +250,7 @@ let package = Package(
                 "FitBaseServer",
                 "FitBaseAPI",
                 "FitBaseTestSupport",
+                "FitBaseFakeAPNs",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),

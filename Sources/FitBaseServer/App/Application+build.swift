@@ -210,6 +210,7 @@ func buildApplication(
         configuration: .init(dateTranscoder: InternetDateTimeTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
     )
 
+    let apns = pushProvider == nil ? configuration.apns.map { APNsProvider(configuration: $0, logger: logger) } : nil
     let host = configuration.host
     var app = Application(
         router: router,
@@ -224,8 +225,10 @@ func buildApplication(
                 mailer: mailer ?? configuration.accounts.smtp.map { SMTPMailer(configuration: $0) as any Mailer } ?? LogMailer(logger: logger),
                 sender: configuration.accounts.sender, appleTokens: appleTokenClient, logger: logger
             ),
-            // Pushes go out through Apple's provider API once it is configured; until then they are logged.
-            PushWorker(database: database, provider: pushProvider ?? LogPushProvider(logger: logger), logger: logger),
+            // Pushes go out through Apple's provider API once it is configured; until then they are logged. The
+            // provider's connections close after the worker has stopped (services stop in reverse order).
+            APNsProviderService(provider: apns),
+            PushWorker(database: database, provider: pushProvider ?? apns ?? LogPushProvider(logger: logger), logger: logger),
             ReminderService(
                 scheduler: ReminderScheduler(database: database, cycle: cycleReckoner), logger: logger, now: reminderClock ?? { .storageNow }
             ),
@@ -295,6 +298,16 @@ struct HTTPClientService: Service {
     func run() async throws {
         try? await gracefulShutdown()
         try await client.shutdown()
+    }
+}
+
+/// Closes the APNs provider's connections when the server stops (nothing to do without one).
+struct APNsProviderService: Service {
+    let provider: APNsProvider?
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await provider?.shutdown()
     }
 }
 

@@ -52,6 +52,8 @@ public struct ServerConfiguration: Sendable {
     public var accounts: AccountsConfiguration
     /// Requests per account and per client address in each class (environment only).
     public var rateLimits: RateLimitConfiguration
+    /// Apple Push Notification service (`FITBASE_APNS_*`); `nil` logs pushes instead of sending them.
+    package var apns: APNsConfiguration? = nil
 
     /// Values as given on the command line; `nil` means "not given".
     public struct Overrides: Sendable {
@@ -217,7 +219,7 @@ public struct ServerConfiguration: Sendable {
             keystore = parsed
         }
 
-        return ServerConfiguration(
+        var configuration = ServerConfiguration(
             host: host, port: port, dataDirectory: dataDirectory, database: database, logLevel: logLevel,
             publicURL: publicURL, maxBodyBytes: maxBodyBytes, bcryptCost: bcryptCost, loadsDemoCatalog: loadsDemoCatalog,
             identityProviders: try IdentityProvidersConfiguration.resolve(environment: environment),
@@ -228,6 +230,8 @@ public struct ServerConfiguration: Sendable {
             accounts: try AccountsConfiguration.resolve(environment: environment),
             rateLimits: try RateLimitConfiguration.resolve(environment: environment)
         )
+        configuration.apns = try APNsConfiguration(environment: environment)
+        return configuration
     }
 
     /// Where health data keys live: the configured key store, else a SQLite file beside the data (`keystore.sqlite`)

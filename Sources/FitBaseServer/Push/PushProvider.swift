@@ -37,8 +37,8 @@ package struct PushMessage: Sendable, Codable, Equatable {
     package var payload: Data
 
     package init(
-        deviceToken: String, environment: PushEnvironment, topic: String? = nil, pushType: PushType = .alert, priority: Int = 10,
-        expiration: Date? = nil, collapseID: String? = nil, id: UUID, payload: Data
+        deviceToken: String, environment: PushEnvironment, topic: String? = nil, pushType: PushType = .alert,
+        priority: Int = 10, expiration: Date? = nil, collapseID: String? = nil, id: UUID, payload: Data
     ) {
         self.deviceToken = deviceToken
         self.environment = environment
@@ -70,6 +70,9 @@ package enum PushOutcome: Sendable, Equatable {
 /// Sends pushes. The real implementation speaks Apple's HTTP/2 provider API with token-based authentication
 /// (``APNsProvider``); without APNs settings the server logs each push instead. Only the outbox's worker calls it,
 /// after the change that caused the push committed; it never throws: every failure is a ``PushOutcome``.
+///
+/// These types are `package` rather than internal so that the APNs benchmark (`Benchmarks/APNsBench`) and the
+/// test support module can use them.
 package protocol PushProvider: Sendable {
     func send(_ message: PushMessage) async -> PushOutcome
 }
