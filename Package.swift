@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "fitbase", targets: ["fitbase"]),
         .library(name: "FitBaseCore", targets: ["FitBaseCore"]),
         .library(name: "FitBaseClient", targets: ["FitBaseClient"]),
+        .library(name: "FitBaseKit", targets: ["FitBaseKit"]),
         .library(name: "FitBaseServer", targets: ["FitBaseServer"]),
     ],
     dependencies: [
@@ -148,7 +149,18 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux])),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The local store's sealed collections (AES-GCM; CryptoKit on Apple platforms).
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        /// The app layer over the SDK: a service per feature behind a protocol (live, and in-memory fakes for previews
+        /// and tests), the dependency container, cache-first loading, analytics and deep links. No SwiftUI, StoreKit,
+        /// HealthKit, Keychain or Network: it builds and is tested on Linux; Apple-only adapters sit in
+        /// `#if canImport(...)` files.
+        .target(
+            name: "FitBaseKit",
+            dependencies: ["FitBaseClient", "FitBaseCore", "FitBaseAPI"],
             swiftSettings: swiftSettings
         ),
 
@@ -239,6 +251,20 @@ let package = Package(
                 "FitBaseTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FitBaseKitTests",
+            dependencies: [
+                "FitBaseKit",
+                "FitBaseClient",
+                "FitBaseServer",
+                "FitBaseTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),

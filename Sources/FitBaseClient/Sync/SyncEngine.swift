@@ -21,6 +21,13 @@ public struct SyncStatus: Sendable, Equatable {
     public var pendingCount: Int
     /// When a sync last completed.
     public var lastSyncedAt: Date?
+
+    /// Makes a status (the engine publishes these; fakes and previews make their own).
+    public init(state: State, pendingCount: Int, lastSyncedAt: Date?) {
+        self.state = state
+        self.pendingCount = pendingCount
+        self.lastSyncedAt = lastSyncedAt
+    }
 }
 
 /// A local change the server refused (it failed the collection's validation, for example). It is dropped from the
