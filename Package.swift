@@ -160,7 +160,13 @@ let package = Package(
         /// `#if canImport(...)` files.
         .target(
             name: "FitBaseKit",
-            dependencies: ["FitBaseClient", "FitBaseCore", "FitBaseAPI"],
+            dependencies: [
+                "FitBaseClient",
+                "FitBaseCore",
+                "FitBaseAPI",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -251,6 +257,8 @@ let package = Package(
                 "FitBaseTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // The sealing tests write a store as an SDK before sealing did.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),

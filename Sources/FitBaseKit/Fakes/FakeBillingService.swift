@@ -73,7 +73,7 @@ public actor FakeBillingService: BillingService {
 
     /// The entitlement as the app sees it now: past its expiry it is free.
     private var state: EntitlementState {
-        EntitlementState.standard(EntitlementCache.effective(granted, now: clock.now))
+        EntitlementState.standard(granted.effective(at: clock.now))
     }
 
     /// Replaces the entitlement (a renewal, a refund …) and tells observers.

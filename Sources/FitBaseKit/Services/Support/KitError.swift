@@ -70,7 +70,7 @@ public struct KitError: Error, Sendable, Equatable {
     /// The device is offline.
     public static let offline = KitError(.offline)
     /// Nobody is signed in.
-    public static let notSignedIn = KitError(.notSignedIn)
+    public static let notSignedIn = KitError(Kind.notSignedIn)
     /// The operation was cancelled.
     public static let cancelled = KitError(.cancelled)
 
