@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "fitbase", targets: ["fitbase"]),
         .library(name: "FitBaseCore", targets: ["FitBaseCore"]),
         .library(name: "FitBaseClient", targets: ["FitBaseClient"]),
+        .library(name: "FitBaseKit", targets: ["FitBaseKit"]),
         .library(name: "FitBaseServer", targets: ["FitBaseServer"]),
     ],
     dependencies: [
@@ -150,6 +151,23 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux])),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The local store's sealed collections (AES-GCM; CryptoKit on Apple platforms).
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        /// The app layer over the SDK: a service per feature behind a protocol (live, and in-memory fakes for previews
+        /// and tests), the dependency container, cache-first loading, analytics and deep links. No SwiftUI, StoreKit,
+        /// HealthKit, Keychain or Network: it builds and is tested on Linux; Apple-only adapters sit in
+        /// `#if canImport(...)` files.
+        .target(
+            name: "FitBaseKit",
+            dependencies: [
+                "FitBaseClient",
+                "FitBaseCore",
+                "FitBaseAPI",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -281,6 +299,22 @@ let package = Package(
                 "FitBaseTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // The sealing tests write a store as an SDK before sealing did.
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FitBaseKitTests",
+            dependencies: [
+                "FitBaseKit",
+                "FitBaseClient",
+                "FitBaseServer",
+                "FitBaseTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -48,7 +48,7 @@ public final class FitBaseClient: Sendable {
     /// Sends `request` as `api` sends the operation `operationID` — same transport, same authentication (the bearer
     /// token, a refresh and one retry on 401) — and returns the answer with its body collected, for the few answers
     /// the SDK reads and writes itself instead of through the generated coders (a sync push and a pull's pages).
-    func send(_ request: HTTPRequest, body: HTTPBody? = nil, operationID: String, upTo limit: Int) async throws -> (HTTPResponse, Data) {
+    package func send(_ request: HTTPRequest, body: HTTPBody? = nil, operationID: String, upTo limit: Int) async throws -> (HTTPResponse, Data) {
         let transport = self.transport
         let (response, body) = try await AuthenticationMiddleware(session: session).intercept(
             request, body: body, baseURL: serverURL, operationID: operationID
@@ -141,6 +141,30 @@ public final class FitBaseClient: Sendable {
         try? await session.current()?.userID
     }
 
+    /// Whether a session is open now, then every change — sign-in, sign-out, account deletion, and the server ending
+    /// the session (its refresh token refused) — until the stream is dropped. What an app's root view follows.
+    public func sessionStates() async -> AsyncStream<SessionState> {
+        await session.states()
+    }
+
+    /// Deletes the signed-in user's account and everything the server keeps of it, then forgets the session
+    /// (observers see `.signedOut(.accountDeleted)`). The server wants a recent sign-in: within 5 minutes, else
+    /// `.problem` with `reauthenticationRequired` — sign in again first. Erasing the device's ``LocalStore`` is the
+    /// caller's (FitBaseKit's profile service does both).
+    public func deleteAccount() async throws(FitBaseError) {
+        switch try await call({ try await self.api.deleteMe() }) {
+        case .noContent:
+            do {
+                try await session.replace(with: nil, reason: .accountDeleted)
+            } catch {
+                throw .storage(String(describing: error))
+            }
+        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
+        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
+        case .default(let statusCode, let response): throw .from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
+        }
+    }
+
     private func begin(_ body: Components.Schemas.AuthSession) async throws(FitBaseError) -> SignedInUser {
         do {
             try await session.replace(with: StoredSession(body))
@@ -176,7 +200,7 @@ public final class FitBaseClient: Sendable {
 
     /// Runs a generated-client call, turning thrown errors into ``FitBaseError`` (an SDK error raised inside, such as
     /// an ended session, comes out as itself).
-    func call<Output>(_ operation: @Sendable () async throws -> Output) async throws(FitBaseError) -> Output {
+    package func call<Output>(_ operation: @Sendable () async throws -> Output) async throws(FitBaseError) -> Output {
         do {
             return try await operation()
         } catch {

@@ -28,7 +28,7 @@ public enum FitBaseError: Error, Sendable, Equatable {
 
     /// What an error thrown by a generated-client call means: an SDK error raised inside (such as an ended session)
     /// comes out as itself; anything else is a failure to talk to the server.
-    init(thrownByCall error: any Error) {
+    package init(thrownByCall error: any Error) {
         switch error {
         case let error as FitBaseError: self = error
         case let error as ClientError: self = (error.underlyingError as? FitBaseError) ?? .transport(String(describing: error.underlyingError))
@@ -36,12 +36,12 @@ public enum FitBaseError: Error, Sendable, Equatable {
         }
     }
 
-    static func from(statusCode: Int, problem: Components.Schemas.Problem?) -> FitBaseError {
+    package static func from(statusCode: Int, problem: Components.Schemas.Problem?) -> FitBaseError {
         guard let problem else { return .unexpectedResponse(statusCode: statusCode) }
         return .problem(APIProblem(problem))
     }
 
-    static func decoding<T>(_ body: () throws -> T) throws(FitBaseError) -> T {
+    package static func decoding<T>(_ body: () throws -> T) throws(FitBaseError) -> T {
         do { return try body() } catch { throw .unexpectedResponse(statusCode: 200) }
     }
 }
@@ -72,7 +72,7 @@ public struct APIProblem: Sendable, Equatable {
         public var message: String
     }
 
-    init(_ problem: Components.Schemas.Problem) {
+    package init(_ problem: Components.Schemas.Problem) {
         self.rawCode = problem.code.value1?.rawValue ?? problem.code.value2 ?? ""
         self.code = ProblemCode(rawValue: rawCode)
         self.status = problem.status

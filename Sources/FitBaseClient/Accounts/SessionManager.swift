@@ -12,6 +12,9 @@ actor SessionManager {
     private var session: StoredSession?
     private var loaded = false
     private var refreshing: Task<StoredSession, any Error>?
+    private var observers: [UUID: AsyncStream<SessionState>.Continuation] = [:]
+    /// Why the last session ended, for observers that start watching later.
+    private var lastEnd: SessionEnd = .notSignedIn
 
     /// Refresh this long before the access token expires, so a request never leaves with a token about to lapse.
     static let expiryMargin: TimeInterval = 30
@@ -39,12 +42,41 @@ actor SessionManager {
         try await store.saveDeviceToken(token)
     }
 
-    func replace(with session: StoredSession?) async throws {
+    /// Opens `session`, or ends the current one for `reason` when `nil`; observers learn of it.
+    func replace(with session: StoredSession?, reason: SessionEnd = .signedOut) async throws {
         refreshing?.cancel()
         refreshing = nil
+        let before = self.session?.userID
         self.session = session
         loaded = true
+        defer { if before != session?.userID || session == nil { publish(reason: reason) } }
         try await store.save(session)
+    }
+
+    /// The state now, then every change, until the stream is dropped.
+    func states() async -> AsyncStream<SessionState> {
+        let (stream, continuation) = AsyncStream<SessionState>.makeStream(bufferingPolicy: .bufferingNewest(8))
+        let id = UUID()
+        observers[id] = continuation
+        continuation.onTermination = { _ in Task { await self.stopObserving(id) } }
+        let session = try? await current()
+        continuation.yield(session.map { .signedIn(userID: $0.userID) } ?? .signedOut(lastEnd))
+        return stream
+    }
+
+    private func stopObserving(_ id: UUID) {
+        observers[id] = nil
+    }
+
+    private func publish(reason: SessionEnd) {
+        let state: SessionState
+        if let session {
+            state = .signedIn(userID: session.userID)
+        } else {
+            lastEnd = reason
+            state = .signedOut(reason)
+        }
+        for observer in observers.values { observer.yield(state) }
     }
 
     /// An access token valid for a while yet (refreshing first when needed), or `nil` when signed out.
@@ -83,6 +115,7 @@ actor SessionManager {
         case .unauthorized(let response):
             // The refresh token is spent, expired or revoked: the session is over.
             self.session = nil
+            publish(reason: .sessionEnded)
             try await store.save(nil)
             throw FitBaseError.from(statusCode: 401, problem: try? response.body.applicationProblemJson)
         case .tooManyRequests(let response): throw FitBaseError.from(statusCode: 429, problem: try? response.body.applicationProblemJson)
@@ -126,4 +159,25 @@ struct AuthenticationMiddleware: ClientMiddleware {
         authorized.headerFields[.authorization] = "Bearer \(renewed.accessToken)"
         return try await next(authorized, body, baseURL)
     }
+}
+
+/// Whether a session is open, as ``FitBaseClient/sessionStates()`` reports it.
+public enum SessionState: Sendable, Equatable {
+    /// A session is open for this user.
+    case signedIn(userID: String)
+    /// No session; why the last one ended.
+    case signedOut(SessionEnd)
+}
+
+/// Why no session is open.
+public enum SessionEnd: String, Sendable, Equatable {
+    /// None was opened on this device (or since launch, when signed out earlier).
+    case notSignedIn
+    /// ``FitBaseClient/signOut()``.
+    case signedOut
+    /// The server ended it: its refresh token was refused (revoked on another device, a password reset, expired,
+    /// reused).
+    case sessionEnded
+    /// ``FitBaseClient/deleteAccount()``.
+    case accountDeleted
 }

@@ -21,10 +21,9 @@ public struct StoredSession: Codable, Sendable, Equatable {
 
 /// Where the SDK keeps the session's tokens.
 ///
-/// On iOS, keep them in the Keychain: implement `load()` with `SecItemCopyMatching` and `save(_:)` with
-/// `SecItemAdd`/`SecItemUpdate` (or `SecItemDelete` for `nil`) on one generic-password item holding the JSON of
-/// ``StoredSession``, with `kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly` so background sync can read it.
-/// ``FileTokenStore`` is the implementation for Linux and command-line tools; ``InMemoryTokenStore`` forgets on exit.
+/// On Apple platforms use ``KeychainTokenStore`` (generic-password items readable after the first unlock, on this
+/// device only, so background sync can read them). ``FileTokenStore`` is the implementation for Linux and
+/// command-line tools; ``InMemoryTokenStore`` forgets on exit.
 public protocol TokenStore: Sendable {
     /// The saved session, or `nil` when signed out.
     func load() async throws -> StoredSession?

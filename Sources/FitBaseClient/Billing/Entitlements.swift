@@ -28,6 +28,32 @@ public actor Entitlements {
         public struct Access: Sendable, Equatable, Codable {
             public var allowed: Bool
             public var requiredTier: SubscriptionTier
+
+            /// Makes an answer (previews, tests).
+            public init(allowed: Bool, requiredTier: SubscriptionTier) {
+                self.allowed = allowed
+                self.requiredTier = requiredTier
+            }
+        }
+
+        /// Makes a snapshot (the SDK builds these from the server's answers; previews and tests make their own).
+        public init(entitlement: Entitlement, features: [Feature: Access], fetchedAt: Date, userID: String) {
+            self.entitlement = entitlement
+            self.features = features
+            self.fetchedAt = fetchedAt
+            self.userID = userID
+        }
+
+        /// The snapshot as it stands at `now`: once the entitlement's paid period has ended (see
+        /// ``Entitlement/effective(at:)``) only the features of the free tier are allowed — offline, the device cannot
+        /// know of a renewal until the server says so.
+        public func effective(at now: Date) -> Snapshot {
+            let effective = entitlement.effective(at: now)
+            guard effective != entitlement else { return self }
+            var lapsed = self
+            lapsed.entitlement = effective
+            lapsed.features = features.mapValues { Access(allowed: $0.allowed && $0.requiredTier <= effective.tier, requiredTier: $0.requiredTier) }
+            return lapsed
         }
     }
 
@@ -49,14 +75,16 @@ public actor Entitlements {
         return snapshot
     }
 
-    /// Whether `feature` is allowed, from the last snapshot (false when nothing is known yet).
+    /// Whether `feature` is allowed, from the last snapshot as it stands now (false when nothing is known yet, or when
+    /// the cached subscription has expired).
     public func isAllowed(_ feature: Feature) async -> Bool {
-        await current()?.features[feature]?.allowed ?? false
+        await current()?.effective(at: .now).features[feature]?.allowed ?? false
     }
 
-    /// The tier to upgrade to for `feature`, `nil` when it is allowed already (as the seeds' `FeatureAccessService`).
+    /// The tier to upgrade to for `feature`, `nil` when it is allowed already (as the seeds' `FeatureAccessService`);
+    /// a cached subscription past its expiry counts as lapsed.
     public func requiresUpgrade(for feature: Feature) async -> SubscriptionTier? {
-        guard let access = await current()?.features[feature] else { return TierFeatures.standard.requiredTier(for: feature) }
+        guard let access = await current()?.effective(at: .now).features[feature] else { return TierFeatures.standard.requiredTier(for: feature) }
         return access.allowed ? nil : access.requiredTier
     }
 
@@ -133,5 +161,20 @@ public actor Entitlements {
             expiresAt: status.expiresAt, willRenew: status.willRenew, source: status.source.flatMap { EntitlementSource(rawValue: $0.rawValue) }
         )
         return Snapshot(entitlement: entitlement, features: access, fetchedAt: .now, userID: user)
+    }
+}
+
+extension Entitlement {
+    /// The longest billing grace period a store grants (the App Store's is at most 16 days).
+    static let longestGracePeriod: TimeInterval = 16 * 86_400
+
+    /// The entitlement as it stands at `now`, as a device reading its cached copy must take it: a paid period that has
+    /// ended (past ``expiresAt``) grants nothing, whatever the cached status says. A subscription the server said was
+    /// in its billing grace period keeps access for the longest grace period past ``expiresAt``.
+    public func effective(at now: Date) -> Entitlement {
+        guard tier != .free, let expiresAt else { return self }
+        let end = status == .gracePeriod ? expiresAt.addingTimeInterval(Self.longestGracePeriod) : expiresAt
+        guard end <= now else { return self }
+        return Entitlement(tier: .free, status: .expired, expiresAt: expiresAt, willRenew: willRenew, source: source)
     }
 }

@@ -1,6 +1,7 @@
 import FitBaseCore
 import Foundation
 import GRDB
+import Synchronization
 
 /// The device's copy of the signed-in user's synced collections, and the queue of changes not yet on the server,
 /// in one SQLite file (GRDB). Every local change writes the record and queues its mutation in one transaction, so a
@@ -13,28 +14,60 @@ import GRDB
 ///   their `mutation_id` forever, so sending them again is answered from the server's record of them. Unsent ones
 ///   are coalesced — a second edit of a record replaces the first in the queue.
 /// * `sync_state`: the feed cursor, the owner's user id, the last successful sync.
+/// * `cached_responses`: server answers the app layer keeps for cache-first reads, with their validator and age.
+///
+/// Records, queued changes and cached answers are sealed at rest (AES-256-GCM, each bound to its row) with a key from
+/// a ``KeyProvider`` — cycle logs, workout notes and health samples pulled through sync never reach the file in
+/// plaintext. SQLite's `secure_delete` zeroes what is deleted. ``erase()`` empties the store and destroys the key.
 public final class LocalStore: Sendable {
     let queue: DatabaseQueue
+    private let keyProvider: any KeyProvider
+    private let currentSealer = Mutex<RecordSealer?>(nil)
 
-    /// Opens (creating if needed) the store in the SQLite file at `path`.
-    public convenience init(path: String) throws {
+    /// Opens (creating if needed) the store in the SQLite file at `path`, sealed with `keyProvider`'s key — by default
+    /// the Keychain on Apple platforms, elsewhere a file `<path>.key` readable by its owner only.
+    public convenience init(path: String, keyProvider: (any KeyProvider)? = nil) throws {
         try FileManager.default.createDirectory(at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
-        try self.init(queue: DatabaseQueue(path: path, configuration: configuration))
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA secure_delete = ON") }
+        try self.init(queue: DatabaseQueue(path: path, configuration: configuration), keyProvider: keyProvider ?? Self.defaultKeyProvider(path: path))
     }
 
-    /// A store that lives in memory only (tests, previews).
-    public static func inMemory() throws -> LocalStore {
-        try LocalStore(queue: DatabaseQueue())
+    /// A store that lives in memory only (tests, previews), sealed with `keyProvider`'s key (a key in memory by default).
+    public static func inMemory(keyProvider: any KeyProvider = InMemoryKeyProvider()) throws -> LocalStore {
+        try LocalStore(queue: DatabaseQueue(), keyProvider: keyProvider)
     }
 
-    init(queue: DatabaseQueue) throws {
+    init(queue: DatabaseQueue, keyProvider: any KeyProvider) throws {
         self.queue = queue
-        try Self.migrator.migrate(queue)
+        self.keyProvider = keyProvider
+        let sealer = try self.sealer()
+        try Self.migrator(sealer).migrate(queue)
     }
 
-    private static var migrator: DatabaseMigrator {
+    /// The Keychain on Apple platforms; a 0600 file beside the database elsewhere.
+    static func defaultKeyProvider(path: String) -> any KeyProvider {
+        #if canImport(Security)
+        KeychainKeyProvider(account: path)
+        #else
+        FileKeyProvider(fileURL: URL(fileURLWithPath: path + ".key"))
+        #endif
+    }
+
+    /// The sealer of the current key (made on first use, and again after ``erase()`` destroyed the last one).
+    func sealer() throws -> RecordSealer {
+        try currentSealer.withLock { sealer in
+            if let sealer { return sealer }
+            let made = RecordSealer(key: try keyProvider.loadOrCreateKey())
+            sealer = made
+            return made
+        }
+    }
+
+    private static func context(_ collection: String, _ id: String) -> String { collection + "/" + id }
+
+    private static func migrator(_ sealer: RecordSealer) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("1-sync") { db in
             try db.execute(sql: """
@@ -48,6 +81,25 @@ public final class LocalStore: Sendable {
                 );
                 CREATE INDEX pending_mutations_record ON pending_mutations (collection, record_id);
                 CREATE TABLE sync_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                """)
+        }
+        migrator.registerMigration("2-sealed") { db in
+            // Stores written before sealing: seal what they hold in plaintext (secure_delete zeroes the old pages).
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+            for row in try Row.fetchAll(db, sql: "SELECT collection, id, data FROM records WHERE data IS NOT NULL") {
+                let (collection, id, data): (String, String, Data) = (row["collection"], row["id"], row["data"])
+                guard !RecordSealer.isSealed(data) else { continue }
+                let sealed = try sealer.seal(data, context: context(collection, id))
+                try db.execute(sql: "UPDATE records SET data = ? WHERE collection = ? AND id = ?", arguments: [sealed, collection, id])
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT seq, collection, record_id, data FROM pending_mutations WHERE data IS NOT NULL") {
+                let (seq, collection, id, data): (Int64, String, String, Data) = (row["seq"], row["collection"], row["record_id"], row["data"])
+                guard !RecordSealer.isSealed(data) else { continue }
+                let sealed = try sealer.seal(data, context: context(collection, id))
+                try db.execute(sql: "UPDATE pending_mutations SET data = ? WHERE seq = ?", arguments: [sealed, seq])
+            }
+            try db.execute(sql: """
+                CREATE TABLE cached_responses (key TEXT PRIMARY KEY, body BLOB NOT NULL, etag TEXT, fetched_at DOUBLE NOT NULL);
                 """)
         }
         return migrator
@@ -65,25 +117,39 @@ public final class LocalStore: Sendable {
 
     /// The live records of `collection` (local deletions not yet pushed are left out).
     func records(of collection: SyncCollection) async throws -> [StoredRecord] {
-        try await queue.read { db in
+        let sealer = try self.sealer()
+        return try await queue.read { db in
             try Row.fetchAll(db, sql: "SELECT id, data, version, updated_at FROM records WHERE collection = ? AND data IS NOT NULL", arguments: [collection.rawValue])
-                .map(Self.record)
+                .map { try Self.record($0, collection, sealer) }
         }
     }
 
     func record(_ collection: SyncCollection, id: String) async throws -> StoredRecord? {
-        try await queue.read { db in
+        let sealer = try self.sealer()
+        return try await queue.read { db in
             try Row.fetchOne(db, sql: "SELECT id, data, version, updated_at FROM records WHERE collection = ? AND id = ? AND data IS NOT NULL", arguments: [collection.rawValue, id])
-                .map(Self.record)
+                .map { try Self.record($0, collection, sealer) }
         }
     }
 
-    private static func record(_ row: Row) -> StoredRecord {
-        StoredRecord(id: row["id"], data: row["data"], version: row["version"], updatedAt: Date(timeIntervalSince1970: row["updated_at"]))
+    private static func record(_ row: Row, _ collection: SyncCollection, _ sealer: RecordSealer) throws -> StoredRecord {
+        let id: String = row["id"]
+        return StoredRecord(
+            id: id, data: try sealer.open(row["data"], context: context(collection.rawValue, id)), version: row["version"],
+            updatedAt: Date(timeIntervalSince1970: row["updated_at"])
+        )
+    }
+
+    /// The ids of `collection`'s records with a change not yet accepted by the server.
+    package func pendingRecordIDs(of collection: SyncCollection) async throws -> Set<String> {
+        try await queue.read { db in
+            Set(try String.fetchAll(db, sql: "SELECT record_id FROM pending_mutations WHERE collection = ?", arguments: [collection.rawValue]))
+        }
     }
 
     /// Saves a local change (`data` for an upsert, `nil` for a deletion) and queues its mutation, in one transaction.
-    func change(_ collection: SyncCollection, id: String, data: Data?, at now: Date = .now) async throws {
+    func change(_ collection: SyncCollection, id: String, data plaintext: Data?, at now: Date = .now) async throws {
+        let data = try plaintext.map { try self.sealer().seal($0, context: Self.context(collection.rawValue, id)) }
         try await queue.write { db in
             let arguments: StatementArguments = [collection.rawValue, id]
             let version = try Int.fetchOne(db.cachedStatement(sql: "SELECT version FROM records WHERE collection = ? AND id = ?"), arguments: arguments)
@@ -134,7 +200,8 @@ public final class LocalStore: Sendable {
     /// The next mutations to push, oldest first, at most one per record (a later change of the same record waits for
     /// the answer to the earlier one, whose result gives its base version). Marks them sent.
     func nextBatch(limit: Int) async throws -> [PendingMutation] {
-        try await queue.write { db in
+        let sealer = try self.sealer()
+        return try await queue.write { db in
             let rows = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT p.seq, p.mutation_id, p.collection, p.record_id, p.op, p.data, p.updated_at, r.version
                 FROM pending_mutations p LEFT JOIN records r ON r.collection = p.collection AND r.id = p.record_id
@@ -148,10 +215,12 @@ public final class LocalStore: Sendable {
                 let recordID: String = row["record_id"]
                 guard seen.insert(collectionName + "/" + recordID).inserted, let collection = SyncCollection(rawValue: collectionName) else { continue }
                 let version: Int? = row["version"]
+                let sealed: Data? = row["data"]
                 batch.append(PendingMutation(
                     mutationID: row["mutation_id"], collection: collection, recordID: recordID,
                     operation: SyncOperation(rawValue: row["op"]) ?? .upsert, baseVersion: (version ?? 0) > 0 ? version : nil,
-                    updatedAt: Date(timeIntervalSince1970: row["updated_at"]), data: row["data"]
+                    updatedAt: Date(timeIntervalSince1970: row["updated_at"]),
+                    data: try sealed.map { try sealer.open($0, context: Self.context(collectionName, recordID)) }
                 ))
                 sequence.append(row["seq"])
             }
@@ -172,6 +241,7 @@ public final class LocalStore: Sendable {
 
     /// Removes answered mutations from the queue and brings the records in line with the answers, in one transaction.
     func settle(_ answers: [(PendingMutation, Settlement)]) async throws {
+        let sealer = try self.sealer()
         try await queue.write { db in
             for (mutation, settlement) in answers {
                 let arguments: StatementArguments = [mutation.collection.rawValue, mutation.recordID]
@@ -189,7 +259,7 @@ public final class LocalStore: Sendable {
                         // A newer local change is queued: it will be settled against this version in turn.
                         try db.run(sql: "UPDATE records SET version = ? WHERE collection = ? AND id = ?", arguments: [version] + arguments)
                     } else {
-                        try Self.put(mutation.collection, id: mutation.recordID, data: data, version: version, updatedAt: updatedAt, in: db)
+                        try Self.put(mutation.collection, id: mutation.recordID, data: data, version: version, updatedAt: updatedAt, sealer: sealer, in: db)
                     }
                 case .rejected:
                     break
@@ -203,13 +273,14 @@ public final class LocalStore: Sendable {
     /// Applies a page of the change feed and moves the cursor, in one transaction. Records with queued local changes
     /// keep them: the server settles those when they are pushed.
     func apply(_ changes: [PulledChange], cursor: String) async throws {
+        let sealer = try self.sealer()
         try await queue.write { db in
             for change in changes {
                 let queued = try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM pending_mutations WHERE collection = ? AND record_id = ?)"),
                     arguments: [change.collection.rawValue, change.id]
                 ) ?? false
                 if queued { continue }
-                try Self.put(change.collection, id: change.id, data: change.data, version: change.version, updatedAt: change.updatedAt, in: db)
+                try Self.put(change.collection, id: change.id, data: change.data, version: change.version, updatedAt: change.updatedAt, sealer: sealer, in: db)
             }
             try Self.setState("cursor", to: cursor, in: db)
         }
@@ -244,8 +315,10 @@ public final class LocalStore: Sendable {
         }
     }
 
-    private static func put(_ collection: SyncCollection, id: String, data: Data?, version: Int, updatedAt: Date, in db: GRDB.Database) throws {
-        guard let data else {
+    private static func put(
+        _ collection: SyncCollection, id: String, data plaintext: Data?, version: Int, updatedAt: Date, sealer: RecordSealer, in db: GRDB.Database
+    ) throws {
+        guard let plaintext else {
             try db.run(sql: "DELETE FROM records WHERE collection = ? AND id = ?", arguments: [collection.rawValue, id])
             return
         }
@@ -255,7 +328,7 @@ public final class LocalStore: Sendable {
                 ON CONFLICT (collection, id) DO UPDATE SET data = excluded.data, version = excluded.version,
                     updated_at = excluded.updated_at, resync = 0
                 """,
-            arguments: [collection.rawValue, id, data, version, updatedAt.timeIntervalSince1970]
+            arguments: [collection.rawValue, id, try sealer.seal(plaintext, context: context(collection.rawValue, id)), version, updatedAt.timeIntervalSince1970]
         )
     }
 
@@ -273,10 +346,82 @@ public final class LocalStore: Sendable {
         try db.run(sql: "INSERT INTO sync_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", arguments: [key, value])
     }
 
-    /// Deletes everything: records, queue and cursor (another user signed in, or the app signs out for good).
+    // MARK: Cached responses
+
+    /// A server answer kept for cache-first reads.
+    package struct CachedResponse: Sendable, Equatable {
+        /// The answer's body.
+        package var body: Data
+        /// Its validator (`ETag`), when the server sent one.
+        package var etag: String?
+        /// When the server last gave or confirmed it.
+        package var fetchedAt: Date
+
+        package init(body: Data, etag: String?, fetchedAt: Date) {
+            self.body = body
+            self.etag = etag
+            self.fetchedAt = fetchedAt
+        }
+    }
+
+    /// The answer kept under `key`, if any.
+    package func cachedResponse(_ key: String) async throws -> CachedResponse? {
+        let sealer = try self.sealer()
+        return try await queue.read { db in
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT body, etag, fetched_at FROM cached_responses WHERE key = ?"), arguments: [key]) else {
+                return nil
+            }
+            return CachedResponse(
+                body: try sealer.open(row["body"], context: Self.context("cache", key)), etag: row["etag"], fetchedAt: Date(timeIntervalSince1970: row["fetched_at"])
+            )
+        }
+    }
+
+    /// Keeps `response` under `key`, replacing what was there.
+    package func storeCachedResponse(_ response: CachedResponse, for key: String) async throws {
+        let body = try self.sealer().seal(response.body, context: Self.context("cache", key))
+        try await queue.write { db in
+            try db.run(
+                sql: """
+                    INSERT INTO cached_responses (key, body, etag, fetched_at) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (key) DO UPDATE SET body = excluded.body, etag = excluded.etag, fetched_at = excluded.fetched_at
+                    """,
+                arguments: [key, body, response.etag, response.fetchedAt.timeIntervalSince1970]
+            )
+        }
+    }
+
+    /// Marks the answer under `key` as confirmed by the server at `date` (a `304 Not Modified`).
+    package func touchCachedResponse(_ key: String, at date: Date) async throws {
+        try await queue.write { db in
+            try db.run(sql: "UPDATE cached_responses SET fetched_at = ? WHERE key = ?", arguments: [date.timeIntervalSince1970, key])
+        }
+    }
+
+    /// Forgets the cached answers whose key starts with `prefix` (all of them for an empty prefix).
+    package func removeCachedResponses(prefix: String) async throws {
+        try await queue.write { db in
+            try db.run(sql: "DELETE FROM cached_responses WHERE substr(key, 1, ?) = ?", arguments: [prefix.utf8.count, prefix])
+        }
+    }
+
+    // MARK: Erasing
+
+    /// Deletes everything — records, queue, cursor, cached answers — and destroys the key that sealed them, so not even
+    /// a copy of the file taken earlier can be read (the user signed out, deleted the account, or another user signed
+    /// in). The store stays usable: the next write makes a new key.
     public func erase() async throws {
         try await queue.write { db in
-            try db.execute(sql: "DELETE FROM records; DELETE FROM pending_mutations; DELETE FROM sync_state;")
+            try db.execute(sql: "DELETE FROM records; DELETE FROM pending_mutations; DELETE FROM sync_state; DELETE FROM cached_responses;")
+        }
+        try await queue.writeWithoutTransaction { db in
+            // Give the freed pages back and empty the write-ahead log.
+            try db.execute(sql: "VACUUM")
+            if try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal" { try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        }
+        try currentSealer.withLock { sealer in
+            sealer = nil
+            try keyProvider.destroyKey()
         }
     }
 }

@@ -21,6 +21,13 @@ public struct SyncStatus: Sendable, Equatable {
     public var pendingCount: Int
     /// When a sync last completed.
     public var lastSyncedAt: Date?
+
+    /// Makes a status (the engine publishes these; fakes and previews make their own).
+    public init(state: State, pendingCount: Int, lastSyncedAt: Date?) {
+        self.state = state
+        self.pendingCount = pendingCount
+        self.lastSyncedAt = lastSyncedAt
+    }
 }
 
 /// A local change the server refused (it failed the collection's validation, for example). It is dropped from the
@@ -42,6 +49,8 @@ public struct SyncRejection: Sendable, Equatable {
 /// * A cursor the server no longer honours (410 `full_resync_required`) starts a full resync: everything is pulled
 ///   again and records the server no longer has are dropped, keeping changes still queued.
 /// * ``statusUpdates()`` streams ``SyncStatus``.
+/// * ``follow(serverEvents:reachability:)`` pulls as soon as the server announces a change made elsewhere (its
+///   `sync` events) and as soon as the network comes back, instead of waiting for the next period or backoff.
 ///
 /// The store belongs to one user: when a different user is signed in, it is erased before syncing.
 public actor SyncEngine {
@@ -76,6 +85,7 @@ public actor SyncEngine {
     private var wake: CheckedContinuation<Void, Never>?
     private var wakeRequested = false
     private var pauseNumber = 0
+    private var followers: [Task<Void, Never>] = []
 
     public init(client: FitBaseClient, store: LocalStore, configuration: Configuration = .init()) {
         self.client = client
@@ -99,6 +109,51 @@ public actor SyncEngine {
         loop?.cancel()
         loop = nil
         endPause(pauseNumber)
+        followers.forEach { $0.cancel() }
+        followers = []
+    }
+
+    /// Syncs whenever the server says the user's data changed on another device (`serverEvents`: the `sync` events of
+    /// ``FitBaseClient/events(resumingAfter:)``) and whenever `reachability` reports the network back, until
+    /// ``stop()``. Either cuts a backoff short. Following the events holds one of the user's event streams.
+    public func follow(serverEvents: Bool = true, reachability: (any ReachabilityMonitor)? = nil) {
+        if serverEvents {
+            let events = client.events()
+            followers.append(Task { [weak self] in
+                do {
+                    for try await event in events {
+                        guard case .sync = event.kind else { continue }
+                        await self?.requestSync()
+                    }
+                } catch {
+                    // The stream ended for good (signed out, refused): periodic sync carries on.
+                }
+            })
+        }
+        if let reachability {
+            // Subscribed before the task starts, so a change made right after this call is not missed.
+            let updates = reachability.updates()
+            followers.append(Task { [weak self] in
+                var wasReachable = true
+                for await reachable in updates {
+                    if reachable && !wasReachable { await self?.requestSync() }
+                    wasReachable = reachable
+                }
+            })
+        }
+    }
+
+    /// Syncs soon, whatever the backoff: the periodic loop wakes now if it runs, else one sync starts.
+    func requestSync() {
+        failures = 0
+        if loop == nil {
+            Task { try? await self.syncNow() }
+        } else if let wake {
+            self.wake = nil
+            wake.resume()
+        } else {
+            wakeRequested = true
+        }
     }
 
     private func run() async {

@@ -1,0 +1,104 @@
+import FitBaseClient
+import FitBaseCore
+import Foundation
+import OpenAPIRuntime
+
+extension FitBaseDependencies {
+    /// What the live services need from the app.
+    public struct LiveConfiguration: Sendable {
+        /// The FitBase server.
+        public var serverURL: URL
+        /// Where the SDK keeps its files: the local store (`fitbase.sqlite`) and the cached entitlement. Use Application
+        /// Support, excluded from backups.
+        public var dataDirectory: URL
+        /// Where the session's tokens live: `KeychainTokenStore()` on iOS.
+        public var tokenStore: any TokenStore
+        /// Where the local store's key lives: `KeychainKeyProvider()` on iOS; by default a 0600 file beside the store
+        /// elsewhere (and the Keychain on Apple platforms).
+        public var keyProvider: (any KeyProvider)?
+        /// The store to buy subscriptions from (a StoreKit 2 adapter); `nil` turns purchases off.
+        public var purchaseProvider: (any PurchaseProvider)?
+        /// The products the paywall sells, with their tiers (prices come from the store).
+        public var products: [SubscriptionProduct]
+        /// The app's URL scheme and the server's public URLs, for deep links (the server's `FITBASE_APP_SCHEME` and
+        /// `FITBASE_PUBLIC_URL`); the server's own URL is always included.
+        public var appScheme: String
+        public var publicURLs: [URL]
+        /// Where analytics events go (a ``BatchingAnalyticsSink`` over the app's back end; the console by default).
+        public var analytics: any AnalyticsService
+        /// Tells syncing when the network is back (`NetworkPathReachability()` on Apple platforms).
+        public var reachability: (any ReachabilityMonitor)?
+        /// How long cached answers are served without asking the server.
+        public var catalogTTL: Duration
+        public var recommendationsTTL: Duration
+        public var entitlementTTL: Duration
+        /// The user's time zone (the device's, read at each use, by default).
+        public var timeZone: @Sendable () -> TimeZone
+        /// The HTTP transport (the platform's by default; tests pass one that can go offline).
+        public var transport: (any ClientTransport)?
+        public var clock: any KitClock
+
+        /// A configuration with the defaults: catalog cached 6 hours, recommendations 1 hour, the entitlement 1 hour.
+        public init(
+            serverURL: URL, dataDirectory: URL, tokenStore: any TokenStore = InMemoryTokenStore(), keyProvider: (any KeyProvider)? = nil,
+            purchaseProvider: (any PurchaseProvider)? = nil, products: [SubscriptionProduct] = [], appScheme: String = "fitbase", publicURLs: [URL] = [],
+            analytics: any AnalyticsService = ConsoleAnalyticsSink(), reachability: (any ReachabilityMonitor)? = nil, catalogTTL: Duration = .seconds(6 * 3_600),
+            recommendationsTTL: Duration = .seconds(3_600), entitlementTTL: Duration = .seconds(3_600),
+            timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current }, transport: (any ClientTransport)? = nil, clock: any KitClock = SystemKitClock()
+        ) {
+            self.serverURL = serverURL
+            self.dataDirectory = dataDirectory
+            self.tokenStore = tokenStore
+            self.keyProvider = keyProvider
+            self.purchaseProvider = purchaseProvider
+            self.products = products
+            self.appScheme = appScheme
+            self.publicURLs = publicURLs
+            self.analytics = analytics
+            self.reachability = reachability
+            self.catalogTTL = catalogTTL
+            self.recommendationsTTL = recommendationsTTL
+            self.entitlementTTL = entitlementTTL
+            self.timeZone = timeZone
+            self.transport = transport
+            self.clock = clock
+        }
+    }
+
+    /// The live services over one ``FitBaseClient``, one sealed ``LocalStore`` and one ``SyncEngine`` (started here:
+    /// it syncs periodically, after local changes, on the server's `sync` events and when the network comes back).
+    /// Build it once, at launch.
+    public static func live(_ configuration: LiveConfiguration) throws -> FitBaseDependencies {
+        let client = FitBaseClient(serverURL: configuration.serverURL, tokenStore: configuration.tokenStore, transport: configuration.transport)
+        let store = try LocalStore(
+            path: configuration.dataDirectory.appendingPathComponent("fitbase.sqlite").path, keyProvider: configuration.keyProvider)
+        let engine = SyncEngine(client: client, store: store)
+        let entitlementFile = configuration.dataDirectory.appendingPathComponent("entitlement.json")
+        let entitlements = Entitlements(client: client, cacheFile: entitlementFile)
+        let clock = configuration.clock
+        let cache = ResponseCache(client: client, store: store, clock: clock)
+        let api = ServerAPI(client: client)
+        let analytics = configuration.analytics
+        let parser = DeepLinkParser(appScheme: configuration.appScheme, publicURLs: [configuration.serverURL] + configuration.publicURLs)
+        let catalog = LiveCatalogService(api: api, cache: cache, ttl: configuration.catalogTTL)
+        let sync = SyncRunner(engine: engine, reachability: configuration.reachability)
+        Task { if await client.currentUserID() != nil { await sync.restart() } }
+        return FitBaseDependencies(
+            auth: LiveAuthService(client: client, engine: engine, sync: sync, entitlementCache: entitlementFile, analytics: analytics),
+            profile: LiveProfileService(client: client, engine: engine, sync: sync, entitlementCache: entitlementFile, analytics: analytics),
+            cycle: LiveCycleService(engine: engine, profile: ProfileAverages(cache: cache), clock: clock, timeZone: configuration.timeZone, analytics: analytics),
+            catalog: catalog,
+            recommendations: LiveRecommendationService(
+                api: api, cache: cache, ttl: configuration.recommendationsTTL, clock: clock, timeZone: configuration.timeZone),
+            history: LiveHistoryService(engine: engine, catalog: catalog, clock: clock, timeZone: configuration.timeZone, analytics: analytics),
+            plans: LivePlanService(engine: engine, analytics: analytics),
+            billing: LiveBillingService(
+                client: client, entitlements: entitlements, store: configuration.purchaseProvider, products: configuration.products, cache: cache,
+                ttl: configuration.entitlementTTL, clock: clock, analytics: analytics),
+            groups: LiveGroupService(client: client, api: api, parser: parser, analytics: analytics),
+            notifications: LiveNotificationService(api: api),
+            health: LiveHealthService(api: api, clock: clock),
+            analytics: analytics, clock: clock, deepLinks: parser
+        )
+    }
+}

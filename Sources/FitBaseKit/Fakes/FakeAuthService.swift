@@ -1,0 +1,181 @@
+import FitBaseCore
+import Foundation
+
+/// An in-memory ``AuthService``: accounts live in memory, tokens of e-mail links are known to it, and the session
+/// can be ended "by the server" (``endSession()``) to show the signed-out banner.
+public actor FakeAuthService: AuthService {
+    /// Latency and failures (operation names: `signUp`, `signIn`, `signInWithApple`, `signInWithGoogle`,
+    /// `requestPasswordReset`, `resetPassword`, `verifyEmail`, `resendVerification`).
+    public nonisolated let knobs = FakeKnobs()
+    private let clock: any KitClock
+    private var accounts: [String: (password: String, user: AccountUser)] = [:]
+    private var state: AuthState
+    private var observers: [UUID: AsyncStream<AuthState>.Continuation] = [:]
+    /// Tokens of links "e-mailed" so far: verification tokens map to the address they prove.
+    private var verificationTokens: [String: String] = [:]
+    private var resetTokens: [String: String] = [:]
+
+    /// A fake with Ana's account; signed in as her unless `signedIn` is false.
+    public init(signedIn: Bool = true, clock: any KitClock = SystemKitClock()) {
+        self.clock = clock
+        accounts[FakeData.user.email!] = (FakeData.password, FakeData.user)
+        state = signedIn ? .signedIn(userID: FakeData.user.id) : .signedOut(.notSignedIn)
+    }
+
+    /// The token of the last verification link sent (what the e-mail would carry).
+    public private(set) var lastVerificationToken: String?
+    /// The token of the last reset link sent.
+    public private(set) var lastResetToken: String?
+
+    /// The signed-in account, if any.
+    public func signedInUser() -> AccountUser? {
+        guard let id = state.userID else { return nil }
+        return accounts.values.first { $0.user.id == id }?.user
+    }
+
+    /// Whether `password` is the signed-in account's.
+    func checkPassword(_ password: String) -> Bool {
+        guard let id = state.userID else { return false }
+        return accounts.values.contains { $0.user.id == id && $0.password == password }
+    }
+
+    public func currentState() -> AuthState { state }
+
+    public func stateUpdates() -> AsyncStream<AuthState> {
+        let (stream, continuation) = AsyncStream<AuthState>.makeStream(bufferingPolicy: .bufferingNewest(8))
+        let id = UUID()
+        observers[id] = continuation
+        continuation.onTermination = { _ in Task { await self.stopObserving(id) } }
+        continuation.yield(state)
+        return stream
+    }
+
+    private func stopObserving(_ id: UUID) {
+        observers[id] = nil
+    }
+
+    private func publish(_ new: AuthState) {
+        state = new
+        for observer in observers.values { observer.yield(new) }
+    }
+
+    public func signUp(email: String, password: String, displayName: String?) async throws(KitError) -> AccountUser {
+        try await knobs.enter("signUp", clock: clock)
+        let address = email.trimmingCharacters(in: .whitespaces).lowercased()
+        var fields: [String: String] = [:]
+        if EmailAddress(address) == nil { fields["email"] = "must be an e-mail address" }
+        if password.count < 10 { fields["password"] = "must be at least 10 characters" }
+        guard fields.isEmpty else { throw KitError(.invalidInput, message: "Some details need fixing.", fieldErrors: fields, code: "validation_failed") }
+        guard accounts[address] == nil else {
+            throw KitError(.conflict, message: "An account already uses this e-mail address.", code: "email_taken")
+        }
+        let user = AccountUser(id: UUID().uuidString.lowercased(), email: address, displayName: displayName, emailVerified: false, isNewUser: true)
+        accounts[address] = (password, user)
+        let token = UUID().uuidString
+        verificationTokens[token] = address
+        lastVerificationToken = token
+        publish(.signedIn(userID: user.id))
+        return user
+    }
+
+    public func signIn(email: String, password: String) async throws(KitError) -> AccountUser {
+        try await knobs.enter("signIn", clock: clock)
+        guard let account = accounts[email.trimmingCharacters(in: .whitespaces).lowercased()], account.password == password else {
+            throw KitError(.invalidCredentials, code: "invalid_credentials")
+        }
+        publish(.signedIn(userID: account.user.id))
+        return account.user
+    }
+
+    public func signInWithApple(_ credential: AppleCredential) async throws(KitError) -> AccountUser {
+        try await knobs.enter("signInWithApple", clock: clock)
+        return try providerSignIn(token: credential.identityToken, name: credential.givenName)
+    }
+
+    public func signInWithGoogle(idToken: String, nonce: String?) async throws(KitError) -> AccountUser {
+        try await knobs.enter("signInWithGoogle", clock: clock)
+        return try providerSignIn(token: idToken, name: nil)
+    }
+
+    /// Apple and Google: the token names the account (`fake:<address>`); a new address creates one.
+    private func providerSignIn(token: String, name: String?) throws(KitError) -> AccountUser {
+        guard token.hasPrefix("fake:"), let address = Optional(String(token.dropFirst(5)).lowercased()), EmailAddress(address) != nil else {
+            throw KitError(.invalidCredentials, message: "The sign-in could not be verified. Please try again.", code: "invalid_token")
+        }
+        if var existing = accounts[address]?.user {
+            existing.isNewUser = false
+            publish(.signedIn(userID: existing.id))
+            return existing
+        }
+        let user = AccountUser(id: UUID().uuidString.lowercased(), email: address, displayName: name, emailVerified: true, isNewUser: true)
+        accounts[address] = ("", user)
+        publish(.signedIn(userID: user.id))
+        return user
+    }
+
+    public func signOut() async {
+        knobs.record("signOut")
+        if state.userID != nil { publish(.signedOut(.signedOut)) }
+    }
+
+    /// The server ends the session (revoked on another device, password reset): observers see `.sessionEnded`.
+    public func endSession() {
+        publish(.signedOut(.sessionEnded))
+    }
+
+    /// The account was deleted: forgets it and signs out.
+    func deleteSignedInAccount() {
+        guard let id = state.userID else { return }
+        accounts = accounts.filter { $0.value.user.id != id }
+        publish(.signedOut(.accountDeleted))
+    }
+
+    /// Sets the signed-in account's profile name (kept in step with the profile fake).
+    func rename(to name: String?) {
+        guard let id = state.userID, let key = accounts.first(where: { $0.value.user.id == id })?.key else { return }
+        accounts[key]?.user.displayName = name
+    }
+
+    public func requestPasswordReset(email: String) async throws(KitError) {
+        try await knobs.enter("requestPasswordReset", clock: clock)
+        let address = email.trimmingCharacters(in: .whitespaces).lowercased()
+        guard EmailAddress(address) != nil else {
+            throw KitError(.invalidInput, message: "Enter a valid e-mail address.", fieldErrors: ["email": "must be an e-mail address"])
+        }
+        guard accounts[address] != nil else { return }
+        let token = UUID().uuidString
+        resetTokens[token] = address
+        lastResetToken = token
+    }
+
+    public func resetPassword(token: String, newPassword: String) async throws(KitError) {
+        try await knobs.enter("resetPassword", clock: clock)
+        guard let address = resetTokens.removeValue(forKey: token) else {
+            throw KitError(.invalidInput, message: "This link has expired or was already used. Ask for a new one.", code: "invalid_link_token")
+        }
+        guard newPassword.count >= 10 else {
+            resetTokens[token] = address
+            throw KitError(.invalidInput, fieldErrors: ["newPassword": "must be at least 10 characters"], code: "validation_failed")
+        }
+        accounts[address]?.password = newPassword
+        if let user = accounts[address]?.user, state.userID == user.id { publish(.signedOut(.sessionEnded)) }
+    }
+
+    public func verifyEmail(token: String) async throws(KitError) -> VerifiedEmail {
+        try await knobs.enter("verifyEmail", clock: clock)
+        guard let address = verificationTokens.removeValue(forKey: token) else {
+            throw KitError(.invalidInput, message: "This link has expired or was already used. Ask for a new one.", code: "invalid_link_token")
+        }
+        accounts[address]?.user.emailVerified = true
+        return VerifiedEmail(email: address, changedAddress: false)
+    }
+
+    public func resendVerification() async throws(KitError) {
+        try await knobs.enter("resendVerification", clock: clock)
+        guard let user = signedInUser(), let address = user.email else { throw .notSignedIn }
+        guard !user.emailVerified else { throw KitError(.conflict, message: "Your address is already verified.", code: "already_verified") }
+        let token = UUID().uuidString
+        verificationTokens[token] = address
+        lastVerificationToken = token
+    }
+}

@@ -1,0 +1,98 @@
+import FitBaseCore
+import Foundation
+
+/// An in-memory ``CycleService`` that predicts with FitBase's own ``CyclePredictor``: logging, editing or deleting a
+/// period changes today's phase, the forecast and the month grid at once.
+public actor FakeCycleService: CycleService {
+    /// Latency and failures (operation names: `periods`, `logPeriod`, `updatePeriod`, `deletePeriod`, `current`,
+    /// `forecast`, `month`).
+    public nonisolated let knobs = FakeKnobs()
+    private let clock: any KitClock
+    private let timeZone: TimeZone
+    private let predictor: CyclePredictor
+    private var stored: [Period]
+
+    /// A fake starting with `periods`, predicting from a profile's average cycle and period lengths.
+    public init(
+        periods: [Period] = [], averageCycleLength: Int = 28, averagePeriodLength: Int = 5, timeZone: TimeZone = .gmt,
+        clock: any KitClock = SystemKitClock()
+    ) {
+        self.stored = periods
+        self.clock = clock
+        self.timeZone = timeZone
+        self.predictor = CyclePredictor(profileCycleLength: averageCycleLength, profilePeriodLength: averagePeriodLength)
+    }
+
+    private var today: CalendarDay { CalendarDay(clock.now, in: timeZone) }
+
+    private var prediction: CyclePredictor.Prediction? {
+        predictor.predict(periods: stored.map { CyclePredictor.Period(start: $0.start, end: $0.end) }, today: today)
+    }
+
+    public func periods() async throws(KitError) -> [Period] {
+        try await knobs.enter("periods", clock: clock)
+        return stored.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
+    }
+
+    public func logPeriod(_ period: Period) async throws(KitError) -> Period {
+        try await knobs.enter("logPeriod", clock: clock)
+        let checked = try check(period)
+        stored.removeAll { $0.id == checked.id }
+        stored.append(checked)
+        return checked
+    }
+
+    public func updatePeriod(_ period: Period) async throws(KitError) -> Period {
+        try await knobs.enter("updatePeriod", clock: clock)
+        guard stored.contains(where: { $0.id == period.id }) else { throw KitError(.notFound, message: "This period is no longer logged.") }
+        let checked = try check(period)
+        stored.removeAll { $0.id == checked.id }
+        stored.append(checked)
+        return checked
+    }
+
+    public func deletePeriod(id: String) async throws(KitError) {
+        try await knobs.enter("deletePeriod", clock: clock)
+        stored.removeAll { $0.id == id }
+    }
+
+    public func current() async throws(KitError) -> CurrentCycle? {
+        try await knobs.enter("current", clock: clock)
+        guard let prediction else { return nil }
+        let today = prediction.today
+        return CurrentCycle(
+            phase: today.phase, cycleDay: today.cycleDay, daysUntilNextPhase: today.daysUntilNextPhase, nextPhase: today.nextPhase, isLate: today.isLate,
+            confidence: prediction.confidence
+        )
+    }
+
+    public func forecast() async throws(KitError) -> CycleForecast? {
+        try await knobs.enter("forecast", clock: clock)
+        return prediction.map(CycleForecast.init)
+    }
+
+    public func month(year: Int, month: Int) async throws(KitError) -> CycleMonth {
+        try await knobs.enter("month", clock: clock)
+        guard (1...12).contains(month) else { throw KitError(.invalidInput, fieldErrors: ["month": "must be 1 to 12"]) }
+        return CycleMonth.build(year: year, month: month, periods: stored, prediction: prediction, today: today, defaultPeriodLength: predictor.profilePeriodLength)
+    }
+
+    /// The period as the server's rules keep it (dates checked against today, symptoms trimmed); a start another
+    /// period already has is a conflict.
+    private func check(_ period: Period) throws(KitError) -> Period {
+        let draft = PeriodDraft(
+            startDate: period.start.description, endDate: period.end?.description, flow: period.flow?.rawValue, symptoms: period.symptoms,
+            notes: period.notes
+        )
+        let logged: LoggedPeriod
+        do throws(InvalidFields) {
+            logged = try PeriodRules.checked(draft, id: PeriodID(), today: today)
+        } catch {
+            throw KitError(error)
+        }
+        if stored.contains(where: { $0.start == logged.start && $0.id != period.id }) {
+            throw KitError(.conflict, message: "A period starting that day is already logged.", code: "conflict")
+        }
+        return Period(id: period.id, start: logged.start, end: logged.end, flow: period.flow, symptoms: logged.symptoms, notes: logged.notes)
+    }
+}

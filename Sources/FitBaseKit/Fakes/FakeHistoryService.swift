@@ -1,0 +1,61 @@
+import FitBaseCore
+import Foundation
+
+/// An in-memory ``HistoryService``: logs are checked by the server's rules against the catalog fake, and the
+/// statistics and series are computed from them, so logging a workout moves the streak and the chart.
+public actor FakeHistoryService: HistoryService {
+    /// Latency and failures (operation names: `log`, `history`, `deleteLog`, `stats`, `weeklySeries`).
+    public nonisolated let knobs = FakeKnobs()
+    private let clock: any KitClock
+    private let timeZone: TimeZone
+    private let catalog: FakeCatalogService
+    private var logs: [LoggedWorkout]
+
+    /// A fake starting with `logs`, checking workouts against `catalog`.
+    public init(logs: [LoggedWorkout] = [], catalog: FakeCatalogService, timeZone: TimeZone = .gmt, clock: any KitClock = SystemKitClock()) {
+        self.logs = logs
+        self.catalog = catalog
+        self.timeZone = timeZone
+        self.clock = clock
+    }
+
+    public func log(_ completion: WorkoutCompletion) async throws(KitError) -> LoggedWorkout {
+        try await knobs.enter("log", clock: clock)
+        let workout = await catalog.catalog.first { $0.id.description == completion.workoutID.lowercased() }
+        let draft = WorkoutLogDraft(
+            workoutId: completion.workoutID, completedAt: completion.completedAt, duration: completion.durationMinutes, rating: completion.rating,
+            energyBefore: completion.energyBefore, energyAfter: completion.energyAfter, notes: completion.notes
+        )
+        do throws(InvalidFields) {
+            _ = try WorkoutLogRules.checked(draft, workout: workout, now: clock.now)
+        } catch {
+            throw KitError(error)
+        }
+        let logged = LoggedWorkout(
+            id: UUID().uuidString.lowercased(), completion: completion, workoutTitle: workout?.title, workoutType: workout?.type,
+            cyclePhase: nil
+        )
+        logs.append(logged)
+        return logged
+    }
+
+    public func history() async throws(KitError) -> [LoggedWorkout] {
+        try await knobs.enter("history", clock: clock)
+        return logs.sorted { ($0.completion.completedAt, $0.id) > ($1.completion.completedAt, $1.id) }
+    }
+
+    public func deleteLog(id: String) async throws(KitError) {
+        try await knobs.enter("deleteLog", clock: clock)
+        logs.removeAll { $0.id == id }
+    }
+
+    public func stats() async throws(KitError) -> WorkoutStats {
+        try await knobs.enter("stats", clock: clock)
+        return HistoryFigures.stats(logs, today: CalendarDay(clock.now, in: timeZone), timeZone: timeZone)
+    }
+
+    public func weeklySeries(_ metric: HistoryMetric, weeks: Int) async throws(KitError) -> [ChartPoint] {
+        try await knobs.enter("weeklySeries", clock: clock)
+        return HistoryFigures.weekly(metric, logs, weeks: weeks, today: CalendarDay(clock.now, in: timeZone), timeZone: timeZone)
+    }
+}

@@ -1,0 +1,53 @@
+import FitBaseCore
+import Foundation
+
+/// An in-memory ``NotificationService``: a feed newest first, paged, with an unread count that marking read lowers.
+/// ``deliver(_:)`` adds one, as a live event would.
+public actor FakeNotificationService: NotificationService {
+    /// Latency and failures (operation names: `feed`, `unreadCount`, `markRead`, `markAllRead`).
+    public nonisolated let knobs = FakeKnobs()
+    private let clock: any KitClock
+    private var items: [FeedNotification]
+
+    /// A fake starting with `notifications`.
+    public init(notifications: [FeedNotification] = [], clock: any KitClock = SystemKitClock()) {
+        self.items = notifications
+        self.clock = clock
+    }
+
+    /// Adds a notification at the top of the feed.
+    public func deliver(_ notification: FeedNotification) {
+        items.append(notification)
+    }
+
+    private var ordered: [FeedNotification] {
+        items.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
+    }
+
+    public func feed(page: PageRequest) async throws(KitError) -> NotificationFeed {
+        try await knobs.enter("feed", clock: clock)
+        let all = ordered
+        let offset = page.cursor.flatMap(Int.init) ?? 0
+        let slice = Array(all.dropFirst(offset).prefix(max(page.limit, 0)))
+        let next = offset + slice.count < all.count && !slice.isEmpty ? String(offset + slice.count) : nil
+        return NotificationFeed(page: Page(items: slice, nextCursor: next), unreadCount: items.filter { !$0.isRead }.count)
+    }
+
+    public func unreadCount() async throws(KitError) -> Int {
+        try await knobs.enter("unreadCount", clock: clock)
+        return items.filter { !$0.isRead }.count
+    }
+
+    public func markRead(id: String) async throws(KitError) {
+        try await knobs.enter("markRead", clock: clock)
+        guard let index = items.firstIndex(where: { $0.id == id }) else {
+            throw KitError(.notFound, message: "This notification is no longer available.", code: "not_found")
+        }
+        items[index].isRead = true
+    }
+
+    public func markAllRead() async throws(KitError) {
+        try await knobs.enter("markAllRead", clock: clock)
+        for index in items.indices { items[index].isRead = true }
+    }
+}

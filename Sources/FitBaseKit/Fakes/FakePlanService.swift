@@ -1,0 +1,97 @@
+import FitBaseClient
+import FitBaseCore
+import Foundation
+
+/// An in-memory ``PlanService``. Saves are "pending" until ``syncNow()`` (or at once with `autoSync`), so previews can
+/// show the pending badge and the syncing state.
+public actor FakePlanService: PlanService {
+    /// Latency and failures (operation names: `plans`, `plan`, `save`, `delete`, `syncNow`).
+    public nonisolated let knobs = FakeKnobs()
+    private let clock: any KitClock
+    private let catalog: FakeCatalogService?
+    private var stored: [String: TrainingPlan]
+    private var pending: Set<String> = []
+    private var status: SyncStatus
+    private var observers: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
+
+    /// A fake starting with `plans`, all synced; plans may name only workouts of `catalog` (when given).
+    public init(plans: [TrainingPlan] = [], catalog: FakeCatalogService? = nil, clock: any KitClock = SystemKitClock()) {
+        self.catalog = catalog
+        self.stored = Dictionary(plans.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        self.clock = clock
+        self.status = SyncStatus(state: .idle, pendingCount: 0, lastSyncedAt: plans.isEmpty ? nil : clock.now)
+    }
+
+    public func plans() async throws(KitError) -> [TrainingPlan] {
+        try await knobs.enter("plans", clock: clock)
+        return stored.values.sorted { ($0.startDate, $0.id) > ($1.startDate, $1.id) }
+    }
+
+    public func plan(id: String) async throws(KitError) -> TrainingPlan? {
+        try await knobs.enter("plan", clock: clock)
+        return stored[id]
+    }
+
+    public func save(_ plan: TrainingPlan) async throws(KitError) -> TrainingPlan {
+        try await knobs.enter("save", clock: clock)
+        let draft = PlanDraft(
+            name: plan.name, notes: plan.notes, startDate: plan.startDate, endDate: plan.endDate, daysPerWeek: plan.daysPerWeek,
+            isCompleted: plan.isCompleted, weeklyWorkouts: plan.weeklyWorkouts.map { week in
+                PlanDraft.Week(week: week.week, days: week.days.map { PlanDraft.Day(day: $0.day, workoutIds: $0.workoutIds) })
+            }
+        )
+        let known = await catalog?.catalog.map(\.id)
+        do throws(InvalidFields) {
+            if let known {
+                _ = try PlanRules.checked(draft, inCatalog: Set(known))
+            } else {
+                try PlanRules.checkSize(draft)
+            }
+        } catch {
+            throw KitError(error)
+        }
+        stored[plan.id] = plan
+        pending.insert(plan.id)
+        publish(state: .idle)
+        return plan
+    }
+
+    public func delete(id: String) async throws(KitError) {
+        try await knobs.enter("delete", clock: clock)
+        guard stored.removeValue(forKey: id) != nil else { return }
+        pending.insert(id)
+        publish(state: .idle)
+    }
+
+    public func syncNow() async throws(KitError) {
+        publish(state: .syncing)
+        do throws(KitError) {
+            try await knobs.enter("syncNow", clock: clock)
+        } catch {
+            publish(state: error.kind == .offline ? .offline : .error(error.message))
+            throw error
+        }
+        pending = []
+        status.lastSyncedAt = clock.now
+        publish(state: .idle)
+    }
+
+    public func syncStatus() -> AsyncStream<SyncStatus> {
+        let (stream, continuation) = AsyncStream<SyncStatus>.makeStream(bufferingPolicy: .bufferingNewest(8))
+        let id = UUID()
+        observers[id] = continuation
+        continuation.onTermination = { _ in Task { await self.stopObserving(id) } }
+        continuation.yield(status)
+        return stream
+    }
+
+    private func stopObserving(_ id: UUID) {
+        observers[id] = nil
+    }
+
+    private func publish(state: SyncStatus.State) {
+        status.state = state
+        status.pendingCount = pending.count
+        for observer in observers.values { observer.yield(status) }
+    }
+}

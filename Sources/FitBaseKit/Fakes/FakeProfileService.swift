@@ -1,0 +1,107 @@
+import FitBaseCore
+import Foundation
+
+/// An in-memory ``ProfileService`` over a ``FakeAuthService``'s signed-in account. Deleting the account signs the
+/// auth fake out with `.accountDeleted`.
+public actor FakeProfileService: ProfileService {
+    /// Latency and failures (operation names: `profile`, `saveProfile`, `setShareWorkoutData`, `consents`,
+    /// `recordConsent`, `exportData`, `changePassword`, `deleteAccount`).
+    public nonisolated let knobs = FakeKnobs()
+    private let auth: FakeAuthService
+    private let clock: any KitClock
+    private var profiles: [String: Profile] = [:]
+    private var consentRecords: [String: [ConsentKind: ConsentRecord]] = [:]
+
+    /// A fake whose signed-in user starts with `profile` (Ana's filled-in profile by default).
+    public init(auth: FakeAuthService, profile: Profile = FakeData.profile, clock: any KitClock = SystemKitClock()) {
+        self.auth = auth
+        self.clock = clock
+        profiles[FakeData.user.id] = profile
+    }
+
+    private func signedIn() async throws(KitError) -> AccountUser {
+        guard let user = await auth.signedInUser() else { throw .notSignedIn }
+        return user
+    }
+
+    public func profile() async throws(KitError) -> UserProfile {
+        try await knobs.enter("profile", clock: clock)
+        let user = try await signedIn()
+        return UserProfile(id: user.id, email: user.email, emailVerified: user.emailVerified, profile: profiles[user.id] ?? Profile(displayName: user.displayName))
+    }
+
+    public func saveProfile(_ profile: Profile) async throws(KitError) -> UserProfile {
+        try await knobs.enter("saveProfile", clock: clock)
+        let user = try await signedIn()
+        var fields: [String: String] = [:]
+        if !Profile.cycleLengthRange.contains(profile.averageCycleLength) { fields["averageCycleLength"] = "must be between 21 and 45 days" }
+        if !Profile.periodLengthRange.contains(profile.averagePeriodLength) { fields["averagePeriodLength"] = "must be between 2 and 10 days" }
+        if let name = profile.displayName, name.count > 100 { fields["displayName"] = "must be at most 100 characters" }
+        guard fields.isEmpty else { throw KitError(.invalidInput, fieldErrors: fields, code: "validation_failed") }
+        profiles[user.id] = profile
+        await auth.rename(to: profile.displayName)
+        return UserProfile(id: user.id, email: user.email, emailVerified: user.emailVerified, profile: profile)
+    }
+
+    public func setShareWorkoutData(_ share: Bool) async throws(KitError) -> UserProfile {
+        try await knobs.enter("setShareWorkoutData", clock: clock)
+        let user = try await signedIn()
+        var profile = profiles[user.id] ?? Profile(displayName: user.displayName)
+        profile.shareWorkoutData = share
+        profiles[user.id] = profile
+        return UserProfile(id: user.id, email: user.email, emailVerified: user.emailVerified, profile: profile)
+    }
+
+    public func consents() async throws(KitError) -> [ConsentRecord] {
+        try await knobs.enter("consents", clock: clock)
+        let user = try await signedIn()
+        return ConsentKind.allCases.compactMap { consentRecords[user.id]?[$0] }
+    }
+
+    public func recordConsent(_ kind: ConsentKind, version: String, granted: Bool) async throws(KitError) -> ConsentRecord {
+        try await knobs.enter("recordConsent", clock: clock)
+        let user = try await signedIn()
+        guard !version.isEmpty, version.count <= 64 else {
+            throw KitError(.invalidInput, fieldErrors: ["version": "must be 1 to 64 characters"], code: "validation_failed")
+        }
+        let record = ConsentRecord(kind: kind, version: version, granted: granted, recordedAt: clock.now)
+        consentRecords[user.id, default: [:]][kind] = record
+        return record
+    }
+
+    public func exportData() async throws(KitError) -> AccountExport {
+        try await knobs.enter("exportData", clock: clock)
+        let user = try await signedIn()
+        let profile = profiles[user.id] ?? Profile()
+        let document: [String: Any] = [
+            "userId": user.id, "exportedAt": InternetDateTime.string(from: clock.now),
+            "sections": ["account": ["email": user.email ?? "", "displayName": profile.displayName ?? ""]],
+        ]
+        let json = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])) ?? Data("{}".utf8)
+        let day = CalendarDay(clock.now, in: .gmt)
+        return AccountExport(exportedAt: clock.now, json: json, suggestedFileName: "fitbase-export-\(day).json")
+    }
+
+    public func changePassword(current: String, new: String) async throws(KitError) {
+        try await knobs.enter("changePassword", clock: clock)
+        _ = try await signedIn()
+        guard await auth.checkPassword(current) else { throw KitError(.invalidCredentials, message: "Your current password is not right.") }
+        guard new.count >= 10 else { throw KitError(.invalidInput, fieldErrors: ["newPassword": "must be at least 10 characters"]) }
+    }
+
+    public func deleteAccount(_ reauthentication: Reauthentication) async throws(KitError) {
+        try await knobs.enter("deleteAccount", clock: clock)
+        let user = try await signedIn()
+        switch reauthentication {
+        case .password(let password):
+            guard await auth.checkPassword(password) else { throw KitError(.invalidCredentials, message: "That password is not right.") }
+        case .apple(let credential):
+            guard credential.identityToken == "fake:\(user.email ?? "")" else { throw KitError(.invalidCredentials) }
+        case .google(let idToken, _):
+            guard idToken == "fake:\(user.email ?? "")" else { throw KitError(.invalidCredentials) }
+        }
+        profiles[user.id] = nil
+        consentRecords[user.id] = nil
+        await auth.deleteSignedInAccount()
+    }
+}

@@ -1,0 +1,57 @@
+import FitBaseClient
+import FitBaseCore
+import Foundation
+
+/// Every fake, wired to each other as the real services are (a purchase unlocks premium videos and recommendations,
+/// a period moves recommendations, deleting the account signs out), over one clock.
+///
+/// ```swift
+/// let fakes = FakeServices(scenario: .populated, clock: TestKitClock())
+/// fakes.catalog.knobs.fail("workouts", with: .offline)
+/// let model = LibraryModel(dependencies: .fake(fakes))
+/// ```
+public struct FakeServices: Sendable {
+    public let auth: FakeAuthService
+    public let profile: FakeProfileService
+    public let cycle: FakeCycleService
+    public let catalog: FakeCatalogService
+    public let recommendations: FakeRecommendationService
+    public let history: FakeHistoryService
+    public let plans: FakePlanService
+    public let billing: FakeBillingService
+    public let groups: FakeGroupService
+    public let notifications: FakeNotificationService
+    public let health: FakeHealthService
+    public let analytics: RecordingAnalytics
+    public let clock: any KitClock
+    public let deepLinks: DeepLinkParser
+
+    /// Fakes starting in `scenario`, on `clock`, with days counted in `timeZone`.
+    public init(scenario: FakeScenario = .populated, clock: any KitClock = SystemKitClock(), timeZone: TimeZone = .gmt) {
+        let now = clock.now
+        let today = CalendarDay(now, in: timeZone)
+        let populated = scenario == .populated
+        let deepLinks = DeepLinkParser(appScheme: "fitbase", publicURLs: [URL(string: "https://fitbase.example.com")!])
+        self.clock = clock
+        self.deepLinks = deepLinks
+        auth = FakeAuthService(signedIn: scenario != .signedOut, clock: clock)
+        profile = FakeProfileService(auth: auth, profile: populated ? FakeData.profile : Profile(displayName: FakeData.user.displayName), clock: clock)
+        cycle = FakeCycleService(periods: populated ? FakeData.periods(today: today) : [], timeZone: timeZone, clock: clock)
+        billing = FakeBillingService(clock: clock)
+        catalog = FakeCatalogService(billing: billing, clock: clock)
+        recommendations = FakeRecommendationService(catalog: catalog, cycle: cycle, billing: billing, timeZone: timeZone, clock: clock)
+        history = FakeHistoryService(logs: populated ? FakeData.history(now: now) : [], catalog: catalog, timeZone: timeZone, clock: clock)
+        plans = FakePlanService(plans: populated ? [FakeData.plan(start: WorkoutStreaks.weekStart(of: today))] : [], catalog: catalog, clock: clock)
+        let (group, members) = FakeData.group(now: now)
+        groups = FakeGroupService(group: populated ? group : nil, members: populated ? members : [], parser: deepLinks, clock: clock)
+        notifications = FakeNotificationService(notifications: populated ? FakeData.notifications(now: now, groupID: group.id) : [], clock: clock)
+        health = FakeHealthService(samples: populated ? FakeData.healthSamples(now: now) : [], timeZone: timeZone, clock: clock)
+        analytics = RecordingAnalytics()
+    }
+
+    /// Every fake's knobs, to fail or slow down everything at once.
+    public var allKnobs: [FakeKnobs] {
+        [auth.knobs, profile.knobs, cycle.knobs, catalog.knobs, recommendations.knobs, history.knobs, plans.knobs, billing.knobs, groups.knobs,
+         notifications.knobs, health.knobs, billing.store.knobs]
+    }
+}

@@ -1,0 +1,239 @@
+import FitBaseAPI
+import FitBaseClient
+import FitBaseCore
+import Foundation
+
+/// ``AuthService`` over ``FitBaseClient``'s session. Signing out ends the session on the server, stops syncing and
+/// erases the device's store (destroying its key) and the cached entitlement.
+public struct LiveAuthService: AuthService {
+    let client: FitBaseClient
+    let engine: SyncEngine
+    let sync: SyncRunner
+    let entitlementCache: URL?
+    let analytics: any AnalyticsService
+
+    public func currentState() async -> AuthState {
+        guard let id = await client.currentUserID() else { return .signedOut(.notSignedIn) }
+        return .signedIn(userID: id)
+    }
+
+    public func stateUpdates() async -> AsyncStream<AuthState> {
+        let states = await client.sessionStates()
+        let (stream, continuation) = AsyncStream<AuthState>.makeStream(bufferingPolicy: .bufferingNewest(8))
+        let task = Task {
+            for await state in states { continuation.yield(AuthState(state)) }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    public func signUp(email: String, password: String, displayName: String?) async throws(KitError) -> AccountUser {
+        let user = try await kit { () async throws(FitBaseError) in try await client.signUp(email: email, password: password, displayName: displayName) }
+        await sync.restart()
+        analytics.track(.signedUp(.email))
+        return AccountUser(user)
+    }
+
+    public func signIn(email: String, password: String) async throws(KitError) -> AccountUser {
+        let user = try await kit { () async throws(FitBaseError) in try await client.signIn(email: email, password: password) }
+        await sync.restart()
+        analytics.track(.signedIn(.email))
+        return AccountUser(user)
+    }
+
+    public func signInWithApple(_ credential: AppleCredential) async throws(KitError) -> AccountUser {
+        let user = try await kit { () async throws(FitBaseError) in
+            try await client.signInWithApple(
+                identityToken: credential.identityToken, rawNonce: credential.rawNonce, authorizationCode: credential.authorizationCode,
+                givenName: credential.givenName, familyName: credential.familyName
+            )
+        }
+        await sync.restart()
+        analytics.track(user.isNewUser ? .signedUp(.apple) : .signedIn(.apple))
+        return AccountUser(user)
+    }
+
+    public func signInWithGoogle(idToken: String, nonce: String?) async throws(KitError) -> AccountUser {
+        let user = try await kit { () async throws(FitBaseError) in try await client.signInWithGoogle(idToken: idToken, nonce: nonce) }
+        await sync.restart()
+        analytics.track(user.isNewUser ? .signedUp(.google) : .signedIn(.google))
+        return AccountUser(user)
+    }
+
+    public func signOut() async {
+        await sync.stop()
+        try? await client.signOut()
+        await LocalData.erase(engine.store, entitlementCache: entitlementCache)
+        analytics.track(.signedOut)
+    }
+
+    public func requestPasswordReset(email: String) async throws(KitError) {
+        try await kit { () async throws(FitBaseError) in try await client.requestPasswordReset(email: email) }
+    }
+
+    public func resetPassword(token: String, newPassword: String) async throws(KitError) {
+        try await kit { () async throws(FitBaseError) in try await client.resetPassword(token: token, newPassword: newPassword) }
+    }
+
+    public func verifyEmail(token: String) async throws(KitError) -> VerifiedEmail {
+        let result = try await kit { () async throws(FitBaseError) in try await client.verifyEmail(token: token) }
+        return VerifiedEmail(email: result.email, changedAddress: result.purpose == .changeEmail)
+    }
+
+    public func resendVerification() async throws(KitError) {
+        try await kit { () async throws(FitBaseError) in try await client.resendVerification() }
+    }
+}
+
+/// Erasing what the device keeps of a user.
+enum LocalData {
+    /// Empties the store (destroying its key) and removes the cached entitlement.
+    static func erase(_ store: LocalStore, entitlementCache: URL?) async {
+        try? await store.erase()
+        if let entitlementCache { try? FileManager.default.removeItem(at: entitlementCache) }
+    }
+}
+
+extension AuthState {
+    init(_ state: SessionState) {
+        switch state {
+        case .signedIn(let id): self = .signedIn(userID: id)
+        case .signedOut(let end): self = .signedOut(SignOutReason(rawValue: end.rawValue) ?? .notSignedIn)
+        }
+    }
+}
+
+extension AccountUser {
+    init(_ user: SignedInUser) {
+        self.init(id: user.id, email: user.email, displayName: user.displayName, emailVerified: user.emailVerified, isNewUser: user.isNewUser)
+    }
+}
+
+/// Runs an SDK call, turning its failure into a ``KitError``.
+func kit<T>(_ operation: () async throws(FitBaseError) -> T) async throws(KitError) -> T {
+    do {
+        return try await operation()
+    } catch {
+        throw Task.isCancelled ? .cancelled : KitError(error)
+    }
+}
+
+/// ``ProfileService`` over `/v1/me`. Deleting the account signs in again with the given proof (the server wants a
+/// sign-in within 5 minutes), deletes, then erases the device's store and its key.
+public struct LiveProfileService: ProfileService {
+    let client: FitBaseClient
+    let engine: SyncEngine
+    let sync: SyncRunner
+    let entitlementCache: URL?
+    let analytics: any AnalyticsService
+
+    public func profile() async throws(KitError) -> UserProfile {
+        try await kit { () async throws(FitBaseError) in
+            switch try await client.call({ try await client.api.getMe() }) {
+            case .ok(let ok): return UserProfile(wire: try FitBaseError.decoding { try ok.body.json })
+            case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
+            case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
+            case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
+            }
+        }
+    }
+
+    public func saveProfile(_ profile: Profile) async throws(KitError) -> UserProfile {
+        try await update(profile.wireUpdate)
+    }
+
+    public func setShareWorkoutData(_ share: Bool) async throws(KitError) -> UserProfile {
+        try await update(Components.Schemas.UserUpdate(privacy: .init(shareWorkoutData: share)))
+    }
+
+    private func update(_ body: Components.Schemas.UserUpdate) async throws(KitError) -> UserProfile {
+        try await kit { () async throws(FitBaseError) in
+            switch try await client.call({ try await client.api.updateMe(body: .json(body)) }) {
+            case .ok(let ok): return UserProfile(wire: try FitBaseError.decoding { try ok.body.json })
+            case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
+            case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
+            case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
+            case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
+            }
+        }
+    }
+
+    public func consents() async throws(KitError) -> [ConsentRecord] {
+        try await kit { () async throws(FitBaseError) in
+            switch try await client.call({ try await client.api.listConsents() }) {
+            case .ok(let ok): return try FitBaseError.decoding { try ok.body.json }.items.compactMap(ConsentRecord.init(wire:))
+            case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
+            case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
+            case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
+            }
+        }
+    }
+
+    public func recordConsent(_ kind: ConsentKind, version: String, granted: Bool) async throws(KitError) -> ConsentRecord {
+        let record = try await kit { () async throws(FitBaseError) in
+            let body = Components.Schemas.ConsentRequest(kind: .init(rawValue: kind.rawValue)!, version: version, granted: granted)
+            switch try await client.call({ try await client.api.recordConsent(body: .json(body)) }) {
+            case .created(let created): return ConsentRecord(wire: try FitBaseError.decoding { try created.body.json })
+            case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
+            case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
+            case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
+            case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
+            }
+        }
+        guard let record else { throw KitError(.server) }
+        return record
+    }
+
+    public func exportData() async throws(KitError) -> AccountExport {
+        try await kit { () async throws(FitBaseError) in
+            switch try await client.call({ try await client.api.exportMe() }) {
+            case .ok(let ok):
+                let export = try FitBaseError.decoding { try ok.body.json }
+                let json = try FitBaseError.decoding { try WireCoding.encoder.encode(export) }
+                let day = String(InternetDateTime.string(from: export.exportedAt).prefix(10))
+                return AccountExport(exportedAt: export.exportedAt, json: json, suggestedFileName: "fitbase-export-\(day).json")
+            case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
+            case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
+            case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
+            }
+        }
+    }
+
+    public func changePassword(current: String, new: String) async throws(KitError) {
+        try await kit { () async throws(FitBaseError) in try await client.changePassword(current: current, new: new) }
+    }
+
+    public func deleteAccount(_ reauthentication: Reauthentication) async throws(KitError) {
+        guard let signedIn = await client.currentUserID() else { throw .notSignedIn }
+        let email = try await profile().email
+        let proven = try await kit { () async throws(FitBaseError) in
+            switch reauthentication {
+            case .password(let password):
+                guard let email else { throw .notSignedIn }
+                return try await client.signIn(email: email, password: password)
+            case .apple(let credential):
+                return try await client.signInWithApple(
+                    identityToken: credential.identityToken, rawNonce: credential.rawNonce, authorizationCode: credential.authorizationCode)
+            case .google(let idToken, let nonce):
+                return try await client.signInWithGoogle(idToken: idToken, nonce: nonce)
+            }
+        }
+        // Proof for another account must never delete that one: the session is now theirs, so end it.
+        guard proven.id == signedIn else {
+            try? await client.signOut()
+            throw KitError(.invalidCredentials, message: "That sign-in belongs to another account.")
+        }
+        try await kit { () async throws(FitBaseError) in try await client.deleteAccount() }
+        await sync.stop()
+        await LocalData.erase(engine.store, entitlementCache: entitlementCache)
+        analytics.track(.accountDeleted)
+    }
+}
+
+extension ConsentRecord {
+    init?(wire consent: Components.Schemas.Consent) {
+        guard let kind = ConsentKind(rawValue: consent.kind.rawValue) else { return nil }
+        self.init(kind: kind, version: consent.version, granted: consent.granted, recordedAt: consent.recordedAt)
+    }
+}

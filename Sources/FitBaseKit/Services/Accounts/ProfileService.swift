@@ -1,0 +1,98 @@
+import FitBaseCore
+import Foundation
+
+/// The signed-in user's account as the profile and settings screens show it.
+public struct UserProfile: Sendable, Equatable {
+    /// The user's id.
+    public var id: String
+    /// The e-mail address, when the account has one.
+    public var email: String?
+    /// Whether the address is proven.
+    public var emailVerified: Bool
+    /// The onboarding answers and preferences, including the privacy toggle ``Profile/shareWorkoutData``.
+    public var profile: Profile
+    /// Whether every onboarding step has an answer.
+    public var onboardingCompleted: Bool { profile.onboardingCompleted }
+
+    /// Makes a profile value.
+    public init(id: String, email: String?, emailVerified: Bool, profile: Profile) {
+        self.id = id
+        self.email = email
+        self.emailVerified = emailVerified
+        self.profile = profile
+    }
+}
+
+/// What a consent is about.
+public enum ConsentKind: String, Sendable, Equatable, CaseIterable {
+    case terms, privacy, healthData, marketing
+}
+
+/// A consent answer in force.
+public struct ConsentRecord: Sendable, Equatable {
+    /// What it is about.
+    public var kind: ConsentKind
+    /// The version of the document or wording answered, e.g. `2026-01`.
+    public var version: String
+    /// The answer.
+    public var granted: Bool
+    /// When it was given.
+    public var recordedAt: Date
+
+    /// Makes a consent value.
+    public init(kind: ConsentKind, version: String, granted: Bool, recordedAt: Date) {
+        self.kind = kind
+        self.version = version
+        self.granted = granted
+        self.recordedAt = recordedAt
+    }
+}
+
+/// The user's data as a GDPR export: a JSON document to save or share.
+public struct AccountExport: Sendable, Equatable {
+    /// When the server produced it.
+    public var exportedAt: Date
+    /// The JSON document.
+    public var json: Data
+    /// A file name to save it under, e.g. `fitbase-export-2026-03-02.json`.
+    public var suggestedFileName: String
+
+    /// Makes an export value.
+    public init(exportedAt: Date, json: Data, suggestedFileName: String) {
+        self.exportedAt = exportedAt
+        self.json = json
+        self.suggestedFileName = suggestedFileName
+    }
+}
+
+/// How the user proves who they are again before a destructive action (deleting the account needs a sign-in within the
+/// last few minutes).
+public enum Reauthentication: Sendable, Equatable {
+    /// The account's password (signs in again with the account's address).
+    case password(String)
+    /// A fresh Sign in with Apple credential.
+    case apple(AppleCredential)
+    /// A fresh Google ID token.
+    case google(idToken: String, nonce: String?)
+}
+
+/// The profile, onboarding answers and privacy: the share-workout toggle, consents, export and account deletion
+/// (seeds 000 and 001).
+public protocol ProfileService: Sendable {
+    /// The signed-in user's profile.
+    func profile() async throws(KitError) -> UserProfile
+    /// Saves the profile's answers and preferences; returns the profile as saved.
+    func saveProfile(_ profile: Profile) async throws(KitError) -> UserProfile
+    /// Whether the user's workouts count on group leaderboards.
+    func setShareWorkoutData(_ share: Bool) async throws(KitError) -> UserProfile
+    /// The consents in force, one per kind answered.
+    func consents() async throws(KitError) -> [ConsentRecord]
+    /// Records an answer to `kind` in `version`.
+    func recordConsent(_ kind: ConsentKind, version: String, granted: Bool) async throws(KitError) -> ConsentRecord
+    /// Everything the server keeps about the user, as one JSON document.
+    func exportData() async throws(KitError) -> AccountExport
+    /// Changes the password; other devices are signed out.
+    func changePassword(current: String, new: String) async throws(KitError)
+    /// Deletes the account after proving the user's identity again, then erases the device's data and signs out.
+    func deleteAccount(_ reauthentication: Reauthentication) async throws(KitError)
+}

@@ -1,0 +1,145 @@
+import FitBaseAPI
+import FitBaseClient
+import FitBaseCore
+import Foundation
+
+/// ``BillingService`` over the SDK's ``Entitlements`` (the server's resolved entitlement, cached for offline launches)
+/// and a ``PurchaseProvider`` (StoreKit 2 in the app). The cached entitlement honours its expiry offline: a
+/// subscription whose period has ended counts as free until the server says it renewed.
+public struct LiveBillingService: BillingService {
+    let client: FitBaseClient
+    let entitlements: Entitlements
+    let store: (any PurchaseProvider)?
+    let products: [SubscriptionProduct]
+    let cache: ResponseCache
+    let ttl: Duration
+    let clock: any KitClock
+    let analytics: any AnalyticsService
+
+    public func offers() async throws(KitError) -> [TierOffer] {
+        var priced = products
+        if let store, let known = try? await store.products(ids: products.map(\.id)) {
+            let byID = Dictionary(known.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            priced = products.compactMap { product in
+                guard let storeProduct = byID[product.id] else { return nil }
+                var product = product
+                product.displayName = storeProduct.displayName
+                product.displayPrice = storeProduct.displayPrice
+                product.hasFreeTrial = storeProduct.hasFreeTrial
+                return product
+            }
+        }
+        let snapshot = await entitlements.current()
+        return SubscriptionTier.allCases.sorted().map { tier in
+            let features = snapshot.map { snapshot in Set(snapshot.features.filter { $0.value.requiredTier <= tier }.keys) }
+                ?? TierFeatures.standard.features[tier] ?? []
+            return TierOffer(
+                tier: tier, features: features,
+                products: priced.filter { $0.tier == tier }.sorted { ($0.period == .monthly ? 0 : 1) < ($1.period == .monthly ? 0 : 1) }
+            )
+        }
+    }
+
+    public func entitlement(policy: CachePolicy) async throws(KitError) -> Loaded<EntitlementState> {
+        let cached = await entitlements.current()
+        if let cached, policy != .revalidate, clock.now.timeIntervalSince(cached.fetchedAt) < ttl.timeInterval {
+            return Loaded(state(cached), source: .cache, fetchedAt: cached.fetchedAt)
+        }
+        if policy == .cacheOnly {
+            guard let cached else { throw .offline }
+            return Loaded(state(cached), source: .staleCache, fetchedAt: cached.fetchedAt)
+        }
+        do throws(FitBaseError) {
+            let fresh = try await entitlements.refresh()
+            return Loaded(state(fresh), source: .server, fetchedAt: fresh.fetchedAt)
+        } catch {
+            if case .transport = error, let cached { return Loaded(state(cached), source: .staleCache, fetchedAt: cached.fetchedAt) }
+            throw KitError(error)
+        }
+    }
+
+    /// The snapshot as it stands now on the clock (an ended period grants nothing).
+    private func state(_ snapshot: Entitlements.Snapshot) -> EntitlementState {
+        let effective = snapshot.effective(at: clock.now)
+        return EntitlementState(
+            entitlement: effective.entitlement,
+            features: effective.features.mapValues { EntitlementState.FeatureAccess(allowed: $0.allowed, requiredTier: $0.requiredTier) }
+        )
+    }
+
+    public func requiresUpgrade(for feature: Feature) async -> SubscriptionTier? {
+        guard let snapshot = await entitlements.current() else { return TierFeatures.standard.requiredTier(for: feature) }
+        return state(snapshot).requiresUpgrade(for: feature)
+    }
+
+    public func entitlementUpdates() async -> AsyncStream<EntitlementState> {
+        let snapshots = await entitlements.updates()
+        let (stream, continuation) = AsyncStream<EntitlementState>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let clock = clock
+        let task = Task {
+            for await snapshot in snapshots {
+                let effective = snapshot.effective(at: clock.now)
+                continuation.yield(EntitlementState(
+                    entitlement: effective.entitlement,
+                    features: effective.features.mapValues { EntitlementState.FeatureAccess(allowed: $0.allowed, requiredTier: $0.requiredTier) }
+                ))
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    public func purchase(productID: String) async throws(KitError) -> PurchaseResult {
+        guard let store else { throw KitError(.purchaseFailed, message: "Purchases are not available on this device.", isRetryable: false) }
+        guard let userID = await client.currentUserID() else { throw .notSignedIn }
+        analytics.track(.purchaseStarted(productID: productID))
+        let outcome: StorePurchaseOutcome
+        do {
+            outcome = try await store.purchase(productID: productID, appAccountToken: UUID(uuidString: userID))
+        } catch {
+            let failure = (error as? KitError) ?? KitError(.purchaseFailed)
+            analytics.track(.purchaseFailed(productID: productID, reason: failure.kind))
+            throw failure
+        }
+        switch outcome {
+        case .purchased(let signedTransaction):
+            do throws(FitBaseError) {
+                let snapshot = try await entitlements.submitAppStoreTransaction(signedTransaction)
+                // Premium videos and recommendations depend on the tier: drop what was cached under the old one.
+                await cache.invalidate(prefix: "catalog:")
+                await cache.invalidate(prefix: "recommendations:")
+                analytics.track(.purchaseCompleted(productID: productID, tier: snapshot.entitlement.tier))
+                return .purchased(state(snapshot))
+            } catch {
+                analytics.track(.purchaseFailed(productID: productID, reason: KitError(error).kind))
+                throw KitError(error)
+            }
+        case .pending:
+            return .pending
+        case .cancelled:
+            analytics.track(.purchaseCancelled(productID: productID))
+            return .cancelled
+        }
+    }
+
+    public func restorePurchases() async throws(KitError) -> EntitlementState {
+        guard let store else { throw KitError(.purchaseFailed, message: "Purchases are not available on this device.", isRetryable: false) }
+        let transactions: [String]
+        do {
+            transactions = try await store.restore()
+        } catch {
+            throw (error as? KitError) ?? KitError(.purchaseFailed)
+        }
+        do throws(FitBaseError) {
+            var snapshot = try await entitlements.refresh()
+            for transaction in transactions { snapshot = try await entitlements.submitAppStoreTransaction(transaction) }
+            await cache.invalidate(prefix: "catalog:")
+            await cache.invalidate(prefix: "recommendations:")
+            analytics.track(.purchasesRestored(tier: snapshot.entitlement.tier))
+            return state(snapshot)
+        } catch {
+            throw KitError(error)
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import FitBaseAPI
+import FitBaseClient
+import FitBaseCore
+import Foundation
+import HTTPTypes
+
+/// ``CatalogService`` over `/v1/workouts`, cache-first (see ``ResponseCache``): the library opens offline with what was
+/// seen last.
+public struct LiveCatalogService: CatalogService {
+    let api: ServerAPI
+    let cache: ResponseCache
+    let ttl: Duration
+
+    public func workouts(matching filter: WorkoutFilter, page: PageRequest, policy: CachePolicy) async throws(KitError) -> Loaded<Page<CatalogWorkout>> {
+        var query: [URLQueryItem] = filter.types.map(\.rawValue).sorted().map { URLQueryItem(name: "type", value: $0) }
+        if let intensity = filter.intensity { query.append(.init(name: "intensity", value: intensity.rawValue)) }
+        if let phase = filter.phase { query.append(.init(name: "phase", value: phase.rawValue)) }
+        query += filter.equipment.map(\.rawValue).sorted().map { URLQueryItem(name: "equipment", value: $0) }
+        if let minimum = filter.minDuration { query.append(.init(name: "minDuration", value: String(minimum))) }
+        if let maximum = filter.maxDuration { query.append(.init(name: "maxDuration", value: String(maximum))) }
+        if let area = filter.targetArea { query.append(.init(name: "targetArea", value: area.rawValue)) }
+        if filter.featuredOnly { query.append(.init(name: "featured", value: "true")) }
+        if let premium = filter.premium { query.append(.init(name: "premium", value: premium ? "true" : "false")) }
+        if let search = filter.search?.trimmingCharacters(in: .whitespaces), !search.isEmpty { query.append(.init(name: "q", value: search)) }
+        query.append(.init(name: "sort", value: filter.sort.rawValue))
+        query.append(.init(name: "limit", value: String(page.limit)))
+        if let cursor = page.cursor { query.append(.init(name: "cursor", value: cursor)) }
+        let key = "catalog:list?" + query.map { "\($0.name)=\($0.value ?? "")" }.joined(separator: "&")
+        let loaded = try await cache.get("/v1/workouts", query: query, operationID: "listWorkouts", key: key, ttl: ttl, policy: policy)
+        let wire = try WireCoding.decode(Components.Schemas.WorkoutPage.self, from: loaded.value)
+        return loaded.map { _ in Page(items: wire.items.compactMap(CatalogWorkout.init(wire:)), nextCursor: wire.nextCursor) }
+    }
+
+    public func featured(policy: CachePolicy) async throws(KitError) -> Loaded<[CatalogWorkout]> {
+        let loaded = try await cache.get("/v1/workouts/featured", operationID: "listFeaturedWorkouts", key: "catalog:featured", ttl: ttl, policy: policy)
+        let wire = try WireCoding.decode(Components.Schemas.WorkoutPage.self, from: loaded.value)
+        return loaded.map { _ in wire.items.compactMap(CatalogWorkout.init(wire:)) }
+    }
+
+    public func workout(id: String, policy: CachePolicy) async throws(KitError) -> Loaded<WorkoutDetail> {
+        let loaded = try await cache.get(
+            "/v1/workouts/" + ServerAPI.segment(id), operationID: "getWorkout", key: "catalog:workout:" + id.lowercased(), ttl: ttl, policy: policy)
+        let wire = try WireCoding.decode(Components.Schemas.Workout.self, from: loaded.value)
+        guard let workout = CatalogWorkout(wire: wire) else { throw KitError(.server) }
+        return loaded.map { _ in WorkoutDetail(workout: workout, isVideoLocked: wire.videoLocked) }
+    }
+}

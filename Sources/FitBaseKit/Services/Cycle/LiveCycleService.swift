@@ -1,0 +1,112 @@
+import FitBaseAPI
+import FitBaseClient
+import FitBaseCore
+import Foundation
+
+/// ``CycleService`` over the synced `cycleLogs` collection: periods are read and written on the device (offline,
+/// sealed at rest) and reach the server with the next sync; today's phase, the forecast and the calendar are computed
+/// on the device with FitBase's ``CyclePredictor`` — the same rules the server runs — from the profile's averages.
+public struct LiveCycleService: CycleService {
+    let engine: SyncEngine
+    let profile: ProfileAverages
+    let clock: any KitClock
+    let timeZone: @Sendable () -> TimeZone
+    let analytics: any AnalyticsService
+
+    private var today: CalendarDay { CalendarDay(clock.now, in: timeZone()) }
+
+    public func periods() async throws(KitError) -> [Period] {
+        try await storage { try await engine.cycle.periods() }.compactMap(Period.init(record:))
+    }
+
+    public func logPeriod(_ period: Period) async throws(KitError) -> Period {
+        let checked = try check(period, existing: try await periods())
+        try await storage { try await engine.cycle.save(checked.record) }
+        analytics.track(.periodLogged)
+        return checked
+    }
+
+    public func updatePeriod(_ period: Period) async throws(KitError) -> Period {
+        let existing = try await periods()
+        guard existing.contains(where: { $0.id == period.id }) else { throw KitError(.notFound, message: "This period is no longer logged.") }
+        let checked = try check(period, existing: existing)
+        try await storage { try await engine.cycle.save(checked.record) }
+        return checked
+    }
+
+    public func deletePeriod(id: String) async throws(KitError) {
+        try await storage { try await engine.cycle.delete(id) }
+    }
+
+    public func current() async throws(KitError) -> CurrentCycle? {
+        guard let prediction = try await prediction() else { return nil }
+        let today = prediction.today
+        return CurrentCycle(
+            phase: today.phase, cycleDay: today.cycleDay, daysUntilNextPhase: today.daysUntilNextPhase, nextPhase: today.nextPhase, isLate: today.isLate,
+            confidence: prediction.confidence
+        )
+    }
+
+    public func forecast() async throws(KitError) -> CycleForecast? {
+        try await prediction().map(CycleForecast.init)
+    }
+
+    public func month(year: Int, month: Int) async throws(KitError) -> CycleMonth {
+        guard (1...12).contains(month) else { throw KitError(.invalidInput, fieldErrors: ["month": "must be 1 to 12"]) }
+        let periods = try await periods()
+        let averages = await profile.averages()
+        return CycleMonth.build(
+            year: year, month: month, periods: periods, prediction: Self.predict(periods, averages: averages, today: today), today: today,
+            defaultPeriodLength: averages.period
+        )
+    }
+
+    private func prediction() async throws(KitError) -> CyclePredictor.Prediction? {
+        Self.predict(try await periods(), averages: await profile.averages(), today: today)
+    }
+
+    private static func predict(_ periods: [Period], averages: (cycle: Int, period: Int), today: CalendarDay) -> CyclePredictor.Prediction? {
+        CyclePredictor(profileCycleLength: averages.cycle, profilePeriodLength: averages.period)
+            .predict(periods: periods.map { CyclePredictor.Period(start: $0.start, end: $0.end) }, today: today)
+    }
+
+    /// The period as the server's rules keep it; a start another period already has is a conflict.
+    private func check(_ period: Period, existing: [Period]) throws(KitError) -> Period {
+        let draft = PeriodDraft(
+            startDate: period.start.description, endDate: period.end?.description, flow: period.flow?.rawValue, symptoms: period.symptoms,
+            notes: period.notes
+        )
+        let logged: LoggedPeriod
+        do throws(InvalidFields) { logged = try PeriodRules.checked(draft, id: PeriodID(), today: today) } catch { throw KitError(error) }
+        if existing.contains(where: { $0.start == logged.start && $0.id != period.id }) {
+            throw KitError(.conflict, message: "A period starting that day is already logged.", code: "period_exists")
+        }
+        return Period(id: period.id, start: logged.start, end: logged.end, flow: period.flow, symptoms: logged.symptoms, notes: logged.notes)
+    }
+}
+
+/// The profile's average cycle and period lengths, read through the cache (the defaults, 28 and 5, until known).
+struct ProfileAverages: Sendable {
+    let cache: ResponseCache
+
+    func averages() async -> (cycle: Int, period: Int) {
+        guard let loaded = try? await cache.get("/v1/me", operationID: "getMe", key: "me", ttl: .seconds(3_600), policy: .cacheFirst),
+            let user = try? WireCoding.decode(Components.Schemas.User.self, from: loaded.value)
+        else { return (28, 5) }
+        return (user.averageCycleLength, user.averagePeriodLength)
+    }
+}
+
+extension Period {
+    init?(record: PeriodLog) {
+        guard let start = CalendarDay(record.startDate) else { return nil }
+        self.init(
+            id: record.id, start: start, end: record.endDate.flatMap(CalendarDay.init), flow: record.flow.flatMap(PeriodFlow.init(rawValue:)),
+            symptoms: record.symptoms, notes: record.notes
+        )
+    }
+
+    var record: PeriodLog {
+        PeriodLog(id: id, startDate: start.description, endDate: end?.description, flow: flow?.rawValue, symptoms: symptoms, notes: notes)
+    }
+}

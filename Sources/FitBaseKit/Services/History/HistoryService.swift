@@ -1,0 +1,113 @@
+import FitBaseCore
+import Foundation
+
+/// A completed workout as the user logs it at the end of a session.
+public struct WorkoutCompletion: Sendable, Equatable {
+    /// The catalog workout done.
+    public var workoutID: String
+    /// When it ended.
+    public var completedAt: Date
+    /// Minutes trained (1–600).
+    public var durationMinutes: Int
+    /// How the user rated it, 1…5.
+    public var rating: Int?
+    /// Energy before and after, 1…5.
+    public var energyBefore: Int?
+    public var energyAfter: Int?
+    /// The user's notes.
+    public var notes: String?
+
+    /// Makes a completion.
+    public init(
+        workoutID: String, completedAt: Date, durationMinutes: Int, rating: Int? = nil, energyBefore: Int? = nil, energyAfter: Int? = nil,
+        notes: String? = nil
+    ) {
+        self.workoutID = workoutID
+        self.completedAt = completedAt
+        self.durationMinutes = durationMinutes
+        self.rating = rating
+        self.energyBefore = energyBefore
+        self.energyAfter = energyAfter
+        self.notes = notes
+    }
+}
+
+/// A logged workout in the history list.
+public struct LoggedWorkout: Sendable, Equatable, Identifiable {
+    /// The log's id.
+    public var id: String
+    /// What was logged.
+    public var completion: WorkoutCompletion
+    /// The workout's title and type, once the server has filled them in (`nil` while the log waits to sync).
+    public var workoutTitle: String?
+    public var workoutType: WorkoutType?
+    /// The cycle phase the workout fell in, when the cycle is tracked (filled in by the server).
+    public var cyclePhase: CyclePhase?
+    /// Whether the log still waits to reach the server.
+    public var isPendingSync: Bool
+
+    /// Makes a logged workout.
+    public init(
+        id: String, completion: WorkoutCompletion, workoutTitle: String? = nil, workoutType: WorkoutType? = nil, cyclePhase: CyclePhase? = nil,
+        isPendingSync: Bool = false
+    ) {
+        self.id = id
+        self.completion = completion
+        self.workoutTitle = workoutTitle
+        self.workoutType = workoutType
+        self.cyclePhase = cyclePhase
+        self.isPendingSync = isPendingSync
+    }
+}
+
+/// The statistics screen's totals.
+public struct WorkoutStats: Sendable, Equatable {
+    public var totalWorkouts: Int
+    public var totalMinutes: Int
+    /// Consecutive days with a workout, up to today (or yesterday).
+    public var currentStreak: Int
+    public var longestStreak: Int
+    /// Workouts since Monday.
+    public var thisWeek: Int
+    /// Workouts per type.
+    public var byType: [WorkoutType: Int]
+    /// Workouts per cycle phase.
+    public var byPhase: [CyclePhase: Int]
+
+    /// Makes statistics.
+    public init(
+        totalWorkouts: Int, totalMinutes: Int, currentStreak: Int, longestStreak: Int, thisWeek: Int, byType: [WorkoutType: Int] = [:],
+        byPhase: [CyclePhase: Int] = [:]
+    ) {
+        self.totalWorkouts = totalWorkouts
+        self.totalMinutes = totalMinutes
+        self.currentStreak = currentStreak
+        self.longestStreak = longestStreak
+        self.thisWeek = thisWeek
+        self.byType = byType
+        self.byPhase = byPhase
+    }
+
+    /// No workouts yet.
+    public static let empty = WorkoutStats(totalWorkouts: 0, totalMinutes: 0, currentStreak: 0, longestStreak: 0, thisWeek: 0)
+}
+
+/// What a history chart plots per week.
+public enum HistoryMetric: String, Sendable, Equatable, CaseIterable {
+    case workouts, minutes
+}
+
+/// Workout history (seed 001): logging a completion with its rating and energy (offline-first), the list, statistics
+/// and weekly chart series.
+public protocol HistoryService: Sendable {
+    /// Logs a completed workout (saved on the device at once, sent with the next sync).
+    func log(_ completion: WorkoutCompletion) async throws(KitError) -> LoggedWorkout
+    /// Logged workouts, newest first.
+    func history() async throws(KitError) -> [LoggedWorkout]
+    /// Deletes a log.
+    func deleteLog(id: String) async throws(KitError)
+    /// Totals, streaks, this week and the breakdowns.
+    func stats() async throws(KitError) -> WorkoutStats
+    /// The last `weeks` weeks of `metric`, oldest first, one point per week (starting Monday).
+    func weeklySeries(_ metric: HistoryMetric, weeks: Int) async throws(KitError) -> [ChartPoint]
+}

@@ -1,0 +1,49 @@
+import FitBaseAPI
+import FitBaseClient
+import FitBaseCore
+import Foundation
+import HTTPTypes
+
+/// ``PlanService`` over the synced `plans` collection.
+public struct LivePlanService: PlanService {
+    let engine: SyncEngine
+    let analytics: any AnalyticsService
+
+    public func plans() async throws(KitError) -> [TrainingPlan] {
+        try await storage { try await engine.plans.plans() }
+    }
+
+    public func plan(id: String) async throws(KitError) -> TrainingPlan? {
+        try await storage { try await engine.plans.get(id) }
+    }
+
+    public func save(_ plan: TrainingPlan) async throws(KitError) -> TrainingPlan {
+        let draft = PlanDraft(
+            name: plan.name, notes: plan.notes, startDate: plan.startDate, endDate: plan.endDate, daysPerWeek: plan.daysPerWeek,
+            isCompleted: plan.isCompleted,
+            weeklyWorkouts: plan.weeklyWorkouts.map { week in
+                PlanDraft.Week(week: week.week, days: week.days.map { PlanDraft.Day(day: $0.day, workoutIds: $0.workoutIds) })
+            }
+        )
+        do throws(InvalidFields) { try PlanRules.checkSize(draft) } catch { throw KitError(error) }
+        try await storage { try await engine.plans.save(plan) }
+        analytics.track(.planSaved)
+        return plan
+    }
+
+    public func delete(id: String) async throws(KitError) {
+        try await storage { try await engine.plans.delete(id) }
+    }
+
+    public func syncNow() async throws(KitError) {
+        do throws(FitBaseError) {
+            try await engine.syncNow()
+        } catch {
+            throw KitError(error)
+        }
+    }
+
+    public func syncStatus() async -> AsyncStream<SyncStatus> {
+        await engine.statusUpdates()
+    }
+}

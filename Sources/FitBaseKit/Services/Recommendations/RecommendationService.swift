@@ -1,0 +1,67 @@
+import FitBaseCore
+import Foundation
+
+/// One suggested workout and why.
+public struct RecommendedWorkout: Sendable, Equatable, Identifiable {
+    /// 1 is the best fit.
+    public var priority: Int
+    /// Why it suits today, for the card's subtitle.
+    public var reason: String
+    /// The workout.
+    public var workout: CatalogWorkout
+
+    public var id: WorkoutID { workout.id }
+
+    /// Makes a recommendation.
+    public init(priority: Int, reason: String, workout: CatalogWorkout) {
+        self.priority = priority
+        self.reason = reason
+        self.workout = workout
+    }
+}
+
+/// Today's suggestions (seed 001's home screen).
+public struct TodayRecommendations: Sendable, Equatable {
+    /// The user's local day they are for.
+    public var day: CalendarDay
+    /// Today's phase, when the cycle is tracked.
+    public var phase: CyclePhase?
+    /// Today's cycle day, when the cycle is tracked.
+    public var cycleDay: Int?
+    /// The energy the user reported, if any.
+    public var energy: EnergyLevel?
+    /// Up to three workouts, best first.
+    public var workouts: [RecommendedWorkout]
+    /// The phase's guidance line.
+    public var guidance: String
+    /// A gentler workout for a low-energy day.
+    public var lowEnergyAlternative: CatalogWorkout?
+    /// Whether a language model ranked them (`model`) or the rules did (`rules`).
+    public var source: String
+    /// When they were made.
+    public var generatedAt: Date
+
+    /// Makes a value.
+    public init(
+        day: CalendarDay, phase: CyclePhase?, cycleDay: Int?, energy: EnergyLevel?, workouts: [RecommendedWorkout], guidance: String,
+        lowEnergyAlternative: CatalogWorkout?, source: String, generatedAt: Date
+    ) {
+        self.day = day
+        self.phase = phase
+        self.cycleDay = cycleDay
+        self.energy = energy
+        self.workouts = workouts
+        self.guidance = guidance
+        self.lowEnergyAlternative = lowEnergyAlternative
+        self.source = source
+        self.generatedAt = generatedAt
+    }
+}
+
+/// Cycle-synced recommendations (seed 001): today's workouts and the low-energy alternative, cache-first.
+public protocol RecommendationService: Sendable {
+    /// Today's suggestions for `energy` (the user's answer to "how do you feel?", if given).
+    func today(energy: EnergyLevel?, policy: CachePolicy) async throws(KitError) -> Loaded<TodayRecommendations>
+    /// Asks for new suggestions now (after logging a workout or a period, or changing the energy answer).
+    func refresh(energy: EnergyLevel?) async throws(KitError) -> TodayRecommendations
+}

@@ -1,0 +1,86 @@
+import FitBaseAPI
+import FitBaseClient
+import FitBaseCore
+import FitBaseTestSupport
+import Foundation
+import Testing
+
+@testable import FitBaseServer
+
+/// The SDK's session observation, account deletion, sync on server events, reachability reports and offline expiry of
+/// the cached entitlement, against a live server.
+@Suite struct ClientAdditionsTests {
+    @Test func sessionStatesFollowSignInSignOutAndDeletion() async throws {
+        try await SyncEngineTests.withServer(.sqlite) { server, _, _ in
+            let client = FitBaseClient(serverURL: server)
+            var states = await client.sessionStates().makeAsyncIterator()
+            #expect(await states.next() == .signedOut(.notSignedIn))
+            let user = try await client.signUp(email: SyncEngineTests.email(), password: SyncEngineTests.password)
+            #expect(await states.next() == .signedIn(userID: user.id))
+            try await client.signOut()
+            #expect(await states.next() == .signedOut(.signedOut))
+            let email = SyncEngineTests.email()
+            let second = try await client.signUp(email: email, password: SyncEngineTests.password)
+            #expect(await states.next() == .signedIn(userID: second.id))
+            try await client.deleteAccount()
+            #expect(await states.next() == .signedOut(.accountDeleted))
+            await #expect(throws: FitBaseError.self) { try await client.signIn(email: email, password: SyncEngineTests.password) }
+        }
+    }
+
+    @Test func theEngineFollowsSyncEvents() async throws {
+        try await SyncEngineTests.withServer(.sqlite) { server, _, _ in
+            let email = SyncEngineTests.email()
+            let phone = try SyncEngineTests.Device(server)
+            let tablet = try SyncEngineTests.Device(server)
+            try await phone.client.signUp(email: email, password: SyncEngineTests.password)
+            try await tablet.client.signIn(email: email, password: SyncEngineTests.password)
+            try await tablet.engine.syncNow()
+            await tablet.engine.follow(serverEvents: true)
+            try await Task.sleep(for: .milliseconds(300))
+
+            let first = SyncEngineTests.plan("Announced")
+            try await phone.engine.plans.save(first)
+            try await phone.engine.syncNow()
+            #expect(try await Self.eventually { try await tablet.engine.plans.get(first.id) != nil }, "no pull on the sync event")
+
+            await tablet.engine.stop()
+        }
+    }
+
+    @Test func manualReachabilityReportsEveryChange() async {
+        let network = ManualReachability(reachable: true)
+        var updates = network.updates().makeAsyncIterator()
+        network.setReachable(false)
+        network.setReachable(true)
+        #expect(await updates.next() == true)
+        #expect(await updates.next() == false)
+        #expect(await updates.next() == true)
+        #expect(network.isReachable)
+    }
+
+    @Test func aCachedEntitlementPastItsExpiryGrantsNothing() {
+        let now = Date()
+        let active = Entitlement(tier: .premium, status: .active, expiresAt: now.addingTimeInterval(60), willRenew: true, source: .appStore)
+        #expect(active.effective(at: now) == active)
+        let lapsed = active.effective(at: now.addingTimeInterval(61))
+        #expect(lapsed.tier == .free && lapsed.status == .expired)
+        let grace = Entitlement(tier: .pro, status: .gracePeriod, expiresAt: now, willRenew: true, source: .appStore)
+        #expect(grace.effective(at: now.addingTimeInterval(86_400)).tier == .pro)
+        #expect(grace.effective(at: now.addingTimeInterval(17 * 86_400)).tier == .free)
+        #expect(Entitlement.free.effective(at: now) == .free)
+        let snapshot = Entitlements.Snapshot(
+            entitlement: active, features: [.premiumContent: .init(allowed: true, requiredTier: .premium), .basicPlans: .init(allowed: true, requiredTier: .free)],
+            fetchedAt: now, userID: "u")
+        let expired = snapshot.effective(at: now.addingTimeInterval(120))
+        #expect(expired.features[.premiumContent]?.allowed == false && expired.features[.basicPlans]?.allowed == true)
+    }
+
+    static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
+        for _ in 0..<100 {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+}
