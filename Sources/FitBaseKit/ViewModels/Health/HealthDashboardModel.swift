@@ -1,0 +1,122 @@
+import FitBaseCore
+import Foundation
+import Observation
+
+/// The health dashboard (seed 003): the five metrics' summaries and the selected metric's chart over a day, a week
+/// or a month. Health data shows only with the user's health-data consent; without it the screen asks for it.
+/// The values never reach analytics — only which chart was opened.
+@MainActor @Observable
+public final class HealthDashboardModel {
+    /// The period the dashboard covers.
+    public enum Range: String, Sendable, Equatable, CaseIterable {
+        case day, week, month
+
+        /// Its length in days.
+        public var days: Int {
+            switch self {
+            case .day: 1
+            case .week: 7
+            case .month: 30
+            }
+        }
+
+        /// The chart's buckets.
+        var bucket: HealthBucket { self == .month ? .week : .day }
+    }
+
+    /// The version of the health-data consent asked for.
+    nonisolated public static let consentVersion = OnboardingModel.consentVersion
+
+    public private(set) var range: Range = .week
+    /// The metric whose chart shows.
+    public private(set) var selectedMetric: HealthSampleType = .heartRate
+    /// The five summaries, in `HealthSampleType.allCases` order.
+    public private(set) var summaries: [HealthMetricSummary] = []
+    /// The selected metric's chart.
+    public private(set) var series: [ChartPoint] = []
+    /// The user has not consented to health data: show the consent request instead of the figures.
+    public private(set) var consentRequired = false
+    public private(set) var isLoading = false
+    public private(set) var error: ScreenError?
+
+    private let health: any HealthService
+    private let profiles: any ProfileService
+    private let analytics: any AnalyticsService
+    private let clock: any KitClock
+    private let timeZone: TimeZone
+    @ObservationIgnored private var generation = LoadGeneration()
+    @ObservationIgnored private var loaded = false
+
+    /// A model over the services of `dependencies`, its days counted in `timeZone`.
+    public init(dependencies: FitBaseDependencies, timeZone: TimeZone = .current) {
+        health = dependencies.health
+        profiles = dependencies.profile
+        analytics = dependencies.analytics
+        clock = dependencies.clock
+        self.timeZone = timeZone
+    }
+
+    /// Loaded, and no metric has a sample in the range.
+    public var isEmpty: Bool { loaded && summaries.allSatisfy { $0.sampleCount == 0 } }
+    /// The selected metric's summary.
+    public var selectedSummary: HealthMetricSummary? { summaries.first { $0.metric == selectedMetric } }
+
+    /// Checks the consent, then loads the summaries and the chart (from the start of the range's first day to now).
+    public func load() async {
+        let ticket = generation.next()
+        isLoading = true
+        do throws(KitError) {
+            let consents = try await profiles.consents()
+            let granted = consents.contains { $0.kind == .healthData && $0.granted }
+            guard generation.isCurrent(ticket) else { return }
+            consentRequired = !granted
+            if granted {
+                let (range, metric) = (self.range, selectedMetric)
+                let now = clock.now
+                let from = CalendarDay(now, in: timeZone).adding(days: 1 - range.days).start(in: timeZone)
+                let summaries = try await health.summaries(days: range.days)
+                let series = try await health.series(metric, bucket: range.bucket, from: from, to: now)
+                guard generation.isCurrent(ticket) else { return }
+                self.summaries = summaries
+                self.series = series
+                loaded = true
+            }
+            error = nil
+        } catch {
+            guard generation.isCurrent(ticket) else { return }
+            present(error)
+        }
+        isLoading = false
+    }
+
+    /// Records the user's health-data consent and loads the figures.
+    public func grantConsent() async {
+        do throws(KitError) {
+            _ = try await profiles.recordConsent(.healthData, version: Self.consentVersion, granted: true)
+        } catch {
+            return present(error)
+        }
+        await load()
+    }
+
+    /// Shows another range.
+    public func selectRange(_ range: Range) async {
+        guard range != self.range else { return }
+        self.range = range
+        await load()
+    }
+
+    /// Shows another metric's chart.
+    public func selectMetric(_ metric: HealthSampleType) async {
+        selectedMetric = metric
+        analytics.track(.healthChartViewed(metric))
+        await load()
+    }
+
+    private func present(_ failure: KitError) {
+        isLoading = false
+        guard !failure.isCancellation else { return }
+        error = ScreenError(failure)
+        analytics.track(.operationFailed(feature: .health, reason: failure.kind))
+    }
+}

@@ -1,0 +1,129 @@
+import FitBaseCore
+import Foundation
+import Observation
+
+/// A workout's detail screen (seed 001): the premium lock (leading to the paywall), starting the workout, and logging
+/// its completion with rating, energy before and after, and notes. Analytics hears started, completed and failed —
+/// ids and failure kinds only, never the ratings or notes.
+@MainActor @Observable
+public final class WorkoutDetailModel {
+    /// Where the session stands.
+    public enum Session: Sendable, Equatable {
+        /// Not started.
+        case idle
+        /// Started at this instant.
+        case inProgress(startedAt: Date)
+        /// Logged.
+        case completed(LoggedWorkout)
+    }
+
+    /// The workout's id.
+    public let workoutID: String
+    /// The workout (`nil` until loaded).
+    public private(set) var detail: WorkoutDetail?
+    public private(set) var isLoading = false
+    public private(set) var error: ScreenError?
+    /// Set when the user asked for something their tier does not include: present the paywall with it.
+    public private(set) var paywall: UpgradePrompt?
+    public private(set) var session: Session = .idle
+    /// The completion form: rating and energy 1…5, notes.
+    public var rating: Int?
+    public var energyBefore: Int?
+    public var energyAfter: Int?
+    public var notes = ""
+    /// The form's problems per field.
+    public private(set) var fieldErrors: [String: String] = [:]
+    public private(set) var isSaving = false
+
+    private let catalog: any CatalogService
+    private let history: any HistoryService
+    private let analytics: any AnalyticsService
+    private let clock: any KitClock
+
+    /// A model of the workout `workoutID` over the services of `dependencies`.
+    public init(workoutID: String, dependencies: FitBaseDependencies) {
+        self.workoutID = workoutID
+        catalog = dependencies.catalog
+        history = dependencies.history
+        analytics = dependencies.analytics
+        clock = dependencies.clock
+    }
+
+    /// The video is withheld until the user upgrades.
+    public var isLocked: Bool { detail?.isVideoLocked ?? false }
+    /// The premium badge shows.
+    public var isPremium: Bool { detail?.workout.isPremium ?? false }
+
+    /// Loads the workout.
+    public func load(policy: CachePolicy = .cacheFirst) async {
+        isLoading = true
+        defer { isLoading = false }
+        do throws(KitError) {
+            detail = try await catalog.workout(id: workoutID, policy: policy).value
+            error = nil
+        } catch {
+            present(error)
+        }
+    }
+
+    /// Starts the workout, or — when it is locked — asks for the paywall.
+    public func start() {
+        guard let detail else { return }
+        if detail.isVideoLocked {
+            paywall = UpgradePrompt(requiredTier: detail.requiredTier ?? .premium, feature: .premiumContent)
+            return
+        }
+        session = .inProgress(startedAt: clock.now)
+        analytics.track(.workoutStarted(workoutID: workoutID))
+    }
+
+    /// The paywall was dismissed (or the purchase unlocked the workout: reload first).
+    public func dismissPaywall() {
+        paywall = nil
+    }
+
+    /// The form's problems; empty when it may be saved.
+    public func problems() -> [String: String] {
+        var fields: [String: String] = [:]
+        for (name, value) in [("rating", rating), ("energyBefore", energyBefore), ("energyAfter", energyAfter)] {
+            if let value, !(1...5).contains(value) { fields[name] = "Choose 1 to 5." }
+        }
+        if notes.count > 1_000 { fields["notes"] = "Use at most 1,000 characters." }
+        return fields
+    }
+
+    /// Logs the completed workout: the minutes since ``start()`` (the workout's length when it was not timed here).
+    public func complete() async {
+        fieldErrors = problems()
+        guard fieldErrors.isEmpty else {
+            error = .invalid(fieldErrors)
+            return
+        }
+        let now = clock.now
+        var minutes = detail?.workout.durationMinutes ?? 1
+        if case .inProgress(let startedAt) = session { minutes = Int((now.timeIntervalSince(startedAt) / 60).rounded()) }
+        let trimmed = notes.trimmingCharacters(in: .whitespacesAndNewlines)
+        let completion = WorkoutCompletion(
+            workoutID: workoutID, completedAt: now, durationMinutes: min(max(minutes, 1), 600), rating: rating, energyBefore: energyBefore,
+            energyAfter: energyAfter, notes: trimmed.isEmpty ? nil : trimmed
+        )
+        isSaving = true
+        defer { isSaving = false }
+        do throws(KitError) {
+            let logged = try await history.log(completion)
+            session = .completed(logged)
+            error = nil
+            analytics.track(.workoutCompleted(workoutID: workoutID))
+        } catch {
+            present(error)
+            fieldErrors = error.fieldErrors
+            analytics.track(.workoutFailed(workoutID: workoutID, reason: error.kind))
+        }
+    }
+
+    private func present(_ failure: KitError) {
+        guard !failure.isCancellation else { return }
+        error = ScreenError(failure, feature: .premiumContent)
+        if let upgrade = error?.upgrade { paywall = upgrade }
+    }
+}

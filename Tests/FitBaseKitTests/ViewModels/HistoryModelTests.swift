@@ -1,0 +1,63 @@
+import FitBaseKit
+import Foundation
+import Testing
+
+@MainActor @Suite struct HistoryModelTests {
+    @Test func pagesStatsAndWeeklyCharts() async {
+        let fixture = Fixture(.populated)
+        let model = HistoryModel(dependencies: fixture.dependencies, pageSize: 10, weeks: 6)
+        await model.load()
+        #expect(model.logs.count == 10 && model.hasMore && !model.isEmpty)
+        #expect(model.stats?.totalWorkouts == 19)
+        #expect(model.minutesPerWeek.count == 6 && model.workoutsPerWeek.count == 6)
+        #expect(model.workoutsPerWeek.compactMap(\.value).reduce(0, +) > 0)
+        model.loadMore()
+        #expect(model.logs.count == 19 && !model.hasMore)
+        let dates = model.logs.map(\.completion.completedAt)
+        #expect(dates == dates.sorted(by: >))
+    }
+
+    @Test func deletingALogUpdatesTheListAndStats() async {
+        let fixture = Fixture(.populated)
+        let model = HistoryModel(dependencies: fixture.dependencies)
+        await model.load()
+        let first = model.logs[0]
+        await model.delete(first)
+        #expect(!model.logs.contains { $0.id == first.id } && model.stats?.totalWorkouts == 18)
+    }
+
+    @Test func nothingLoggedIsTheEmptyState() async {
+        let model = HistoryModel(dependencies: Fixture(.empty).dependencies)
+        await model.load()
+        #expect(model.isEmpty && model.stats == .empty && model.minutesPerWeek.allSatisfy { $0.value == 0 })
+    }
+
+    @Test func offlineAndAFailedDelete() async {
+        let fixture = Fixture(.populated)
+        fixture.fakes.history.knobs.failOnce("stats", with: .offline)
+        let model = HistoryModel(dependencies: fixture.dependencies)
+        await model.load()
+        #expect(model.error?.isOffline == true && !model.isLoading && !model.isEmpty)
+        await model.load()
+        #expect(model.error == nil && model.logs.count == 19)
+        fixture.fakes.history.knobs.fail("deleteLog", with: KitError(.server))
+        await model.delete(model.logs[0])
+        #expect(model.error?.kind == .server && model.logs.count == 19)
+        #expect(fixture.events.last == .operationFailed(feature: .history, reason: .server))
+    }
+
+    @Test func aSlowLoadIsSupersededByANewerOne() async {
+        let fixture = Fixture(.populated)
+        fixture.fakes.history.knobs.latency = .seconds(1)
+        let model = HistoryModel(dependencies: fixture.dependencies)
+        let slow = Task { await model.load() }
+        await fixture.clock.waitForSleepers()
+        fixture.fakes.history.knobs.latency = .zero
+        try? await fixture.fakes.history.deleteLog(id: FakeData.uuid(0x300).uuidString.lowercased())
+        await model.load()
+        #expect(model.stats?.totalWorkouts == 18)
+        fixture.clock.advance(by: .seconds(1))
+        await slow.value
+        #expect(model.stats?.totalWorkouts == 18 && model.logs.count == 18)
+    }
+}

@@ -1,0 +1,94 @@
+import FitBaseKit
+import Foundation
+import Testing
+
+@MainActor @Suite struct LeaderboardModelTests {
+    private let groupID = FakeData.group(now: TestKitClock().now).0.id
+
+    @Test func followsTheBoardAndHighlightsRankChanges() async throws {
+        let fixture = Fixture(.populated)
+        let model = LeaderboardModel(groupID: groupID, dependencies: fixture.dependencies)
+        model.appear()
+        #expect(model.isLive)
+        await eventually { model.board != nil }
+        #expect(model.rows.count == 5 && model.rankChanges.isEmpty && model.currentUser?.userID == FakeData.user.id && !model.isEmpty)
+        // Check-ins start Bea 5, Carla 4, Dani 3, Eva 2, Ana 1: Ana checking in four times ends level with Bea.
+        for count in 2...5 {
+            await fixture.fakes.groups.checkIn(userID: FakeData.user.id)
+            await eventually { model.currentUser?.value == count }
+        }
+        #expect(model.currentUser?.rank == 1)
+        let carla = try #require(model.rows.first { $0.displayName == "Carla" })
+        #expect(model.rankChanges[FakeData.user.id] == .up(1) && model.rankChanges[carla.userID] == .down(1))
+        model.disappear()
+        #expect(!model.isLive)
+    }
+
+    @Test func disappearingStopsFollowing() async throws {
+        let fixture = Fixture(.populated)
+        let model = LeaderboardModel(groupID: groupID, dependencies: fixture.dependencies)
+        model.appear()
+        await eventually { model.board != nil }
+        let before = model.board
+        model.disappear()
+        await model.waitUntilEnded()
+        let last = try #require(model.rows.last)
+        await fixture.fakes.groups.checkIn(userID: last.userID)
+        for _ in 0..<1_000 { await Task.yield() }
+        #expect(model.board == before && !model.isLive)
+    }
+
+    @Test func switchingTheChallengeRestartsTheStream() async {
+        let fixture = Fixture(.populated)
+        let model = LeaderboardModel(groupID: groupID, dependencies: fixture.dependencies)
+        model.select(.checkIns)
+        model.appear()
+        await eventually { model.board?.type == .checkIns }
+        model.select(.streak)
+        #expect(model.board == nil && model.isLive)
+        await eventually { model.board?.type == .streak }
+        #expect(model.rankChanges.isEmpty)
+        model.disappear()
+    }
+
+    @Test func theStreamEndsWhenTheUserLeaves() async throws {
+        let fixture = Fixture(.populated)
+        let model = LeaderboardModel(groupID: groupID, dependencies: fixture.dependencies)
+        model.appear()
+        await eventually { model.board != nil }
+        try await fixture.fakes.groups.leave(groupID: groupID)
+        await model.waitUntilEnded()
+        #expect(model.error?.kind == .notFound && !model.isLive)
+    }
+
+    @Test func offlineEndsTheStreamWithARetryableError() async {
+        let fixture = Fixture(.populated)
+        fixture.fakes.groups.knobs.fail("leaderboard", with: .offline)
+        let model = LeaderboardModel(groupID: groupID, dependencies: fixture.dependencies)
+        model.appear()
+        await model.waitUntilEnded()
+        #expect(model.error?.isOffline == true && model.error?.isRetryable == true && !model.isLive && model.board == nil)
+        #expect(fixture.events == [.operationFailed(feature: .groups, reason: .offline)])
+    }
+
+    @Test func aNewGroupsBoardIsEmpty() async throws {
+        let fixture = Fixture(.empty)
+        let group = try await fixture.fakes.groups.createGroup(name: "New", timeZone: "UTC")
+        let model = LeaderboardModel(groupID: group.id, dependencies: fixture.dependencies)
+        model.appear()
+        await eventually { model.board != nil }
+        #expect(model.isEmpty)
+        await fixture.fakes.groups.checkIn(userID: FakeData.user.id)
+        await eventually { !model.isEmpty }
+        model.disappear()
+    }
+
+    @Test func rankChangesBetweenBoards() {
+        let old = [LeaderboardRow(userID: "a", displayName: "A", value: 3, rank: 1), LeaderboardRow(userID: "b", displayName: "B", value: 1, rank: 2)]
+        let new = [
+            LeaderboardRow(userID: "b", displayName: "B", value: 4, rank: 1), LeaderboardRow(userID: "a", displayName: "A", value: 3, rank: 2),
+            LeaderboardRow(userID: "c", displayName: "C", value: 1, rank: 3),
+        ]
+        #expect(LeaderboardModel.changes(from: old, to: new) == ["a": .down(1), "b": .up(1), "c": .new])
+    }
+}

@@ -1,0 +1,104 @@
+import FitBaseKit
+import Foundation
+import Testing
+
+@MainActor @Suite struct PlansModelTests {
+    /// A fixture whose user has Pro (custom plans).
+    private func proFixture(_ scenario: FakeScenario = .populated) async throws -> Fixture {
+        let fixture = Fixture(scenario)
+        _ = try await fixture.fakes.billing.purchase(productID: "fitbase.pro.monthly")
+        return fixture
+    }
+
+    @Test func showsTheDevicesPlansAndSyncs() async {
+        let fixture = Fixture(.populated)
+        let model = PlansModel(dependencies: fixture.dependencies)
+        await model.appear()
+        #expect(model.plans.count == 1 && !model.isEmpty)
+        await eventually { model.syncStatus?.state == .idle && model.syncStatus?.lastSyncedAt != nil }
+        #expect(!model.hasPendingChanges && !model.isOffline)
+        model.disappear()
+    }
+
+    @Test func creatingAPlanNeedsPro() async {
+        let fixture = Fixture(.populated)
+        let model = PlansModel(dependencies: fixture.dependencies)
+        await model.create()
+        #expect(model.paywall == UpgradePrompt(requiredTier: .pro, feature: .customPlans) && model.draft == nil)
+        model.dismissPaywall()
+        #expect(model.paywall == nil)
+    }
+
+    @Test func createEditAndDeleteOfflineFirst() async throws {
+        let fixture = try await proFixture(.empty)
+        let model = PlansModel(dependencies: fixture.dependencies)
+        await model.appear()
+        #expect(model.isEmpty)
+        fixture.fakes.plans.knobs.fail("syncNow", with: .offline)
+
+        await model.create()
+        model.draft?.name = "  Spring block "
+        model.draft?.daysPerWeek = 4
+        await model.save()
+        #expect(model.plans.map(\.name) == ["Spring block"] && model.draft == nil && model.error == nil)
+        await eventually { model.isOffline && model.hasPendingChanges }
+        #expect(fixture.events.contains(.planSaved))
+
+        let plan = model.plans[0]
+        model.edit(plan)
+        #expect(model.draft?.name == "Spring block" && model.draft?.daysPerWeek == 4)
+        model.draft?.notes = "more rest"
+        await model.save()
+        #expect(model.plans.count == 1 && model.plans[0].notes == "more rest")
+
+        fixture.fakes.plans.knobs.clearFailures()
+        await model.sync()
+        await eventually { model.syncStatus?.pendingCount == 0 && !model.isOffline }
+
+        await model.delete(model.plans[0])
+        #expect(model.isEmpty)
+        model.disappear()
+    }
+
+    @Test func theEditorIsChecked() async throws {
+        let fixture = try await proFixture()
+        let model = PlansModel(dependencies: fixture.dependencies)
+        await model.create()
+        model.draft?.daysPerWeek = 9
+        await model.save()
+        #expect(model.fieldErrors.keys.sorted() == ["daysPerWeek", "name"] && model.draft != nil)
+        model.cancelEditing()
+        #expect(model.draft == nil)
+        await model.save()
+        #expect(fixture.fakes.plans.knobs.callCount("save") == 0)
+    }
+
+    @Test func aRefusedSaveKeepsTheEditorOpen() async throws {
+        let fixture = try await proFixture()
+        let model = PlansModel(dependencies: fixture.dependencies)
+        await model.create()
+        model.draft?.name = "Plan"
+        model.draft?.weeklyWorkouts = [TrainingPlan.Week(week: 1, days: [TrainingPlan.Day(day: 1, workoutIds: ["not-a-workout"])])]
+        await model.save()
+        #expect(model.error?.kind == .invalidInput && model.draft != nil)
+    }
+
+    @Test func failures() async {
+        let fixture = Fixture(.populated)
+        fixture.fakes.plans.knobs.fail("plans", with: KitError(.storage))
+        fixture.fakes.plans.knobs.fail("syncNow", with: KitError(.server))
+        let model = PlansModel(dependencies: fixture.dependencies)
+        await model.appear()
+        #expect(model.error?.kind == .server && model.plans.isEmpty && !model.isEmpty)
+        await model.loadLocal()
+        #expect(model.error?.kind == .storage)
+        fixture.fakes.plans.knobs.fail("delete", with: KitError(.storage))
+        await model.delete(FakeData.plan(start: CalendarDay(fixture.clock.now, in: .gmt)))
+        #expect(model.error?.kind == .storage)
+        fixture.fakes.plans.knobs.fail("save", with: .upgradeRequired(.pro))
+        model.edit(FakeData.plan(start: CalendarDay(fixture.clock.now, in: .gmt)))
+        await model.save()
+        #expect(model.paywall?.requiredTier == .pro)
+        model.disappear()
+    }
+}

@@ -1,0 +1,104 @@
+import FitBaseKit
+import Foundation
+import Testing
+
+@MainActor @Suite struct ProfileModelTests {
+    @Test func editsAndSavesTheProfile() async {
+        let fixture = Fixture(.populated)
+        let model = ProfileModel(dependencies: fixture.dependencies)
+        await model.load()
+        #expect(model.profile?.profile.displayName == "Ana" && !model.hasChanges)
+        model.draft.displayName = "Ana María"
+        model.draft.goals = [.reduceStress]
+        #expect(model.hasChanges)
+        await model.save()
+        #expect(model.profile?.profile.displayName == "Ana María" && !model.hasChanges && model.error == nil)
+    }
+
+    @Test func theFormIsChecked() async {
+        let fixture = Fixture(.populated)
+        let model = ProfileModel(dependencies: fixture.dependencies)
+        await model.load()
+        model.draft.displayName = " "
+        model.draft.averageCycleLength = 50
+        model.draft.averagePeriodLength = 11
+        await model.save()
+        #expect(model.fieldErrors.keys.sorted() == ["averageCycleLength", "averagePeriodLength", "displayName"])
+        #expect(fixture.fakes.profile.knobs.callCount("saveProfile") == 0)
+        model.draft = model.profile!.profile
+        model.draft.displayName = String(repeating: "a", count: 101)
+        #expect(model.problems()["displayName"] != nil)
+    }
+
+    @Test func theShareToggleAndConsents() async {
+        let fixture = Fixture(.populated)
+        let model = ProfileModel(dependencies: fixture.dependencies)
+        await model.load()
+        #expect(model.sharesWorkoutData && !model.isGranted(.healthData))
+        await model.setShareWorkoutData(false)
+        #expect(!model.sharesWorkoutData && !model.draft.shareWorkoutData)
+        await model.setConsent(.healthData, granted: true)
+        #expect(model.isGranted(.healthData))
+        await model.setConsent(.healthData, granted: true, version: "")
+        #expect(model.error?.kind == .invalidInput && model.isGranted(.healthData))
+    }
+
+    @Test func exportWritesAFile() async throws {
+        let fixture = Fixture(.populated)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("profile-export-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let model = ProfileModel(dependencies: fixture.dependencies, exportDirectory: directory)
+        await model.export()
+        let url = try #require(model.exportFileURL)
+        #expect(url.lastPathComponent == "fitbase-export-2026-03-02.json")
+        #expect(try Data(contentsOf: url) == model.exportedData)
+
+        let unwritable = ProfileModel(dependencies: fixture.dependencies, exportDirectory: directory.appendingPathComponent("missing"))
+        await unwritable.export()
+        #expect(unwritable.error?.kind == .storage && unwritable.exportFileURL == nil)
+    }
+
+    @Test func deletingTheAccountNeedsReauthentication() async {
+        let fixture = Fixture(.populated)
+        let auth = AuthModel(dependencies: fixture.dependencies)
+        await auth.start()
+        let model = ProfileModel(dependencies: fixture.dependencies)
+        model.requestAccountDeletion()
+        #expect(model.needsReauthentication)
+        await model.deleteAccount(.password("wrong"))
+        #expect(model.error?.kind == .invalidCredentials && model.needsReauthentication && !model.isAccountDeleted)
+        await model.deleteAccount(.google(idToken: "fake:someone@example.com", nonce: nil))
+        #expect(model.error?.kind == .invalidCredentials)
+        await model.deleteAccount(.password(FakeData.password))
+        #expect(model.isAccountDeleted && !model.needsReauthentication && model.error == nil)
+        #expect(fixture.events.last == .accountDeleted)
+        await eventually { auth.state == .signedOut(.accountDeleted) }
+        auth.stop()
+    }
+
+    @Test func deletingWithAppleAndSigningOut() async {
+        let fixture = Fixture(.populated)
+        let model = ProfileModel(dependencies: fixture.dependencies)
+        await model.deleteAccount(.apple(AppleCredential(identityToken: "fake:\(FakeData.user.email!)", rawNonce: "n")))
+        #expect(model.isAccountDeleted)
+        let other = ProfileModel(dependencies: Fixture(.populated).dependencies)
+        await other.signOut()
+        await other.load()
+        #expect(other.error?.kind == .notSignedIn)
+    }
+
+    @Test func offline() async {
+        let fixture = Fixture(.populated)
+        fixture.fakes.profile.knobs.failEverything(with: .offline)
+        let model = ProfileModel(dependencies: fixture.dependencies)
+        await model.load()
+        #expect(model.error?.isOffline == true && model.profile == nil && !model.isLoading)
+        model.draft.displayName = "Ana"
+        await model.save()
+        #expect(model.error?.isOffline == true)
+        await model.setShareWorkoutData(false)
+        await model.export()
+        #expect(model.error?.isOffline == true && model.exportFileURL == nil)
+    }
+}
