@@ -1,7 +1,9 @@
 import FitBaseCore
 import Foundation
+import Logging
 import OpenAPIRuntime
 import SQLKit
+import ServiceLifecycle
 import Synchronization
 
 /// Something that must leave the process once the change causing it has committed.
@@ -92,6 +94,28 @@ final class WakeSignal: Sendable {
             if resumeNow { continuation.resume() }
         }
         timer.cancel()
+    }
+}
+
+extension WakeSignal {
+    /// The loop of an outbox worker (e-mail, pushes), until the service shuts down: waits for a wake-up (a commit that
+    /// queued something) or `pollInterval` (retries, jobs queued by other instances), then delivers batches until one
+    /// comes back short of `batchSize`. Waits first: services start while migrations run. A failed round is logged
+    /// and tried again at the next wake-up.
+    func runDeliveryLoop(pollInterval: Duration, batchSize: Int, logger: Logger, label: String, deliverBatch: () async throws -> Int) async {
+        await withGracefulShutdownHandler {
+            while !Task.isShuttingDownGracefully && !Task.isCancelled {
+                await wait(timeout: pollInterval)
+                guard !Task.isShuttingDownGracefully && !Task.isCancelled else { return }
+                do {
+                    while try await deliverBatch() == batchSize {}
+                } catch {
+                    logger.error("\(label): delivery round failed", metadata: ["error": "\(String(reflecting: error))"])
+                }
+            }
+        } onGracefulShutdown: {
+            self.wake()
+        }
     }
 }
 

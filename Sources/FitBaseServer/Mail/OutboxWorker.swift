@@ -31,20 +31,8 @@ struct OutboxWorker: Service {
     var pollInterval: Duration = .seconds(5)
 
     func run() async throws {
-        let signal = outbox.signal
-        await withGracefulShutdownHandler {
-            // Waits first: services start while migrations run, and the first commit that queues mail wakes it.
-            while !Task.isShuttingDownGracefully && !Task.isCancelled {
-                await signal.wait(timeout: pollInterval)
-                guard !Task.isShuttingDownGracefully && !Task.isCancelled else { return }
-                do {
-                    while try await deliverDueJobs() == Self.batchSize {}
-                } catch {
-                    logger.error("outbox: delivery round failed", metadata: ["error": "\(String(reflecting: error))"])
-                }
-            }
-        } onGracefulShutdown: {
-            signal.wake()
+        await outbox.signal.runDeliveryLoop(pollInterval: pollInterval, batchSize: Self.batchSize, logger: logger, label: "outbox") {
+            try await deliverDueJobs()
         }
     }
 

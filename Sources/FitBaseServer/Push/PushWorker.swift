@@ -24,19 +24,8 @@ struct PushWorker: Service {
     var pollInterval: Duration = .seconds(2)
 
     func run() async throws {
-        let signal = database.pushWake
-        await withGracefulShutdownHandler {
-            while !Task.isShuttingDownGracefully && !Task.isCancelled {
-                await signal.wait(timeout: pollInterval)
-                guard !Task.isShuttingDownGracefully && !Task.isCancelled else { return }
-                do {
-                    while try await deliverDueJobs() == Self.batchSize {}
-                } catch {
-                    logger.error("push: delivery round failed", metadata: ["error": "\(String(reflecting: error))"])
-                }
-            }
-        } onGracefulShutdown: {
-            signal.wake()
+        await database.pushWake.runDeliveryLoop(pollInterval: pollInterval, batchSize: Self.batchSize, logger: logger, label: "push") {
+            try await deliverDueJobs()
         }
     }
 
