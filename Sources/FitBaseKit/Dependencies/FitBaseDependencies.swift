@@ -6,11 +6,13 @@ import Foundation
 /// `ServiceContainer`, without a service locator: a plain value whose members are protocols).
 ///
 /// ```swift
-/// @main struct TrainApp: App {
-///     let dependencies = try! FitBaseDependencies.live(.init(serverURL: URL(string: "https://api.example.com")!))
-///     var body: some Scene { WindowGroup { RootView(model: RootModel(dependencies: dependencies)) } }
-/// }
-/// #Preview { LibraryView(model: LibraryModel(dependencies: .preview())) }
+/// // At launch; opening the sealed local store can fail (disk full, an unreadable file): show an error screen then.
+/// let dependencies = try FitBaseDependencies.live(.init(
+///     serverURL: URL(string: "https://api.example.com")!, dataDirectory: .applicationSupportDirectory, tokenStore: KeychainTokenStore()
+/// ))
+/// let app = AppModel(dependencies: dependencies)
+///
+/// #Preview { LibraryView(model: WorkoutLibraryModel(dependencies: .preview())) }
 /// ```
 ///
 /// * ``preview(_:)``: the fakes with canned data on the system clock — SwiftUI previews, demos, UI tests.
