@@ -21,9 +21,10 @@ if [[ -z "$binary" || ! -f "$binary" ]]; then
     echo "no test binary under $build_dir" >&2
     exit 2
 fi
-llvm_cov=$(command -v llvm-cov || true)
-if [[ -z "$llvm_cov" && -x /opt/swift/usr/bin/llvm-cov ]]; then llvm_cov=/opt/swift/usr/bin/llvm-cov; fi
-if [[ -z "$llvm_cov" ]]; then llvm_cov="xcrun llvm-cov"; fi
+# The toolchain's own llvm-cov: a system one (Debian's /usr/bin/llvm-cov) cannot read this compiler's profile format.
+swift_bin=$(dirname "$(readlink -f "$(command -v swift)")")
+llvm_cov="$swift_bin/llvm-cov"
+if [[ ! -x "$llvm_cov" ]]; then llvm_cov=$(command -v llvm-cov || echo "xcrun llvm-cov"); fi
 
 status=0
 check() {
