@@ -125,6 +125,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -172,6 +174,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        /// A whole user story through FitBaseKit's view models against a running server (`.ci/run` runs it against
+        /// the smoke-test server).
+        .executableTarget(
+            name: "fitbase-journey",
+            dependencies: [
+                "FitBaseKit",
+                "FitBaseClient",
+                "FitBaseCore",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         /// Sync through the SDK against a running server (`scripts/bench-sync.sh`).
         .executableTarget(
             name: "fitbase-sync-bench",
@@ -212,6 +227,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/APNsBench",
+            swiftSettings: swiftSettings
+        ),
+        /// A `week_ended` fanned out to many devices through the outbox, `PushWorker` and `APNsProvider` against
+        /// `fitbase-fake-apns` (`scripts/bench-push.sh`).
+        .executableTarget(
+            name: "fitbase-push-bench",
+            dependencies: [
+                "FitBaseServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/PushBench",
             swiftSettings: swiftSettings
         ),
         /// A fake Apple push gateway (HTTP/2 over TLS, Apple's checks and error answers), for the tests and benchmarks.

@@ -63,8 +63,11 @@ public struct APIProblem: Sendable, Equatable {
     public var fieldErrors: [FieldError]
     /// The request id to quote when reporting the problem.
     public var requestID: String?
-    /// For a 402 `upgrade_required`: the lowest tier that unlocks what was asked for.
+    /// For a 402 `upgrade_required`: the lowest tier that unlocks what was asked for (`nil` for a tier this SDK does
+    /// not know; ``rawRequiredTier`` has it).
     public var requiredTier: SubscriptionTier?
+    /// `requiredTier` as the server sent it, including tiers newer than this SDK.
+    public var rawRequiredTier: String?
 
     /// One offending field of a validation problem.
     public struct FieldError: Sendable, Equatable {
@@ -80,6 +83,7 @@ public struct APIProblem: Sendable, Equatable {
         self.detail = problem.detail
         self.fieldErrors = (problem.errors ?? []).map { FieldError(field: $0.field, message: $0.message) }
         self.requestID = problem.requestId
-        self.requiredTier = problem.requiredTier.flatMap { SubscriptionTier(rawValue: $0.rawValue) }
+        self.rawRequiredTier = problem.requiredTier.flatMap { $0.value1?.rawValue ?? $0.value2 }
+        self.requiredTier = rawRequiredTier.flatMap(SubscriptionTier.init(rawValue:))
     }
 }

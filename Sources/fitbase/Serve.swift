@@ -2,6 +2,8 @@ import ArgumentParser
 import FitBaseServer
 import Foundation
 import Hummingbird
+import NIOCore
+import NIOPosix
 
 /// `fitbase serve`: runs the HTTP server until SIGINT or SIGTERM, then drains in-flight requests and exits 0.
 struct Serve: AsyncParsableCommand {
@@ -16,8 +18,19 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var options: ServerOptions
 
     func run() async throws {
-        let configuration = try options.resolve()
-        bootstrapLogging(level: configuration.logLevel)
+        var resolved = try options.resolve()
+        bootstrapLogging(level: resolved.logLevel)
+        if resolved.port == 0, resolved.publicURL == "http://\(resolved.host):0" {
+            // A free port, chosen now rather than when the server binds: the links the server writes (invites, e-mail)
+            // and its token issuer must name the port clients reach.
+            do {
+                resolved.port = try await Self.freePort(on: resolved.host)
+            } catch {
+                exitWithStartupError(error)
+            }
+            resolved.publicURL = "http://\(resolved.host):\(resolved.port)"
+        }
+        let configuration = resolved
         let app: FitBaseApplication
         do {
             app = try await buildApplication(configuration: configuration) { url in
@@ -38,4 +51,20 @@ struct Serve: AsyncParsableCommand {
         }
         try await app.runService()
     }
+
+    /// A port nothing listens on at `host`: the one the system gives a socket bound to port 0.
+    static func freePort(on host: String) async throws -> Int {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .bind(host: host, port: 0).get()
+        let port = channel.localAddress?.port
+        try await channel.close()
+        guard let port else { throw FreePortError(host: host) }
+        return port
+    }
+}
+
+struct FreePortError: Error, CustomStringConvertible {
+    let host: String
+    var description: String { "port: no free port could be found on \(host)" }
 }

@@ -29,4 +29,12 @@ import Testing
         #expect(problem.rawCode == "brand_new_rule")
         #expect(FitBaseError.problem(problem).userFacingMessage == "Something new.")
     }
+
+    @Test func aTierFromANewerServerStillReadsAsAnUpgrade() throws {
+        let problem = try Self.problem(
+            #"{"type":"urn:fitbase:problem:upgrade_required","title":"Payment Required","status":402,"code":"upgrade_required","requiredTier":"platinum","detail":"Needs Platinum."}"#
+        )
+        #expect(problem.code == .upgradeRequired && problem.status == 402 && problem.detail == "Needs Platinum.")
+        #expect(problem.requiredTier == nil && problem.rawRequiredTier == "platinum")
+    }
 }

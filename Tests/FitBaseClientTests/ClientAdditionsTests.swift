@@ -48,6 +48,46 @@ import Testing
         }
     }
 
+    /// A started engine (periodic sync far off, no server events) pulls what another device wrote while the network
+    /// was away as soon as reachability reports it back, and pushes what it queued meanwhile. (Workout logs: a free
+    /// account keeps one plan, so further plans would be refused.)
+    @Test func theEnginePullsWhenTheNetworkComesBack() async throws {
+        try await SyncEngineTests.withServer(.sqlite) { server, _, workout in
+            let email = SyncEngineTests.email()
+            let phone = try SyncEngineTests.Device(server)
+            let tablet = try SyncEngineTests.Device(server)
+            try await phone.client.signUp(email: email, password: SyncEngineTests.password)
+            try await tablet.client.signIn(email: email, password: SyncEngineTests.password)
+            let network = ManualReachability(reachable: true)
+            await tablet.engine.start()
+            await tablet.engine.follow(serverEvents: false, reachability: network)
+            #expect(try await Self.eventually { await tablet.engine.status.lastSyncedAt != nil }, "no first sync")
+            let logs = { try await tablet.engine.history.history().count }
+
+            // The tablet loses the network and its own log fails to sync; meanwhile the phone logs one.
+            network.setReachable(false)
+            tablet.network.offline = true
+            try await tablet.engine.history.log(workoutId: workout, completedAt: Date.now.addingTimeInterval(-7200), duration: 20)
+            try await phone.engine.history.log(workoutId: workout, completedAt: Date.now.addingTimeInterval(-3600), duration: 30)
+            try await phone.engine.syncNow()
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await logs() == 1)
+            #expect(await tablet.engine.status.pendingCount == 1)
+            tablet.network.offline = false
+            network.setReachable(true)
+            #expect(try await Self.eventually { try await logs() == 2 }, "no pull when the network came back")
+            #expect(try await Self.eventually { await tablet.engine.status.pendingCount == 0 }, "no push when the network came back")
+
+            // Again, after a flap that ends reachable: every return pulls.
+            try await phone.engine.history.log(workoutId: workout, completedAt: Date.now.addingTimeInterval(-600), duration: 40)
+            try await phone.engine.syncNow()
+            network.setReachable(false)
+            network.setReachable(true)
+            #expect(try await Self.eventually { try await logs() == 3 }, "no pull after the second return")
+            await tablet.engine.stop()
+        }
+    }
+
     @Test func manualReachabilityReportsEveryChange() async {
         let network = ManualReachability(reachable: true)
         var updates = network.updates().makeAsyncIterator()

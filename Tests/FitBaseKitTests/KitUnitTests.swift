@@ -52,6 +52,11 @@ import Testing
         )))
         #expect(error.kind == .upgradeRequired && error.requiredTier == .pro && error.message == "Custom plans need Pro.")
         #expect(error.requestID == "r1" && !error.isRetryable)
+        // A tier newer than this SDK still shows the paywall, at the highest tier it knows.
+        let newer = KitError(.problem(try Self.problem(
+            #"{"type":"urn:fitbase:problem:upgrade_required","title":"Payment Required","status":402,"code":"upgrade_required","requiredTier":"platinum"}"#
+        )))
+        #expect(newer.kind == .upgradeRequired && newer.requiredTier == .premium)
     }
 
     @Test func validationNamesFieldsAndUnknownCodesFallBackOnStatus() throws {

@@ -223,7 +223,11 @@ import Testing
                 try await services.history.log(WorkoutCompletion(workoutID: UUID().uuidString, completedAt: device.clock.now, durationMinutes: 10))
             }
             #expect(unknown?.kind == .invalidInput)
-            #expect(device.analytics.events.contains(.periodLogged) && device.analytics.events.contains(.workoutCompleted(workoutID: workout.id.description)))
+            // The services report the sync of the log; completing and failing a workout are the screen's events.
+            for _ in 0..<100 where !device.analytics.events.contains(.workoutSynced(succeeded: true)) { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(device.analytics.events.filter { $0 == .workoutSynced(succeeded: true) }.count == 1)
+            #expect(device.analytics.events.contains(.periodLogged))
+            #expect(!device.analytics.events.contains { if case .workoutCompleted = $0 { true } else if case .workoutFailed = $0 { true } else { false } })
         }
     }
 

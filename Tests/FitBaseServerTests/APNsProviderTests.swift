@@ -83,6 +83,16 @@ import Testing
         }
     }
 
+    @Test func retryAfterIsReadInBothOfHTTPsForms() {
+        let now = Date(timeIntervalSince1970: 784_111_700)  // 08:48:20 GMT on 6 November 1994
+        #expect(APNsRefusal.delay(fromRetryAfter: " 120 ", now: now) == .seconds(120))
+        #expect(APNsRefusal.delay(fromRetryAfter: "Sun, 06 Nov 1994 08:49:37 GMT", now: now) == .seconds(77))
+        #expect(APNsRefusal.delay(fromRetryAfter: "Sun, 06 Nov 1994 08:00:00 GMT", now: now) == .seconds(0))
+        for unreadable in ["-5", "soon", "", "06 Nov 1994"] { #expect(APNsRefusal.delay(fromRetryAfter: unreadable, now: now) == nil) }
+        let refusal = APNsRefusal(status: 503, body: Data(#"{"reason":"ServiceUnavailable"}"#.utf8), retryAfter: "Sun, 06 Nov 1994 08:58:20 GMT", now: now)
+        #expect(refusal.outcome == .retry(reason: "ServiceUnavailable", after: .seconds(600)))
+    }
+
     @Test func internalServerErrorIsRetry() async throws {
         try await withGateway { fake, provider in
             fake.answerNext(1, with: .internalServerError)

@@ -14,8 +14,19 @@ import Testing
     /// A group of `count` members (the first is its admin), each named, with the catalog's fixture workout.
     static func group(_ client: any TestClientProtocol, _ testDatabase: TestDatabase, members count: Int, timeZone: String = "UTC") async throws -> (id: String, members: [TestAccount], workout: String) {
         let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+        do {
+            let group = try await group(client, database, members: count, timeZone: timeZone)
+            try await database.shutdown()
+            return group
+        } catch {
+            try? await database.shutdown()
+            throw error
+        }
+    }
+
+    /// ``group(_:_:members:timeZone:)-(_,TestDatabase,_,_)`` on a database handle the caller holds.
+    static func group(_ client: any TestClientProtocol, _ database: Database, members count: Int, timeZone: String = "UTC") async throws -> (id: String, members: [TestAccount], workout: String) {
         try await CatalogImporter.importCatalog(([CatalogTests.fixture[0]], []), into: database)
-        try await database.shutdown()
         var members: [TestAccount] = []
         for index in 0..<count {
             let account = try await client.signUp()

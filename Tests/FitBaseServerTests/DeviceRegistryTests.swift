@@ -65,6 +65,35 @@ import Testing
         }
     }
 
+    /// A phone retrying its registration while the app registers it again, and two accounts signed in on one
+    /// phone, race on one token: every request answers 200 or 201, none fails on the token's uniqueness, and the
+    /// token ends with one account.
+    @Test(arguments: TestEngines.all)
+    func concurrentRegistrationsOfOneTokenAllSucceed(engine: DatabaseEngine) async throws {
+        try await withPushApp(engine, provider: RecordingPushProvider()) { client, database, _ in
+            let ana = try await client.signUp()
+            let bea = try await client.signUp()
+            for _ in 0..<5 {
+                let token = deviceToken()
+                let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                    for index in 0..<8 {
+                        group.addTask { try await client.registerDevice(token, for: index.isMultiple(of: 2) ? ana : bea).status }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(statuses.allSatisfy { $0 == .ok || $0 == .created }, "\(statuses)")
+                #expect(statuses.contains(.created))
+                var owners = 0
+                for account in [ana, bea] {
+                    let items = try json(try await client.json(.get, "/v1/me/devices", token: account.accessToken))["items"] as? [[String: Any]]
+                    if items?.contains(where: { $0["token"] as? String == token }) == true { owners += 1 }
+                }
+                #expect(owners == 1)
+                #expect(try await database.hasDevice(token))
+            }
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func aDeviceEndsWithItsSession(engine: DatabaseEngine) async throws {
         try await withPushApp(engine, provider: RecordingPushProvider()) { client, database, _ in

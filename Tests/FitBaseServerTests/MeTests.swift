@@ -60,6 +60,8 @@ import Testing
         (["lastPeriodStartDate": "2999-01-01"], "lastPeriodStartDate"),
         (["preferredWorkoutTime": "25:00"], "preferredWorkoutTime"),
         (["timeZone": "Mars/Olympus"], "timeZone"),
+        (["timeZone": "EST"], "timeZone"),
+        (["timeZone": "Etc/GMT+5"], "timeZone"),
         (["fitnessLevel": "olympian"], "fitnessLevel"),
         (["goals": ["getRich"]], "goals[0]"),
     ])
@@ -74,6 +76,18 @@ import Testing
             // Nothing was half-written.
             let me = try json(try await client.json(.get, "/v1/me", token: account.accessToken))
             #expect(me["averageCycleLength"] as? Int == 28)
+        }
+    }
+
+    /// What phones report as `TimeZone.current` is taken, on the profile as on a device.
+    @Test func theZoneNamesPhonesReportAreAccepted() async throws {
+        try await withApp(.sqlite) { client, _ in
+            let account = try await client.signUp()
+            for zone in ["GMT", "UTC", "Etc/UTC", "America/Argentina/Buenos_Aires", "Asia/Kolkata"] {
+                let response = try await client.json(.patch, "/v1/me", body: ["timeZone": zone], token: account.accessToken)
+                #expect(response.status == .ok, "\(zone)")
+                #expect(try json(response)["timeZone"] as? String == zone)
+            }
         }
     }
 

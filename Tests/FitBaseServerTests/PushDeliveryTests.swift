@@ -70,6 +70,58 @@ import Testing
         }
     }
 
+    /// Seed 004's other two notifications: a member overtaken on the leaderboard, and every member when the week
+    /// closes, each on their phone with the thread, collapse id and badge of the feed.
+    @Test(arguments: TestEngines.all)
+    func rankChangesAndTheWeeksEndReachMembersPhones(engine: DatabaseEngine) async throws {
+        let provider = RecordingPushProvider()
+        try await withPushApp(engine, provider: provider) { client, database, _ in
+            let (groupID, members, workout) = try await ChallengeTests.group(client, database, members: 2)
+            let phones = [deviceToken(), deviceToken()]
+            for (member, phone) in zip(members, phones) {
+                try await client.enableNotifications(member)
+                try await client.registerDevice(phone, for: member)
+            }
+            let pushes: @Sendable (String, String) -> [PushMessage] = { type, phone in provider.sent(to: phone).filter { $0.fitbaseType == type } }
+            func unread(_ account: TestAccount) async throws -> Int? {
+                try json(try await client.json(.get, "/v1/notifications", token: account.accessToken))["unreadCount"] as? Int
+            }
+
+            // Member 0 leads with one workout; member 1 logs two and passes them.
+            try await ChallengeTests.log(client, members[0], workout)
+            try await ChallengeTests.log(client, members[1], workout)
+            try await ChallengeTests.log(client, members[1], workout)
+            #expect(await eventually { !pushes("rank_change", phones[0]).isEmpty })
+            let overtaken = try #require(pushes("rank_change", phones[0]).last)
+            #expect(overtaken.collapseID == "rank-\(groupID)" && overtaken.alertBody?.contains("now #2 (was #1)") == true)
+            #expect((overtaken.body["aps"] as? [String: Any])?["thread-id"] as? String == "group-\(groupID)")
+            #expect(try await unread(members[0]) == overtaken.badge)
+            #expect(pushes("rank_change", phones[1]).isEmpty)
+
+            // The week closes: both members hear how it ended, once, even with two instances closing it.
+            // (The week is made to have ended a moment ago: pushes are due at the rollover's time, and the worker
+            // runs on the real clock.)
+            let now = Date.now
+            try await database.withConnection { db in
+                try await db.update("challenges").set("ends_at", to: now.addingTimeInterval(-1)).where("group_id", .equal, UUID(uuidString: groupID)).run()
+            }
+            let rollover = WeekRollover(database: database)
+            let closed = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<2 { group.addTask { try await rollover.rollOver(at: now) } }
+                return try await group.reduce(0, +)
+            }
+            #expect(closed == 2)  // the check-ins and streak challenges, each closed by one of the two
+            #expect(await eventually { phones.allSatisfy { !pushes("week_ended", $0).isEmpty } })
+            try await Task.sleep(for: .milliseconds(300))
+            for (member, phone) in zip(members, phones) {
+                let ended = pushes("week_ended", phone)
+                #expect(ended.count == 1 && ended.first?.collapseID == "week-\(groupID)")
+                #expect(try await unread(member) == ended.first?.badge)
+            }
+            #expect(pushes("week_ended", phones[1]).first?.alertBody?.contains("#1 in check-ins (2)") == true)
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func quietHoursHoldAFeedPushUntilTheyEnd(engine: DatabaseEngine) async throws {
         let provider = RecordingPushProvider()

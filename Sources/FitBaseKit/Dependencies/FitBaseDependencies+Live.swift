@@ -90,7 +90,9 @@ extension FitBaseDependencies {
             catalog: catalog,
             recommendations: LiveRecommendationService(
                 api: api, cache: cache, ttl: configuration.recommendationsTTL, clock: clock, timeZone: configuration.timeZone),
-            history: LiveHistoryService(engine: engine, catalog: catalog, clock: clock, timeZone: configuration.timeZone, analytics: analytics),
+            history: LiveHistoryService(
+                engine: engine, catalog: catalog, clock: clock, timeZone: configuration.timeZone,
+                syncTracker: WorkoutSyncTracker(engine: engine, analytics: analytics)),
             plans: LivePlanService(engine: engine, analytics: analytics),
             billing: LiveBillingService(
                 client: client, entitlements: entitlements, store: configuration.purchaseProvider, products: configuration.products, cache: cache,

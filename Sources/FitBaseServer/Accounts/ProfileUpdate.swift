@@ -63,8 +63,7 @@ enum ProfileUpdate {
             }
         }
         if let zone = update.timeZone {
-            // Area/Location names only (no abbreviations like EST or offsets like GMT+5, which ignore daylight saving).
-            if zone == "UTC" || (zone.contains("/") && !zone.hasPrefix("Etc/") && TimeZone(identifier: zone) != nil) {
+            if LocalCalendar.isAcceptedZoneName(zone) {
                 profile.timeZone = zone
             } else {
                 errors.append(.init(field: "timeZone", message: "must be an IANA time zone such as Europe/Lisbon"))

@@ -17,6 +17,15 @@ enum LocalCalendar {
         identifier.flatMap(TimeZone.init(identifier:)) ?? .gmt
     }
 
+    /// Whether `name` may be stored as a user's or a device's time zone: what a phone reports as `TimeZone.current` —
+    /// an Area/Location name, `UTC`, `GMT`, `Etc/UTC` or `Etc/GMT` — and Foundation knows. Not an abbreviation like
+    /// `EST` or a fixed offset like `Etc/GMT+5`, which ignore daylight saving.
+    static func isAcceptedZoneName(_ name: String) -> Bool {
+        let fixedNames: Set<String> = ["UTC", "GMT", "Etc/UTC", "Etc/GMT"]
+        guard fixedNames.contains(name) || (name.contains("/") && !name.hasPrefix("Etc/")) else { return false }
+        return TimeZone(identifier: name) != nil
+    }
+
     /// Today in `timeZone`.
     static func today(in timeZone: String?) -> CalendarDay {
         day(of: .now, in: timeZone)

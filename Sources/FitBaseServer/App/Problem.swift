@@ -74,7 +74,7 @@ extension Problem {
             instance: instance,
             requestId: requestID,
             errors: fieldErrors.isEmpty ? nil : fieldErrors.map { .init(field: $0.field, message: $0.message) },
-            requiredTier: requiredTier.flatMap(Components.Schemas.Problem.RequiredTierPayload.init(rawValue:))
+            requiredTier: requiredTier.map { .init(value1: .init(rawValue: $0), value2: $0) }
         )
     }
 

@@ -49,8 +49,9 @@ struct APNsRefusal: Sendable, Equatable {
     }
 
     /// Reads Apple's answer: `status`, the JSON body (a missing or unreadable one leaves `HTTP <status>` as the reason)
-    /// and `Retry-After` (delta-seconds).
-    init(status: Int, body: Data, retryAfter: String?) {
+    /// and `Retry-After`, in either of HTTP's forms: delta-seconds, or an HTTP-date (counted from `now`; a date already
+    /// past means "now").
+    init(status: Int, body: Data, retryAfter: String?, now: Date = Date()) {
         struct Body: Decodable {
             let reason: String?
             /// Milliseconds since 1970.
@@ -60,6 +61,20 @@ struct APNsRefusal: Sendable, Equatable {
         self.status = status
         self.reason = decoded?.reason.flatMap { $0.isEmpty ? nil : $0 } ?? "HTTP \(status)"
         self.timestamp = decoded?.timestamp.map { Date(timeIntervalSince1970: $0 / 1000) }
-        self.retryAfter = retryAfter.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 >= 0 ? .seconds($0) : nil }
+        self.retryAfter = retryAfter.flatMap { Self.delay(fromRetryAfter: $0, now: now) }
     }
+
+    /// `Retry-After`'s value as a delay: delta-seconds, or an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`, RFC 9110
+    /// §5.6.7) counted from `now`.
+    static func delay(fromRetryAfter value: String, now: Date) -> Duration? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(trimmed) { return seconds >= 0 ? .seconds(seconds) : nil }
+        guard let date = try? httpDate.parse(trimmed) else { return nil }
+        return .seconds(max(0, Int(date.timeIntervalSince(now).rounded(.up))))
+    }
+
+    private static let httpDate = Date.ParseStrategy(
+        format: "\(weekday: .abbreviated), \(day: .twoDigits) \(month: .abbreviated) \(year: .padded(4)) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits) GMT",
+        locale: Locale(identifier: "en_US_POSIX"), timeZone: .gmt
+    )
 }

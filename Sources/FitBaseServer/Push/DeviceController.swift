@@ -13,10 +13,7 @@ struct DeviceController: Sendable {
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
         let (token, registration) = try Self.checked(token: input.path.deviceToken, body)
         let now = Date.storageNow
-        let created = try await store.register(token, registration, user: caller.user, session: caller.session, now: now)
-        guard let device = try await store.devices(of: caller.user).first(where: { $0.token == token }) else {
-            throw Problem.notFound("The device was removed meanwhile.")
-        }
+        let (device, created) = try await store.register(token, registration, user: caller.user, session: caller.session, now: now)
         let wire = Self.wire(device, current: caller.session)
         return created ? .created(.init(body: .json(wire))) : .ok(.init(body: .json(wire)))
     }
@@ -76,9 +73,7 @@ struct DeviceController: Sendable {
         if let locale = body.locale, locale.isEmpty || locale.utf8.count > 35 || !locale.utf8.allSatisfy({ Self.isBundleCharacter($0) || $0 == UInt8(ascii: "_") }) {
             errors.append(.init(field: "locale", message: "must be a language tag such as pt-PT"))
         }
-        // What the phone reports (`TimeZone.current`): an Area/Location name (`Etc/UTC` included), `UTC` or `GMT`; not
-        // an abbreviation like EST, which ignores daylight saving.
-        if let zone = body.timeZone, !((zone == "UTC" || zone == "GMT" || zone.contains("/")) && TimeZone(identifier: zone) != nil) {
+        if let zone = body.timeZone, !LocalCalendar.isAcceptedZoneName(zone) {
             errors.append(.init(field: "timeZone", message: "must be an IANA time zone such as Europe/Lisbon"))
         }
         if let version = body.appVersion, version.isEmpty || version.count > 64 {

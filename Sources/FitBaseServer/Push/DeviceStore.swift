@@ -1,5 +1,6 @@
 import FitBaseCore
 import Foundation
+import HTTPTypes
 import OpenAPIRuntime
 import SQLKit
 
@@ -38,36 +39,42 @@ struct DeviceStore: Sendable {
 
     let database: Database
 
-    /// Registers `token` for `user` and `session`: `true` when it is new to the account (including a token that moves
-    /// here from another account), `false` when the account's registration was refreshed.
-    func register(_ token: String, _ registration: DeviceRegistration, user: UserID, session: SessionID, now: Date) async throws -> Bool {
+    /// Registers `token` for `user` and `session`, and returns the device as stored with whether it is new to the
+    /// account (including a token that moves here from another account) rather than a refreshed registration.
+    ///
+    /// One upsert decides concurrent registrations of a token (the database locks the row; none fails on the token's
+    /// uniqueness, the last one wins): `created_at` restarts when the token changes account, so it equals
+    /// `registered_at` exactly when the registration is new to the account. The pushes still queued for the token
+    /// under another account are dropped with it.
+    func register(
+        _ token: String, _ registration: DeviceRegistration, user: UserID, session: SessionID, now: Date
+    ) async throws -> (device: DeviceRecord, created: Bool) {
         try await database.transaction { db in
-            let existing = try await db.select().column("user_id").from("devices").where("token", .equal, token).first()
-                .map { UserID(rawValue: try $0.decode(column: "user_id", as: UUID.self)) }
-            if let existing, existing == user {
-                try await db.update("devices")
-                    .set("session_id", to: session.rawValue).set("platform", to: registration.platform)
-                    .set("environment", to: registration.environment.rawValue).set("bundle_id", to: registration.bundleID)
-                    .set("locale", to: registration.locale).set("time_zone", to: registration.timeZone)
-                    .set("app_version", to: registration.appVersion).set("registered_at", to: now)
-                    .where("token", .equal, token).run()
-                return false
-            }
-            // Another account's token: the phone now signs in as this one, so the other account's pushes stop here.
-            if existing != nil { try await Self.remove(tokens: [token], on: db) }
-            try await db.insert(into: "devices")
-                .columns("token", "user_id", "session_id", "platform", "environment", "bundle_id", "locale", "time_zone", "app_version", "created_at", "registered_at")
+            let device = try await db.insert(into: "devices")
+                .columns(Self.columns)
                 .values(
                     SQLBind(token), SQLBind(user.rawValue), SQLBind(session.rawValue), SQLBind(registration.platform),
                     SQLBind(registration.environment.rawValue), SQLBind(registration.bundleID), SQLBind(registration.locale),
                     SQLBind(registration.timeZone), SQLBind(registration.appVersion), SQLBind(now), SQLBind(now)
                 )
-                .run()
-            let surplus = try await db.select().column("token").from("devices").where("user_id", .equal, user.rawValue)
-                .orderBy("registered_at", .descending).orderBy("token").all()
-                .dropFirst(Self.maximumPerAccount).map { try $0.decode(column: "token", as: String.self) }
-            try await Self.remove(tokens: surplus, on: db)
-            return true
+                .onConflict(with: ["token"]) { conflict in
+                    ["user_id", "session_id", "platform", "environment", "bundle_id", "locale", "time_zone", "app_version", "registered_at"]
+                        .reduce(conflict) { $0.set(excludedValueOf: $1) }
+                        .set("created_at", to: SQLRaw(#"CASE WHEN "devices"."user_id" = excluded."user_id" THEN "devices"."created_at" ELSE excluded."created_at" END"#))
+                }
+                .returning(Self.columns.map { SQLColumn($0) })
+                .first().map(Self.record)
+            guard let device else { throw Problem(.serviceUnavailable, code: .busy, detail: "Try registering the device again.", headers: [.retryAfter: "1"]) }
+            try await db.delete(from: "outbox").where("kind", .equal, PushQueue.kind).where("status", .equal, OutboxStatus.pending.rawValue)
+                .where("device_token", .equal, token).where("user_id", .notEqual, user.rawValue).run()
+            let created = device.createdAt == device.registeredAt
+            if created {
+                let surplus = try await db.select().column("token").from("devices").where("user_id", .equal, user.rawValue)
+                    .orderBy("registered_at", .descending).orderBy("token").all()
+                    .dropFirst(Self.maximumPerAccount).map { try $0.decode(column: "token", as: String.self) }
+                try await Self.remove(tokens: surplus, on: db)
+            }
+            return (device, created)
         }
     }
 

@@ -14,7 +14,7 @@ import ServiceLifecycle
 /// Apple learned the token was dead) and the job finishes; retry → backoff as e-mail (10 s doubling to an hour, or
 /// Apple's hint when longer), `failed` after ``OutboxWorker/maximumAttempts``; rejected → `failed`, logged as an
 /// error.
-struct PushWorker: Service {
+package struct PushWorker: Service {
     static let batchSize = 500
     static let concurrency = 200
 
@@ -23,7 +23,14 @@ struct PushWorker: Service {
     let logger: Logger
     var pollInterval: Duration = .seconds(2)
 
-    func run() async throws {
+    package init(database: Database, provider: any PushProvider, logger: Logger, pollInterval: Duration = .seconds(2)) {
+        self.database = database
+        self.provider = provider
+        self.logger = logger
+        self.pollInterval = pollInterval
+    }
+
+    package func run() async throws {
         await database.pushWake.runDeliveryLoop(pollInterval: pollInterval, batchSize: Self.batchSize, logger: logger, label: "push") {
             try await deliverDueJobs()
         }
@@ -38,7 +45,7 @@ struct PushWorker: Service {
 
     /// Claims, sends and settles up to one batch of due push jobs; returns how many it claimed.
     @discardableResult
-    func deliverDueJobs(now: Date = .storageNow) async throws -> Int {
+    package func deliverDueJobs(now: Date = .storageNow) async throws -> Int {
         let leaseEnd = now.addingTimeInterval(OutboxWorker.lease)
         let lockClause = database.engine == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
         let claimed = try await database.transaction { db in

@@ -8,13 +8,17 @@ import ServiceLifecycle
 /// notification with their standing, and a `week_ended` event goes to the group. Archives older than 90 days and
 /// expired notifications are purged. Safe when several instances run it: a week is closed by a conditional update,
 /// so only one instance notifies.
-struct WeekRollover: Sendable {
+package struct WeekRollover: Sendable {
     let database: Database
     static let archiveRetention: TimeInterval = 90 * 86_400
 
+    package init(database: Database) {
+        self.database = database
+    }
+
     /// Rolls over every week that ended by `now`; returns how many challenges this call closed.
     @discardableResult
-    func rollOver(at now: Date) async throws -> Int {
+    package func rollOver(at now: Date) async throws -> Int {
         let due = try await database.withConnection { db in
             try await db.select().columns("id", "group_id", "type", "week_start").from("challenges")
                 .where("ends_at", .lessThanOrEqual, now).where("closed_at", .is, SQLLiteral.null).all()

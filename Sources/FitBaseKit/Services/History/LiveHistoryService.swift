@@ -10,7 +10,8 @@ public struct LiveHistoryService: HistoryService {
     let catalog: any CatalogService
     let clock: any KitClock
     let timeZone: @Sendable () -> TimeZone
-    let analytics: any AnalyticsService
+    /// Reports `workout_synced` (`workout_completed` and `workout_failed` are the screen's: ``WorkoutDetailModel``).
+    let syncTracker: WorkoutSyncTracker
 
     public func log(_ completion: WorkoutCompletion) async throws(KitError) -> LoggedWorkout {
         // The catalog names the workout; offline and never seen, the server checks it when the log syncs.
@@ -30,7 +31,6 @@ public struct LiveHistoryService: HistoryService {
         do throws(InvalidFields) {
             _ = try WorkoutLogRules.checked(draft, workout: known ? workout : Self.unverified(completion.workoutID), now: clock.now)
         } catch {
-            analytics.track(.workoutFailed(workoutID: completion.workoutID, reason: .invalidInput))
             throw KitError(error)
         }
         let entry = WorkoutLogEntry(
@@ -38,7 +38,7 @@ public struct LiveHistoryService: HistoryService {
             energyBefore: completion.energyBefore, energyAfter: completion.energyAfter, notes: completion.notes
         )
         try await storage { try await engine.history.save(entry) }
-        analytics.track(.workoutCompleted(workoutID: completion.workoutID))
+        await syncTracker.logged(entry.id)
         return LoggedWorkout(
             id: entry.id, completion: completion, workoutTitle: workout?.title, workoutType: workout?.type, cyclePhase: nil, isPendingSync: true)
     }
