@@ -231,6 +231,25 @@ import Testing
         }
     }
 
+    @Test func aLogTheServerRefusesIsReportedAsNotSynced() async throws {
+        try await LiveDevice.withServer { server, _ in
+            let device = try LiveDevice(server: server)
+            defer { device.remove() }
+            try await device.signUp()
+            let services = device.dependencies
+            // Offline the device cannot look the workout up, so only the server finds it unknown.
+            device.network.offline = true
+            let logged = try await services.history.log(WorkoutCompletion(
+                workoutID: UUID().uuidString.lowercased(), completedAt: device.clock.now, durationMinutes: 20))
+            #expect(logged.isPendingSync && logged.workoutTitle == nil)
+            device.network.offline = false
+            try await services.plans.syncNow()
+            let synced = { device.analytics.events.filter { if case .workoutSynced = $0 { true } else { false } } }
+            for _ in 0..<100 where synced().isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(synced() == [.workoutSynced(succeeded: false)])
+        }
+    }
+
     @Test func entitlementIsCachedHonoursExpiryOfflineAndPaywallsReadTheTier() async throws {
         try await LiveDevice.withServer { server, database in
             let device = try LiveDevice(server: server)
