@@ -227,11 +227,25 @@ import Testing
             let updates = await device.engine.statusUpdates()
             try await device.engine.plans.save(Self.plan("Watched"))
             try await device.engine.syncNow()
-            var seen: [SyncStatus] = []
-            for await status in updates {
-                seen.append(status)
-                if status.state == .idle && status.lastSyncedAt != nil { break }
+            // Read for at most 30 s: a sync that failed would otherwise leave this waiting for a status never sent.
+            let seen = await withTaskGroup(of: [SyncStatus]?.self) { group in
+                group.addTask {
+                    var seen: [SyncStatus] = []
+                    for await status in updates {
+                        seen.append(status)
+                        if status.state == .idle && status.lastSyncedAt != nil { break }
+                    }
+                    return seen
+                }
+                group.addTask {
+                    try? await Task.sleep(for: .seconds(30))
+                    return nil
+                }
+                let first = await group.next() ?? nil
+                group.cancelAll()
+                return first ?? []
             }
+            #expect(seen.last?.state == .idle, "no idle status within 30 s: \(seen)")
             #expect(seen.contains { $0.state == .syncing })
             #expect(seen.contains { $0.pendingCount == 1 })
             #expect(seen.last?.pendingCount == 0)

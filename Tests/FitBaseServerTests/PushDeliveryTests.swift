@@ -189,6 +189,8 @@ import Testing
         let provider = RecordingPushProvider()
         provider.hold()
         try await withPushApp(engine, provider: provider) { client, database, _ in
+            // Whatever fails below, the stuck push is let go, or the worker would hold up the app's shutdown forever.
+            defer { provider.release() }
             let ana = try await client.signUp()
             let anaPhone = try await client.signIn(ana)
             try await client.enableNotifications(ana)

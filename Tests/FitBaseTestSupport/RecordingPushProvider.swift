@@ -50,13 +50,19 @@ package final class RecordingPushProvider: PushProvider {
     }
 
     package func send(_ message: PushMessage) async -> PushOutcome {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let wait = state.withLock { state -> Bool in
-                guard state.held != nil else { return false }
-                state.held?.append(continuation)
-                return true
+        // A held send also ends when its task is cancelled (the app shutting down), so a test that fails before
+        // `release()` cannot hang.
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let wait = state.withLock { state -> Bool in
+                    guard state.held != nil, !Task.isCancelled else { return false }
+                    state.held?.append(continuation)
+                    return true
+                }
+                if !wait { continuation.resume() }
             }
-            if !wait { continuation.resume() }
+        } onCancel: {
+            release()
         }
         if let delay { try? await Task.sleep(for: delay) }
         return state.withLock { state in
