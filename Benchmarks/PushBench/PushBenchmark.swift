@@ -26,10 +26,15 @@ struct PushBenchmark {
     static func main() async throws {
         let arguments = Array(CommandLine.arguments.dropFirst())
         guard arguments.count == 3, let devices = Int(arguments[2]), devices > 0 else { usage() }
-        switch arguments[0] {
-        case "seed": try await seed(server: arguments[1], devices: devices)
-        case "fanout": try await fanout(database: arguments[1], devices: devices)
-        default: usage()
+        do {
+            switch arguments[0] {
+            case "seed": try await seed(server: arguments[1], devices: devices)
+            case "fanout": try await fanout(database: arguments[1], devices: devices)
+            default: usage()
+            }
+        } catch {
+            FileHandle.standardError.write(Data("fitbase-push-bench: \(error)\n".utf8))
+            exit(1)
         }
     }
 
@@ -55,7 +60,7 @@ struct PushBenchmark {
         let accounts = (devices + devicesPerAccount - 1) / devicesPerAccount
         let start = ContinuousClock.now
         let run = UUID().uuidString.prefix(8).lowercased()
-        let tokens = try await concurrently(Array(0..<accounts), width: 8) { (index: Int) in
+        let tokens = try await concurrently(Array(0..<accounts), width: 4) { (index: Int) in
             let session = try await api.send(
                 .POST, "/v1/auth/signup", ["email": "push-\(run)-\(index)@bench.example", "password": "correct horse battery \(index)"]
             )
@@ -179,7 +184,13 @@ struct API: Sendable {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: body)))
         }
-        let response = try await client.execute(request, timeout: .seconds(60))
+        var response = try await client.execute(request, timeout: .seconds(60))
+        // Busy (password hashing slots all taken) or rate-limited: again after Retry-After, as an app would.
+        for _ in 0..<300 where [429, 503].contains(response.status.code) {
+            _ = try await response.body.collect(upTo: 1 << 20)
+            try await Task.sleep(for: .seconds(Int(response.headers.first(name: "Retry-After") ?? "") ?? 1))
+            response = try await client.execute(request, timeout: .seconds(60))
+        }
         let data = Data(buffer: try await response.body.collect(upTo: 1 << 20))
         guard (200..<300).contains(response.status.code) else {
             throw BenchError("\(method) \(path) answered \(response.status.code): \(String(decoding: data, as: UTF8.self))")
