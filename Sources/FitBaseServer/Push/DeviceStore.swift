@@ -65,8 +65,7 @@ struct DeviceStore: Sendable {
                 .returning(Self.columns.map { SQLColumn($0) })
                 .first().map(Self.record)
             guard let device else { throw Problem(.serviceUnavailable, code: .busy, detail: "Try registering the device again.", headers: [.retryAfter: "1"]) }
-            try await db.delete(from: "outbox").where("kind", .equal, PushQueue.kind).where("status", .equal, OutboxStatus.pending.rawValue)
-                .where("device_token", .equal, token).where("user_id", .notEqual, user.rawValue).run()
+            try await Self.cancelPushes(to: [token], except: user, on: db)
             let created = device.createdAt == device.registeredAt
             if created {
                 let surplus = try await db.select().column("token").from("devices").where("user_id", .equal, user.rawValue)
@@ -146,9 +145,12 @@ struct DeviceStore: Sendable {
         try await cancelPushes(to: tokens, on: db)
     }
 
-    private static func cancelPushes(to tokens: [String], on db: any SQLDatabase) async throws {
-        try await db.delete(from: "outbox").where("kind", .equal, PushQueue.kind).where("status", .equal, OutboxStatus.pending.rawValue)
-            .where("device_token", .in, tokens).run()
+    /// Drops the pushes still queued for `tokens` (but those to `user`, when given).
+    private static func cancelPushes(to tokens: [String], except user: UserID? = nil, on db: any SQLDatabase) async throws {
+        var delete = db.delete(from: "outbox").where("kind", .equal, PushQueue.kind).where("status", .equal, OutboxStatus.pending.rawValue)
+            .where("device_token", .in, tokens)
+        if let user { delete = delete.where("user_id", .notEqual, user.rawValue) }
+        try await delete.run()
     }
 }
 
