@@ -134,7 +134,7 @@ import Yams
         },
         Row(operationID: "signInWithApple", expected: everyone(.ok)) { _, _ in
             let sub = "matrix.\(UUID().uuidString)"
-            return (.post, "/v1/auth/apple", ["identityToken": try await FakeIdentityProvider.appleToken(subject: sub, rawNonce: "n"), "rawNonce": "n"])
+            return (.post, "/v1/auth/apple", ["identityToken": try await FakeIdentityProvider.appleToken(subject: sub, rawNonce: sub), "rawNonce": sub])
         },
         Row(operationID: "signInWithGoogle", expected: everyone(.ok)) { _, _ in
             let token = try await FakeIdentityProvider.googleToken(subject: UUID().uuidString, email: "g-\(UUID().uuidString.prefix(8))@example.com", nonce: nil)
@@ -154,6 +154,9 @@ import Yams
             (.post, "/v1/auth/password/reset", ["token": "made-up", "newPassword": "a long enough secret"])
         },
         Row(operationID: "getEmailVerificationPage", expected: everyone(.badRequest)) { _, _ in (.get, "/auth/verify?token=made-up", nil) },
+        Row(operationID: "submitEmailVerificationPage", expected: everyone(.badRequest), formEncoded: true) { _, _ in
+            (.post, "/auth/verify", ["token": "made-up"])
+        },
         Row(operationID: "getPasswordResetPage", expected: everyone(.badRequest)) { _, _ in (.get, "/auth/reset?token=made-up", nil) },
         Row(operationID: "submitPasswordResetPage", expected: everyone(.badRequest), formEncoded: true) { _, _ in
             (.post, "/auth/reset", ["token": "made-up", "newPassword": "a long enough secret", "confirmPassword": "a long enough secret"])

@@ -55,8 +55,7 @@ import Testing
             #expect(page.headers[.contentType]?.hasPrefix("text/html") == true)
             #expect(page.headers[.referrerPolicy] == "no-referrer")
             #expect(String(buffer: page.body).contains("expired"))
-            // A third resend is allowed, a fourth within the hour is not.
-            #expect(try await client.json(.post, "/v1/auth/email/verification", token: account.accessToken).status == .accepted)
+            // Three verification e-mails an hour per mailbox, the sign-up's included: a third resend is one too many.
             #expect(try await client.json(.post, "/v1/auth/email/verification", token: account.accessToken).status == .accepted)
             let limited = try await client.json(.post, "/v1/auth/email/verification", token: account.accessToken)
             try expectProblem(limited, code: "too_many_attempts")
@@ -65,16 +64,65 @@ import Testing
     }
 
     @Test(arguments: TestEngines.all)
-    func theVerificationPageVerifies(engine: DatabaseEngine) async throws {
+    func openingTheVerificationLinkOnlyShowsAConfirmButton(engine: DatabaseEngine) async throws {
         try await withMailApp(engine) { client, _, mailer in
             let account = try await client.signUp("cy@example.com")
             let token = try await mailer.token(to: "cy@example.com", subject: "Confirm")
-            let page = try await client.execute(uri: "/auth/verify?token=\(token)", method: .get)
-            #expect(page.status == .ok)
-            #expect(page.headers[.cacheControl] == "no-store")
-            #expect(page.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
-            #expect(String(buffer: page.body).contains("cy@example.com is verified"))
+            // A mail scanner, a link preview and a prefetch all GET the link: none of them proves the address.
+            for _ in 0..<3 {
+                let page = try await client.execute(uri: "/auth/verify?token=\(token)", method: .get)
+                #expect(page.status == .ok)
+                #expect(page.headers[.cacheControl] == "no-store")
+                #expect(page.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
+                let html = String(buffer: page.body)
+                #expect(html.contains("Confirm cy@example.com as the e-mail address of your FitBase account?"))
+                #expect(html.contains(#"<form method="post" action="/auth/verify">"#))
+                #expect(html.contains(#"name="token" value="\#(token)""#))
+            }
+            #expect(try json(try await client.json(.get, "/v1/me", token: account.accessToken))["emailVerified"] as? Bool == false)
+            // The person presses the button.
+            let confirmed = try await client.submitForm("/auth/verify", "token=\(token)")
+            #expect(confirmed.status == .ok)
+            #expect(String(buffer: confirmed.body).contains("cy@example.com is verified"))
             #expect(try json(try await client.json(.get, "/v1/me", token: account.accessToken))["emailVerified"] as? Bool == true)
+            let again = try await client.submitForm("/auth/verify", "token=\(token)")
+            #expect(again.status == .badRequest)
+            #expect(String(buffer: again.body).contains("already used"))
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func openingAnEmailChangeLinkChangesNothingUntilConfirmed(engine: DatabaseEngine) async throws {
+        try await withMailApp(engine) { client, _, mailer in
+            let account = try await client.signUp("ida@example.com")
+            #expect(try await client.json(.post, "/v1/me/email", body: ["newEmail": "ida.new@example.com", "password": account.password], token: account.accessToken).status == .accepted)
+            let token = try await mailer.token(to: "ida.new@example.com", subject: "new")
+            let page = try await client.execute(uri: "/auth/verify?token=\(token)", method: .get)
+            #expect(String(buffer: page.body).contains("Make ida.new@example.com the e-mail address of your FitBase account?"))
+            #expect(try json(try await client.json(.get, "/v1/me", token: account.accessToken))["email"] as? String == "ida@example.com")
+            #expect(try await client.submitForm("/auth/verify", "token=\(token)").status == .ok)
+            #expect(try json(try await client.json(.get, "/v1/me", token: account.accessToken))["email"] as? String == "ida.new@example.com")
+        }
+    }
+
+    @Test func everyOutcomeOfTheLinkPagesIsAPage() async throws {
+        try await withMailApp(.sqlite) { client, _, _ in
+            let requests: [(String, TestResponse)] = [
+                ("GET /auth/verify without a token", try await client.execute(uri: "/auth/verify", method: .get)),
+                ("GET /auth/verify with an empty token", try await client.execute(uri: "/auth/verify?token=", method: .get)),
+                ("GET /auth/verify with a made-up token", try await client.execute(uri: "/auth/verify?token=%00%ff", method: .get)),
+                ("POST /auth/verify without a token", try await client.submitForm("/auth/verify", "")),
+                ("POST /auth/verify with garbage", try await client.submitForm("/auth/verify", "token=%%%")),
+                ("GET /auth/reset without a token", try await client.execute(uri: "/auth/reset", method: .get)),
+                ("GET /auth/reset with a made-up token", try await client.execute(uri: "/auth/reset?token=nope", method: .get)),
+                ("POST /auth/reset without fields", try await client.submitForm("/auth/reset", "")),
+                ("POST /auth/reset without a password", try await client.submitForm("/auth/reset", "token=nope")),
+            ]
+            for (name, response) in requests {
+                #expect(response.status == .badRequest, "\(name)")
+                #expect(response.headers[.contentType]?.hasPrefix("text/html") == true, "\(name): \(response.headers[.contentType] ?? "")")
+                #expect(String(buffer: response.body).contains("This link"), "\(name)")
+            }
         }
     }
 
@@ -175,12 +223,7 @@ import Testing
             #expect(String(buffer: form.body).contains(#"<form method="post" action="/auth/reset">"#))
             #expect(String(buffer: form.body).contains("gus@example.com"))
 
-            func submit(_ fields: String) async throws -> TestResponse {
-                try await client.execute(
-                    uri: "/auth/reset", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-                    body: ByteBuffer(string: fields)
-                )
-            }
+            func submit(_ fields: String) async throws -> TestResponse { try await client.submitForm("/auth/reset", fields) }
             let mismatch = try await submit("token=\(token)&newPassword=first+long+secret&confirmPassword=second+long+secret")
             #expect(mismatch.status == .badRequest)
             #expect(String(buffer: mismatch.body).contains("differ"))

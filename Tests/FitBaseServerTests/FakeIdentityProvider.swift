@@ -100,6 +100,8 @@ final class FakeIdentityProvider: Sendable {
         var email_verified: JSONBool?
         var is_private_email: JSONBool?
         var name: String?
+        /// Google Workspace accounts' domain.
+        var hd: String? = nil
         func verify(using algorithm: some JWTAlgorithm) async throws {}
     }
 
@@ -134,12 +136,14 @@ final class FakeIdentityProvider: Sendable {
     }
 
     /// A Google ID token (booleans as JSON booleans, nonce as given).
-    static func googleToken(subject: String, email: String, nonce: String?, name: String = "Grace Hopper") async throws -> String {
+    static func googleToken(
+        subject: String, email: String, nonce: String?, name: String = "Grace Hopper", hostedDomain: String? = nil, emailVerified: Bool = true
+    ) async throws -> String {
         let now = Date.now
         let claims = Claims(
             iss: "https://accounts.google.com", sub: subject, aud: googleAudience,
             exp: Int(now.addingTimeInterval(600).timeIntervalSince1970), iat: Int(now.timeIntervalSince1970),
-            nonce: nonce, email: email, email_verified: .bool(true), is_private_email: nil, name: name
+            nonce: nonce, email: email, email_verified: .bool(emailVerified), is_private_email: nil, name: name, hd: hostedDomain
         )
         return try await sign(claims, key: signingKey, kid: "fake-apple-1")
     }

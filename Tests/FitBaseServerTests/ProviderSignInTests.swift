@@ -95,10 +95,11 @@ import Testing
     func appleNotificationsEndSessionsUpdateTheRelayAndDeleteAccounts(engine: DatabaseEngine) async throws {
         try await withProviderApp(engine) { client, _, _ in
             func signIn(_ sub: String) async throws -> [String: Any] {
+                let nonce = UUID().uuidString
                 let token = try await FakeIdentityProvider.appleToken(
-                    subject: sub, rawNonce: "n", email: "\(sub)@privaterelay.appleid.com", privateEmail: true
+                    subject: sub, rawNonce: nonce, email: "\(sub)@privaterelay.appleid.com", privateEmail: true
                 )
-                return try json(try await client.json(.post, "/v1/auth/apple", body: ["identityToken": token, "rawNonce": "n"]))
+                return try json(try await client.json(.post, "/v1/auth/apple", body: ["identityToken": token, "rawNonce": nonce]))
             }
             func notify(_ type: String, _ sub: String) async throws -> TestResponse {
                 try await client.json(.post, "/v1/auth/apple/notifications", body: ["payload": try await FakeIdentityProvider.appleNotification(type: type, subject: sub)])

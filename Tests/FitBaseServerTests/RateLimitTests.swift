@@ -134,22 +134,25 @@ import Testing
     }
 
     @Test(arguments: TestEngines.all)
-    func exemptRoutesStayExempt(engine: DatabaseEngine) async throws {
-        let limits = RateLimitConfiguration.uniform(.init(perUser: Self.tiny(1), perAddress: Self.tiny(1)))
+    func theLivenessProbeIsExemptAndSignedNotificationsHaveAnAddressBucketOfTheirOwn(engine: DatabaseEngine) async throws {
+        var limits = RateLimitConfiguration.uniform(.init(perUser: Self.tiny(1), perAddress: Self.tiny(1)))
+        limits.external = .init(perUser: nil, perAddress: Self.tiny(4))
         try await withLimitedApp(engine, limits, live: true) { client in
             for _ in 0..<5 {
-                for path in ["/healthz", "/readyz"] {
-                    let probe = try await client.execute(uri: path, method: .get)
-                    #expect(probe.status == .ok)
-                    #expect(probe.headers[.rateLimit] == nil && probe.headers[.rateLimitPolicy] == nil)
-                }
-                for path in ["/v1/webhooks/stripe", "/v1/webhooks/appstore", "/v1/auth/apple/notifications"] {
-                    let webhook = try await client.execute(uri: path, method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: "{}"))
-                    #expect(webhook.status != .tooManyRequests, "\(path)")
-                    #expect(webhook.headers[.rateLimit] == nil, "\(path)")
-                }
+                let probe = try await client.execute(uri: "/healthz", method: .get)
+                #expect(probe.status == .ok)
+                #expect(probe.headers[.rateLimit] == nil && probe.headers[.rateLimitPolicy] == nil)
             }
-            // The same address is limited everywhere else (from 127.0.0.1, the test's socket).
+            // The readiness probe and what Apple and Stripe send share one generous bucket per address.
+            #expect(try await client.execute(uri: "/readyz", method: .get).status == .ok)
+            for path in ["/v1/webhooks/stripe", "/v1/webhooks/appstore", "/v1/auth/apple/notifications"] {
+                let webhook = try await client.execute(uri: path, method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: "{}"))
+                #expect(webhook.status != .tooManyRequests, "\(path)")
+                #expect(webhook.headers[.rateLimitPolicy] == "\"external\";q=4;w=3600", "\(path)")
+            }
+            let flooded = try await client.execute(uri: "/v1/webhooks/appstore", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: "{}"))
+            try expectProblem(flooded, code: "rate_limited")
+            // Other classes keep their own buckets (from 127.0.0.1, the test's socket).
             #expect(try await client.execute(uri: "/v1/workouts", method: .get).status == .ok)
             #expect(try await client.execute(uri: "/v1/workouts", method: .get).status == .tooManyRequests)
         }
@@ -181,11 +184,11 @@ import Testing
         }
         #expect(RequestClass.of(.get, "/v1/recommendations/today") == .model)
         #expect(RequestClass.of(.post, "/v1/recommendations/refresh") == .model)
+        #expect(RequestClass.of(.get, "/healthz") == nil)
         for (method, path) in [
-            (HTTPRequest.Method.get, "/healthz"), (.get, "/readyz"), (.post, "/v1/webhooks/stripe"), (.post, "/v1/webhooks/appstore"),
-            (.post, "/v1/auth/apple/notifications"),
+            (HTTPRequest.Method.get, "/readyz"), (.post, "/v1/webhooks/stripe"), (.post, "/v1/webhooks/appstore"), (.post, "/v1/auth/apple/notifications"),
         ] {
-            #expect(RequestClass.of(method, path) == nil, "\(path)")
+            #expect(RequestClass.of(method, path) == .external, "\(path)")
         }
     }
 
@@ -261,7 +264,8 @@ import Testing
     @Test func settingsAreReadFromTheEnvironment() throws {
         let defaults = try ServerConfiguration.resolve(environment: [:]).rateLimits
         #expect(defaults == .defaults && defaults.isEnabled)
-        for requestClass in RequestClass.allCases {
+        #expect(defaults.external.perUser == nil && defaults.external.perAddress == Rate(600, per: 60))
+        for requestClass in RequestClass.allCases where requestClass != .external {
             let allowance = defaults[requestClass]
             // An address holds many accounts (a gym's Wi-Fi): its allowance is looser than one account's.
             #expect(try #require(allowance.perAddress).capacity > (try #require(allowance.perUser)).capacity)
@@ -274,6 +278,7 @@ import Testing
         #expect(configured.reads.perAddress == nil)
         #expect(configured.model.perUser == Rate(1000, per: 3600))
         #expect(configured.expensive.perAddress == Rate(5, per: 30))
+        #expect(try ServerConfiguration.resolve(environment: ["FITBASE_RATE_LIMIT_EXTERNAL_ADDRESS": "60/1m"]).rateLimits.external.perAddress == Rate(60, per: 60))
         #expect(try ServerConfiguration.resolve(environment: ["FITBASE_RATE_LIMITS": "off"]).rateLimits.isEnabled == false)
     }
 

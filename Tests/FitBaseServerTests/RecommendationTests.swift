@@ -12,12 +12,18 @@ import Testing
 /// Today's and the week's recommendations over HTTP: keeping, renewal, refresh, and the language-model path.
 @Suite struct RecommendationTests {
     /// Sets up a follicular (cycle day 10) intermediate user in Kolkata and returns their token.
-    static func cycleUser(_ client: any TestClientProtocol) async throws -> String {
-        try await cycleAccount(client).accessToken
+    /// Verified in `database` when given (only verified accounts reach the language model).
+    static func cycleUser(_ client: any TestClientProtocol, verifiedIn database: TestDatabase? = nil) async throws -> String {
+        try await cycleAccount(client, verifiedIn: database).accessToken
     }
 
-    static func cycleAccount(_ client: any TestClientProtocol) async throws -> TestAccount {
+    static func cycleAccount(_ client: any TestClientProtocol, verifiedIn database: TestDatabase? = nil) async throws -> TestAccount {
         let account = try await client.signUp()
+        if let database {
+            try await database.run { db in
+                try await db.update("users").set("email_verified_at", to: Date.storageNow).where("id", .equal, UUID(uuidString: account.id)).run()
+            }
+        }
         let token = account.accessToken
         let profile = try await client.json(.patch, "/v1/me", body: [
             "fitnessLevel": "intermediate", "goals": ["buildStrength"], "preferredWorkoutTypes": ["pilates"], "timeZone": "Asia/Kolkata",
@@ -147,12 +153,32 @@ import Testing
     // MARK: The language model
 
     /// Each account has a daily number of model answers (by tier); past it the rules answer, and the model is not called.
+    /// A sign-up with a made-up address costs the operator no model call, and the deployment has a daily budget.
+    @Test func onlyVerifiedAccountsReachTheModelWithinTheDeploymentsBudget() async throws {
+        try await FakeLanguageModel.run(behaviour: .goodAnswer) { fake in
+            var configuration = fake.configuration()
+            configuration.dailyBudget = 2
+            try await withApp(.sqlite, demoCatalog: true, languageModel: configuration) { client, database in
+                let unverified = try await Self.cycleUser(client)
+                #expect(try await Self.today(client, unverified)["source"] as? String == "rules")
+                #expect(fake.received.isEmpty)
+                for _ in 0..<2 {
+                    #expect(try await Self.today(client, try await Self.cycleUser(client, verifiedIn: database))["source"] as? String == "llm")
+                }
+                // The budget is spent for everyone, each account's own quota notwithstanding.
+                #expect(try await Self.today(client, try await Self.cycleUser(client, verifiedIn: database))["source"] as? String == "rules")
+                #expect(fake.received.count == 2)
+            }
+        }
+        #expect(try LanguageModelConfiguration.resolve(environment: ["FITBASE_ANTHROPIC_API_KEY": "k", "FITBASE_ANTHROPIC_DAILY_BUDGET": "50"])?.dailyBudget == 50)
+    }
+
     @Test func theModelIsAskedAtMostTheDailyQuota() async throws {
         try await FakeLanguageModel.run(behaviour: .goodAnswer) { fake in
             var configuration = fake.configuration()
             configuration.dailyCallsFree = 2
-            try await withApp(.sqlite, demoCatalog: true, languageModel: configuration) { client, _ in
-                let token = try await Self.cycleUser(client)
+            try await withApp(.sqlite, demoCatalog: true, languageModel: configuration) { client, database in
+                let token = try await Self.cycleUser(client, verifiedIn: database)
                 #expect(try await Self.today(client, token)["source"] as? String == "llm")
                 let second = try json(try await client.json(.post, "/v1/recommendations/refresh", token: token))
                 #expect(second["source"] as? String == "llm")
@@ -162,7 +188,7 @@ import Testing
                 }
                 #expect(fake.received.count == 2)
                 // Another account has its own quota.
-                #expect(try await Self.today(client, try await Self.cycleUser(client))["source"] as? String == "llm")
+                #expect(try await Self.today(client, try await Self.cycleUser(client, verifiedIn: database))["source"] as? String == "llm")
                 #expect(fake.received.count == 3)
             }
         }
@@ -176,8 +202,8 @@ import Testing
     /// An answer is kept per energy level for the day: going back to a level is answered from it, not by the model.
     @Test func eachEnergyLevelsAnswerIsKeptForTheDay() async throws {
         try await FakeLanguageModel.run(behaviour: .goodAnswer) { fake in
-            try await withApp(.sqlite, demoCatalog: true, languageModel: fake.configuration()) { client, _ in
-                let token = try await Self.cycleUser(client)
+            try await withApp(.sqlite, demoCatalog: true, languageModel: fake.configuration()) { client, database in
+                let token = try await Self.cycleUser(client, verifiedIn: database)
                 func today(_ energy: String?) async throws -> [String] {
                     let path = energy.map { "/v1/recommendations/today?energy=\($0)" } ?? "/v1/recommendations/today"
                     return Self.ids(try json(try await client.json(.get, path, token: token)))
@@ -200,8 +226,8 @@ import Testing
 
     @Test func aGoodModelAnswerIsUsedAndKept() async throws {
         try await FakeLanguageModel.run(behaviour: .goodAnswer) { fake in
-            try await withApp(.sqlite, demoCatalog: true, languageModel: fake.configuration()) { client, _ in
-                let token = try await Self.cycleUser(client)
+            try await withApp(.sqlite, demoCatalog: true, languageModel: fake.configuration()) { client, database in
+                let token = try await Self.cycleUser(client, verifiedIn: database)
                 let answer = try await Self.today(client, token)
                 #expect(answer["source"] as? String == "llm")
                 #expect(answer["phaseGuidance"] as? String == "Be kind to yourself.")
@@ -241,8 +267,8 @@ import Testing
     ])
     func anyModelFailureFallsBackToTheRules(_ behaviour: FakeLanguageModel.Behaviour) async throws {
         try await FakeLanguageModel.run(behaviour: behaviour) { fake in
-            try await withApp(.sqlite, demoCatalog: true, languageModel: fake.configuration(timeout: .milliseconds(500))) { client, _ in
-                let token = try await Self.cycleUser(client)
+            try await withApp(.sqlite, demoCatalog: true, languageModel: fake.configuration(timeout: .milliseconds(500))) { client, database in
+                let token = try await Self.cycleUser(client, verifiedIn: database)
                 let answer = try await Self.today(client, token)
                 #expect(fake.received.count == 1)
                 #expect(answer["source"] as? String == "rules")
@@ -257,8 +283,8 @@ import Testing
         try await FakeLanguageModel.run { fake in
             var configuration = fake.configuration()
             configuration.apiKey = "sk-ant-wrong"
-            try await withApp(.sqlite, demoCatalog: true, languageModel: configuration) { client, _ in
-                let token = try await Self.cycleUser(client)
+            try await withApp(.sqlite, demoCatalog: true, languageModel: configuration) { client, database in
+                let token = try await Self.cycleUser(client, verifiedIn: database)
                 #expect(try await Self.today(client, token)["source"] as? String == "rules")
                 #expect(fake.received.first?.apiKey == "sk-ant-wrong")
             }

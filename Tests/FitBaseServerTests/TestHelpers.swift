@@ -63,6 +63,11 @@ extension TestClientProtocol {
         return try await execute(uri: uri, method: method, headers: headers, body: buffer)
     }
 
+    /// Posts an HTML form (`application/x-www-form-urlencoded`), as a browser submits one.
+    func submitForm(_ uri: String, _ fields: String) async throws -> TestResponse {
+        try await execute(uri: uri, method: .post, headers: [.contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: fields))
+    }
+
     /// Signs up a new account and returns its tokens.
     func signUp(_ email: String = "user-\(UUID().uuidString.prefix(8))@example.com", password: String = "correct horse battery", device: String? = nil) async throws -> TestAccount {
         var body: [String: Any] = ["email": email, "password": password]

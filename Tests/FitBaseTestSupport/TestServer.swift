@@ -22,7 +22,11 @@ extension ServerConfiguration {
 extension RateLimitConfiguration {
     /// Every class limited per account and per address, far beyond what a test sends (load tests included, all from
     /// 127.0.0.1): the limiter runs and adds its headers in every test without refusing anything.
-    public static let testing = RateLimitConfiguration.uniform(.init(perUser: .init(1_000_000, per: 60), perAddress: .init(1_000_000, per: 60)))
+    public static let testing: RateLimitConfiguration = {
+        var limits = RateLimitConfiguration.uniform(.init(perUser: .init(1_000_000, per: 60), perAddress: .init(1_000_000, per: 60)))
+        limits.signUpsPerAddress = .init(1_000_000, per: 60)
+        return limits
+    }()
 }
 
 /// The repository's root, for tests that compare served files with their sources.

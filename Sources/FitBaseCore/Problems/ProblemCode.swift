@@ -27,6 +27,7 @@ public enum ProblemCode: String, Sendable, Hashable, Codable, CaseIterable {
     case identityTokenExpired = "identity_token_expired"
     case identityTokenMalformed = "identity_token_malformed"
     case identityTokenNonceMismatch = "identity_token_nonce_mismatch"
+    case identityTokenReplayed = "identity_token_replayed"
     case identityTokenUnknownKey = "identity_token_unknown_key"
     case identityTokenUnsupportedAlgorithm = "identity_token_unsupported_algorithm"
     case identityTokenWrongAudience = "identity_token_wrong_audience"

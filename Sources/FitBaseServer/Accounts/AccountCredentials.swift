@@ -19,6 +19,8 @@ struct AccountCredentials: Sendable {
     let hasher: PasswordHasher
     let composer: AccountMailComposer
     let outbox: Outbox
+    /// `FITBASE_RATE_LIMIT_SIGNUPS_ADDRESS`; `nil` when off.
+    let signUpsPerClient: RateLimiter.Rule?
 
     // MARK: Verification
 
@@ -26,7 +28,22 @@ struct AccountCredentials: Sendable {
     func queueVerification(for user: UserRecord, email: String, now: Date, on db: any SQLDatabase) async throws {
         try await AccountTokens.revoke(.verifyEmail, of: user.id, on: db)
         let token = try await AccountTokens.issue(.verifyEmail, for: user.id, email: email, now: now, on: db)
-        try await outbox.enqueue(.email(try composer.verification(to: email, name: user.displayName, token: token)), user: user.id, now: now, on: db)
+        try await outbox.enqueue(.email(try composer.verification(to: email, token: token)), user: user.id, now: now, on: db)
+    }
+
+    /// Counts a password sign-up before its password is hashed: one against the client's address
+    /// (`FITBASE_RATE_LIMIT_SIGNUPS_ADDRESS`) and one verification e-mail against the mailbox (3 an hour, shared with
+    /// resends). 429 `too_many_attempts` past either.
+    func admitSignUp(_ email: EmailAddress, client: String?, now: Date) async throws {
+        try await database.transaction { [signUpsPerClient] db in
+            var retryAfter = try await RateLimiter.hit(email.value, Self.verificationPerAddress, now: now, on: db)
+            if let client, let signUpsPerClient, let clientRetry = try await RateLimiter.hit(client, signUpsPerClient, now: now, on: db) {
+                retryAfter = max(retryAfter ?? 0, clientRetry)
+            }
+            if let retryAfter {
+                throw Problem.tooManyRequests(.tooManyAttempts, retryAfter: retryAfter, "Too many sign-ups; try again in \(retryAfter) seconds.")
+            }
+        }
     }
 
     /// Sends `user` a new verification link (`POST /v1/auth/email/verification`).
@@ -56,7 +73,7 @@ struct AccountCredentials: Sendable {
                 try await AccountTokens.revoke(.verifyEmail, of: account.id, on: db)
                 if let old = account.email, old != redeemed.email {
                     try await outbox.enqueue(
-                        .email(try composer.emailChanged(to: old, name: account.displayName, newEmail: redeemed.email)),
+                        .email(try composer.emailChanged(to: old, newEmail: redeemed.email)),
                         user: account.id, now: now, on: db
                     )
                 }
@@ -66,6 +83,14 @@ struct AccountCredentials: Sendable {
                 try await UserStore.markEmailVerified(account.id, email: redeemed.email, now: now, on: db)
             }
             return redeemed
+        }
+    }
+
+    /// The address and purpose a verification or e-mail change token would prove, without spending it (the page a
+    /// link opens shows them above its confirm button).
+    func checkVerificationToken(_ token: String, now: Date) async throws -> RedeemedAccountToken {
+        try await database.withConnection { db in
+            try await AccountTokens.peek(token, purposes: [.verifyEmail, .changeEmail], now: now, on: db)
         }
     }
 
@@ -79,7 +104,7 @@ struct AccountCredentials: Sendable {
             guard let account = try await UserStore.find(email: email, on: db) else { return }
             let token = try await AccountTokens.issue(.resetPassword, for: account.id, email: email.value, now: now, on: db)
             try await outbox.enqueue(
-                .email(try composer.passwordReset(to: email.value, name: account.displayName, token: token)), user: account.id, now: now, on: db
+                .email(try composer.passwordReset(to: email.value, token: token)), user: account.id, now: now, on: db
             )
         }
         try? await Task.sleep(until: deadline)
@@ -112,7 +137,7 @@ struct AccountCredentials: Sendable {
             try await AccountTokens.revokeAll(of: account.id, on: db)
             if let email = EmailAddress(redeemed.email) { try await SignInThrottle.forgive(email, on: db) }
             try await outbox.enqueue(
-                .email(try composer.passwordChanged(to: redeemed.email, name: account.displayName, resetByLink: true)),
+                .email(try composer.passwordChanged(to: redeemed.email, resetByLink: true)),
                 user: account.id, now: now, on: db
             )
         }
@@ -136,7 +161,7 @@ struct AccountCredentials: Sendable {
             try await AccountTokens.revokeAll(of: account.id, on: db)
             if let email = account.email {
                 try await outbox.enqueue(
-                    .email(try composer.passwordChanged(to: email, name: account.displayName, resetByLink: false)),
+                    .email(try composer.passwordChanged(to: email, resetByLink: false)),
                     user: account.id, now: now, on: db
                 )
             }
@@ -168,7 +193,7 @@ struct AccountCredentials: Sendable {
             try await AccountTokens.revoke(.changeEmail, of: account.id, on: db)
             let token = try await AccountTokens.issue(.changeEmail, for: account.id, email: address.value, now: now, on: db)
             try await outbox.enqueue(
-                .email(try composer.emailChange(to: address.value, name: account.displayName, token: token)), user: account.id, now: now, on: db
+                .email(try composer.emailChange(to: address.value, token: token)), user: account.id, now: now, on: db
             )
         }
         return address.value

@@ -7,53 +7,86 @@ import OpenAPIRuntime
 
 /// The small pages e-mailed links open in a browser: `/auth/verify` (proves an address) and `/auth/reset` (a form
 /// for a new password). They redeem tokens through the same ``AccountCredentials`` as the JSON endpoints.
+///
+/// A GET never spends a token: mail scanners, link previews and prefetchers follow links, so opening one only shows a
+/// page whose button (a POST) acts. Every outcome is a page, a missing token included — a person never gets JSON.
 struct AccountPagesController: Sendable {
     let credentials: AccountCredentials
     let composer: AccountMailComposer
 
     func getEmailVerificationPage(_ input: Operations.GetEmailVerificationPage.Input) async throws -> Operations.GetEmailVerificationPage.Output {
         do {
-            let redeemed = try await credentials.verifyEmail(token: input.query.token, now: .storageNow)
+            let token = try Self.present(input.query.token)
+            let link = try await credentials.checkVerificationToken(token, now: .storageNow)
+            let prompt = link.purpose == .changeEmail
+                ? "Make \(link.email) the e-mail address of your \(composer.appName) account?"
+                : "Confirm \(link.email) as the e-mail address of your \(composer.appName) account?"
+            return .ok(.init(body: .html(try page("confirm-email", ["title": "Confirm your e-mail address", "prompt": prompt, "token": token]))))
+        } catch let problem as Problem where problem.status.kind == .clientError {
+            return .badRequest(.init(body: .html(try linkProblem(problem))))
+        }
+    }
+
+    func submitEmailVerificationPage(_ input: Operations.SubmitEmailVerificationPage.Input) async throws -> Operations.SubmitEmailVerificationPage.Output {
+        do {
+            guard case .urlEncodedForm(let form)? = input.body else { throw AccountTokens.missing }
+            let redeemed = try await credentials.verifyEmail(token: try Self.present(form.token), now: .storageNow)
             let message = redeemed.purpose == .changeEmail
                 ? "Your account's e-mail address is now \(redeemed.email). You can close this page."
                 : "\(redeemed.email) is verified. You can close this page and go back to the app."
             return .ok(.init(body: .html(try page("message", ["title": "E-mail address confirmed", "message": message]))))
+        } catch let problem as Problem where problem.status == .conflict {
+            return .conflict(.init(body: .html(try linkProblem(problem))))
         } catch let problem as Problem where problem.status.kind == .clientError {
-            return .badRequest(.init(body: .html(try page("message", ["title": "This link cannot be used", "message": problem.detail ?? problem.title, "isError": true]))))
+            return .badRequest(.init(body: .html(try linkProblem(problem))))
         }
     }
 
     func getPasswordResetPage(_ input: Operations.GetPasswordResetPage.Input) async throws -> Operations.GetPasswordResetPage.Output {
         do {
-            let email = try await credentials.checkResetToken(input.query.token, now: .storageNow)
-            return .ok(.init(body: .html(try resetForm(token: input.query.token, email: email, error: nil))))
+            let token = try Self.present(input.query.token)
+            let email = try await credentials.checkResetToken(token, now: .storageNow)
+            return .ok(.init(body: .html(try resetForm(token: token, email: email, error: nil))))
         } catch let problem as Problem where problem.status.kind == .clientError {
             return .badRequest(.init(body: .html(try linkProblem(problem))))
         }
     }
 
     func submitPasswordResetPage(_ input: Operations.SubmitPasswordResetPage.Input) async throws -> Operations.SubmitPasswordResetPage.Output {
-        guard case .urlEncodedForm(let form) = input.body else { throw Problem.invalidRequest("Expected a form.") }
         let now = Date.storageNow
+        let form: Components.Schemas.PasswordResetForm
+        let token: String
         let email: String
         do {
-            email = try await credentials.checkResetToken(form.token, now: now)
+            guard case .urlEncodedForm(let body)? = input.body else { throw AccountTokens.missing }
+            form = body
+            token = try Self.present(form.token)
+            email = try await credentials.checkResetToken(token, now: now)
         } catch let problem as Problem where problem.status.kind == .clientError {
             return .badRequest(.init(body: .html(try linkProblem(problem))))
         }
-        if let confirmation = form.confirmPassword, confirmation != form.newPassword {
-            return .badRequest(.init(body: .html(try resetForm(token: form.token, email: email, error: "The two passwords differ."))))
+        guard let newPassword = form.newPassword, !newPassword.isEmpty else {
+            return .badRequest(.init(body: .html(try resetForm(token: token, email: email, error: "Type a new password."))))
+        }
+        if let confirmation = form.confirmPassword, confirmation != newPassword {
+            return .badRequest(.init(body: .html(try resetForm(token: token, email: email, error: "The two passwords differ."))))
         }
         do {
-            try await credentials.resetPassword(token: form.token, newPassword: form.newPassword, now: now)
+            try await credentials.resetPassword(token: token, newPassword: newPassword, now: now)
         } catch let problem as Problem where problem.code == .validationFailed {
             let reason = problem.fieldErrors.map { "The password \($0.message)." }.joined(separator: " ")
-            return .badRequest(.init(body: .html(try resetForm(token: form.token, email: email, error: reason))))
+            return .badRequest(.init(body: .html(try resetForm(token: token, email: email, error: reason))))
         } catch let problem as Problem where problem.status.kind == .clientError {
             return .badRequest(.init(body: .html(try linkProblem(problem))))
         }
         let message = "The password of \(email) is set, and every device was signed out. Sign in with the new password in the app."
         return .ok(.init(body: .html(try page("message", ["title": "Password changed", "message": message]))))
+    }
+
+    /// The token of a link or form; a missing or empty one is refused like an unknown one.
+    private static func present(_ token: String?) throws(Problem) -> String {
+        guard let token, !token.isEmpty else { throw AccountTokens.missing }
+        return token
     }
 
     private func resetForm(token: String, email: String, error: String?) throws -> HTTPBody {

@@ -77,6 +77,19 @@ struct CreateAppleNotificationReceipts: Migration {
     }
 }
 
+/// `identity_token_nonces`: the nonce of every provider ID token signed in with, until the token expires, so a
+/// captured token and its nonce work once — on any instance.
+struct CreateIdentityTokenNonces: Migration {
+    let name = "2026-11-25.accounts.create-identity-token-nonces"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.create(table: "identity_token_nonces")
+            .column("nonce_hash", type: .text, .primaryKey(autoIncrement: false))  // SHA-256 of provider and nonce claim
+            .column("expires_at", type: engine.instant, .notNull)
+            .run()
+    }
+}
+
 /// `outbox`: work that leaves the process after a commit (e-mail, Apple token revocations), written in the
 /// transaction of the change that causes it and delivered by ``OutboxWorker`` with retries. Payloads are sealed
 /// under the master key: they hold addresses, links and tokens.

@@ -84,6 +84,7 @@ enum AccountTokens {
         try await db.delete(from: "account_tokens").where("expires_at", .lessThan, cutoff).run()
     }
 
+    static let missing = Problem(.badRequest, code: .tokenInvalid, detail: "This link is incomplete. Open it again from the e-mail, or ask for a new one.")
     static let invalid = Problem(.badRequest, code: .tokenInvalid, detail: "This link is not valid. Ask for a new one.")
     static let used = Problem(.badRequest, code: .tokenUsed, detail: "This link was already used. Ask for a new one if you need it.")
     static let expired = Problem(.badRequest, code: .tokenExpired, detail: "This link has expired. Ask for a new one.")

@@ -14,7 +14,7 @@ struct AccountsFeature: Sendable {
     init(
         database: Database, signer: SessionTokenSigner, hasher: PasswordHasher, httpClient: HTTPClient,
         appleTokens: AppleTokenRevoker?, providers configuration: IdentityProvidersConfiguration, settings: AccountsConfiguration,
-        composer: AccountMailComposer, outbox: Outbox, registry: AccountDataRegistry, logger: Logger
+        rateLimits: RateLimitConfiguration, composer: AccountMailComposer, outbox: Outbox, registry: AccountDataRegistry, logger: Logger
     ) {
         let users = UserStore(database: database)
         let sessions = SessionStore(database: database)
@@ -30,15 +30,24 @@ struct AccountsFeature: Sendable {
             provider: .google, issuers: ["accounts.google.com", "https://accounts.google.com"],
             audiences: Set(configuration.googleAudiences), keys: CachedKeySet(url: configuration.googleJWKSURL, fetcher: keyFetcher)
         )
-        let accountCredentials = AccountCredentials(database: database, hasher: hasher, composer: composer, outbox: outbox)
+        let signUpsPerClient = rateLimits.isEnabled ? rateLimits.signUpsPerAddress.map {
+            RateLimiter.Rule(name: "signup-client", limit: $0.capacity, window: TimeInterval($0.seconds))
+        } : nil
+        let accountCredentials = AccountCredentials(
+            database: database, hasher: hasher, composer: composer, outbox: outbox, signUpsPerClient: signUpsPerClient
+        )
 
-        authentication = AuthenticationMiddleware(signer: signer, sessions: sessions, trustedProxies: settings.trustedProxyRanges)
+        authentication = AuthenticationMiddleware(
+            signer: signer, sessions: sessions, trustedProxies: settings.trustedProxyRanges, proxyWarning: UntrustedProxyWarning(logger: logger)
+        )
         auth = AuthController(
             database: database, users: users, sessions: sessions, throttle: SignInThrottle(database: database),
             hasher: hasher, signer: signer, responses: responses, credentials: accountCredentials
         )
         providers = ProviderSignInController(
-            apple: apple, google: google, linker: ProviderAccountLinker(database: database, sessions: sessions, logger: logger),
+            apple: apple, google: google, googleRequiresNonce: configuration.googleRequiresNonce, linker: ProviderAccountLinker(
+                database: database, sessions: sessions, composer: composer, outbox: outbox, logger: logger
+            ),
             responses: responses, appleTokens: appleTokens, sessions: sessions, identities: identities, registry: registry,
             database: database, logger: logger
         )

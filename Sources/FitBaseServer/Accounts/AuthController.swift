@@ -29,6 +29,7 @@ struct AuthController: Sendable {
         guard let email, errors.isEmpty else { throw Problem.validationFailed(errors) }
         // Checked before hashing so a taken address costs no bcrypt round; the unique index settles races.
         if try await users.find(email: email) != nil { throw UserStore.emailTaken }
+        try await credentials.admitSignUp(email, client: RequestScope.current.clientAddress, now: .storageNow)
 
         let passwordHash = try await hasher.hash(body.password)
         let now = Date.storageNow

@@ -62,13 +62,14 @@ extension Problem {
 }
 
 /// Purges what accounts keep only for a while: rate-limit counters a day after their window, link tokens a day after
-/// they expire, trusted devices once expired, the outbox's delivered and failed jobs (e-mail and pushes alike), and the
+/// they expire, provider token nonces once their tokens expired, trusted devices once expired, the outbox's delivered and failed jobs (e-mail and pushes alike), and the
 /// record of reminders sent.
 enum AccountsRetention {
     static func purge(now: Date, database: Database) async throws {
         try await database.transaction { db in
             try await RateLimiter.purge(before: now.addingTimeInterval(-24 * 3600), on: db)
             try await AccountTokens.purge(expiredBefore: now.addingTimeInterval(-24 * 3600), on: db)
+            try await IdentityTokenNonces.purge(now: now, on: db)
             try await db.delete(from: "trusted_devices").where("expires_at", .lessThan, now).run()
             try await OutboxWorker.purge(now: now, on: db)
             try await ReminderScheduler.purge(now: now, on: db)

@@ -182,6 +182,10 @@ final class APIHandler: APIProtocol {
         try await accountPages.getEmailVerificationPage(input)
     }
 
+    func submitEmailVerificationPage(_ input: Operations.SubmitEmailVerificationPage.Input) async throws -> Operations.SubmitEmailVerificationPage.Output {
+        try await accountPages.submitEmailVerificationPage(input)
+    }
+
     func getPasswordResetPage(_ input: Operations.GetPasswordResetPage.Input) async throws -> Operations.GetPasswordResetPage.Output {
         try await accountPages.getPasswordResetPage(input)
     }

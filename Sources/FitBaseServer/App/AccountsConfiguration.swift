@@ -7,6 +7,7 @@ import Foundation
 /// | `FITBASE_APP_NAME` | the app's name in e-mails and on the link pages | `FitBase` |
 /// | `FITBASE_TRUSTED_PROXIES` | comma list of proxy addresses or networks (`10.0.0.0/8`, `::1`) whose `X-Forwarded-For` is believed | empty: the socket's peer is the client |
 /// | `FITBASE_PASSWORD_HASH_SLOTS` | password hashes that may run or wait at once; more get 503 `busy` | twice the cores |
+/// | `FITBASE_UNVERIFIED_ACCOUNT_DAYS` | days after which a password account whose address was never verified is deleted, or `off` | `7` |
 ///
 /// SMTP (`FITBASE_SMTP_URL`, `FITBASE_MAIL_FROM`, `FITBASE_SMTP_CA_FILE`) is read by ``SMTPConfiguration``; without
 /// it e-mail is written to the log.
@@ -16,6 +17,8 @@ public struct AccountsConfiguration: Sendable, Equatable {
     public var passwordHashSlots: Int?
     /// Where e-mail goes; `nil` logs it instead.
     public var smtp: SMTPConfiguration?
+    /// Days a password account may stay unverified before it is deleted; `nil` keeps them.
+    public var unverifiedAccountDays: Int? = 7
 
     public init(appName: String = "FitBase", trustedProxies: [String] = [], passwordHashSlots: Int? = nil, smtp: SMTPConfiguration? = nil) {
         self.appName = appName
@@ -50,6 +53,18 @@ public struct AccountsConfiguration: Sendable, Equatable {
                 throw ConfigurationError(setting: "password-hash-slots", source: "FITBASE_PASSWORD_HASH_SLOTS", value: text, expected: "an integer from 1 to 10000")
             }
             configuration.passwordHashSlots = slots
+        }
+        if let text = environment["FITBASE_UNVERIFIED_ACCOUNT_DAYS"]?.trimmingCharacters(in: .whitespaces).lowercased() {
+            if text == "off" {
+                configuration.unverifiedAccountDays = nil
+            } else {
+                guard let days = Int(text), (1...3650).contains(days) else {
+                    throw ConfigurationError(
+                        setting: "unverified-account-days", source: "FITBASE_UNVERIFIED_ACCOUNT_DAYS", value: text, expected: "a number of days from 1 to 3650, or off"
+                    )
+                }
+                configuration.unverifiedAccountDays = days
+            }
         }
         configuration.smtp = try SMTPConfiguration.resolve(environment: environment)
         return configuration

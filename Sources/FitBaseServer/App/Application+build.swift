@@ -133,7 +133,7 @@ func buildApplication(
     ])
     let accounts = AccountsFeature(
         database: database, signer: signer, hasher: hasher, httpClient: httpClient, appleTokens: appleTokens,
-        providers: providers, settings: configuration.accounts, composer: composer, outbox: outbox, registry: registry, logger: logger
+        providers: providers, settings: configuration.accounts, rateLimits: configuration.rateLimits, composer: composer, outbox: outbox, registry: registry, logger: logger
     )
     let routes = RouteTable()
     let router = buildRouter(maxBodyBytes: configuration.maxBodyBytes, routes: routes)
@@ -190,6 +190,7 @@ func buildApplication(
             cycle: cycleReckoner, premiumAccess: premiumAccess,
             model: configuration.languageModel.map { AnthropicMessagesModel(client: httpClient, configuration: $0) },
             modelCallsPerDay: (configuration.languageModel?.dailyCallsFree ?? 0, configuration.languageModel?.dailyCallsPremium ?? 0),
+            modelBudgetPerDay: configuration.languageModel?.dailyBudget ?? 0,
             logger: logger
         ),
         sync: SyncController(database: database, collections: collections),
@@ -218,7 +219,13 @@ func buildApplication(
         services: [
             DatabaseService(database: database), hasher, HTTPClientService(client: httpClient),
             DatabaseService(database: separateKeystore),
-            SyncRetentionService(database: database, logger: logger),
+            SyncRetentionService(
+                database: database,
+                unverifiedAccounts: configuration.accounts.unverifiedAccountDays.map {
+                    UnverifiedAccountSweeper(database: database, registry: registry, lifetime: TimeInterval($0) * 86_400, logger: logger)
+                },
+                logger: logger, firstRun: configuration.housekeeping.first, interval: configuration.housekeeping.interval
+            ),
             WeekRolloverService(rollover: WeekRollover(database: database), logger: logger),
             OutboxWorker(
                 database: database, outbox: outbox,

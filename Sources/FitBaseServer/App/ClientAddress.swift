@@ -21,6 +21,15 @@ enum ClientAddress {
         }
         return client
     }
+
+    /// The bucket `address` counts in for per-client limits: an IPv4 address itself, an IPv6 address's /64 (one
+    /// customer's network: a host picks any of its 2^64 addresses at will, so counting them apart counts nothing).
+    static func bucket(of address: String) -> String {
+        guard let bytes = AddressRange.bytes(of: address) else { return address }
+        guard bytes.count == 16 else { return bytes.map(String.init).joined(separator: ".") }
+        let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+        return groups.joined(separator: ":") + "::/64"
+    }
 }
 
 /// An IPv4 or IPv6 network (`10.0.0.0/8`, `::1`, `192.168.1.7`), as `FITBASE_TRUSTED_PROXIES` lists them.

@@ -10,6 +10,7 @@ import Foundation
 /// | `FITBASE_APPLE_TEAM_ID`, `FITBASE_APPLE_KEY_ID`, `FITBASE_APPLE_PRIVATE_KEY_FILE` | the Sign in with Apple key (.p8) that signs client secrets; all three or none | none: codes are not exchanged |
 /// | `FITBASE_GOOGLE_AUDIENCES` | comma list of OAuth client ids Google tokens may be issued to | empty: Google sign-in off |
 /// | `FITBASE_GOOGLE_JWKS_URL` | Google's signing keys | `https://www.googleapis.com/oauth2/v3/certs` |
+/// | `FITBASE_GOOGLE_REQUIRE_NONCE` | `true`: Google sign-ins must send the nonce their token was minted with, as Apple's do | `false` |
 /// | `FITBASE_MASTER_KEY` | base64 of the 32-byte master key (production: from a secret store) | unset: use the key file |
 /// | `FITBASE_MASTER_KEY_FILE` | file holding the master key, created 0600 on first run | `<data dir>/master.key` |
 public struct IdentityProvidersConfiguration: Sendable, Equatable {
@@ -21,6 +22,8 @@ public struct IdentityProvidersConfiguration: Sendable, Equatable {
     public var applePrivateKeyFile: String?
     public var googleAudiences: [String] = []
     public var googleJWKSURL = "https://www.googleapis.com/oauth2/v3/certs"
+    /// Google sign-ins without a `nonce` are refused (a token that carries one is refused without it either way).
+    public var googleRequiresNonce = false
     public var masterKey: String?
     public var masterKeyFile: String?
 
@@ -40,6 +43,14 @@ public struct IdentityProvidersConfiguration: Sendable, Equatable {
                 throw ConfigurationError(setting: variable.lowercased(), source: variable, value: value, expected: "an absolute http(s) URL")
             }
             configuration[keyPath: keyPath] = value.hasSuffix("/") ? String(value.dropLast()) : value
+        }
+        if let value = nonEmpty(environment["FITBASE_GOOGLE_REQUIRE_NONCE"]) {
+            switch value.lowercased() {
+            case "true", "1", "yes": configuration.googleRequiresNonce = true
+            case "false", "0", "no": configuration.googleRequiresNonce = false
+            default:
+                throw ConfigurationError(setting: "google-require-nonce", source: "FITBASE_GOOGLE_REQUIRE_NONCE", value: value, expected: "true or false")
+            }
         }
         configuration.appleTeamID = nonEmpty(environment["FITBASE_APPLE_TEAM_ID"])
         configuration.appleKeyID = nonEmpty(environment["FITBASE_APPLE_KEY_ID"])

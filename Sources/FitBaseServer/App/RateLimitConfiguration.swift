@@ -11,6 +11,9 @@ public enum RequestClass: String, Sendable, CaseIterable {
     case expensive
     /// Operations that may call the language model.
     case model
+    /// What Apple and Stripe send (they prove themselves by signature, and have no account) and the readiness probe
+    /// (which asks the database): counted per address only, generously.
+    case external
 }
 
 /// Settings of the per-instance request rate limiter, from the environment.
@@ -18,8 +21,9 @@ public enum RequestClass: String, Sendable, CaseIterable {
 /// | environment | meaning | default |
 /// |---|---|---|
 /// | `FITBASE_RATE_LIMITS` | `on` or `off` | `on` |
-/// | `FITBASE_RATE_LIMIT_<CLASS>` | one account's allowance in a class (`READS`, `WRITES`, `EXPENSIVE`, `MODEL`), `<requests>/<period>` such as `120/60s`, `10/1m`, `1000/1h`, or `off` | see ``defaults`` |
+/// | `FITBASE_RATE_LIMIT_<CLASS>` | one account's allowance in a class (`READS`, `WRITES`, `EXPENSIVE`, `MODEL`, `EXTERNAL`), `<requests>/<period>` such as `120/60s`, `10/1m`, `1000/1h`, or `off` | see ``defaults`` |
 /// | `FITBASE_RATE_LIMIT_<CLASS>_ADDRESS` | one client address's allowance in the class, same form | see ``defaults`` |
+/// | `FITBASE_RATE_LIMIT_SIGNUPS_ADDRESS` | sign-ups from one client address (IPv6: one /64), counted by all instances together in the database, same form | `20/1h` |
 ///
 /// `120/60s` is a token bucket of 120 requests that refills at 120 per 60 seconds: a burst of 120, then 2 a second.
 public struct RateLimitConfiguration: Sendable, Equatable {
@@ -53,6 +57,10 @@ public struct RateLimitConfiguration: Sendable, Equatable {
     public var writes: Allowance
     public var expensive: Allowance
     public var model: Allowance
+    public var external: Allowance = Self.externalDefault
+    /// Password sign-ups one client address may make, counted across instances in the shared `rate_limits` table
+    /// (fixed window); `nil`: unlimited. Each costs a bcrypt hash and a verification e-mail.
+    public var signUpsPerAddress: Rate? = Rate(20, per: 3600)
     /// Buckets an instance keeps at most; past it, the least recently used are forgotten (they start full again).
     public var maxBuckets: Int
 
@@ -65,6 +73,9 @@ public struct RateLimitConfiguration: Sendable, Equatable {
         expensive: Allowance(perUser: Rate(30, per: 60), perAddress: Rate(300, per: 60)),
         model: Allowance(perUser: Rate(10, per: 60), perAddress: Rate(100, per: 60))
     )
+
+    /// Apple's and Stripe's notifications and `/readyz`: no account, 600 a minute per address.
+    public static let externalDefault = Allowance(perUser: nil, perAddress: Rate(600, per: 60))
 
     /// No limits (`FITBASE_RATE_LIMITS=off`).
     public static let off: RateLimitConfiguration = {
@@ -96,6 +107,7 @@ public struct RateLimitConfiguration: Sendable, Equatable {
             case .writes: writes
             case .expensive: expensive
             case .model: model
+            case .external: external
             }
         }
         set {
@@ -104,6 +116,7 @@ public struct RateLimitConfiguration: Sendable, Equatable {
             case .writes: writes = newValue
             case .expensive: expensive = newValue
             case .model: model = newValue
+            case .external: external = newValue
             }
         }
     }
@@ -116,6 +129,9 @@ public struct RateLimitConfiguration: Sendable, Equatable {
             case "off", "false": configuration.isEnabled = false
             default: throw ConfigurationError(setting: "rate-limits", source: "FITBASE_RATE_LIMITS", value: text, expected: "on or off")
             }
+        }
+        if let text = environment["FITBASE_RATE_LIMIT_SIGNUPS_ADDRESS"] {
+            configuration.signUpsPerAddress = try rate(text, variable: "FITBASE_RATE_LIMIT_SIGNUPS_ADDRESS")
         }
         for requestClass in RequestClass.allCases {
             let variable = "FITBASE_RATE_LIMIT_\(requestClass.rawValue.uppercased())"

@@ -4,13 +4,16 @@ import Hummingbird
 
 extension RequestClass {
     /// The class of the operation registered at `path` (the contract's template) for `method`; `nil` for the exempt:
-    /// health probes, and the notifications Apple and Stripe send, which prove themselves by signature. The one place
-    /// that decides; an operation not named here is a read when it is a GET and a write otherwise.
+    /// the liveness probe, which touches nothing. The one place that decides; an operation not named here is a read
+    /// when it is a GET and a write otherwise.
     static func of(_ method: HTTPRequest.Method, _ path: String) -> RequestClass? {
         switch (method, path) {
-        case (_, "/healthz"), (_, "/readyz"),
-            (.post, "/v1/webhooks/stripe"), (.post, "/v1/webhooks/appstore"), (.post, "/v1/auth/apple/notifications"):
+        case (_, "/healthz"):
             nil
+        // Signed by Apple or Stripe (verifying costs a signature check and a database lookup), and the readiness probe
+        // (a database round trip): per address, generously.
+        case (_, "/readyz"), (.post, "/v1/webhooks/stripe"), (.post, "/v1/webhooks/appstore"), (.post, "/v1/auth/apple/notifications"):
+            .external
         // May ask the language model (today's answer once per day and inputs; a refresh every time).
         case (.get, "/v1/recommendations/today"), (.post, "/v1/recommendations/refresh"):
             .model

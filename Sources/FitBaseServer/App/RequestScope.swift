@@ -13,14 +13,15 @@ struct RequestScope: Sendable {
     var requestID: String?
     /// The id the client sent in `X-Request-ID`, recorded as the client's.
     var clientRequestID: String? = nil
-    /// The client's address, for per-client limits (see ``ClientAddress``); `nil` when unknown.
     /// Where the request came from: the peer and `X-Forwarded-For`, resolved only when ``clientAddress`` is asked for
     /// (most requests never ask).
     var origin: ClientOrigin? = nil
 
-    /// The client's address (see ``ClientAddress``).
+    /// The client's address as per-client limits count it (see ``ClientAddress``): IPv6 grouped by /64; `nil` when
+    /// unknown.
     var clientAddress: String? {
         origin.flatMap { ClientAddress.resolve(peer: $0.peer, forwardedFor: $0.forwardedFor, trusted: $0.trustedProxies) }
+            .map(ClientAddress.bucket(of:))
     }
 
     @TaskLocal static var current = RequestScope(caller: nil, authenticationFailure: nil, requestID: nil)

@@ -54,6 +54,9 @@ public struct ServerConfiguration: Sendable {
     public var rateLimits: RateLimitConfiguration
     /// Apple Push Notification service (`FITBASE_APNS_*`); `nil` logs pushes instead of sending them.
     package var apns: APNsConfiguration? = nil
+    /// When housekeeping (retention purges, the sweep of accounts never verified) first runs after start, and how
+    /// often after that; tests shorten it.
+    package var housekeeping: (first: Duration, interval: Duration) = (.seconds(600), .seconds(6 * 3600))
 
     /// Values as given on the command line; `nil` means "not given".
     public struct Overrides: Sendable {

@@ -3,6 +3,9 @@ import Mustache
 
 /// Renders the account e-mails (plain text and HTML, from the templates in `Templates/mail`) and the small pages the
 /// e-mailed links open (`Templates/page-*`), with the app's name (`FITBASE_APP_NAME`) and links on the public URL.
+///
+/// E-mails carry no text a user wrote (no display name in the greeting): anyone may sign up with someone else's
+/// address, and whatever they typed would reach that inbox from the operator's domain.
 struct AccountMailComposer: Sendable {
     let appName: String
     let publicURL: String
@@ -21,33 +24,41 @@ struct AccountMailComposer: Sendable {
     /// The link a password-reset token opens.
     func resetLink(_ token: String) -> String { "\(publicURL)/auth/reset?token=\(token)" }
 
-    func verification(to email: String, name: String?, token: String) throws -> MailMessage {
+    func verification(to email: String, token: String) throws -> MailMessage {
         try message("verify-email", to: email, subject: "Confirm your e-mail address for \(appName)", [
-            "name": name, "email": email, "link": verificationLink(token),
+            "email": email, "link": verificationLink(token),
         ])
     }
 
-    func passwordReset(to email: String, name: String?, token: String) throws -> MailMessage {
+    func passwordReset(to email: String, token: String) throws -> MailMessage {
         try message("reset-password", to: email, subject: "Reset your \(appName) password", [
-            "name": name, "email": email, "link": resetLink(token),
+            "email": email, "link": resetLink(token),
         ])
     }
 
-    func emailChange(to newEmail: String, name: String?, token: String) throws -> MailMessage {
+    func emailChange(to newEmail: String, token: String) throws -> MailMessage {
         try message("change-email", to: newEmail, subject: "Confirm your new \(appName) e-mail address", [
-            "name": name, "newEmail": newEmail, "link": verificationLink(token),
+            "newEmail": newEmail, "link": verificationLink(token),
         ])
     }
 
-    func emailChanged(to oldEmail: String, name: String?, newEmail: String) throws -> MailMessage {
+    func emailChanged(to oldEmail: String, newEmail: String) throws -> MailMessage {
         try message("email-changed", to: oldEmail, subject: "Your \(appName) e-mail address was changed", [
-            "name": name, "oldEmail": oldEmail, "newEmail": newEmail,
+            "oldEmail": oldEmail, "newEmail": newEmail,
         ])
     }
 
-    func passwordChanged(to email: String, name: String?, resetByLink: Bool) throws -> MailMessage {
+    func passwordChanged(to email: String, resetByLink: Bool) throws -> MailMessage {
         try message("password-changed", to: email, subject: "Your \(appName) password was changed", [
-            "name": name, "email": email, "resetByLink": resetByLink,
+            "email": email, "resetByLink": resetByLink,
+        ])
+    }
+
+    /// Tells the address that a provider sign-in joined the account it belongs to (and removed its password, if it
+    /// had one).
+    func providerJoined(to email: String, provider: String, passwordRemoved: Bool) throws -> MailMessage {
+        try message("provider-joined", to: email, subject: "\(provider) sign-in was added to your \(appName) account", [
+            "email": email, "provider": provider, "passwordRemoved": passwordRemoved,
         ])
     }
 

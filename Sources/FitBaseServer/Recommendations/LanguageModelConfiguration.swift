@@ -7,6 +7,8 @@ import Foundation
 /// | `FITBASE_ANTHROPIC_API_KEY` | API key; setting it turns the model source on | unset: rules only |
 /// | `FITBASE_ANTHROPIC_BASE_URL` | base of `POST /v1/messages` | `https://api.anthropic.com` |
 /// | `FITBASE_ANTHROPIC_MODEL` | model name | `claude-sonnet-4-5` |
+/// | `FITBASE_ANTHROPIC_DAILY_CALLS_FREE`, `_PREMIUM` | model answers a day for one account, by tier | `10`, `50` |
+/// | `FITBASE_ANTHROPIC_DAILY_BUDGET` | model calls a day across all accounts (every instance counts alike) | `2000` |
 public struct LanguageModelConfiguration: Sendable, Equatable {
     public static let defaultBaseURL = "https://api.anthropic.com"
     public static let defaultModel = "claude-sonnet-4-5"
@@ -20,6 +22,9 @@ public struct LanguageModelConfiguration: Sendable, Equatable {
     /// one; past that the rules answer until the day is over. 0: the rules always.
     public var dailyCallsFree = 10
     public var dailyCallsPremium = 50
+    /// How many calls a day the whole deployment may make, whoever asks; past that the rules answer everyone until
+    /// the day is over. 0: the rules always.
+    public var dailyBudget = 2000
 
     public init(apiKey: String, baseURL: String = defaultBaseURL, model: String = defaultModel, timeout: Duration = .seconds(8)) {
         self.apiKey = apiKey
@@ -50,6 +55,7 @@ public struct LanguageModelConfiguration: Sendable, Equatable {
         for (name, setting, keyPath) in [
             ("FITBASE_ANTHROPIC_DAILY_CALLS_FREE", "anthropic-daily-calls-free", \LanguageModelConfiguration.dailyCallsFree),
             ("FITBASE_ANTHROPIC_DAILY_CALLS_PREMIUM", "anthropic-daily-calls-premium", \LanguageModelConfiguration.dailyCallsPremium),
+            ("FITBASE_ANTHROPIC_DAILY_BUDGET", "anthropic-daily-budget", \LanguageModelConfiguration.dailyBudget),
         ] {
             guard let value = environment[name] else { continue }
             guard let calls = Int(value.trimmingCharacters(in: .whitespaces)), (0...100_000).contains(calls) else {

@@ -19,6 +19,8 @@ struct RecommendationController: Sendable {
     let model: (any LanguageModel)?
     /// Answers a day one account may have from `model`: `free`, and `premium` on a paid tier.
     var modelCallsPerDay: (free: Int, premium: Int) = (10, 50)
+    /// Model calls a day across all accounts (`FITBASE_ANTHROPIC_DAILY_BUDGET`).
+    var modelBudgetPerDay = 2000
     let logger: Logger
     let engine = RecommendationEngine()
 
@@ -129,13 +131,23 @@ struct RecommendationController: Sendable {
         return (answer, kept)
     }
 
-    /// Counts a model call of `user` against their daily quota (in the database: every instance counts alike); `false`
-    /// when the quota is spent, and the rules answer instead.
+    /// Whether `user` may have an answer from the model now: only a verified account (an address proven by a link, or
+    /// an account a provider made: a sign-up with a made-up address costs the operator nothing), counted against the
+    /// account's daily quota and then the deployment's daily budget (in the database: every instance counts alike).
+    /// `false` sends the request to the rules.
     private func modelQuotaAllows(_ user: UserID, premium: Bool) async throws -> Bool {
-        let rule = RateLimiter.Rule(name: "model-calls", limit: premium ? modelCallsPerDay.premium : modelCallsPerDay.free, window: 86_400)
-        let over = try await store.database.transaction { db in try await RateLimiter.hit(user.description, rule, now: .storageNow, on: db) }
-        if let over { logger.info("daily model quota reached; answering from the rules", metadata: ["retryAfter": "\(over)"]) }
-        return over == nil
+        let perUser = RateLimiter.Rule(name: "model-calls", limit: premium ? modelCallsPerDay.premium : modelCallsPerDay.free, window: 86_400)
+        let budget = RateLimiter.Rule(name: "model-budget", limit: modelBudgetPerDay, window: 86_400)
+        let refusal: String? = try await store.database.transaction { db in
+            guard let account = try await UserStore.find(id: user, on: db), account.emailVerifiedAt != nil || account.passwordHash == nil else {
+                return "the account's address is not verified"
+            }
+            if try await RateLimiter.hit(user.description, perUser, now: .storageNow, on: db) != nil { return "the account's daily quota is spent" }
+            if try await RateLimiter.hit("deployment", budget, now: .storageNow, on: db) != nil { return "the deployment's daily budget is spent" }
+            return nil
+        }
+        if let refusal { logger.info("not asking the language model; answering from the rules", metadata: ["reason": "\(refusal)"]) }
+        return refusal == nil
     }
 
     /// A kept answer with today's catalog; `nil` when one of its workouts is gone or no longer allowed.

@@ -40,6 +40,7 @@ enum FitBaseMigrations {
         ChainAuditPerUser(),
         AddNotificationPreferences(),
         CreatePushDelivery(),
+        CreateIdentityTokenNonces(),
     ]
 }
 

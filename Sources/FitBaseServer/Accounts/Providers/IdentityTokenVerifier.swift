@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import JWTKit
+import SQLKit
 
 /// What a verified provider ID token says about the person.
 struct VerifiedIdentity: Sendable, Equatable {
@@ -15,10 +16,21 @@ struct VerifiedIdentity: Sendable, Equatable {
     let emailVerified: Bool
     let isPrivateEmail: Bool
     let name: String?
+    /// The token's `nonce` claim: spent once (``IdentityTokenNonces``) until `expiresAt`.
+    var nonce: String? = nil
+    var expiresAt: Date = .distantFuture
 }
 
 enum IdentityProvider: String, Sendable {
     case apple, google
+
+    /// The provider's name as people know it (in e-mails).
+    var displayName: String {
+        switch self {
+        case .apple: "Apple"
+        case .google: "Google"
+        }
+    }
 }
 
 /// Verifies provider ID tokens (Sign in with Apple, Google) the way the providers document, with a distinct 401
@@ -41,6 +53,7 @@ struct IdentityTokenVerifier: Sendable {
         case sha256Hex(of: String)
         /// Google: the claim is the nonce itself.
         case equal(to: String)
+        /// The client sent none: a token that carries one is refused (it was minted for a flow that checks it).
         case none
     }
 
@@ -61,12 +74,26 @@ struct IdentityTokenVerifier: Sendable {
                 throw Self.reject(.identityTokenNonceMismatch, "The identity token's nonce does not match.")
             }
         case .none:
-            break
+            guard claims.nonce == nil else {
+                throw Self.reject(.identityTokenNonceMismatch, "The identity token carries a nonce; send it with the token.")
+            }
         }
+        let email = claims.email?.lowercased()
         return VerifiedIdentity(
-            provider: provider, subject: claims.sub, audience: audience, email: claims.email?.lowercased(),
-            emailVerified: claims.emailVerified ?? false, isPrivateEmail: claims.isPrivateEmail ?? false, name: claims.name
+            provider: provider, subject: claims.sub, audience: audience, email: email,
+            emailVerified: claims.emailVerified == true && vouchesFor(email, hostedDomain: claims.hd), isPrivateEmail: claims.isPrivateEmail ?? false, name: claims.name,
+            nonce: claims.nonce, expiresAt: claims.exp.addingTimeInterval(Self.leeway)
         )
+    }
+
+    /// Whether the provider answers for `email` when it says `email_verified`. Apple does for every address it
+    /// hands out. Google does only for `gmail.com` addresses and Workspace accounts (tokens with `hd`): for any
+    /// other address, `email_verified` means only that the address was once confirmed, not that it is still theirs.
+    private func vouchesFor(_ email: String?, hostedDomain: String?) -> Bool {
+        switch provider {
+        case .apple: true
+        case .google: email?.hasSuffix("@gmail.com") == true || hostedDomain?.isEmpty == false
+        }
     }
 
     /// Checks the header (RS256 only, a published `kid`) and the signature, then decodes the claims.
@@ -131,9 +158,11 @@ private struct ProviderClaims: JWTPayload {
     let emailVerified: Bool?
     let isPrivateEmail: Bool?
     let name: String?
+    /// Google Workspace: the domain of the account.
+    let hd: String?
 
     enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, exp, iat, nonce, email, name
+        case iss, sub, aud, exp, iat, nonce, email, name, hd
         case emailVerified = "email_verified"
         case isPrivateEmail = "is_private_email"
     }
@@ -152,6 +181,7 @@ private struct ProviderClaims: JWTPayload {
         nonce = try container.decodeIfPresent(String.self, forKey: .nonce)
         email = try container.decodeIfPresent(String.self, forKey: .email)
         name = try container.decodeIfPresent(String.self, forKey: .name)
+        hd = try? container.decodeIfPresent(String.self, forKey: .hd)
         emailVerified = Self.flexibleBool(container, .emailVerified)
         isPrivateEmail = Self.flexibleBool(container, .isPrivateEmail)
     }
@@ -171,5 +201,26 @@ private struct ProviderClaims: JWTPayload {
         if let value = try? container.decode(Bool.self, forKey: key) { return value }
         if let text = try? container.decode(String.self, forKey: key) { return text.lowercased() == "true" }
         return nil
+    }
+}
+
+/// The replay cache of provider ID tokens: a token's nonce is spent by the sign-in that uses it, in the sign-in's
+/// transaction, and kept until the token expires. A captured token (with its raw nonce) therefore signs in once, on
+/// whichever instance sees it first.
+enum IdentityTokenNonces {
+    /// Spends `identity`'s nonce; 401 `identity_token_replayed` when it was spent before. Tokens without one pass.
+    static func spend(_ identity: VerifiedIdentity, on db: any SQLDatabase) async throws {
+        guard let nonce = identity.nonce else { return }
+        let spent = try await db.insert(into: "identity_token_nonces").columns("nonce_hash", "expires_at")
+            .values(SQLBind(sha256Hex("\(identity.provider.rawValue):\(nonce)")), SQLBind(identity.expiresAt))
+            .ignoringConflicts(with: ["nonce_hash"]).returning("nonce_hash").all()
+        guard !spent.isEmpty else {
+            throw IdentityTokenVerifier.reject(.identityTokenReplayed, "This identity token (or its nonce) was used before; sign in again.")
+        }
+    }
+
+    /// Drops nonces whose tokens expired before `now`.
+    static func purge(now: Date, on db: any SQLDatabase) async throws {
+        try await db.delete(from: "identity_token_nonces").where("expires_at", .lessThan, now).run()
     }
 }

@@ -5,30 +5,46 @@ import SQLKit
 
 /// Finds or creates the account for a verified provider identity and starts a session, in one transaction.
 ///
-/// Accounts are keyed by the provider's `sub`. A first sign-in links to an existing account with the same address
-/// only when the provider vouches for the address (`email_verified`):
-/// * the account's address is verified too → the identity joins it;
-/// * the account's address was never verified → whoever made it with a password may not own the address (anyone can
-///   sign up with someone else's). The provider's verified identity takes the account over: the password is
-///   removed, every session, device and pending e-mail link of the account ends, and the address counts as verified.
-///   This is the rule Firebase applies; without it, a password set up in advance by an attacker would open the
-///   owner's account once the owner signs in with Apple or Google.
+/// Accounts are keyed by the provider's `sub`. A first sign-in joins an existing account with the same address only
+/// when the provider vouches for the address (`email_verified`, and for Google only addresses Google answers for:
+/// `gmail.com`, or a Workspace token's `hd`). A join never leaves a password beside the provider:
+/// * an account with a password, verified or not, loses it: whoever set it may not own the address (anyone can sign
+///   up with someone else's, and a verification link may have been confirmed by someone who saw the mail). Every
+///   session ends — and with them the devices they registered for pushes —, trusted devices and outstanding links
+///   (a pending e-mail change among them) are void, and the address counts as verified;
+/// * an account without a password (another provider's) keeps its sessions: the provider's word and the other
+///   provider's agree on the address.
+/// Either way the address is told by e-mail, and the answer says `linked: joined`. The owner can set a password
+/// again with a reset link, which proves the mailbox.
 struct ProviderAccountLinker: Sendable {
     let database: Database
     let sessions: SessionStore
+    let composer: AccountMailComposer
+    let outbox: Outbox
     let logger: Logger
+
+    /// How a first sign-in with an identity found its account.
+    enum Linked: String, Sendable {
+        /// A new account was made for it.
+        case created
+        /// It joined the existing account with its verified address.
+        case joined
+    }
 
     struct Outcome: Sendable {
         let user: UserRecord
         let session: SessionID
         let refreshToken: String
-        let isNewUser: Bool
+        /// `nil` when the identity was already the account's.
+        let linked: Linked?
+        var isNewUser: Bool { linked == .created }
     }
 
     func signIn(_ identity: VerifiedIdentity, displayName: String?, deviceLabel: String?, now: Date) async throws -> Outcome {
-        let (outcome, tookOver) = try await database.transaction { [sessions] db in
-            var isNewUser = false
-            var tookOver = false
+        let (outcome, strippedPassword) = try await database.transaction { [sessions, composer, outbox] db in
+            try await IdentityTokenNonces.spend(identity, on: db)
+            var linked: Linked?
+            var strippedPassword = false
             let userID: UserID
             if let existing = try await IdentityStore.find(identity.provider, subject: identity.subject, on: db) {
                 try await IdentityStore.update(identity, now: now, on: db)
@@ -37,10 +53,15 @@ struct ProviderAccountLinker: Sendable {
                 let verifiedEmail = identity.emailVerified ? identity.email.flatMap(EmailAddress.init) : nil
                 if let verifiedEmail, let owner = try await UserStore.find(email: verifiedEmail, on: db) {
                     userID = owner.id
-                    if owner.emailVerifiedAt == nil {
-                        try await Self.takeOver(owner, now: now, on: db)
-                        tookOver = true
+                    linked = .joined
+                    if owner.passwordHash != nil || owner.emailVerifiedAt == nil {
+                        try await Self.stripCredentials(of: owner, now: now, on: db)
+                        strippedPassword = owner.passwordHash != nil
                     }
+                    try await outbox.enqueue(
+                        .email(try composer.providerJoined(to: verifiedEmail.value, provider: identity.provider.displayName, passwordRemoved: strippedPassword)),
+                        user: owner.id, now: now, on: db
+                    )
                 } else {
                     userID = UserID()
                     let user = UserRecord(
@@ -49,26 +70,26 @@ struct ProviderAccountLinker: Sendable {
                         emailVerifiedAt: verifiedEmail == nil ? nil : now
                     )
                     try await UserStore.insert(user, on: db)
-                    isNewUser = true
+                    linked = .created
                 }
                 try await IdentityStore.insert(identity, for: userID, now: now, on: db)
             }
             let (session, refreshToken) = try await sessions.start(user: userID, deviceLabel: deviceLabel, now: now, on: db)
             guard let user = try await UserStore.find(id: userID, on: db) else { throw Problem.internalError }
-            return (Outcome(user: user, session: session, refreshToken: refreshToken, isNewUser: isNewUser), tookOver)
+            return (Outcome(user: user, session: session, refreshToken: refreshToken, linked: linked), strippedPassword)
         }
-        if tookOver {
+        if strippedPassword {
             logger.notice(
-                "a provider's verified identity took over an account whose address was never verified; its password and sessions are gone",
+                "a provider's verified identity joined an account with a password; the password and its sessions are gone",
                 metadata: ["user": "\(outcome.user.id)", "provider": "\(identity.provider.rawValue)"]
             )
         }
         return outcome
     }
 
-    /// Strips an unverified account of everything its password gave: the password, sessions, trusted devices and
-    /// outstanding links; the provider's word proves the address.
-    private static func takeOver(_ account: UserRecord, now: Date, on db: any SQLDatabase) async throws {
+    /// Strips an account of everything a password may have given someone: the password, sessions (and the push
+    /// devices they registered), trusted devices and outstanding links; the provider's word proves the address.
+    private static func stripCredentials(of account: UserRecord, now: Date, on db: any SQLDatabase) async throws {
         try await UserStore.setPasswordHash(nil, for: account.id, now: now, on: db)
         try await SessionStore.revokeAll(of: account.id, except: nil, now: now, on: db)
         try await SignInThrottle.forgetDevices(of: account.id, on: db)

@@ -11,6 +11,8 @@ import SQLKit
 struct ProviderSignInController: Sendable {
     let apple: IdentityTokenVerifier?
     let google: IdentityTokenVerifier?
+    /// `FITBASE_GOOGLE_REQUIRE_NONCE`.
+    let googleRequiresNonce: Bool
     let linker: ProviderAccountLinker
     let responses: AuthSessionBuilder
     let appleTokens: AppleTokenRevoker?
@@ -40,6 +42,9 @@ struct ProviderSignInController: Sendable {
     func signInWithGoogle(_ input: Operations.SignInWithGoogle.Input) async throws -> Operations.SignInWithGoogle.Output {
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
         let verifier = try Self.configured(google, "Google sign-in", "FITBASE_GOOGLE_AUDIENCES")
+        if googleRequiresNonce && (body.nonce ?? "").isEmpty {
+            throw IdentityTokenVerifier.reject(.identityTokenNonceMismatch, "This server requires the nonce the Google token was minted with.")
+        }
         let identity = try await verifier.verify(body.idToken, nonce: body.nonce.map { .equal(to: $0) } ?? .none)
         let now = Date.storageNow
         let outcome = try await linker.signIn(
@@ -123,10 +128,12 @@ struct ProviderSignInController: Sendable {
     }
 
     private func session(_ outcome: ProviderAccountLinker.Outcome, now: Date) async throws -> Components.Schemas.AuthSession {
-        try await responses.authSession(
+        var answer = try await responses.authSession(
             outcome.user, session: outcome.session, refreshToken: outcome.refreshToken, authenticatedAt: now, now: now,
             isNewUser: outcome.isNewUser
         )
+        answer.linked = outcome.linked.flatMap { .init(rawValue: $0.rawValue) }
+        return answer
     }
 
     private static func configured(_ verifier: IdentityTokenVerifier?, _ name: String, _ setting: String) throws(Problem) -> IdentityTokenVerifier {

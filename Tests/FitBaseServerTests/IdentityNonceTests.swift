@@ -1,0 +1,83 @@
+import FitBaseCore
+import FitBaseTestSupport
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+
+@testable import FitBaseServer
+
+/// Nonces that bind (accounts part 3): a provider token minted with a nonce needs it, a nonce signs in once on any
+/// instance, and Google nonces can be required.
+@Suite struct IdentityNonceTests {
+    @Test(arguments: TestEngines.all)
+    func aCapturedTokenSignsInOnceAcrossInstances(engine: DatabaseEngine) async throws {
+        try await FakeIdentityProvider.run { fake in
+            try await TestDatabase.with(engine) { testDatabase in
+                try await SharedKeysTests.withDataDirectories(2) { directories in
+                    let masterKey = SharedKeysTests.randomMasterKey()
+                    let apps = try await directories.asyncMap { directory in
+                        var configuration = SharedKeysTests.configuration(testDatabase, dataDirectory: directory, masterKey: masterKey)
+                        configuration.identityProviders = try fake.configuration(keyDirectory: directory)
+                        configuration.identityProviders.masterKey = masterKey
+                        return try await buildApplication(configuration: configuration, logger: TestDatabase.logger)
+                    }
+                    try await apps[0].test(.router) { a in
+                        try await apps[1].test(.router) { b in
+                            let google = try await FakeIdentityProvider.googleToken(subject: "g-replay", email: "r@gmail.com", nonce: "once")
+                            #expect(try await a.json(.post, "/v1/auth/google", body: ["idToken": google, "nonce": "once"]).status == .ok)
+                            try expectProblem(try await b.json(.post, "/v1/auth/google", body: ["idToken": google, "nonce": "once"]), code: "identity_token_replayed")
+                            try expectProblem(try await a.json(.post, "/v1/auth/google", body: ["idToken": google, "nonce": "once"]), code: "identity_token_replayed")
+
+                            let apple = try await FakeIdentityProvider.appleToken(subject: "a-replay", rawNonce: "raw-once")
+                            #expect(try await b.json(.post, "/v1/auth/apple", body: ["identityToken": apple, "rawNonce": "raw-once"]).status == .ok)
+                            try expectProblem(try await a.json(.post, "/v1/auth/apple", body: ["identityToken": apple, "rawNonce": "raw-once"]), code: "identity_token_replayed")
+                            // A fresh nonce for the same person signs in.
+                            let fresh = try await FakeIdentityProvider.appleToken(subject: "a-replay", rawNonce: "raw-twice")
+                            #expect(try await a.json(.post, "/v1/auth/apple", body: ["identityToken": fresh, "rawNonce": "raw-twice"]).status == .ok)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func aGoogleTokenMintedWithANonceNeedsIt() async throws {
+        try await withProviderApp(.sqlite) { client, _, _ in
+            let google = try await FakeIdentityProvider.googleToken(subject: "g-nonce", email: "n@gmail.com", nonce: "bound")
+            try expectProblem(try await client.json(.post, "/v1/auth/google", body: ["idToken": google]), code: "identity_token_nonce_mismatch")
+            try expectProblem(try await client.json(.post, "/v1/auth/google", body: ["idToken": google, "nonce": "other"]), code: "identity_token_nonce_mismatch")
+            #expect(try await client.json(.post, "/v1/auth/google", body: ["idToken": google, "nonce": "bound"]).status == .ok)
+            // Without the setting, a token minted without a nonce still signs in.
+            let bare = try await FakeIdentityProvider.googleToken(subject: "g-bare", email: "b@gmail.com", nonce: nil)
+            #expect(try await client.json(.post, "/v1/auth/google", body: ["idToken": bare]).status == .ok)
+        }
+    }
+
+    @Test func googleNoncesCanBeRequired() async throws {
+        #expect(try IdentityProvidersConfiguration.resolve(environment: ["FITBASE_GOOGLE_REQUIRE_NONCE": "true"]).googleRequiresNonce)
+        #expect(throws: ConfigurationError.self) { try IdentityProvidersConfiguration.resolve(environment: ["FITBASE_GOOGLE_REQUIRE_NONCE": "maybe"]) }
+        try await FakeIdentityProvider.run { fake in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fitbase-keys-\(UUID().uuidString.prefix(8))").path
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            var providers = try fake.configuration(keyDirectory: directory)
+            providers.googleRequiresNonce = true
+            try await withApp(.sqlite, identityProviders: providers) { client, _ in
+                let bare = try await FakeIdentityProvider.googleToken(subject: "g-bare", email: "b@gmail.com", nonce: nil)
+                try expectProblem(try await client.json(.post, "/v1/auth/google", body: ["idToken": bare]), code: "identity_token_nonce_mismatch")
+                let bound = try await FakeIdentityProvider.googleToken(subject: "g-bound", email: "c@gmail.com", nonce: "n-7")
+                #expect(try await client.json(.post, "/v1/auth/google", body: ["idToken": bound, "nonce": "n-7"]).status == .ok)
+            }
+        }
+    }
+}
+
+extension Array {
+    /// Maps in order, awaiting each element.
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async throws -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
+}

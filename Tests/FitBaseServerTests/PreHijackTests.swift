@@ -1,0 +1,158 @@
+import FitBaseCore
+import FitBaseTestSupport
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import SQLKit
+import Testing
+
+@testable import FitBaseServer
+
+/// The pre-hijack of accounts part 3: an attacker registers the victim's address with a password, a mail scanner
+/// "opens" the link, and the owner later signs in with a provider. Each test plays the attack over HTTP.
+@Suite struct PreHijackTests {
+    @Test(arguments: TestEngines.all)
+    func aScannedLinkAndAProviderSignInLeaveTheAttackerNothing(engine: DatabaseEngine) async throws {
+        try await withProviderMailApp(engine) { client, mailer in
+            // The attacker signs up with the victim's corporate address and registers a phone for pushes.
+            let attacker = try await client.signUp("victim@corp.example", password: "attacker's password")
+            #expect(try await client.json(.put, "/v1/me/devices/\(deviceToken())", body: [
+                "platform": "ios", "environment": "production", "bundleId": "com.example.fit",
+            ], token: attacker.accessToken).status == .created)
+            // The company's mail scanner follows the link in the verification e-mail.
+            let token = try await mailer.token(to: "victim@corp.example", subject: "Confirm")
+            #expect(try await client.execute(uri: "/auth/verify?token=\(token)", method: .get).status == .ok)
+            #expect(try json(try await client.json(.get, "/v1/me", token: attacker.accessToken))["emailVerified"] as? Bool == false)
+
+            // The owner taps "Sign in with Google" (a Workspace account: Google answers for the address).
+            let google = try await FakeIdentityProvider.googleToken(
+                subject: "google-victim", email: "victim@corp.example", nonce: "n-1", hostedDomain: "corp.example"
+            )
+            let owner = try await client.json(.post, "/v1/auth/google", body: ["idToken": google, "nonce": "n-1"])
+            #expect(owner.status == .ok)
+            let body = try json(owner)
+            #expect(body["linked"] as? String == "joined")
+            #expect((body["user"] as? [String: Any])?["signInMethods"] as? [String] == ["google"])
+
+            // Nothing the attacker held works: sessions, refresh tokens, the password, the registered phone.
+            try expectProblem(try await client.json(.get, "/v1/me", token: attacker.accessToken), code: "session_revoked")
+            try expectProblem(try await client.json(.post, "/v1/auth/refresh", body: ["refreshToken": attacker.refreshToken]), code: "invalid_refresh_token")
+            try expectProblem(
+                try await client.json(.post, "/v1/auth/signin", body: ["email": "victim@corp.example", "password": "attacker's password"]),
+                code: "invalid_credentials"
+            )
+            let ownerToken = try #require(body["accessToken"] as? String)
+            let devices = try json(try await client.json(.get, "/v1/me/devices", token: ownerToken))
+            #expect((devices["items"] as? [Any])?.isEmpty == true)
+            // The address is told.
+            let notice = try #require(try await mailer.message(to: "victim@corp.example", subject: "Google sign-in was added"))
+            #expect(notice.text.contains("password was removed"))
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func aVerifiedAccountWithAPasswordLosesItWhenAProviderJoins(engine: DatabaseEngine) async throws {
+        try await withProviderMailApp(engine) { client, mailer in
+            let account = try await client.signUp("grace@gmail.com")
+            let token = try await mailer.token(to: "grace@gmail.com", subject: "Confirm")
+            #expect(try await client.submitForm("/auth/verify", "token=\(token)").status == .ok)
+            #expect(try await client.json(.post, "/v1/me/email", body: ["newEmail": "grace.new@example.com", "password": account.password], token: account.accessToken).status == .accepted)
+            let pending = try await mailer.token(to: "grace.new@example.com", subject: "new")
+
+            let google = try await FakeIdentityProvider.googleToken(subject: "google-42", email: "Grace@Gmail.com", nonce: "g-nonce")
+            let joined = try json(try await client.json(.post, "/v1/auth/google", body: ["idToken": google, "nonce": "g-nonce"]))
+            #expect(joined["linked"] as? String == "joined")
+            #expect(joined["isNewUser"] as? Bool == false)
+            let user = try #require(joined["user"] as? [String: Any])
+            #expect(user["id"] as? String == account.id)
+            #expect(user["signInMethods"] as? [String] == ["google"])
+            try expectProblem(try await client.json(.get, "/v1/me", token: account.accessToken), code: "session_revoked")
+            try expectProblem(try await client.json(.post, "/v1/auth/signin", body: ["email": "grace@gmail.com", "password": account.password]), code: "invalid_credentials")
+            // The e-mail change the password's holder asked for is void.
+            try expectProblem(try await client.json(.post, "/v1/auth/email/verify", body: ["token": pending]), code: "token_invalid")
+            #expect(try await mailer.message(to: "grace@gmail.com", subject: "Google sign-in was added") != nil)
+
+            // Later sign-ins say nothing about linking.
+            let again = try await FakeIdentityProvider.googleToken(subject: "google-42", email: "grace@gmail.com", nonce: "g-nonce-2")
+            let later = try json(try await client.json(.post, "/v1/auth/google", body: ["idToken": again, "nonce": "g-nonce-2"]))
+            #expect(later["linked"] == nil)
+            #expect((later["user"] as? [String: Any])?["id"] as? String == account.id)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func anAccountWithoutAPasswordIsJoinedAndKeepsItsSessions(engine: DatabaseEngine) async throws {
+        try await withProviderMailApp(engine) { client, mailer in
+            let apple = try await FakeIdentityProvider.appleToken(subject: "apple.hu", rawNonce: "a-1", email: "hu@gmail.com")
+            let first = try json(try await client.json(.post, "/v1/auth/apple", body: ["identityToken": apple, "rawNonce": "a-1"]))
+            #expect(first["linked"] as? String == "created")
+            let appleSession = try #require(first["accessToken"] as? String)
+            let google = try await FakeIdentityProvider.googleToken(subject: "google-hu", email: "hu@gmail.com", nonce: "g-1")
+            let second = try json(try await client.json(.post, "/v1/auth/google", body: ["idToken": google, "nonce": "g-1"]))
+            #expect(second["linked"] as? String == "joined")
+            #expect((second["user"] as? [String: Any])?["signInMethods"] as? [String] == ["apple", "google"])
+            #expect(try await client.json(.get, "/v1/me", token: appleSession).status == .ok)
+            let notice = try #require(try await mailer.message(to: "hu@gmail.com", subject: "Google sign-in was added"))
+            #expect(!notice.text.contains("password was removed"))
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func googlesWordCountsOnlyForAddressesGoogleAnswersFor(engine: DatabaseEngine) async throws {
+        try await withProviderMailApp(engine) { client, _ in
+            // Someone else registered the address; a consumer Google account that once confirmed it shows up.
+            let holder = try await client.signUp("ana@example.org")
+            let google = try await FakeIdentityProvider.googleToken(subject: "google-ana", email: "ana@example.org", nonce: "g-2")
+            let answer = try json(try await client.json(.post, "/v1/auth/google", body: ["idToken": google, "nonce": "g-2"]))
+            #expect(answer["linked"] as? String == "created")
+            let user = try #require(answer["user"] as? [String: Any])
+            #expect(user["id"] as? String != holder.id)
+            #expect(user["emailVerified"] as? Bool != true)
+            // The holder's account is untouched.
+            #expect(try await client.json(.get, "/v1/me", token: holder.accessToken).status == .ok)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func aScannedEmailChangeLinkDoesNotMoveTheAttackersAccountOntoTheVictimsAddress(engine: DatabaseEngine) async throws {
+        try await withProviderMailApp(engine) { client, mailer in
+            let attacker = try await client.signUp("mallory@evil.example")
+            #expect(try await client.json(.post, "/v1/me/email", body: ["newEmail": "victim@gmail.com", "password": attacker.password], token: attacker.accessToken).status == .accepted)
+            let token = try await mailer.token(to: "victim@gmail.com", subject: "new")
+            #expect(try await client.execute(uri: "/auth/verify?token=\(token)", method: .get).status == .ok)
+            #expect(try json(try await client.json(.get, "/v1/me", token: attacker.accessToken))["email"] as? String == "mallory@evil.example")
+            // The victim's Google sign-in gets an account of its own.
+            let google = try await FakeIdentityProvider.googleToken(subject: "google-victim-2", email: "victim@gmail.com", nonce: "g-3")
+            let answer = try json(try await client.json(.post, "/v1/auth/google", body: ["idToken": google, "nonce": "g-3"]))
+            #expect(answer["linked"] as? String == "created")
+            #expect((answer["user"] as? [String: Any])?["id"] as? String != attacker.id)
+        }
+    }
+
+    @Test func emailsCarryNoTextAUserWrote() async throws {
+        try await withMailApp(.sqlite) { client, _, mailer in
+            let spam = "Win a prize at https://spam.example"
+            #expect(try await client.json(.post, "/v1/auth/signup", body: [
+                "email": "target@example.com", "password": "correct horse battery", "displayName": spam,
+            ]).status == .created)
+            let message = try #require(try await mailer.received(by: "target@example.com").first)
+            #expect(!message.text.contains("spam.example"))
+            #expect(!message.html.contains("spam.example"))
+        }
+    }
+}
+
+/// The app against a running ``FakeIdentityProvider``, with a recording mailer.
+func withProviderMailApp(
+    _ engine: DatabaseEngine, _ test: @escaping @Sendable (any TestClientProtocol, RecordingMailer) async throws -> Void
+) async throws {
+    try await FakeIdentityProvider.run { fake in
+        let keyDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("fitbase-keys-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: keyDirectory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: keyDirectory) }
+        try await withMailApp(engine, identityProviders: try fake.configuration(keyDirectory: keyDirectory)) { client, _, mailer in
+            try await test(client, mailer)
+        }
+    }
+}
