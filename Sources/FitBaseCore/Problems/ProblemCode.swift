@@ -47,6 +47,7 @@ public enum ProblemCode: String, Sendable, Hashable, Codable, CaseIterable {
     case payloadTooLarge = "payload_too_large"
     case periodExists = "period_exists"
     case providerNotConfigured = "provider_not_configured"
+    case quotaExceeded = "quota_exceeded"
     case rateLimited = "rate_limited"
     case reauthenticationRequired = "reauthentication_required"
     case refreshTokenReused = "refresh_token_reused"

@@ -87,7 +87,7 @@ func buildApplication(
     let audit = AuditLog(database: database)
     let healthRecords = HealthRecords(
         database: database, store: HealthSampleStore(database: database), vault: vault, audit: audit,
-        consents: ConsentStore(database: database)
+        consents: ConsentStore(database: database), sampleQuota: configuration.healthSampleQuota
     )
 
     let composer: AccountMailComposer

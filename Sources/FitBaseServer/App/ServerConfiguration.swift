@@ -15,6 +15,7 @@ import Logging
 /// | bcrypt cost | — | `FITBASE_BCRYPT_COST` | `12` (4–31; tests use 4) |
 /// | load the demo catalog into an empty catalog | — | `FITBASE_DEMO_CATALOG` | `true` |
 /// | key store of health data keys | — | `FITBASE_KEYSTORE_URL` | `<data dir>/keystore.sqlite` with SQLite; the database itself with PostgreSQL |
+/// | health samples one account may store | — | `FITBASE_HEALTH_SAMPLE_QUOTA` | `2000000` |
 ///
 /// Identity providers and the master key: ``IdentityProvidersConfiguration``; the language model behind
 /// recommendations: ``LanguageModelConfiguration``; products, the App Store and Stripe: ``BillingConfiguration``;
@@ -52,6 +53,8 @@ public struct ServerConfiguration: Sendable {
     public var accounts: AccountsConfiguration
     /// Requests per account and per client address in each class (environment only).
     public var rateLimits: RateLimitConfiguration
+    /// Health samples one account may keep (`FITBASE_HEALTH_SAMPLE_QUOTA`); past it uploads are 409 `quota_exceeded`.
+    public var healthSampleQuota = HealthSampleQuota.defaultLimit
     /// Apple Push Notification service (`FITBASE_APNS_*`); `nil` logs pushes instead of sending them.
     package var apns: APNsConfiguration? = nil
     /// When housekeeping (retention purges, the sweep of accounts never verified) first runs after start, and how
@@ -234,6 +237,12 @@ public struct ServerConfiguration: Sendable {
             rateLimits: try RateLimitConfiguration.resolve(environment: environment)
         )
         configuration.apns = try APNsConfiguration(environment: environment)
+        if let text = environment["FITBASE_HEALTH_SAMPLE_QUOTA"] {
+            guard let quota = Int(text.trimmingCharacters(in: .whitespaces)), (1...1_000_000_000).contains(quota) else {
+                throw ConfigurationError(setting: "health-sample-quota", source: "FITBASE_HEALTH_SAMPLE_QUOTA", value: text, expected: "a number of samples from 1 to 1000000000")
+            }
+            configuration.healthSampleQuota = quota
+        }
         return configuration
     }
 

@@ -26,6 +26,7 @@ struct HealthSamplesOwner: AccountDataOwner {
         let hadKey = try await records.vault.destroyKey(of: user)
         let deleted = try await db.delete(from: "health_samples").where("user_id", .equal, user.rawValue).returning("id").all().count
         try await HealthRollups.deleteAll(of: user, on: db)
+        try await HealthSampleQuota.delete(of: user, on: db)
         guard hadKey || deleted > 0 else { return }  // never had health data: nothing to record
         try await AuditLog.append(
             AuditEvent(actor: RequestScope.current.caller?.user, subject: user, action: .delete, resource: "healthKey", count: deleted),

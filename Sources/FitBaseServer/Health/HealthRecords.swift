@@ -12,6 +12,8 @@ struct HealthRecords: Sendable {
     let vault: HealthVault
     let audit: AuditLog
     let consents: ConsentStore
+    /// Samples one account may keep (`FITBASE_HEALTH_SAMPLE_QUOTA`).
+    var sampleQuota = HealthSampleQuota.defaultLimit
 
     static let maximumBatch = 1_000
 
@@ -72,9 +74,10 @@ struct HealthRecords: Sendable {
         let batch = try seal(accepted.map(\.sample), of: user, with: key)
         let engine = database.engine
         let vault = self.vault
+        let quota = sampleQuota
         let (taken, inserted) = try await database.transaction { db in
             // A row whose id is stored already is not inserted; of those, the ones another user holds are refused.
-            let inserted = try await HealthSamplesCollection.write(batch, vault: vault, .now(user, now), on: db).inserted
+            let inserted = try await HealthSamplesCollection.write(batch, vault: vault, quota: quota, .now(user, now), on: db).inserted
             let taken = try await HealthSampleStore.takenByOthers(batch.rows.map(\.id).filter { !inserted.contains($0) }, user: user, on: db)
             try await AuditLog.append(AuditEvent(actor: user, subject: user, action: action, resource: "healthSamples", count: inserted.count), on: db, engine: engine)
             return (taken, inserted)

@@ -17,12 +17,16 @@ struct HealthSamplesCollection: SyncedCollection {
     /// Values are sealed under the user's key: never in a stored push result.
     var isSealed: Bool { true }
 
-    /// Stores the sealed samples not stored before (of `write`'s user), enters them into the feed and adds them to
-    /// their slots' totals: the write path of every sample. Returns the ids stored and their feed entries.
-    static func write(_ batch: SealedBatch, vault: HealthVault, _ write: FeedWrite, on db: any SQLDatabase) async throws -> (inserted: Set<HealthSampleID>, changes: [SyncChange]) {
+    /// Stores the sealed samples not stored before (of `write`'s user), enters them into the feed, counts them against
+    /// the account's `quota` (409 `quota_exceeded`, and nothing stored, past it) and adds them to their slots' totals:
+    /// the write path of every sample. Returns the ids stored and their feed entries.
+    static func write(
+        _ batch: SealedBatch, vault: HealthVault, quota: Int, _ write: FeedWrite, on db: any SQLDatabase
+    ) async throws -> (inserted: Set<HealthSampleID>, changes: [SyncChange]) {
         // The user's sequence row is taken first, as by every health write (see HealthRollups).
         let firstSeq = try await SyncFeed.reserve(batch.rows.count, of: write.user, on: db)
         let inserted = try await HealthSampleStore.insert(batch.rows, of: write.user, firstSeq: firstSeq, updatedAt: write.updatedAt, now: write.now, on: db)
+        try await HealthSampleQuota.count(inserted.count, of: write.user, limit: quota, on: db)
         let revived = try await SyncFeed.entered(.healthSamples, ids: batch.rows.filter { inserted.contains($0.id) }.map(\.id.rawValue), of: write.user, on: db)
         let changes = batch.rows.enumerated().filter { inserted.contains($0.element.id) }.map { offset, row in
             SyncChange(
@@ -69,7 +73,7 @@ struct HealthSamplesCollection: SyncedCollection {
         guard let key = try await reads.once("health.key", { try await health.vault.dataKey(of: user, creating: true) }) else {
             throw Self.consentRequired
         }
-        return HealthSampleWrite(batch: try health.seal([sample], of: user, with: key), vault: health.vault)
+        return HealthSampleWrite(batch: try health.seal([sample], of: user, with: key), vault: health.vault, quota: health.sampleQuota)
     }
 
     func checkDelete(id: String, reads: PushReads) async throws {
@@ -81,6 +85,7 @@ struct HealthSamplesCollection: SyncedCollection {
         // The row held the sample's feed entry: the tombstone takes over from its version.
         let change = try await SyncFeed.record(.healthSamples, id: id, of: write.user, deleted: true, updatedAt: write.updatedAt, currentVersion: deleted.version, on: db)
         try await HealthRollups.markStale(type: deleted.type, start: deleted.start, of: write.user, on: db)
+        try await HealthSampleQuota.count(-1, of: write.user, limit: .max, on: db)
         return change
     }
 
@@ -116,9 +121,12 @@ struct HealthSamplesCollection: SyncedCollection {
 struct HealthSampleWrite: SyncedWrite {
     var batch: SealedBatch
     var vault: HealthVault
+    var quota = HealthSampleQuota.defaultLimit
+    /// The quota is counted after the row is written: past it the write is rolled back.
+    var canViolateConstraint: Bool { true }
 
     func write(_ write: FeedWrite, on db: any SQLDatabase) async throws -> SyncChange {
-        if let change = try await HealthSamplesCollection.write(batch, vault: vault, write, on: db).changes.first { return change }
+        if let change = try await HealthSamplesCollection.write(batch, vault: vault, quota: quota, write, on: db).changes.first { return change }
         // Its row was there already, stored by a write the push did not see: the user's own (that row's entry), or
         // another user's who stored the id meanwhile (PostgreSQL: committed after the push read the owners).
         let id = batch.rows[0].id.description

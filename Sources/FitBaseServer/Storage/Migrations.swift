@@ -41,6 +41,7 @@ enum FitBaseMigrations {
         AddNotificationPreferences(),
         CreatePushDelivery(),
         CreateIdentityTokenNonces(),
+        CreateHealthSampleCounts(),
     ]
 }
 

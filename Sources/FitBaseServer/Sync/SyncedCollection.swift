@@ -82,8 +82,8 @@ protocol SyncedWrite: Sendable {
     /// Writes the record, its feed entry and its effects on `db` (inside the caller's transaction). A problem thrown
     /// before anything is written (a limit, a rule that needs the transaction) rejects the write alone.
     func write(_ write: FeedWrite, on db: any SQLDatabase) async throws -> SyncChange
-    /// Whether the write can fail on a constraint (another period starting the same day). A push runs such a write
-    /// inside a savepoint, to reject it alone.
+    /// Whether the write can fail after it has written (a constraint: another period starting the same day; a quota:
+    /// the account's health samples). A push runs such a write inside a savepoint, to reject it alone.
     var canViolateConstraint: Bool { get }
     /// The problem a constraint violation of this write means; `nil` for any other error.
     func problem(forViolation error: any Error) -> Problem?

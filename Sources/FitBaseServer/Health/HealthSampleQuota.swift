@@ -1,0 +1,46 @@
+import FitBaseCore
+import HTTPTypes
+import SQLKit
+
+/// How many health samples each account keeps, counted in the transaction of every write and delete
+/// (`health_sample_counts`), so an account cannot grow without bound: an upload that would pass the quota is refused
+/// whole with 409 `quota_exceeded`, on every instance alike.
+enum HealthSampleQuota {
+    /// `FITBASE_HEALTH_SAMPLE_QUOTA`'s default: 2 million samples (about 20 years of a heart-rate sample a minute
+    /// during waking hours… or a year of one a minute round the clock, with steps and sleep beside it).
+    static let defaultLimit = 2_000_000
+
+    /// Adds `delta` to `user`'s count; throws 409 `quota_exceeded` when the count passes `limit` (the caller's
+    /// transaction then stores nothing).
+    static func count(_ delta: Int, of user: UserID, limit: Int, on db: any SQLDatabase) async throws {
+        guard delta != 0 else { return }
+        let row = try await db.raw("""
+            INSERT INTO health_sample_counts (user_id, count) VALUES (\(bind: user.rawValue), \(bind: max(delta, 0)))
+            ON CONFLICT (user_id) DO UPDATE SET count = health_sample_counts.count + \(bind: delta)
+            RETURNING count
+            """).first()
+        guard let count = try row?.decode(column: "count", as: Int.self), count > limit else { return }
+        throw Problem(
+            .conflict, code: .quotaExceeded,
+            detail: "The account keeps at most \(limit) health samples and has \(count - delta); delete some before uploading more."
+        )
+    }
+
+    /// Forgets `user`'s count (their samples are gone).
+    static func delete(of user: UserID, on db: any SQLDatabase) async throws {
+        try await db.delete(from: "health_sample_counts").where("user_id", .equal, user.rawValue).run()
+    }
+}
+
+/// `health_sample_counts`: each account's number of stored health samples, counted from the rows already there.
+struct CreateHealthSampleCounts: Migration {
+    let name = "2026-11-25.health.create-health-sample-counts"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.create(table: "health_sample_counts")
+            .column("user_id", type: engine.uuid, .primaryKey(autoIncrement: false), .references("users", "id", onDelete: .cascade))
+            .column("count", type: .bigint, .notNull)
+            .run()
+        try await database.raw("INSERT INTO health_sample_counts (user_id, count) SELECT user_id, COUNT(*) FROM health_samples GROUP BY user_id").run()
+    }
+}
