@@ -3,6 +3,7 @@ import FitBaseTestSupport
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import SQLKit
 import Testing
 
 @testable import FitBaseServer
@@ -53,5 +54,124 @@ import Testing
         #expect(try ServerConfiguration.resolve(environment: ["FITBASE_HEALTH_SAMPLE_QUOTA": "5000"]).healthSampleQuota == 5000)
         #expect(try ServerConfiguration.resolve(environment: [:]).healthSampleQuota == 2_000_000)
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.resolve(environment: ["FITBASE_HEALTH_SAMPLE_QUOTA": "lots"]) }
+    }
+}
+
+/// The export is written as it is read (accounts part 3), and is the document the generated handler builds.
+@Suite struct StreamedExportTests {
+    @Test(arguments: TestEngines.all)
+    func theStreamedExportIsTheDocumentTheGeneratedHandlerBuilds(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { direct, testDatabase in
+            let generatedApp = try await buildApplication(configuration: .testing(testDatabase), logger: TestDatabase.logger, mailer: nil, directRoutes: false)
+            try await generatedApp.test(.router) { generated in
+                let account = try await direct.signUp()
+                let token = account.accessToken
+                try await HealthTests.consent(direct, token)
+                // More than two pages of samples, several at the same instant (the page boundary must not drop or repeat one).
+                let start = Date(timeIntervalSince1970: 1_790_000_000)
+                var uploaded: Set<String> = []
+                for batch in 0..<3 {
+                    let samples = (0..<900).map { index -> [String: Any] in
+                        let id = UUID()
+                        uploaded.insert(id.uuidString.lowercased())
+                        let instant = start.addingTimeInterval(Double((batch * 900 + index) / 3) * 60)
+                        return HealthTests.sample("heartRate", id: id, start: InternetDateTime.string(from: instant), ["value": 50 + index % 40])
+                    }
+                    #expect(try json(try await HealthTests.upload(direct, token, samples))["created"] as? Int == 900)
+                }
+                #expect(try await direct.json(.post, "/v1/cycle/periods", body: ["startDate": "2026-11-01"], token: token).status == .created)
+
+                let streamed = try await direct.json(.get, "/v1/me/export", token: token)
+                let built = try await generated.json(.get, "/v1/me/export", token: token)
+                #expect(streamed.status == .ok && built.status == .ok)
+                #expect(streamed.headers[.contentDisposition] == "attachment" && built.headers[.contentDisposition] == "attachment")
+                #expect(streamed.headers[.contentType] == built.headers[.contentType])
+                var a = try json(streamed)
+                var b = try json(built)
+                #expect(a.removeValue(forKey: "exportedAt") is String && b.removeValue(forKey: "exportedAt") is String)
+                #expect(NSDictionary(dictionary: a).isEqual(to: b))
+                let samples = try #require((a["sections"] as? [String: Any])?["healthSamples"] as? [[String: Any]])
+                #expect(samples.count == 2_700)
+                #expect(Set(samples.compactMap { ($0["id"] as? String)?.lowercased() }) == uploaded)
+            }
+        }
+    }
+}
+
+/// A large account is deleted in batches, after it was made unreachable at once (accounts part 3).
+@Suite struct LargeAccountDeletionTests {
+    /// Tables that hold rows of a user, by the column naming them.
+    static let userTables = [
+        ("users", "id"), ("sessions", "user_id"), ("health_samples", "user_id"), ("health_sample_counts", "user_id"),
+        ("health_rollups", "user_id"), ("user_identities", "user_id"), ("consents", "user_id"), ("sync_sequences", "user_id"),
+    ]
+
+    static func remaining(_ user: String, in database: TestDatabase) async throws -> [String: Int] {
+        try await database.withStorage { opened in try await opened.withConnection { db in
+            var counts: [String: Int] = [:]
+            for (table, column) in Self.userTables {
+                let rows = try await db.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from(table)
+                    .where(SQLColumn(column), .equal, SQLBind(try #require(UUID(uuidString: user)))).first()
+                let count = try rows?.decode(column: "n", as: Int.self) ?? 0
+                if count > 0 { counts[table] = count }
+            }
+            return counts
+        } }
+    }
+
+    static func uploadSamples(_ count: Int, _ client: any TestClientProtocol, _ token: String) async throws {
+        try await HealthTests.consent(client, token)
+        let start = Date(timeIntervalSince1970: 1_790_000_000)
+        for first in stride(from: 0, to: count, by: 1_000) {
+            let samples = (first..<min(first + 1_000, count)).map { minute in
+                HealthTests.sample("heartRate", start: InternetDateTime.string(from: start.addingTimeInterval(Double(minute) * 60)), ["value": 60 + minute % 30])
+            }
+            #expect(try json(try await HealthTests.upload(client, token, samples))["created"] as? Int == samples.count)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func aLargeAccountGoesInBatchesAndLeavesNothing(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, database in
+            let account = try await client.signUp()
+            try await Self.uploadSamples(12_000, client, account.accessToken)
+            #expect(try await Self.remaining(account.id, in: database)["health_samples"] == 12_000)
+            #expect(try await client.json(.delete, "/v1/me", token: account.accessToken).status == .noContent)
+            #expect(try await Self.remaining(account.id, in: database).isEmpty)
+            try expectProblem(try await client.json(.get, "/v1/me", token: account.accessToken), code: "session_revoked")
+            // The address is free again.
+            _ = try await client.signUp(account.email)
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func aDeletionCutShortIsUnreachableAndFinishedByHousekeeping(engine: DatabaseEngine) async throws {
+        try await TestDatabase.with(engine) { database in
+            var configuration = ServerConfiguration.testing(database)
+            configuration.housekeeping = (.milliseconds(300), .milliseconds(300))
+            let app = try await buildApplication(configuration: configuration, logger: TestDatabase.logger)
+            try await app.test(.router) { client in
+                let account = try await client.signUp()
+                try await Self.uploadSamples(2_000, client, account.accessToken)
+                // What the deletion's first transaction leaves when the instance dies right after it (as a row edit:
+                // the marker a quarter of an hour old, the password and address gone, the sessions ended).
+                try await database.run { db in
+                    let id = try #require(UUID(uuidString: account.id))
+                    try await db.update("users").set("deleting_at", to: Date.storageNow.addingTimeInterval(-900))
+                        .set("password_hash", to: SQLLiteral.null).set("email", to: SQLLiteral.null).where("id", .equal, id).run()
+                    try await db.update("sessions").set("revoked_at", to: Date.storageNow).where("user_id", .equal, id).run()
+                    try await CacheGenerations.bump(.sessions, on: db)
+                }
+                try expectProblem(
+                    try await client.json(.post, "/v1/auth/signin", body: ["email": account.email, "password": account.password]), code: "invalid_credentials"
+                )
+                try expectProblem(try await client.json(.get, "/v1/me", token: account.accessToken), code: "session_revoked")
+                let deadline = ContinuousClock.now.advanced(by: .seconds(20))
+                while try await !Self.remaining(account.id, in: database).isEmpty, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                #expect(try await Self.remaining(account.id, in: database).isEmpty)
+            }
+        }
     }
 }

@@ -90,6 +90,16 @@ struct CreateIdentityTokenNonces: Migration {
     }
 }
 
+/// `users.deleting_at`: an account whose deletion has begun (it is unreachable, and housekeeping finishes it should
+/// the instance that began it stop).
+struct AddAccountDeletingAt: Migration {
+    let name = "2026-11-25.accounts.add-deleting-at"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.alter(table: "users").column("deleting_at", type: engine.instant).run()
+    }
+}
+
 /// `outbox`: work that leaves the process after a commit (e-mail, Apple token revocations), written in the
 /// transaction of the change that causes it and delivered by ``OutboxWorker`` with retries. Payloads are sealed
 /// under the master key: they hold addresses, links and tokens.

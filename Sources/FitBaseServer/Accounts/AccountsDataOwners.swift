@@ -4,7 +4,7 @@ import OpenAPIRuntime
 import SQLKit
 
 /// The account itself: e-mail, name, role, profile — exactly as `GET /v1/me` shows it.
-struct AccountProfileOwner: AccountDataOwner {
+struct AccountProfileOwner: InMemoryAccountDataOwner {
     let section = "account"
 
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
@@ -24,7 +24,7 @@ struct AccountProfileOwner: AccountDataOwner {
 }
 
 /// Sessions (devices) and their refresh tokens; only metadata is exported, never token hashes.
-struct SessionsOwner: AccountDataOwner {
+struct SessionsOwner: InMemoryAccountDataOwner {
     let section = "sessions"
 
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
@@ -51,7 +51,7 @@ struct SessionsOwner: AccountDataOwner {
 }
 
 /// Every consent answer.
-struct ConsentsOwner: AccountDataOwner {
+struct ConsentsOwner: InMemoryAccountDataOwner {
     let section = "consents"
 
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {

@@ -2,8 +2,11 @@ import FitBaseAPI
 import FitBaseCore
 import Foundation
 import HTTPTypes
+import Hummingbird
 import Logging
+import NIOCore
 import OpenAPIRuntime
+import Synchronization
 
 /// The signed-in user's own account: profile, consents, sessions, export and deletion. Every operation acts on the
 /// caller only; there is no way to name another user here.
@@ -46,17 +49,48 @@ struct MeController: Sendable {
         return .noContent(.init())
     }
 
+    /// The generated handler's answer (kept for when direct routes are off): the document ``routes`` streams, held
+    /// whole in memory.
     func exportMe(_ input: Operations.ExportMe.Input) async throws -> Operations.ExportMe.Output {
         let caller = try RequestScope.requireCaller()
-        let now = Date.now
-        let sections = try await registry.export(caller.user, database: database)
-        let document = Components.Schemas.AccountExport(
-            exportedAt: now, userId: caller.user.description,
-            sections: .init(additionalProperties: try OpenAPIObjectContainer(unvalidatedValue: sections.mapValues { $0.value }))
-        )
+        let collected = ExportBuffer()
+        try await registry.writeExport(caller.user, exportedAt: .now, database: database) { collected.append($0) }
+        let document = try Self.exportDecoder.decode(Components.Schemas.AccountExport.self, from: collected.data)
         // A bare `attachment`: the generated server percent-encodes header values, which would garble `; filename=`.
         return .ok(.init(headers: .init(contentDisposition: "attachment"), body: .json(document)))
     }
+
+    /// `GET /v1/me/export` answered without the generated server: the document is written to the connection as it is
+    /// read, one page of a section at a time, so the server's memory does not grow with the account.
+    var routes: [DirectRoute] {
+        [
+            DirectRoute(method: .get, path: "/v1/me/export") { request, _ in
+                guard DirectRoute.acceptsJSON(request) else { return nil }
+                let caller = try RequestScope.requireCaller()
+                let (registry, database) = (self.registry, self.database)
+                // The body is written after this handler returns: it runs in the request's scope again (the audit
+                // entries of the export name the request).
+                let scope = RequestScope.current
+                return Response(
+                    status: .ok, headers: [.contentType: "application/json; charset=utf-8", .contentDisposition: "attachment"],
+                    body: ResponseBody { writer in
+                        try await RequestScope.$current.withValue(scope) {
+                            try await registry.writeExport(caller.user, exportedAt: .now, database: database) { try await writer.write($0) }
+                        }
+                        try await writer.finish(nil)
+                    }
+                )
+            }
+        ]
+    }
+
+    private static let exportDecoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            try InternetDateTimeTranscoder().decode(try decoder.singleValueContainer().decode(String.self))
+        }
+        return decoder
+    }()
 
     func listConsents(_ input: Operations.ListConsents.Input) async throws -> Operations.ListConsents.Output {
         let caller = try RequestScope.requireCaller()
@@ -144,4 +178,11 @@ private struct SessionCursor {
     }
 
     var encoded: String { PageRequest.encodeCursor("\(createdAt.timeIntervalSince1970)|\(id)") }
+}
+
+/// The pieces of an export gathered into one buffer (the generated handler's path).
+private final class ExportBuffer: Sendable {
+    private let bytes = Mutex(Data())
+    var data: Data { bytes.withLock { $0 } }
+    func append(_ piece: ByteBuffer) { bytes.withLock { $0.append(contentsOf: piece.readableBytesView) } }
 }

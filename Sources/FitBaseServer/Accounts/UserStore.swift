@@ -90,6 +90,19 @@ struct UserStore: Sendable {
         }
     }
 
+    /// Makes an account unreachable while it is being deleted: marked, its password and address removed (so neither
+    /// signs in, and the address may be used again at once).
+    static func lockOut(_ id: UserID, now: Date, on db: any SQLDatabase) async throws {
+        try await db.update("users").set("deleting_at", to: now).set("password_hash", to: SQLLiteral.null).set("email", to: SQLLiteral.null)
+            .where("id", .equal, id.rawValue).run()
+    }
+
+    /// Accounts whose deletion began before `cutoff` and has not ended.
+    static func deleting(startedBefore cutoff: Date, on db: any SQLDatabase) async throws -> [UserID] {
+        try await db.select().column("id").from("users").where("deleting_at", .lessThan, cutoff).limit(100).all()
+            .map { UserID(rawValue: try $0.decode(column: "id", as: UUID.self)) }
+    }
+
     private static func select(on db: any SQLDatabase) -> SQLSelectBuilder {
         db.select()
             .columns("id", "email", "password_hash", "display_name", "role", "created_at", "updated_at", "email_verified_at", "last_sign_in_at")

@@ -1,4 +1,6 @@
 import FitBaseCore
+import Foundation
+import NIOCore
 import OpenAPIRuntime
 import SQLKit
 
@@ -9,34 +11,91 @@ import SQLKit
 protocol AccountDataOwner: Sendable {
     /// The export section's name, e.g. `consents`.
     var section: String { get }
-    /// The user's data of this feature as JSON (dates as RFC 3339 strings).
-    func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer
+    /// Writes the user's data of this feature as one JSON value (dates as RFC 3339 strings, keys sorted), in as many
+    /// pieces as it likes: a section of any size is read and written a page at a time.
+    func writeExport(_ user: UserID, database: Database, to write: ExportWriter) async throws
     /// Deletes every row of this feature that belongs to the user, inside the deletion transaction.
     func delete(_ user: UserID, on db: any SQLDatabase) async throws
+}
+
+/// An owner that may hold more of an account's rows than one transaction should delete (health samples): they go in
+/// batches, each its own transaction, after the account was made unreachable and before the final transaction.
+protocol BulkAccountDataOwner: AccountDataOwner {
+    /// Deletes the user's rows in batches; safe to run again after an interruption.
+    func deleteInBatches(_ user: UserID, database: Database) async throws
+}
+
+/// Where an export's bytes go as they are made: the response, or a buffer.
+typealias ExportWriter = (ByteBuffer) async throws -> Void
+
+/// An owner whose section is small enough to build whole (a profile, consents, a few hundred logs).
+protocol InMemoryAccountDataOwner: AccountDataOwner {
+    /// The user's data of this feature as JSON (dates as RFC 3339 strings).
+    func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer
+}
+
+extension InMemoryAccountDataOwner {
+    func writeExport(_ user: UserID, database: Database, to write: ExportWriter) async throws {
+        let value = try await database.withConnection { db in try await export(user, on: db) }
+        try await write(ByteBuffer(bytes: try DirectRoute.encoder.encode(value)))
+    }
 }
 
 /// All features' owners, in registration order (deletion runs in reverse, dependents first).
 struct AccountDataRegistry: Sendable {
     let owners: [any AccountDataOwner]
 
-    /// Every section, on one connection.
-    func export(_ user: UserID, database: Database) async throws -> [String: OpenAPIValueContainer] {
-        let owners = self.owners
-        return try await database.withConnection { db in
-            var sections: [String: OpenAPIValueContainer] = [:]
-            for owner in owners { sections[owner.section] = try await owner.export(user, on: db) }
-            return sections
+    /// The account export (`GET /v1/me/export`) as the contract's `AccountExport` — `exportedAt`, every section by
+    /// name, `userId`, keys sorted as the generated server writes them — written as it is read: the server holds one
+    /// page of a section at a time, whatever the account's size.
+    func writeExport(_ user: UserID, exportedAt: Date, database: Database, to write: ExportWriter) async throws {
+        try await write(ByteBuffer(string: #"{"exportedAt":"#))
+        try await write(ByteBuffer(bytes: try DirectRoute.encoder.encode(exportedAt)))
+        try await write(ByteBuffer(string: #","sections":{"#))
+        for (index, owner) in owners.sorted(by: { $0.section < $1.section }).enumerated() {
+            if index > 0 { try await write(ByteBuffer(string: ",")) }
+            try await write(ByteBuffer(bytes: try DirectRoute.encoder.encode(owner.section) + Data(":".utf8)))
+            try await owner.writeExport(user, database: database, to: write)
         }
+        try await write(ByteBuffer(string: #"},"userId":"#))
+        try await write(ByteBuffer(bytes: try DirectRoute.encoder.encode(user.description) + Data("}".utf8)))
     }
 
-    /// Deletes the user's rows of every feature, then the account, in one transaction; last, the realtime events that
-    /// name the user (what must still be heard names only sessions: their streams end).
+    /// Deletes an account of any size without holding the database's writer for long:
+    /// 1. one transaction makes it unreachable at once — marked `deleting_at`, its password and address gone (the
+    ///    address is free again) — and deletes every feature's rows but the bulk owners': sessions end (and with
+    ///    them their tokens, streams and push devices), identities go (Apple's token is revoked; a provider sign-in
+    ///    makes a new account);
+    /// 2. the bulk owners delete their rows in batches, a transaction each;
+    /// 3. one transaction deletes what is left of them, the account, and the realtime events that name the user
+    ///    (what must still be heard names only sessions: their streams end).
+    /// Interrupted, it is finished by ``finishInterruptedDeletions(database:)`` (housekeeping runs it).
     func deleteAccount(_ user: UserID, database: Database) async throws {
-        let owners = self.owners
+        let small = owners.filter { !($0 is any BulkAccountDataOwner) }
         try await database.transaction { db in
-            for owner in owners.reversed() { try await owner.delete(user, on: db) }
+            try await UserStore.lockOut(user, now: .storageNow, on: db)
+            for owner in small.reversed() { try await owner.delete(user, on: db) }
+        }
+        try await finishDeletion(of: user, database: database)
+    }
+
+    /// Steps 2 and 3 of ``deleteAccount(_:database:)``.
+    private func finishDeletion(of user: UserID, database: Database) async throws {
+        let bulk = owners.compactMap { $0 as? any BulkAccountDataOwner }
+        for owner in bulk.reversed() { try await owner.deleteInBatches(user, database: database) }
+        try await database.transaction { db in
+            for owner in bulk.reversed() { try await owner.delete(user, on: db) }
             try await db.delete(from: "users").where("id", .equal, user.rawValue).run()
             try await EventLog.purge(naming: user, on: db)
         }
+    }
+
+    /// Finishes the deletions an instance began and did not end (it stopped, or the database went away); returns how
+    /// many.
+    @discardableResult
+    func finishInterruptedDeletions(database: Database, startedBefore cutoff: Date) async throws -> Int {
+        let pending = try await database.withConnection { db in try await UserStore.deleting(startedBefore: cutoff, on: db) }
+        for user in pending { try await deleteAccount(user, database: database) }
+        return pending.count
     }
 }

@@ -207,7 +207,7 @@ func buildApplication(
         devices: DeviceController(store: DeviceStore(database: database))
     )
     try api.registerHandlers(
-        on: RoutingTransport(router: router, routes: routes, scoped: scoped, direct: directRoutes ? ServiceStatusController.routes + catalogResponses.routes + api.sync.routes + api.health.routes + api.events.routes : []),
+        on: RoutingTransport(router: router, routes: routes, scoped: scoped, direct: directRoutes ? ServiceStatusController.routes + catalogResponses.routes + api.sync.routes + api.health.routes + api.events.routes + api.me.routes : []),
         configuration: .init(dateTranscoder: InternetDateTimeTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
     )
 
@@ -220,7 +220,7 @@ func buildApplication(
             DatabaseService(database: database), hasher, HTTPClientService(client: httpClient),
             DatabaseService(database: separateKeystore),
             SyncRetentionService(
-                database: database,
+                database: database, registry: registry,
                 unverifiedAccounts: configuration.accounts.unverifiedAccountDays.map {
                     UnverifiedAccountSweeper(database: database, registry: registry, lifetime: TimeInterval($0) * 86_400, logger: logger)
                 },

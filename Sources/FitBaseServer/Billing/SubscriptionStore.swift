@@ -212,7 +212,7 @@ enum SubscriptionStoreError: Error {
 
 /// Subscriptions in the account export and deletion. Deleting an account releases its purchases (a new account on the
 /// same Apple ID may claim them again); processed-notification ids hold no user and stay.
-struct SubscriptionsOwner: AccountDataOwner {
+struct SubscriptionsOwner: InMemoryAccountDataOwner {
     let section = "subscriptions"
 
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {

@@ -172,7 +172,7 @@ struct CycleStore: Sendable {
 
 /// Logged periods in the account export (opened) and deletion (the rows; the data key that sealed them is destroyed
 /// by the health owner, so copies elsewhere are unreadable too).
-struct CyclePeriodsOwner: AccountDataOwner {
+struct CyclePeriodsOwner: InMemoryAccountDataOwner {
     let store: CycleStore
     let audit: AuditLog
     let section = "cyclePeriods"

@@ -6,8 +6,8 @@ import SQLKit
 /// (`health_sample_counts`), so an account cannot grow without bound: an upload that would pass the quota is refused
 /// whole with 409 `quota_exceeded`, on every instance alike.
 enum HealthSampleQuota {
-    /// `FITBASE_HEALTH_SAMPLE_QUOTA`'s default: 2 million samples (about 20 years of a heart-rate sample a minute
-    /// during waking hours… or a year of one a minute round the clock, with steps and sleep beside it).
+    /// `FITBASE_HEALTH_SAMPLE_QUOTA`'s default: 2 million samples, a heart-rate sample a minute round the clock for
+    /// almost four years.
     static let defaultLimit = 2_000_000
 
     /// Adds `delta` to `user`'s count; throws 409 `quota_exceeded` when the count passes `limit` (the caller's

@@ -254,6 +254,15 @@ struct HealthSampleStore: Sendable {
         try await select(on: db).where("user_id", .equal, user.rawValue).orderBy("start_at").orderBy("id").all().map(sample)
     }
 
+    /// The next `limit` of `user`'s samples in the order they were stored (their feed numbers), after the one numbered
+    /// `after`, and the last one's number: a range of the `(user_id, seq)` index, so the export reads an account of
+    /// any size a page at a time, each page costing the same.
+    static func page(of user: UserID, after: Int, limit: Int, on db: any SQLDatabase) async throws -> (samples: [SealedSample], lastSeq: Int?) {
+        let rows = try await select(on: db).column("seq").where("user_id", .equal, user.rawValue).where("seq", .greaterThan, after)
+            .orderBy("seq").limit(limit).all()
+        return (try rows.map(sample), try rows.last?.decode(column: "seq", as: Int.self))
+    }
+
     private static func select(on db: any SQLDatabase) -> SQLSelectBuilder {
         db.select().columns("id", "type", "start_at", "end_at", "key_id", "sealed").from("health_samples")
     }

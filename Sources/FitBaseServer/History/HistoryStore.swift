@@ -178,7 +178,7 @@ struct HistoryStore: Sendable {
 }
 
 /// Workout history in the account export and deletion.
-struct WorkoutLogsOwner: AccountDataOwner {
+struct WorkoutLogsOwner: InMemoryAccountDataOwner {
     let store: HistoryStore
     let audit: AuditLog
     let section = "workoutHistory"

@@ -121,7 +121,7 @@ extension WakeSignal {
 
 /// The user's e-mail in the outbox: exported as what was sent when (never the content: it held links), and deleted
 /// with the account. Queued Apple token revocations are not the user's data and outlive the account on purpose.
-struct OutboxOwner: AccountDataOwner {
+struct OutboxOwner: InMemoryAccountDataOwner {
     let section = "emails"
 
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {

@@ -163,7 +163,7 @@ struct PlanStore: Sendable {
 }
 
 /// Training plans in the account export and deletion.
-struct TrainingPlansOwner: AccountDataOwner {
+struct TrainingPlansOwner: InMemoryAccountDataOwner {
     let section = "trainingPlans"
 
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {

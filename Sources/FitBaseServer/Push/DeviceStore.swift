@@ -156,7 +156,7 @@ struct DeviceStore: Sendable {
 
 /// The account's devices in the export (without their tokens, which are Apple's addresses for the phone, not the
 /// user's data) and the pushes queued for them; both go with the account.
-struct DevicesOwner: AccountDataOwner {
+struct DevicesOwner: InMemoryAccountDataOwner {
     let section = "devices"
 
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {

@@ -140,7 +140,7 @@ struct RecommendationStore: Sendable {
 }
 
 /// The kept answer in the account export and deletion.
-struct DailyRecommendationsOwner: AccountDataOwner {
+struct DailyRecommendationsOwner: InMemoryAccountDataOwner {
     let section = "dailyRecommendations"
 
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {

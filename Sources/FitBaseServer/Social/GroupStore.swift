@@ -274,7 +274,7 @@ struct GroupInvite: Sendable, Equatable {
 
 /// Group membership in the account export and deletion: leaving on deletion hands the admin role on and keeps
 /// `member_count` right (the row alone would cascade away without either).
-struct GroupMembershipOwner: AccountDataOwner {
+struct GroupMembershipOwner: InMemoryAccountDataOwner {
     let section = "groupMembership"
 
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {

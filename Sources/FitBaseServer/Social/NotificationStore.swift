@@ -81,7 +81,7 @@ struct NotificationStore: Sendable {
 }
 
 /// Notifications in the account export (deletion cascades with the account).
-struct NotificationsOwner: AccountDataOwner {
+struct NotificationsOwner: InMemoryAccountDataOwner {
     let section = "notifications"
 
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {

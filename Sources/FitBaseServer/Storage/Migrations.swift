@@ -42,6 +42,7 @@ enum FitBaseMigrations {
         CreatePushDelivery(),
         CreateIdentityTokenNonces(),
         CreateHealthSampleCounts(),
+        AddAccountDeletingAt(),
     ]
 }
 

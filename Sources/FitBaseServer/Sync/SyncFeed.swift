@@ -350,6 +350,8 @@ enum SyncFeedError: Error {
 /// every six hours; a failure is logged and retried next time.
 struct SyncRetentionService: Service {
     let database: Database
+    /// Finishes account deletions an instance began and did not end.
+    let registry: AccountDataRegistry
     /// `FITBASE_UNVERIFIED_ACCOUNT_DAYS`; `nil` when off.
     let unverifiedAccounts: UnverifiedAccountSweeper?
     let logger: Logger
@@ -375,6 +377,7 @@ struct SyncRetentionService: Service {
                 try await ChallengeScoring.purge(startedBefore: Date.now.addingTimeInterval(-ChallengeScoring.retention), database: database)
                 // And the accounts' short-lived rows: spent counters, expired links, delivered e-mail.
                 try await AccountsRetention.purge(now: .storageNow, database: database)
+                try await registry.finishInterruptedDeletions(database: database, startedBefore: Date.storageNow.addingTimeInterval(-600))
                 try await unverifiedAccounts?.sweep(now: .storageNow)
             } catch {
                 logger.error("sync tombstone purge failed", metadata: ["error": "\(error)"])

@@ -92,7 +92,7 @@ struct IdentityStore: Sendable {
 }
 
 /// Sign-in identities, exported without tokens; deleting them queues the revocation of Apple's tokens.
-struct IdentitiesOwner: AccountDataOwner {
+struct IdentitiesOwner: InMemoryAccountDataOwner {
     let section = "signInIdentities"
     /// `nil` when Sign in with Apple has no key configured: no token was ever stored then.
     let appleTokens: AppleTokenRevoker?
