@@ -73,7 +73,7 @@ struct Keys: AsyncParsableCommand {
 
 /// `fitbase audit …`: the hash-chained audit log of health data.
 struct Audit: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Check the health data audit log.", subcommands: [Verify.self])
+    static let configuration = CommandConfiguration(abstract: "Check the health data audit log.", subcommands: [Verify.self, Checkpoint.self])
 
     /// `fitbase audit verify`.
     struct Verify: AsyncParsableCommand {
@@ -81,26 +81,60 @@ struct Audit: AsyncParsableCommand {
             abstract: "Walk every audit chain, check its signed digests, and report the first broken link (exit 1), or that they hold (exit 0)."
         )
 
+        @Option(help: "A checkpoint written by `fitbase audit checkpoint --out`: every chain it names must still hold its head.")
+        var checkpoint: String?
+
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
             let configuration = try options.resolve()
             bootstrapLogging(level: configuration.logLevel)
             do {
-                let verdict = try await HealthAdministration(configuration: configuration, logger: Logger(label: "fitbase.audit")).verifyAuditChain()
+                let verdict = try await HealthAdministration(configuration: configuration, logger: Logger(label: "fitbase.audit"))
+                    .verifyAuditChain(checkpointFile: checkpoint)
                 if let broken = verdict.firstBreak {
                     print("audit chain BROKEN after \(verdict.entries) good entries: \(broken)")
                     throw ExitCode.failure
                 }
                 print(
                     "audit chain intact: \(verdict.entries) entries in \(verdict.chains) chains; \(verdict.digests) signed digests hold; "
-                        + "\(verdict.unsigned) entries after their chain's last digest checked by hash only"
+                        + "\(verdict.unsigned) entries after their chain's last digest checked by hash only; "
+                        + "\(verdict.checkpoints) checkpoint\(verdict.checkpoints == 1 ? "" : "s") hold"
                 )
             } catch let exit as ExitCode {
                 throw exit
             } catch {
                 FileHandle.standardError.write(Data("fitbase: \(error)\n".utf8))
                 throw ExitCode(2)
+            }
+        }
+    }
+
+    /// `fitbase audit checkpoint --out FILE`.
+    struct Checkpoint: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Sign a checkpoint of every audit chain's head and write it to a file.",
+            discussion: """
+                Keep the file where the database's administrator cannot rewrite it (write-once object storage, another \
+                account's bucket): `fitbase audit verify --checkpoint FILE` then finds a chain cut back, rewound or \
+                deleted since, which the database alone cannot show. Needs the master key `serve` uses.
+                """
+        )
+
+        @Option(help: "Where to write the checkpoint (JSON).")
+        var out: String
+
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            let configuration = try options.resolve()
+            bootstrapLogging(level: configuration.logLevel)
+            do {
+                let chains = try await HealthAdministration(configuration: configuration, logger: Logger(label: "fitbase.audit")).writeAuditCheckpoint(to: out)
+                print("checkpoint of \(chains) audit chains written to \(out)")
+            } catch {
+                FileHandle.standardError.write(Data("fitbase: \(error)\n".utf8))
+                throw ExitCode.failure
             }
         }
     }

@@ -378,7 +378,7 @@ import Testing
             let forgedAt = Date.storageNow
             try await database.transaction { db in
                 try await db.update("audit_digests").set("hash", to: rewritten.last!.hash).set("at", to: forgedAt)
-                    .set("mac", to: AuditDigests.mac(subject: mineID, seq: 10, hash: rewritten.last!.hash, at: forgedAt, key: SymmetricKey(size: .bits256)))
+                    .set("mac", to: AuditDigests.mac(subject: mineID, seq: 10, hash: rewritten.last!.hash, at: forgedAt, key: SymmetricKey(size: .bits256), previous: ""))
                     .where("subject_id", .equal, mineID).run()
             }
             #expect(try await log.verify(keys: keys).firstBreak?.reason.contains("not signed by the audit key") == true)

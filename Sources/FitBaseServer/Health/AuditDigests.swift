@@ -44,14 +44,28 @@ struct AuditKey: Sendable {
 }
 
 /// Signed digests of the audit chains (`audit_digests`): for each chain whose head moved since its last digest, the
-/// head's position and hash with `HMAC-SHA-256(audit key, "fitbase-audit-digest-v1|subject|seq|hash|at")`, written
-/// every minute by ``AuditService`` (by whichever instance gets there first; a digest of a head is written once).
-/// `fitbase audit verify` checks each digest's signature and that the entry it names still has that hash, so a chain
-/// rewritten without the key is found up to its last digest; entries after it are checked by their hashes only.
+/// head's position and hash with `HMAC-SHA-256(audit key, "fitbase-audit-digest-v2|subject|seq|hash|at|previous mac")`,
+/// written every minute by ``AuditService`` (by whichever instance gets there first; a digest of a head is written
+/// once). Each digest's MAC covers the chain's previous digest, so the digests of a chain are a chain too: one removed
+/// from the middle is found. `fitbase audit verify` checks each digest's signature and link and that the entry it
+/// names still has that hash, so a chain rewritten without the key is found up to its last digest; entries after it
+/// are checked by their hashes only. (Digests written before the chaining, `prev_mac` NULL, are v1: no link.) A cut of
+/// a chain's end together with its newest digests is found by a checkpoint (``AuditCheckpoint``).
 enum AuditDigests {
-    static func mac(subject: UUID, seq: Int64, hash: String, at: Date, key: SymmetricKey) -> String {
-        let message = "fitbase-audit-digest-v1|\(subject.uuidString.lowercased())|\(seq)|\(hash)|\(AuditChain.microseconds(at))"
+    static func mac(subject: UUID, seq: Int64, hash: String, at: Date, key: SymmetricKey, previous: String?) -> String {
+        var message = "|\(subject.uuidString.lowercased())|\(seq)|\(hash)|\(AuditChain.microseconds(at))"
+        if let previous {
+            message = "fitbase-audit-digest-v2" + message + "|" + previous
+        } else {
+            message = "fitbase-audit-digest-v1" + message
+        }
         return AuditChain.hex(HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: key))
+    }
+
+    /// The MAC of `subject`'s newest digest, `""` when it has none (what the next digest links to).
+    static func lastMAC(of subject: UUID, on db: any SQLDatabase) async throws -> String {
+        try await db.select().column("mac").from("audit_digests").where("subject_id", .equal, subject)
+            .orderBy("seq", .descending).limit(1).first()?.decode(column: "mac", as: String.self) ?? ""
     }
 
     /// Signs the heads of every chain that moved since its last digest, `batch` at a time; returns how many.
@@ -68,15 +82,19 @@ enum AuditDigests {
             let now = Date.storageNow
             try await database.transaction { db in
                 for head in heads {
-                    try await db.insert(into: "audit_digests").columns("subject_id", "seq", "hash", "at", "key_id", "mac")
+                    // The head's row first: two instances signing at once take turns on it, so each links to the last.
+                    let moved = try await db.update("audit_heads").set("digested_seq", to: head.seq)
+                        .where("subject_id", .equal, head.subject).where("digested_seq", .lessThan, head.seq).returning("subject_id").all()
+                    guard !moved.isEmpty else { continue }
+                    let previous = try await lastMAC(of: head.subject, on: db)
+                    try await db.insert(into: "audit_digests").columns("subject_id", "seq", "hash", "at", "key_id", "mac", "prev_mac")
                         .values(
                             SQLBind(head.subject), SQLBind(head.seq), SQLBind(head.hash), SQLBind(now), SQLBind(key.id),
-                            SQLBind(mac(subject: head.subject, seq: head.seq, hash: head.hash, at: now, key: key.key))
+                            SQLBind(mac(subject: head.subject, seq: head.seq, hash: head.hash, at: now, key: key.key, previous: previous)),
+                            SQLBind(previous)
                         )
                         .ignoringConflicts(with: ["subject_id", "seq"])
                         .run()
-                    try await db.update("audit_heads").set("digested_seq", to: head.seq)
-                        .where("subject_id", .equal, head.subject).where("digested_seq", .lessThan, head.seq).run()
                 }
             }
             signed += heads.count
@@ -85,14 +103,17 @@ enum AuditDigests {
     }
 }
 
-/// Writes the counted refusals and signs the chains' heads every minute, and once more as the server stops.
+/// Writes the counted refusals and signs the chains' heads every minute, and once more as the server stops; writes a
+/// checkpoint of every head every hour.
 struct AuditService: Service {
     let audit: AuditLog
     let key: AuditKey
     let logger: Logger
     var interval: Duration = .seconds(60)
+    var checkpointInterval: TimeInterval = 3600
 
     func run() async throws {
+        var lastCheckpoint = Date.distantPast
         while !Task.isCancelled {
             let stopping: Bool
             do {
@@ -104,6 +125,10 @@ struct AuditService: Service {
             do {
                 try await audit.flushRefusals()
                 try await AuditDigests.sign(with: key, database: audit.database)
+                if Date.now.timeIntervalSince(lastCheckpoint) >= checkpointInterval {
+                    _ = try await AuditCheckpoint.make(with: key, database: audit.database)
+                    lastCheckpoint = .now
+                }
             } catch {
                 logger.error("audit digest run failed", metadata: ["error": "\(error)"])
             }
@@ -122,6 +147,8 @@ extension AuditLog {
         var digests: Int
         /// Entries after their chain's last digest (checked by their hashes only).
         var unsigned: Int
+        /// Checkpoints checked.
+        var checkpoints = 0
         var firstBreak: AuditChain.Break?
     }
 
@@ -145,7 +172,7 @@ extension AuditLog {
         // The chain being walked: its last good link, and its digests by position.
         var subject: UUID?
         var previous: (seq: Int64, hash: String) = (0, AuditChain.genesis)
-        var digests: [Int64: (hash: String, at: Date, keyID: String, mac: String)] = [:]
+        var digests: [Int64: (hash: String, at: Date, keyID: String, mac: String, previous: String?)] = [:]
         var lastDigest: Int64 = 0
 
         func endOfChain() -> AuditChain.Break? {
@@ -181,16 +208,17 @@ extension AuditLog {
                 }
             }
             let newSubjects = Array(Set(page.map(\.subjectID)).subtracting(seen))
-            var pageDigests: [UUID: [Int64: (hash: String, at: Date, keyID: String, mac: String)]] = [:]
+            var pageDigests: [UUID: [Int64: (hash: String, at: Date, keyID: String, mac: String, previous: String?)]] = [:]
             for start in stride(from: 0, to: newSubjects.count, by: 500) {
                 let chunk = Array(newSubjects[start..<min(start + 500, newSubjects.count)])
                 let digestRows = try await database.withConnection { db in
-                    try await db.select().columns("subject_id", "seq", "hash", "at", "key_id", "mac").from("audit_digests").where("subject_id", .in, chunk).all()
+                    try await db.select().columns("subject_id", "seq", "hash", "at", "key_id", "mac", "prev_mac").from("audit_digests").where("subject_id", .in, chunk).all()
                 }
                 for row in digestRows {
                     pageDigests[try row.decode(column: "subject_id", as: UUID.self), default: [:]][try row.decode(column: "seq", as: Int64.self)] = (
                         try row.decode(column: "hash", as: String.self), try row.decode(column: "at", as: Date.self),
-                        try row.decode(column: "key_id", as: String.self), try row.decode(column: "mac", as: String.self)
+                        try row.decode(column: "key_id", as: String.self), try row.decode(column: "mac", as: String.self),
+                        try row.decode(column: "prev_mac", as: String?.self)
                     )
                 }
             }
@@ -207,13 +235,20 @@ extension AuditLog {
                     digests = pageDigests[entry.subjectID] ?? [:]
                     lastDigest = 0
                     if let keys {
-                        for (seq, digest) in digests {
+                        var previousMAC = ""
+                        for (seq, digest) in digests.sorted(by: { $0.key < $1.key }) {
                             guard let key = keys[digest.keyID],
-                                AuditDigests.mac(subject: entry.subjectID, seq: seq, hash: digest.hash, at: digest.at, key: key) == digest.mac
+                                AuditDigests.mac(subject: entry.subjectID, seq: seq, hash: digest.hash, at: digest.at, key: key, previous: digest.previous) == digest.mac
                             else {
                                 verdict.firstBreak = .init(subject: entry.subjectID, seq: seq, reason: "its digest is not signed by the audit key (the digest was forged or altered)")
                                 return verdict
                             }
+                            // A chained digest names the one before it: none may be missing.
+                            if let linked = digest.previous, linked != previousMAC {
+                                verdict.firstBreak = .init(subject: entry.subjectID, seq: seq, reason: "a signed digest before this one is missing (digests were deleted)")
+                                return verdict
+                            }
+                            previousMAC = digest.mac
                         }
                     }
                 }

@@ -93,23 +93,48 @@ package struct HealthAdministration: Sendable {
         package var chains: Int
         package var digests: Int
         package var unsigned: Int
+        /// Checkpoints checked (the database's newest, and the file's).
+        package var checkpoints: Int
         package var firstBreak: String?
     }
 
-    /// Walks every audit chain and checks its signed digests with the audit key (unwrapped with the master key); the
-    /// verdict names the first broken link.
-    package func verifyAuditChain() async throws -> AuditVerdict {
+    /// Walks every audit chain and checks its signed digests with the audit key (unwrapped with the master key), then
+    /// the newest checkpoint the database keeps and the one in `checkpointFile` (``AuditCheckpoint``): the verdict
+    /// names the first broken link, a cut or a deleted chain.
+    package func verifyAuditChain(checkpointFile: String? = nil) async throws -> AuditVerdict {
         let masterKey = try MasterKey.load(for: configuration)
+        let external = try checkpointFile.map { try AuditCheckpoint.decoder.decode(AuditCheckpoint.self, from: Data(contentsOf: URL(fileURLWithPath: $0))) }
         return try await withDatabases { database, keystore in
             try await MigrationRunner.forServer(database: database, logger: logger).run()
             let keys = HealthKeyStore(database: keystore)
             try await keys.prepare()
             let auditKeys = try await AuditKey.load(from: keys, masterKey: masterKey, creating: false)
-            let verdict = try await AuditLog(database: database).verify(keys: auditKeys)
+            var verdict = try await AuditLog(database: database).verify(keys: auditKeys)
+            for checkpoint in [try await AuditCheckpoint.latest(in: database), external].compactMap(\.self) where verdict.firstBreak == nil {
+                verdict.firstBreak = try await checkpoint.firstBreak(in: database, keys: auditKeys)
+                verdict.checkpoints += 1
+            }
             return AuditVerdict(
                 entries: verdict.entries, chains: verdict.chains, digests: verdict.digests, unsigned: verdict.unsigned,
-                firstBreak: verdict.firstBreak?.description
+                checkpoints: verdict.checkpoints, firstBreak: verdict.firstBreak?.description
             )
+        }
+    }
+
+    /// Signs a checkpoint of every audit chain's head now and writes it to `path` (JSON), for storage the database's
+    /// administrator cannot rewrite; returns how many chains it covers.
+    package func writeAuditCheckpoint(to path: String) async throws -> Int {
+        let masterKey = try MasterKey.load(for: configuration)
+        return try await withDatabases { database, keystore in
+            try await MigrationRunner.forServer(database: database, logger: logger).run()
+            let keys = HealthKeyStore(database: keystore)
+            try await keys.prepare()
+            guard let key = AuditKey.current(of: try await AuditKey.load(from: keys, masterKey: masterKey, creating: false)) else {
+                throw AuditCheckpointError.noAuditKey
+            }
+            let checkpoint = try await AuditCheckpoint.make(with: key, database: database)
+            try AuditCheckpoint.encoder.encode(checkpoint).write(to: URL(fileURLWithPath: path), options: .atomic)
+            return checkpoint.chains
         }
     }
 

@@ -43,6 +43,7 @@ enum FitBaseMigrations {
         CreateIdentityTokenNonces(),
         CreateHealthSampleCounts(),
         AddAccountDeletingAt(),
+        AddAuditCheckpoints(),
     ]
 }
 
