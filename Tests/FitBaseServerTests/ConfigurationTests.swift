@@ -19,7 +19,7 @@ import Testing
 
     @Test func environmentOverridesDefaults() throws {
         let configuration = try ServerConfiguration.resolve(environment: [
-            "FITBASE_HOST": "0.0.0.0", "FITBASE_PORT": "9000", "FITBASE_DATA_DIR": "/var/lib/fitbase",
+            "FITBASE_HOST": "0.0.0.0", "FITBASE_PORT": "9000", "FITBASE_DATA_DIR": "/var/lib/fitbase", "FITBASE_MAIL": "log",
             "FITBASE_DATABASE_URL": "postgres://u:p@db:5432/fit", "FITBASE_LOG_LEVEL": "DEBUG",
             "FITBASE_PUBLIC_URL": "https://api.example.com/", "FITBASE_MAX_BODY_BYTES": "2048",
         ])

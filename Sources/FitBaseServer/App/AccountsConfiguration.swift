@@ -10,13 +10,16 @@ import Foundation
 /// | `FITBASE_UNVERIFIED_ACCOUNT_DAYS` | days after which a password account whose address was never verified is deleted, or `off` | `7` |
 ///
 /// SMTP (`FITBASE_SMTP_URL`, `FITBASE_MAIL_FROM`, `FITBASE_SMTP_CA_FILE`) is read by ``SMTPConfiguration``; without
-/// it e-mail is written to the log.
+/// it e-mail is written to the log — on a server bound to a loopback address only, unless `FITBASE_MAIL=log` says so
+/// explicitly (the log then holds sign-in and reset links: see ``ServerConfiguration``).
 public struct AccountsConfiguration: Sendable, Equatable {
     public var appName = "FitBase"
     public var trustedProxies: [String] = []
     public var passwordHashSlots: Int?
     /// Where e-mail goes; `nil` logs it instead.
     public var smtp: SMTPConfiguration?
+    /// `FITBASE_MAIL=log`: write e-mail to the log even on a server others can reach.
+    public var logsMail = false
     /// Days a password account may stay unverified before it is deleted; `nil` keeps them.
     public var unverifiedAccountDays: Int? = 7
 
@@ -65,6 +68,10 @@ public struct AccountsConfiguration: Sendable, Equatable {
                 }
                 configuration.unverifiedAccountDays = days
             }
+        }
+        if let text = environment["FITBASE_MAIL"]?.trimmingCharacters(in: .whitespaces).lowercased(), !text.isEmpty {
+            guard text == "log" else { throw ConfigurationError(setting: "mail", source: "FITBASE_MAIL", value: text, expected: "log (or unset)") }
+            configuration.logsMail = true
         }
         configuration.smtp = try SMTPConfiguration.resolve(environment: environment)
         return configuration

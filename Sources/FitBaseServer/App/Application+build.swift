@@ -45,6 +45,7 @@ func buildApplication(
     let openAPIDocument = try OpenAPIDocument.load()
     let providers = configuration.identityProviders
     let masterKey = try MasterKey.load(for: configuration)
+    if let warning = MasterKey.placementWarning(for: configuration) { logger.warning("\(warning)") }
     let appleCredentials = try AppleClientCredentials.load(providers)
     let products = try ProductCatalog.load(path: configuration.billing.productsFile)
     let appStoreVerifier = try AppStoreSignedDataVerifier.load(configuration.billing)
@@ -215,6 +216,7 @@ func buildApplication(
     let host = configuration.host
     var app = Application(
         router: router,
+        server: .http1(configuration: .init(idleTimeout: .milliseconds(Int64(configuration.httpIdleTimeout / .milliseconds(1))))),
         configuration: .init(address: .hostname(host, port: configuration.port), serverName: "FitBase"),
         services: [
             DatabaseService(database: database), hasher, HTTPClientService(client: httpClient),

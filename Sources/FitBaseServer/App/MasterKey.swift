@@ -28,6 +28,17 @@ struct MasterKey: Sendable {
         )
     }
 
+    /// A warning for a server others can reach whose master key is a file in its data directory (beside the data it
+    /// protects: whoever takes a copy of the directory, or a backup of it, takes the key too); `nil` otherwise.
+    static func placementWarning(for configuration: ServerConfiguration) -> String? {
+        let providers = configuration.identityProviders
+        guard providers.masterKey == nil, !configuration.bindsLoopbackOnly else { return nil }
+        let directory = URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path
+        let file = URL(fileURLWithPath: providers.masterKeyFile ?? directory + "/master.key").standardizedFileURL.path
+        guard file.hasPrefix(directory.hasSuffix("/") ? directory : directory + "/") else { return nil }
+        return "the master key is the file \(file), inside the data directory, on a server others can reach: keep it apart from the data it protects (FITBASE_MASTER_KEY from a secret store, or FITBASE_MASTER_KEY_FILE on another volume)"
+    }
+
     static func load(environmentValue: String?, file: String) throws -> MasterKey {
         if let environmentValue {
             guard let data = Data(base64Encoded: environmentValue.trimmingCharacters(in: .whitespacesAndNewlines)), data.count == 32 else {

@@ -57,6 +57,9 @@ public struct ServerConfiguration: Sendable {
     public var healthSampleQuota = HealthSampleQuota.defaultLimit
     /// Apple Push Notification service (`FITBASE_APNS_*`); `nil` logs pushes instead of sending them.
     package var apns: APNsConfiguration? = nil
+    /// How long a connection may sit without sending a request (or the rest of one) before it is closed: a client
+    /// that opens connections and never finishes a request holds nothing for long. Streams being answered are not idle.
+    package var httpIdleTimeout: Duration = .seconds(60)
     /// When housekeeping (retention purges, the sweep of accounts never verified) first runs after start, and how
     /// often after that; tests shorten it.
     package var housekeeping: (first: Duration, interval: Duration) = (.seconds(600), .seconds(6 * 3600))
@@ -161,7 +164,7 @@ public struct ServerConfiguration: Sendable {
         if let setting = value(flags.databaseURL, "FITBASE_DATABASE_URL") {
             guard let parsed = DatabaseLocation(parsing: setting.text) else {
                 throw ConfigurationError(
-                    setting: "database-url", source: setting.source, value: setting.text,
+                    setting: "database-url", source: setting.source, value: Self.withoutPassword(setting.text),
                     expected: "sqlite:///path/file.sqlite, a file path, or postgres://user:password@host:port/database"
                 )
             }
@@ -237,6 +240,13 @@ public struct ServerConfiguration: Sendable {
             rateLimits: try RateLimitConfiguration.resolve(environment: environment)
         )
         configuration.apns = try APNsConfiguration(environment: environment)
+        // E-mail carries sign-in and reset links: written to the log only on a machine nobody else reaches, or when told.
+        if configuration.accounts.smtp == nil, !configuration.accounts.logsMail, !configuration.bindsLoopbackOnly {
+            throw ConfigurationError(
+                setting: "smtp-url", source: "FITBASE_SMTP_URL / FITBASE_MAIL", value: "unset on \(configuration.host)",
+                expected: "an SMTP server (FITBASE_SMTP_URL, FITBASE_MAIL_FROM) for a server others can reach, or FITBASE_MAIL=log to write e-mail, links included, to the log"
+            )
+        }
         if let text = environment["FITBASE_HEALTH_SAMPLE_QUOTA"] {
             guard let quota = Int(text.trimmingCharacters(in: .whitespaces)), (1...1_000_000_000).contains(quota) else {
                 throw ConfigurationError(setting: "health-sample-quota", source: "FITBASE_HEALTH_SAMPLE_QUOTA", value: text, expected: "a number of samples from 1 to 1000000000")
@@ -275,6 +285,22 @@ public struct ServerConfiguration: Sendable {
 }
 
 /// An invalid setting, reported at start-up as one line naming the setting and where it came from.
+extension ServerConfiguration {
+    /// `url` with the password of its user part replaced by `***` (a URL that names a database is echoed in errors and
+    /// logs; its password never is), also when the URL does not parse.
+    static func withoutPassword(_ url: String) -> String {
+        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].lastIndex(of: "@") else { return url }
+        let userInfo = url[scheme.upperBound..<at]
+        guard let colon = userInfo.firstIndex(of: ":") else { return url }
+        return String(url[..<url.index(after: colon)]) + "***" + String(url[at...])
+    }
+
+    /// Whether `host` is a loopback interface: only this machine can reach the server.
+    var bindsLoopbackOnly: Bool {
+        ["127.0.0.1", "::1", "localhost"].contains(host) || host.hasPrefix("127.")
+    }
+}
+
 public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
     /// The setting's name as in `--help`, e.g. `port`.
     public let setting: String
