@@ -389,3 +389,32 @@ extension TestClientProtocol {
         return try await execute(uri: uri, method: method, headers: headers, body: nil)
     }
 }
+
+/// Streams cannot be told to skip what comes, and end with their session even when its event never arrives.
+@Suite struct EventStreamBoundsTests {
+    @Test(arguments: TestEngines.all)
+    func aStreamResumesOnlyFromEventsThatExistAndEndsWithItsSession(engine: DatabaseEngine) async throws {
+        try await TestDatabase.with(engine) { testDatabase in
+            var configuration = ServerConfiguration.testing(testDatabase)
+            configuration.streamSessionCheck = .milliseconds(300)
+            let app = try await buildApplication(configuration: configuration, logger: TestDatabase.logger)
+            try await app.test(.live) { client in
+                let port = try #require(client.port)
+                let ana = try await client.signUp()
+                // An id past the newest event would have the stream ignore everything until the ids caught up with it.
+                let ahead = try await client.json(.get, "/v1/events", token: ana.accessToken, headers: ["Last-Event-ID": "9000000000"])
+                #expect(ahead.status == .badRequest)
+                #expect(try json(ahead)["code"] as? String == "invalid_request")
+                // A session ended by a hand-edited row (no event in the log): the stream ends at the next check.
+                let stream = EventStreamTests.Subscriber()
+                await stream.start(port: port, token: ana.accessToken)
+                #expect(await stream.waitUntil { $0.opened })
+                try await testDatabase.run { db in
+                    try await db.update("sessions").set("revoked_at", to: Date.storageNow).where("user_id", .equal, try #require(UUID(uuidString: ana.id))).run()
+                }
+                #expect(await stream.waitUntil { $0.finished })
+                await stream.stop()
+            }
+        }
+    }
+}

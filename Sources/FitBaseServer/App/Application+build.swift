@@ -242,7 +242,7 @@ func buildApplication(
                 scheduler: ReminderScheduler(database: database, cycle: cycleReckoner), logger: logger, now: reminderClock ?? { .storageNow }
             ),
             SigningKeyRefresh(signer: signer, logger: logger),
-            EventListenerService(database: database, hub: hub, logger: logger),
+            EventListenerService(database: database, hub: hub, logger: logger, sessionCheck: configuration.streamSessionCheck),
             AuditService(audit: audit, key: auditKey, logger: logger),
         ],
         onServerRunning: { channel in

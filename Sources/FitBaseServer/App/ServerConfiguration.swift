@@ -60,6 +60,9 @@ public struct ServerConfiguration: Sendable {
     /// How long a connection may sit without sending a request (or the rest of one) before it is closed: a client
     /// that opens connections and never finishes a request holds nothing for long. Streams being answered are not idle.
     package var httpIdleTimeout: Duration = .seconds(60)
+    /// How often each instance checks its open event streams' sessions in the database (a stream whose session ended
+    /// without the event reaching this instance still ends); tests shorten it.
+    package var streamSessionCheck: Duration = .seconds(30)
     /// When housekeeping (retention purges, the sweep of accounts never verified) first runs after start, and how
     /// often after that; tests shorten it.
     package var housekeeping: (first: Duration, interval: Duration) = (.seconds(600), .seconds(6 * 3600))

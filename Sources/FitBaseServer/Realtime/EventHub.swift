@@ -2,6 +2,7 @@ import FitBaseCore
 import Foundation
 import Logging
 import NIOCore
+import SQLKit
 import Synchronization
 
 /// This instance's event streams and the one reader that feeds them all.
@@ -120,7 +121,7 @@ final class EventHub: Sendable {
 
     /// Reads new events on every wake-up and hands them out, until cancelled; every second, writes keep-alives and
     /// closes streams whose token expired. Started once per instance (``EventListenerService``).
-    func run(database: Database, logger: Logger) async {
+    func run(database: Database, logger: Logger, sessionCheck: Duration = .seconds(30)) async {
         await withDiscardingTaskGroup { tasks in
             tasks.addTask {
                 for await _ in self.wakeups {
@@ -136,6 +137,17 @@ final class EventHub: Sendable {
             }
             tasks.addTask {
                 while (try? await Task.sleep(for: .seconds(1))) != nil { self.tick(now: .now, clock: .now) }
+            }
+            // A stream's session is also checked in the database now and then: should the event that ended it not reach
+            // this instance (its reader was behind, or the row was edited by hand), the stream still ends.
+            tasks.addTask {
+                while (try? await Task.sleep(for: sessionCheck)) != nil {
+                    do {
+                        try await self.closeStreamsOfEndedSessions(database: database)
+                    } catch {
+                        logger.warning("event hub could not check its streams' sessions", metadata: ["error": "\(String(reflecting: error))"])
+                    }
+                }
             }
         }
     }
@@ -170,6 +182,21 @@ final class EventHub: Sendable {
             return ids.compactMap { state.subscribers[$0] }
         }
         for subscriber in targets { subscriber.receive(event, hub: self) }
+    }
+
+    /// Ends the streams whose session is no longer live in the database, 500 sessions a query.
+    func closeStreamsOfEndedSessions(database: Database) async throws {
+        let open = state.withLock { Array($0.subscribers.values) }
+        let sessions = Array(Set(open.map(\.session)))
+        var live: Set<SessionID> = []
+        for start in stride(from: 0, to: sessions.count, by: 500) {
+            let chunk = sessions[start..<min(start + 500, sessions.count)].map(\.rawValue)
+            let rows = try await database.withConnection { db in
+                try await db.select().column("id").from("sessions").where("id", .in, chunk).where("revoked_at", .is, SQLLiteral.null).all()
+            }
+            for row in rows { live.insert(SessionID(rawValue: try row.decode(column: "id", as: UUID.self))) }
+        }
+        for subscriber in open where !live.contains(subscriber.session) { subscriber.close() }
     }
 
     private func tick(now: Date, clock: ContinuousClock.Instant) {
@@ -316,12 +343,14 @@ final class EventSubscriber: Sendable {
         case taken, regrouped, close
     }
 
-    /// Takes one event, in id order: control events act, others go out if the stream may see them.
+    /// Takes one event, in id order: control events act whatever their id (a stream told to end ends, even if a
+    /// `Last-Event-ID` made it think it was past them), others go out once, if the stream may see them.
     private func apply(_ event: RealtimeEvent, _ state: inout State, hub: EventHub) -> Outcome {
-        guard event.id > state.last else { return .taken }
-        state.last = event.id
         switch event.type {
+        case EventLog.sessionEnded:
+            return .close
         case EventLog.membership:
+            state.last = max(state.last, event.id)
             guard event.id > state.known else { return .taken }  // history the stream's starting membership already tells
             let change = try? JSONDecoder().decode(EventLog.MembershipChange.self, from: Data(event.data.utf8))
             let group = change?.groupId.flatMap(GroupID.init)
@@ -329,9 +358,9 @@ final class EventSubscriber: Sendable {
             hub.regroup(self, to: group)
             state.group = group
             return .regrouped
-        case EventLog.sessionEnded:
-            return .close
         default:
+            guard event.id > state.last else { return .taken }
+            state.last = event.id
             if case .group(let group) = EventTopic(named: event.topic), group != state.group { return .taken }
             output.yield(event.frame)
             state.lastWrite = .now

@@ -80,6 +80,13 @@ struct EventStreamController: Sendable {
             guard let id = Int64(requested.trimmingCharacters(in: .whitespaces)), id >= 0 else {
                 throw Problem.invalidRequest("Last-Event-ID is not an event id.", fieldErrors: [.init(field: "Last-Event-ID", message: "must be an event id")])
             }
+            // An id past the log's end would have the stream skip what comes next, until the ids caught up with it.
+            let latest = try await database.withConnection { db in try await EventLog.latestID(on: db) }
+            guard id <= latest else {
+                throw Problem.invalidRequest(
+                    "Last-Event-ID names an event that does not exist yet.", fieldErrors: [.init(field: "Last-Event-ID", message: "is past the newest event")]
+                )
+            }
             resumeFrom = id
         } else {
             resumeFrom = try await database.withConnection { db in try await EventLog.latestID(on: db) }
