@@ -126,6 +126,38 @@ import Testing
         }
     }
 
+    /// A session the server ends — here a password changed on another device — erases the device's store and destroys
+    /// its key, as a sign-out does: what the phone kept of the user is gone even before anyone signs in there again.
+    @Test(arguments: TestEngines.all)
+    func aSessionTheServerEndsLeavesNothingOnTheDevice(engine: DatabaseEngine) async throws {
+        try await Self.withServer(engine) { server, _, _ in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fitbase-ended-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let keyFile = directory.appendingPathComponent("store.key")
+            let phone = FitBaseClient(serverURL: server)
+            let store = try LocalStore(path: directory.appendingPathComponent("fitbase.sqlite").path, keyProvider: FileKeyProvider(fileURL: keyFile))
+            let engine = SyncEngine(client: phone, store: store)
+            let email = Self.email()
+            try await phone.signUp(email: email, password: Self.password)
+            await engine.start()
+            try await engine.plans.save(Self.plan("Mine"))
+            try await engine.syncNow()
+            #expect(FileManager.default.fileExists(atPath: keyFile.path))
+
+            let tablet = FitBaseClient(serverURL: server)
+            try await tablet.signIn(email: email, password: Self.password)
+            try await tablet.changePassword(current: Self.password, new: "a brand new passphrase")
+            // The phone's next request finds its session ended (its refresh is refused).
+            await #expect(throws: FitBaseError.self) { try await engine.syncNow() }
+            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+            while FileManager.default.fileExists(atPath: keyFile.path), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(!FileManager.default.fileExists(atPath: keyFile.path))
+            #expect(try await engine.plans.plans().isEmpty)
+            await engine.stop()
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func aRestartMidQueueLosesNothingAndDoublesNothing(engine: DatabaseEngine) async throws {
         try await Self.withServer(engine) { server, _, workout in

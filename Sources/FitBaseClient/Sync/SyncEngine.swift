@@ -86,6 +86,7 @@ public actor SyncEngine {
     private var wakeRequested = false
     private var pauseNumber = 0
     private var followers: [Task<Void, Never>] = []
+    private var sessionWatch: Task<Void, Never>?
 
     public init(client: FitBaseClient, store: LocalStore, configuration: Configuration = .init()) {
         self.client = client
@@ -99,10 +100,26 @@ public actor SyncEngine {
 
     // MARK: Running
 
-    /// Syncs now and then periodically, until ``stop()``.
+    /// Syncs now and then periodically, until ``stop()``. From the first start on, the engine also erases the local
+    /// store (destroying its key) whenever the session ends, whatever ended it: a sign-out, the account's deletion, or
+    /// the server refusing the session (revoked on another device, a password reset, a refresh token used twice).
     public func start() {
+        if sessionWatch == nil {
+            sessionWatch = Task { [weak self, client] in
+                for await state in await client.sessionStates() {
+                    guard case .signedOut(let end) = state, end != .notSignedIn else { continue }
+                    await self?.sessionEnded()
+                }
+            }
+        }
         guard loop == nil else { return }
         loop = Task { [weak self] in await self?.run() }
+    }
+
+    /// The session ended: syncing stops, and nothing of the user stays on the device.
+    private func sessionEnded() async {
+        stop()
+        try? await store.erase()
     }
 
     public func stop() {

@@ -223,6 +223,8 @@ final class EventSubscriber: Sendable {
         var catchingUp = true
         /// Membership changes up to this id are already in the membership read from the database when the stream opened.
         var known: Int64 = .max
+        /// Membership changes taken already (one may come twice: read from the log and handed over by the hub).
+        var memberships: Set<Int64> = []
         var pending: [RealtimeEvent] = []
         var closed = false
         var lastWrite = ContinuousClock.now
@@ -343,8 +345,8 @@ final class EventSubscriber: Sendable {
         case taken, regrouped, close
     }
 
-    /// Takes one event, in id order: control events act whatever their id (a stream told to end ends, even if a
-    /// `Last-Event-ID` made it think it was past them), others go out once, if the stream may see them.
+    /// Takes one event, in id order: control events act whatever their id — a transaction that took a lower id may
+    /// commit after one that took a higher —, once; others go out once, if the stream may see them.
     private func apply(_ event: RealtimeEvent, _ state: inout State, hub: EventHub) -> Outcome {
         switch event.type {
         case EventLog.sessionEnded:
@@ -352,6 +354,7 @@ final class EventSubscriber: Sendable {
         case EventLog.membership:
             state.last = max(state.last, event.id)
             guard event.id > state.known else { return .taken }  // history the stream's starting membership already tells
+            guard state.memberships.insert(event.id).inserted else { return .taken }
             let change = try? JSONDecoder().decode(EventLog.MembershipChange.self, from: Data(event.data.utf8))
             let group = change?.groupId.flatMap(GroupID.init)
             guard group != state.group else { return .taken }
