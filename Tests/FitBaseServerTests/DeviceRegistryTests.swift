@@ -145,3 +145,37 @@ import Testing
         }
     }
 }
+
+/// A device token moves between accounts only from the install that registered it (accounts part 3).
+@Suite struct DeviceInstallProofTests {
+    @Test(arguments: TestEngines.all)
+    func aTokenSomeoneLearnedCannotBeTakenFromItsOwner(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, _ in
+            let ana = try await client.signUp()
+            let mallory = try await client.signUp()
+            let token = deviceToken()
+            let anasInstall = "ana-phone-install-" + UUID().uuidString
+            func register(_ account: TestAccount, install: String?) async throws -> TestResponse {
+                var body: [String: Any] = ["platform": "ios", "environment": "production", "bundleId": "com.example.fit"]
+                if let install { body["installId"] = install }
+                return try await client.json(.put, "/v1/me/devices/\(token)", body: body, token: account.accessToken)
+            }
+            #expect(try await register(ana, install: anasInstall).status == .created)
+            // Mallory learned the token: without the install id, or with another, it stays Ana's.
+            for install in [nil, "mallory-install-" + UUID().uuidString] {
+                let refused = try await register(mallory, install: install)
+                try expectProblem(refused, code: "id_taken")
+                #expect(refused.status == .conflict)
+            }
+            #expect((try json(try await client.json(.get, "/v1/me/devices", token: ana.accessToken))["items"] as? [Any])?.count == 1)
+            #expect((try json(try await client.json(.get, "/v1/me/devices", token: mallory.accessToken))["items"] as? [Any])?.isEmpty == true)
+            // Ana's own re-registrations need no proof; a second account signed in on the same install may take it.
+            #expect(try await register(ana, install: nil).status == .ok)
+            let bea = try await client.signUp()
+            #expect(try await register(bea, install: anasInstall).status == .created)
+            #expect((try json(try await client.json(.get, "/v1/me/devices", token: ana.accessToken))["items"] as? [Any])?.isEmpty == true)
+            // The install id is checked like every field.
+            try expectProblem(try await register(bea, install: "short"), code: "validation_failed")
+        }
+    }
+}

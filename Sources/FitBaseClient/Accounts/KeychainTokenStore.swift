@@ -6,7 +6,7 @@ import Security
 /// holding the device token, readable after the first unlock on this device only (so background sync can read them,
 /// and they never leave the device in a backup).
 public struct KeychainTokenStore: TokenStore {
-    /// The items' service; the accounts are `session` and `device-token`.
+    /// The items' service; the accounts are `session`, `device-token` and `install-id`.
     public let service: String
     /// The access group shared with app extensions, if any.
     public let accessGroup: String?
@@ -31,6 +31,14 @@ public struct KeychainTokenStore: TokenStore {
 
     public func saveDeviceToken(_ token: String?) async throws {
         try write("device-token", token.map { Data($0.utf8) })
+    }
+
+    public func loadInstallID() async throws -> String? {
+        try read("install-id").map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    public func saveInstallID(_ id: String) async throws {
+        try write("install-id", Data(id.utf8))
     }
 
     private func query(_ account: String) -> [String: Any] {

@@ -15,6 +15,7 @@ actor SessionManager {
     private var observers: [UUID: AsyncStream<SessionState>.Continuation] = [:]
     /// Why the last session ended, for observers that start watching later.
     private var lastEnd: SessionEnd = .notSignedIn
+    private var currentInstallID: String?
 
     /// Refresh this long before the access token expires, so a request never leaves with a token about to lapse.
     static let expiryMargin: TimeInterval = 30
@@ -31,6 +32,20 @@ actor SessionManager {
             loaded = true
         }
         return session
+    }
+
+    /// This install's id (made and kept on first use; see ``TokenStore/loadInstallID()``).
+    func installID() async -> String {
+        if let kept = currentInstallID { return kept }
+        let made: String
+        if let stored = try? await store.loadInstallID(), !stored.isEmpty {
+            made = stored
+        } else {
+            made = UUID().uuidString.lowercased() + UUID().uuidString.lowercased()
+            try? await store.saveInstallID(made)
+        }
+        currentInstallID = made
+        return made
     }
 
     /// The device token kept for password sign-ins on this device.

@@ -33,12 +33,21 @@ public protocol TokenStore: Sendable {
     func loadDeviceToken() async throws -> String?
     /// Replaces the device token. Keep it beside the session (on iOS, a second Keychain item).
     func saveDeviceToken(_ token: String?) async throws
+    /// The random id of this install of the app (kept across sign-outs and, in the Keychain, reinstalls), sent with
+    /// push registrations: the server moves a push token between accounts only for the install that registered it.
+    func loadInstallID() async throws -> String?
+    /// Keeps the install id.
+    func saveInstallID(_ id: String) async throws
 }
 
 extension TokenStore {
     /// A store that keeps no device token: sign-ins then share their address's attempt allowance with everyone.
     public func loadDeviceToken() async throws -> String? { nil }
     public func saveDeviceToken(_ token: String?) async throws {}
+    /// A store that keeps no install id: the SDK makes one per launch (a push token then moves between accounts
+    /// only while the app runs).
+    public func loadInstallID() async throws -> String? { nil }
+    public func saveInstallID(_ id: String) async throws {}
 }
 
 /// Keeps the session in a JSON file readable only by its owner (mode 0600), replaced atomically.
@@ -75,14 +84,31 @@ public struct FileTokenStore: TokenStore {
 
     /// Kept in `<file>.device` beside the session file, mode 0600.
     public func loadDeviceToken() async throws -> String? {
-        let url = deviceTokenURL
+        try readSide("device")
+    }
+
+    public func saveDeviceToken(_ token: String?) async throws {
+        try writeSide("device", token)
+    }
+
+    /// Kept in `<file>.install` beside the session file, mode 0600.
+    public func loadInstallID() async throws -> String? {
+        try readSide("install")
+    }
+
+    public func saveInstallID(_ id: String) async throws {
+        try writeSide("install", id)
+    }
+
+    private func readSide(_ suffix: String) throws -> String? {
+        let url = fileURL.appendingPathExtension(suffix)
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         return String(decoding: try Data(contentsOf: url), as: UTF8.self)
     }
 
-    public func saveDeviceToken(_ token: String?) async throws {
-        let url = deviceTokenURL
-        guard let token else {
+    private func writeSide(_ suffix: String, _ value: String?) throws {
+        let url = fileURL.appendingPathExtension(suffix)
+        guard let token = value else {
             if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
             return
         }
@@ -93,13 +119,13 @@ public struct FileTokenStore: TokenStore {
         }
     }
 
-    private var deviceTokenURL: URL { fileURL.appendingPathExtension("device") }
 }
 
 /// Keeps the session in memory only (tests, previews, apps that sign in on every launch).
 public actor InMemoryTokenStore: TokenStore {
     private var session: StoredSession?
     private var deviceToken: String?
+    private var installID: String?
 
     public init(_ session: StoredSession? = nil) {
         self.session = session
@@ -112,4 +138,8 @@ public actor InMemoryTokenStore: TokenStore {
     public func loadDeviceToken() async throws -> String? { deviceToken }
 
     public func saveDeviceToken(_ token: String?) async throws { deviceToken = token }
+
+    public func loadInstallID() async throws -> String? { installID }
+
+    public func saveInstallID(_ id: String) async throws { installID = id }
 }

@@ -22,7 +22,9 @@ extension FitBaseClient {
     /// }
     /// ```
     ///
-    /// The device belongs to this session: signing out stops its pushes. Locale, time zone and app version default to
+    /// The device belongs to this session: signing out stops its pushes. The registration carries this install's id (kept
+    /// by the token store: the Keychain on iOS), so a token another account holds moves here only from the install that
+    /// registered it (`.problem` `idTaken` otherwise). Locale, time zone and app version default to
     /// the process's (`Locale.current`, `TimeZone.current`, `CFBundleShortVersionString (CFBundleVersion)`); the time
     /// zone times reminders when the profile has none. Fails with `.problem` `validationFailed` naming the field at
     /// fault, `.notSignedIn` without a session.
@@ -32,7 +34,8 @@ extension FitBaseClient {
         timeZone: String? = TimeZone.current.identifier, appVersion: String? = FitBaseClient.processAppVersion
     ) async throws(FitBaseError) -> PushDevice {
         let body = Components.Schemas.DeviceRegistration(
-            platform: "ios", environment: environment.rawValue, bundleId: bundleId ?? "", locale: locale, timeZone: timeZone, appVersion: appVersion
+            platform: "ios", environment: environment.rawValue, bundleId: bundleId ?? "", locale: locale, timeZone: timeZone, appVersion: appVersion,
+            installId: await session.installID()
         )
         let path = Operations.RegisterDevice.Input.Path(deviceToken: Self.hex(token))
         switch try await call({ try await self.api.registerDevice(path: path, body: .json(body)) }) {
@@ -40,6 +43,7 @@ extension FitBaseClient {
         case .created(let created): return try FitBaseError.decoding { try created.body.json }
         case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
         case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
+        case .conflict(let response): throw .from(statusCode: 409, problem: try? response.body.applicationProblemJson)
         case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
         case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
         }

@@ -79,12 +79,15 @@ struct DeviceController: Sendable {
         if let version = body.appVersion, version.isEmpty || version.count > 64 {
             errors.append(.init(field: "appVersion", message: "must be 1–64 characters"))
         }
+        if let install = body.installId, install.count < 16 || install.count > 128 {
+            errors.append(.init(field: "installId", message: "must be 16–128 characters"))
+        }
         guard errors.isEmpty, let normalized, let environment else { throw .validationFailed(errors) }
         return (
             normalized,
             DeviceRegistration(
                 platform: body.platform, environment: environment, bundleID: bundleID, locale: body.locale, timeZone: body.timeZone,
-                appVersion: body.appVersion
+                appVersion: body.appVersion, installID: body.installId
             )
         )
     }

@@ -28,6 +28,12 @@ struct DeviceRegistration: Sendable, Equatable {
     var locale: String?
     var timeZone: String?
     var appVersion: String?
+    /// The random id the app keeps for its install (the SDK's, in the Keychain): the proof a token that is another
+    /// account's comes from the same install. Stored as SHA-256.
+    var installID: String?
+
+    /// What is stored of ``installID``.
+    var installHash: String? { installID.map { sha256Hex("device-install:\($0)") } }
 }
 
 /// SQL for `devices`. A device belongs to the session that registered it: the session's end removes it (see
@@ -46,25 +52,38 @@ struct DeviceStore: Sendable {
     /// uniqueness, the last one wins): `created_at` restarts when the token changes account, so it equals
     /// `registered_at` exactly when the registration is new to the account. The pushes still queued for the token
     /// under another account are dropped with it.
+    ///
+    /// A token another account holds moves here only when the registration carries the install id it was registered
+    /// with (or the other registration carried none: an app from before install ids); otherwise 409 `id_taken`, and
+    /// nothing changes. Anyone who learns a device's token could otherwise take the device's pushes from its owner.
     func register(
         _ token: String, _ registration: DeviceRegistration, user: UserID, session: SessionID, now: Date
     ) async throws -> (device: DeviceRecord, created: Bool) {
         try await database.transaction { db in
             let device = try await db.insert(into: "devices")
-                .columns(Self.columns)
+                .columns(Self.insertedColumns)
                 .values(
                     SQLBind(token), SQLBind(user.rawValue), SQLBind(session.rawValue), SQLBind(registration.platform),
                     SQLBind(registration.environment.rawValue), SQLBind(registration.bundleID), SQLBind(registration.locale),
-                    SQLBind(registration.timeZone), SQLBind(registration.appVersion), SQLBind(now), SQLBind(now)
+                    SQLBind(registration.timeZone), SQLBind(registration.appVersion), SQLBind(now), SQLBind(now), SQLBind(registration.installHash)
                 )
                 .onConflict(with: ["token"]) { conflict in
                     ["user_id", "session_id", "platform", "environment", "bundle_id", "locale", "time_zone", "app_version", "registered_at"]
                         .reduce(conflict) { $0.set(excludedValueOf: $1) }
                         .set("created_at", to: SQLRaw(#"CASE WHEN "devices"."user_id" = excluded."user_id" THEN "devices"."created_at" ELSE excluded."created_at" END"#))
+                        .set("install_hash", to: SQLRaw(#"COALESCE(excluded."install_hash", "devices"."install_hash")"#))
+                        .where(SQLRaw(#""devices"."user_id" = excluded."user_id" OR "devices"."install_hash" IS NULL OR "devices"."install_hash" = excluded."install_hash""#))
                 }
                 .returning(Self.columns.map { SQLColumn($0) })
                 .first().map(Self.record)
-            guard let device else { throw Problem(.serviceUnavailable, code: .busy, detail: "Try registering the device again.", headers: [.retryAfter: "1"]) }
+            guard let device else {
+                // The row is there and was not updated: another account's, registered from another install.
+                throw Problem(
+                    .conflict, code: .idTaken,
+                    detail: "This device token is registered to another account by another install of the app; register it from the install that holds it.",
+                    fieldErrors: [.init(field: "installId", message: "is not the install this token was registered from")]
+                )
+            }
             try await Self.cancelPushes(to: [token], except: user, on: db)
             let created = device.createdAt == device.registeredAt
             if created {
@@ -95,6 +114,8 @@ struct DeviceStore: Sendable {
     static let columns = [
         "token", "user_id", "session_id", "platform", "environment", "bundle_id", "locale", "time_zone", "app_version", "created_at", "registered_at",
     ]
+    /// What an insert writes: the columns read back, and the install's hash (never read back).
+    static let insertedColumns = columns + ["install_hash"]
 
     /// The devices of `users`, most recently registered first.
     static func devices(of users: [UserID], on db: any SQLDatabase) async throws -> [DeviceRecord] {

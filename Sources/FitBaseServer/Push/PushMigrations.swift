@@ -47,3 +47,13 @@ struct CreatePushDelivery: Migration {
             .run()
     }
 }
+
+/// `devices.install_hash`: SHA-256 of the install id the app registered a token with, the proof a token that belongs
+/// to another account may move (see ``DeviceStore/register(_:_:user:session:now:)``).
+struct AddDeviceInstallHash: Migration {
+    let name = "2026-11-25.push.add-device-install-hash"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.alter(table: "devices").column("install_hash", type: .text).run()
+    }
+}

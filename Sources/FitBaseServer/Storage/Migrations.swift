@@ -44,6 +44,7 @@ enum FitBaseMigrations {
         CreateHealthSampleCounts(),
         AddAccountDeletingAt(),
         AddAuditCheckpoints(),
+        AddDeviceInstallHash(),
     ]
 }
 
