@@ -39,6 +39,11 @@ import Testing
             Issue.record("workout_reminder")
         }
         if case .periodReminder? = push("period_reminder") {} else { Issue.record("period_reminder") }
+        if case .reminder(let reminder)? = push("reminder", #","date":"2026-03-09""#) {
+            #expect(reminder.date == "2026-03-09" && push("reminder")?.type == "reminder")
+        } else {
+            Issue.record("reminder")
+        }
         #expect(push("streak_saved") == .other(type: "streak_saved", alert: .init(title: "T", body: "B", badge: nil)))
         // A string alert, as other senders use.
         #expect(FitBaseNotification(userInfo: ["aps": ["alert": "Hi"], "fitbase": ["type": "new_member"]])?.alert.body == "Hi")

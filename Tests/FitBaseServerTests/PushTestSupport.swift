@@ -29,7 +29,10 @@ func withPushApp(
                 // A second instance's scheduler: its own pools on the same database (and key store, for cycle predictions).
                 let vault = HealthVault(keys: HealthKeyStore(database: keystore ?? database), masterKey: try MasterKey.load(for: configuration))
                 let profiles = ProfileStore(database: database)
-                let scheduler = ReminderScheduler(database: database, cycle: CycleReckoner(store: CycleStore(database: database, vault: vault), profiles: profiles))
+                let scheduler = ReminderScheduler(
+                    database: database, cycle: CycleReckoner(store: CycleStore(database: database, vault: vault), profiles: profiles),
+                    claimKey: try MasterKey.load(for: configuration).derivedKey(for: "push reminder claims")
+                )
                 try await test(client, database, scheduler)
                 try await database.shutdown()
                 try await keystore?.shutdown()

@@ -2,6 +2,7 @@ import FitBaseTestSupport
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import SQLKit
 import Testing
 
 @testable import FitBaseServer
@@ -43,10 +44,11 @@ import Testing
             #expect(try await scheduler.run(at: Self.instant("2026-11-01T12:00:00Z")) == 1)
             #expect(await eventually { provider.sent(to: phone).count == 4 })
             let push = try #require(provider.sent(to: phone).first { ($0.body["fitbase"] as? [String: Any])?["date"] as? String == "2026-11-01" })
-            #expect(push.fitbaseType == "workout_reminder" && push.badge == nil)
-            #expect(push.alertBody == PushQueue.discreetBody)  // health content stays off the lock screen by default
+            // Health content stays off the lock screen, and out of the payload's type and collapse id, by default.
+            #expect(push.fitbaseType == "reminder" && push.badge == nil)
+            #expect(push.alertBody == PushQueue.discreetBody)
             #expect(push.expiration == Self.instant("2026-11-02T05:00:00Z"))  // the end of the local day (EST)
-            #expect(push.collapseID == "reminder-workout")
+            #expect(push.collapseID == "reminder")
             #expect((push.body["fitbase"] as? [String: Any])?["date"] as? String == "2026-11-01")
         }
     }
@@ -72,7 +74,7 @@ import Testing
             let (_, phone) = try await Self.member(client, timeZone: "Asia/Kolkata", ["notificationPreferences": ["showSensitiveContent": true]])
             #expect(try await scheduler.run(at: Self.instant("2026-03-09T01:29:00Z")) == 0)
             // Two instances' schedulers at the same minute: one of them sends.
-            let other = ReminderScheduler(database: database, cycle: scheduler.cycle)
+            let other = ReminderScheduler(database: database, cycle: scheduler.cycle, claimKey: scheduler.claimKey)
             async let first = scheduler.run(at: Self.instant("2026-03-09T01:30:00Z"))
             async let second = other.run(at: Self.instant("2026-03-09T01:30:00Z"))
             #expect(try await first + second == 1)
@@ -112,7 +114,7 @@ import Testing
     @Test(arguments: TestEngines.all)
     func quietHoursAndSwitchesStopReminders(engine: DatabaseEngine) async throws {
         let provider = RecordingPushProvider()
-        try await withPushApp(engine, provider: provider) { client, _, scheduler in
+        try await withPushApp(engine, provider: provider) { client, database, scheduler in
             _ = try await Self.member(client, timeZone: "UTC", ["notificationPreferences": ["quietHoursStart": "22:00", "quietHoursEnd": "07:30"]])
             _ = try await Self.member(client, timeZone: "UTC", ["notificationPreferences": ["workoutReminder": false]])
             _ = try await Self.member(client, timeZone: "UTC", ["notificationsEnabled": false])
@@ -126,7 +128,22 @@ import Testing
             #expect(try await scheduler.run(at: Self.instant("2026-03-08T09:00:00Z")) == 0)
             #expect(try await scheduler.run(at: Self.instant("2026-03-09T09:00:00Z")) == 1)
             #expect(await eventually { provider.sent(to: phone).count == 1 })
-            #expect(provider.sent(to: phone).first?.fitbaseType == "period_reminder" && provider.sent(to: phone).first?.alertBody == PushQueue.discreetBody)
+            let discreet = try #require(provider.sent(to: phone).first)
+            #expect(discreet.fitbaseType == "reminder" && discreet.collapseID == "reminder" && discreet.alertBody == PushQueue.discreetBody)
+            // Someone who asked to see cycle content gets the reminder as what it is.
+            let (_, open) = try await Self.member(client, time: nil, timeZone: "UTC", [
+                "cycleTrackingEnabled": true, "lastPeriodStartDate": "2026-02-11", "averageCycleLength": 28,
+                "notificationPreferences": ["periodReminder": true, "showSensitiveContent": true],
+            ])
+            #expect(try await scheduler.run(at: Self.instant("2026-03-10T09:00:00Z")) == 1)
+            #expect(await eventually { provider.sent(to: open).count == 1 })
+            let plain = try #require(provider.sent(to: open).first)
+            #expect(plain.fitbaseType == "period_reminder" && plain.collapseID == "reminder-period" && plain.alertBody == "Your period is expected tomorrow.")
+            // What is stored of the sent reminders names neither the kind nor the day.
+            let claims = try await database.withConnection { db in
+                try await db.select().column("claim").from("push_reminder_claims").all().map { try $0.decode(column: "claim", as: String.self) }
+            }
+            #expect(claims.count == 2 && claims.allSatisfy { $0.count == 64 && !$0.contains("period") && !$0.contains("2026") })
         }
     }
 }

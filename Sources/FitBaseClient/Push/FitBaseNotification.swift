@@ -23,6 +23,9 @@ public enum FitBaseNotification: Sendable, Equatable {
     case workoutReminder(ReminderPush)
     /// The cycle predictor expects the next period tomorrow.
     case periodReminder(ReminderPush)
+    /// A reminder that does not say what it is about: the user has not turned on `showSensitiveContent`, so neither
+    /// the lock screen nor the payload tells a period reminder from a workout one. Open the app's today screen.
+    case reminder(ReminderPush)
     /// A FitBase push of a type this SDK does not know yet (a newer server).
     case other(type: String, alert: PushAlert)
 
@@ -89,6 +92,7 @@ public enum FitBaseNotification: Sendable, Equatable {
         case "week_ended": self = .weekEnded(feed)
         case "workout_reminder": self = .workoutReminder(reminder)
         case "period_reminder": self = .periodReminder(reminder)
+        case "reminder": self = .reminder(reminder)
         default: self = .other(type: type, alert: alert)
         }
     }
@@ -117,6 +121,7 @@ public enum FitBaseNotification: Sendable, Equatable {
         case .weekEnded: "week_ended"
         case .workoutReminder: "workout_reminder"
         case .periodReminder: "period_reminder"
+        case .reminder: "reminder"
         case .other(let type, _): type
         }
     }
@@ -125,7 +130,7 @@ public enum FitBaseNotification: Sendable, Equatable {
     public var alert: PushAlert {
         switch self {
         case .newMember(let push), .rankChange(let push), .weekEnded(let push): push.alert
-        case .workoutReminder(let push), .periodReminder(let push): push.alert
+        case .workoutReminder(let push), .periodReminder(let push), .reminder(let push): push.alert
         case .other(_, let alert): alert
         }
     }

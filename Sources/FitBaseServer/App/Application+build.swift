@@ -239,7 +239,7 @@ func buildApplication(
             APNsProviderService(provider: apns),
             PushWorker(database: database, provider: pushProvider ?? apns ?? LogPushProvider(logger: logger), logger: logger),
             ReminderService(
-                scheduler: ReminderScheduler(database: database, cycle: cycleReckoner), logger: logger, now: reminderClock ?? { .storageNow }
+                scheduler: ReminderScheduler(database: database, cycle: cycleReckoner, claimKey: masterKey.derivedKey(for: "push reminder claims")), logger: logger, now: reminderClock ?? { .storageNow }
             ),
             SigningKeyRefresh(signer: signer, logger: logger),
             EventListenerService(database: database, hub: hub, logger: logger, sessionCheck: configuration.streamSessionCheck),

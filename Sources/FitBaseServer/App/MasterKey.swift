@@ -39,6 +39,12 @@ struct MasterKey: Sendable {
         return "the master key is the file \(file), inside the data directory, on a server others can reach: keep it apart from the data it protects (FITBASE_MASTER_KEY from a secret store, or FITBASE_MASTER_KEY_FILE on another volume)"
     }
 
+    /// A key of its own for `purpose`, derived from the master key (HKDF-SHA-256): it changes with the master key and
+    /// says nothing of it.
+    func derivedKey(for purpose: String) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: key, info: Data("fitbase \(purpose)".utf8), outputByteCount: 32)
+    }
+
     static func load(environmentValue: String?, file: String) throws -> MasterKey {
         if let environmentValue {
             guard let data = Data(base64Encoded: environmentValue.trimmingCharacters(in: .whitespacesAndNewlines)), data.count == 32 else {

@@ -194,6 +194,6 @@ struct DevicesOwner: InMemoryAccountDataOwner {
     func delete(_ user: UserID, on db: any SQLDatabase) async throws {
         try await db.delete(from: "outbox").where("user_id", .equal, user.rawValue).where("kind", .equal, PushQueue.kind).run()
         try await db.delete(from: "devices").where("user_id", .equal, user.rawValue).run()
-        try await db.delete(from: "push_reminders").where("user_id", .equal, user.rawValue).run()
+        try await db.delete(from: "push_reminder_claims").where("user_id", .equal, user.rawValue).run()
     }
 }

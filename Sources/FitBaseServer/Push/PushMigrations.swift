@@ -57,3 +57,20 @@ struct AddDeviceInstallHash: Migration {
         try await database.alter(table: "devices").column("install_hash", type: .text).run()
     }
 }
+
+/// `push_reminder_claims` replaces `push_reminders`: a sent reminder is claimed by an HMAC of (user, kind, local day)
+/// instead of those values in clear (a row no longer says that someone's period was expected that day). The claims of
+/// the last days are not carried over: a reminder already sent today may go once more on the day of the upgrade.
+struct KeyReminderClaims: Migration {
+    let name = "2026-11-25.push.key-reminder-claims"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.create(table: "push_reminder_claims")
+            .column("claim", type: .text, .primaryKey(autoIncrement: false))
+            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .column("sent_at", type: engine.instant, .notNull)
+            .run()
+        try await database.create(index: "push_reminder_claims_user").on("push_reminder_claims").column("user_id").run()
+        try await database.drop(table: "push_reminders").run()
+    }
+}

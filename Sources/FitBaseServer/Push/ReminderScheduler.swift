@@ -1,3 +1,4 @@
+import Crypto
 import FitBaseCore
 import Foundation
 import Logging
@@ -11,9 +12,10 @@ import ServiceLifecycle
 /// Times are the user's local time (``PushQueue/timeZone(of:devices:)``: the profile's time zone, else the one the
 /// newest device reported). A reminder is due from its minute for an hour, so a scheduler that missed a minute — or
 /// a day whose minute does not exist, 02:30 when daylight saving starts — still sends it, and a minute that happens
-/// twice (when it ends) sends it once: each (user, kind, local day) is a row of `push_reminders`, inserted with
+/// twice (when it ends) sends it once: each (user, kind, local day) is a row of `push_reminder_claims`, inserted with
 /// `ON CONFLICT DO NOTHING` in the transaction that queues the push, so whichever instance inserts it sends it and
-/// every other skips. A reminder whose minute falls in the user's quiet hours is dropped (not held: a reminder to
+/// every other skips. The row's key is an HMAC of (user, kind, day) under a key derived from the master key: the table
+/// does not say that someone's period was expected on a given day. A reminder whose minute falls in the user's quiet hours is dropped (not held: a reminder to
 /// train at 07:00 is no use at 08:00).
 struct ReminderScheduler: Sendable {
     enum Kind: String, Sendable {
@@ -36,6 +38,8 @@ struct ReminderScheduler: Sendable {
 
     let database: Database
     let cycle: CycleReckoner
+    /// Keys the claims (``MasterKey/derivedKey(for:)``).
+    let claimKey: SymmetricKey
 
     /// Queues every reminder due at `now`; returns how many this call queued (another instance may queue others).
     @discardableResult
@@ -96,21 +100,33 @@ struct ReminderScheduler: Sendable {
         return reminders
     }
 
-    /// A reminder's push: its real text only for a user who asked to see health and cycle content on the lock screen.
+    /// A reminder's push: its kind and real text only for a user who asked to see health and cycle content on the lock
+    /// screen. Otherwise nothing in it — title, body, type, collapse id — tells a period reminder from a workout one
+    /// (payloads and collapse ids are seen by more than the user: the lock screen, notification logs, a managed phone).
     private func content(_ kind: Kind, title: String, body: String, on day: CalendarDay, until end: Date, _ preferences: NotificationPreferences) -> PushContent {
-        PushContent(
-            type: kind.type, title: preferences.showSensitiveContent ? title : "Reminder",
-            body: preferences.showSensitiveContent ? body : PushQueue.discreetBody, threadID: "reminders",
-            collapseID: "reminder-\(kind.rawValue)", expiration: end, date: day.description
+        let sensitive = preferences.showSensitiveContent
+        return PushContent(
+            type: sensitive ? kind.type : Self.discreetType, title: sensitive ? title : "Reminder",
+            body: sensitive ? body : PushQueue.discreetBody, threadID: "reminders",
+            collapseID: sensitive ? "reminder-\(kind.rawValue)" : "reminder", expiration: end, date: day.description
         )
+    }
+
+    /// The type of a reminder that does not say what it is about.
+    static let discreetType = "reminder"
+
+    /// The claim of (user, kind, day): `HMAC-SHA-256(claim key, "user|kind|day")`.
+    func claim(_ kind: Kind, of user: UserID, on day: CalendarDay) -> String {
+        let message = "\(user.rawValue.uuidString.lowercased())|\(kind.rawValue)|\(day.description)"
+        return HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: claimKey).map { String(format: "%02x", $0) }.joined()
     }
 
     /// Claims (user, kind, day) and queues the push in one transaction; `false` when another run already had it.
     private func send(_ kind: Kind, _ content: PushContent, to user: UserID, day: CalendarDay, now: Date) async throws -> Bool {
         try await database.transaction { db in
-            let claimed = try await db.insert(into: "push_reminders").columns("user_id", "kind", "local_date", "sent_at")
-                .values(SQLBind(user.rawValue), SQLBind(kind.rawValue), SQLBind(day.description), SQLBind(now))
-                .ignoringConflicts(with: ["user_id", "kind", "local_date"])
+            let claimed = try await db.insert(into: "push_reminder_claims").columns("claim", "user_id", "sent_at")
+                .values(SQLBind(claim(kind, of: user, on: day)), SQLBind(user.rawValue), SQLBind(now))
+                .ignoringConflicts(with: ["claim"])
                 .returning("user_id").all()
             guard !claimed.isEmpty else { return false }
             try await PushQueue.enqueue(content, badge: nil, to: try await DeviceStore.devices(of: [user], on: db), user: user, sendAt: now, now: now, on: db)
@@ -120,7 +136,7 @@ struct ReminderScheduler: Sendable {
 
     /// Forgets sent reminders older than ``retention`` (the retention service calls it).
     static func purge(now: Date, on db: any SQLDatabase) async throws {
-        try await db.delete(from: "push_reminders").where("sent_at", .lessThan, now.addingTimeInterval(-retention)).run()
+        try await db.delete(from: "push_reminder_claims").where("sent_at", .lessThan, now.addingTimeInterval(-retention)).run()
     }
 
     static func startOfDay(_ day: CalendarDay, in zone: TimeZone) -> Date {

@@ -45,6 +45,7 @@ enum FitBaseMigrations {
         AddAccountDeletingAt(),
         AddAuditCheckpoints(),
         AddDeviceInstallHash(),
+        KeyReminderClaims(),
     ]
 }
 
