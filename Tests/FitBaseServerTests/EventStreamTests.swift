@@ -294,6 +294,41 @@ extension EventStreamTests {
     }
 }
 
+/// The replay stops at the joining's event, not its instant: an event written before the joining by an instance whose
+/// clock runs ahead is still history.
+@Suite struct JoinReplayByEventIDTests {
+    @Test(arguments: TestEngines.all)
+    func anEventFromBeforeTheJoiningStaysHistoryWhateverItsClock(engine: DatabaseEngine) async throws {
+        try await TestDatabase.with(engine) { testDatabase in
+            let app = try await buildApplication(configuration: .testing(testDatabase), logger: TestDatabase.logger)
+            try await app.test(.live) { client in
+                let port = try #require(client.port)
+                let (groupID, members, workout) = try await ChallengeTests.group(client, testDatabase, members: 2)
+                let (ana, bea) = (members[0], members[1])
+                try await ChallengeTests.log(client, bea, workout)  // before Carl: the group's history
+                // That board was written by an instance whose clock runs ten minutes ahead.
+                try await testDatabase.run { db in
+                    try await db.update("events").set("created_at", to: Date.storageNow.addingTimeInterval(600)).where("type", .equal, "leaderboard").run()
+                }
+                let carl = try await client.signUp()
+                try #require(try await client.json(
+                    .post, "/v1/invites/\(try await GroupReplayTests.invite(client, groupID, by: ana))/accept", token: carl.accessToken
+                ).status == .ok)
+                let stream = EventStreamTests.Subscriber()
+                await stream.start(port: port, token: carl.accessToken, lastEventID: "0")
+                try await Task.sleep(for: .milliseconds(500))
+                try await ChallengeTests.log(client, ana, workout)  // after Carl joined
+                _ = await stream.waitFor(2) { $0.type == "leaderboard" }
+                try await Task.sleep(for: .milliseconds(300))
+                // Ana's workout on both boards (check-ins and streak); not Bea's two boards from before Carl joined.
+                let seen = await stream.events.filter { $0.type == "leaderboard" }
+                #expect(seen.count == 2)
+                await stream.stop()
+            }
+        }
+    }
+}
+
 /// A stream lives as long as its session and its access token.
 @Suite struct StreamSessionTests {
     @Test(arguments: TestEngines.all)

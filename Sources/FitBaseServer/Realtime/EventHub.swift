@@ -295,11 +295,13 @@ final class EventSubscriber: Sendable {
             state.known = known
         }
         hub.regroup(self, to: membership?.group)
-        var since = membership?.joinedAt
+        // A returning member replays the group's events from their latest joining: after the event it wrote.
+        var since = membership.map { $0.joinedEventID == nil ? $0.joinedAt : nil } ?? nil
+        var afterJoining = membership?.joinedEventID
         while !Task.isCancelled {
             let (from, group) = state.withLock { ($0.last, $0.group) }
             var subscriptions = [EventSubscription(topic: .user(user), since: nil), EventSubscription(topic: .session(session), since: nil)]
-            if let group { subscriptions.append(EventSubscription(topic: .group(group), since: since)) }
+            if let group { subscriptions.append(EventSubscription(topic: .group(group), since: since, afterEventID: afterJoining)) }
             let events = try await database.withConnection { [subscriptions] db in
                 try await EventLog.events(after: from, for: subscriptions, limit: 500, on: db)
             }
@@ -335,6 +337,7 @@ final class EventSubscriber: Sendable {
             case .regrouped:
                 // Events of the new group come after the change that put the user in it: `last` bounds them.
                 since = nil
+                afterJoining = nil
             case .taken:
                 if caughtUp { return }
             }

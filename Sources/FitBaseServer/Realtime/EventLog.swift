@@ -55,8 +55,12 @@ enum EventTopic: Hashable, Sendable {
 /// member (or one who left and came back) never replays what the group said before.
 struct EventSubscription: Sendable, Equatable {
     var topic: EventTopic
-    /// Events created before this instant are not for the subscriber; `nil`: all of the topic's events.
+    /// Events created before this instant are not for the subscriber; `nil`: all of the topic's events. (Memberships
+    /// from before join event ids were kept; ``afterEventID`` otherwise.)
     var since: Date?
+    /// Events up to this id are not for the subscriber (the event of their joining: ids order events across instances,
+    /// clocks need not agree).
+    var afterEventID: Int64? = nil
 }
 
 /// One event as stored and streamed.
@@ -97,23 +101,27 @@ enum EventLog {
         return encoder
     }()
 
-    private static let insertEvent = StoredStatement(#"INSERT INTO "events" ("topic", "type", "data", "created_at") VALUES (?, ?, ?, ?)"#)
+    private static let insertEvent = StoredStatement(#"INSERT INTO "events" ("topic", "type", "data", "created_at") VALUES (?, ?, ?, ?) RETURNING "id""#)
 
     /// Appends an event in the transaction of its cause. Once it commits, the streams that may want it are woken: on
     /// SQLite this instance's (an after-commit hook); on PostgreSQL every instance's, this one included, by `NOTIFY`,
     /// delivered at commit to each instance's ``EventListenerService`` (one notification per transaction, however many
     /// events it wrote).
-    static func append(topic: EventTopic, type: String, data: some Encodable, on db: any SQLDatabase) async throws {
+    /// Returns the event's id.
+    @discardableResult
+    static func append(topic: EventTopic, type: String, data: some Encodable, on db: any SQLDatabase) async throws -> Int64 {
         let isPostgres = db.dialect.name == "postgresql"
         if isPostgres { try await db.raw("SELECT pg_advisory_xact_lock(\(bind: lockKey))").run() }
         let encoder = Self.encoder
-        try await insertEvent(topic.name, type, String(decoding: try encoder.encode(data), as: UTF8.self), Date.storageNow).run(on: db)
+        let id = try await insertEvent(topic.name, type, String(decoding: try encoder.encode(data), as: UTF8.self), Date.storageNow).first(on: db)?
+            .decode(column: "id", as: Int64.self) ?? 0
         if isPostgres {
             // Heard by this instance's listener too: waking its streams here as well would make each read twice.
             try await notify().run(on: db)
         } else if let hooks = TransactionHooks.current, let hub = hooks.eventHub {
             hooks.afterCommit(key: "events") { hub.publish() }
         }
+        return id
     }
 
     /// The channel every instance listens on; notifications carry no payload (listeners read the log).
@@ -132,6 +140,7 @@ enum EventLog {
                 subscriptions.reduce(readable) { readable, subscription in
                     readable.orWhere { topic in
                         let named = topic.where("topic", .equal, subscription.topic.name)
+                        if let first = subscription.afterEventID { return named.where("id", .greaterThan, SQLBind(first)) }
                         guard let since = subscription.since else { return named }
                         return named.where("created_at", .greaterThanOrEqual, SQLBind(since))
                     }
@@ -163,7 +172,9 @@ enum EventLog {
     }
 
     /// Records that `user` is now in `group` (or in none): written with the membership row's change.
-    static func membershipChanged(of user: UserID, to group: GroupID?, on db: any SQLDatabase) async throws {
+    /// Returns the change's event id: a member's replay of the group's events starts after it.
+    @discardableResult
+    static func membershipChanged(of user: UserID, to group: GroupID?, on db: any SQLDatabase) async throws -> Int64 {
         try await append(topic: .user(user), type: membership, data: MembershipChange(groupId: group?.description), on: db)
     }
 

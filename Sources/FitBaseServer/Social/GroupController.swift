@@ -163,7 +163,7 @@ struct GroupController: Sendable {
     }
 
     /// ``memberGroup(_:)`` with the caller's whole membership (when they joined, too).
-    func membership(in id: String) async throws -> (SocialGroup, (group: GroupID, role: GroupRole, joinedAt: Date)) {
+    func membership(in id: String) async throws -> (SocialGroup, GroupMembershipRecord) {
         let caller = try RequestScope.requireCaller()
         guard let groupID = GroupID(id), let membership = try await groups.membership(of: caller.user), membership.group == groupID,
             let group = try await groups.group(groupID)

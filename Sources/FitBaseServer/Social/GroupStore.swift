@@ -61,17 +61,20 @@ struct GroupStore: Sendable {
     }
 
     /// The user's group and role, if any.
-    func membership(of user: UserID) async throws -> (group: GroupID, role: GroupRole, joinedAt: Date)? {
+    func membership(of user: UserID) async throws -> GroupMembershipRecord? {
         try await database.withConnection { db in try await Self.membership(of: user, on: db) }
     }
 
-    private static let selectMembership = StoredStatement(#"SELECT "group_id", "role", "joined_at" FROM "group_members" WHERE "user_id" = ?"#)
+    private static let selectMembership = StoredStatement(#"SELECT "group_id", "role", "joined_at", "joined_event_id" FROM "group_members" WHERE "user_id" = ?"#)
 
-    static func membership(of user: UserID, on db: any SQLDatabase) async throws -> (group: GroupID, role: GroupRole, joinedAt: Date)? {
+    /// The user's group and role, when they joined, and the id of the event their joining wrote (`nil` for members from
+    /// before those ids were kept).
+    static func membership(of user: UserID, on db: any SQLDatabase) async throws -> GroupMembershipRecord? {
         try await selectMembership(user.rawValue).first(on: db).map { row in
-            (
-                GroupID(rawValue: try row.decode(column: "group_id", as: UUID.self)), GroupRole(rawValue: try row.decode(column: "role", as: String.self)) ?? .member,
-                try row.decode(column: "joined_at", as: Date.self)
+            GroupMembershipRecord(
+                group: GroupID(rawValue: try row.decode(column: "group_id", as: UUID.self)),
+                role: GroupRole(rawValue: try row.decode(column: "role", as: String.self)) ?? .member,
+                joinedAt: try row.decode(column: "joined_at", as: Date.self), joinedEventID: try row.decode(column: "joined_event_id", as: Int64?.self)
             )
         }
     }
@@ -151,9 +154,9 @@ struct GroupStore: Sendable {
     }
 
     private static func insertMember(_ user: UserID, into group: GroupID, role: GroupRole, now: Date, on db: any SQLDatabase) async throws {
-        try await db.insert(into: "group_members").columns("user_id", "group_id", "role", "joined_at")
-            .values(SQLBind(user.rawValue), SQLBind(group.rawValue), SQLBind(role.rawValue), SQLBind(now)).run()
-        try await EventLog.membershipChanged(of: user, to: group, on: db)
+        let joinedEvent = try await EventLog.membershipChanged(of: user, to: group, on: db)
+        try await db.insert(into: "group_members").columns("user_id", "group_id", "role", "joined_at", "joined_event_id")
+            .values(SQLBind(user.rawValue), SQLBind(group.rawValue), SQLBind(role.rawValue), SQLBind(now), SQLBind(joinedEvent)).run()
     }
 
     // MARK: Invites
@@ -288,4 +291,13 @@ struct GroupMembershipOwner: InMemoryAccountDataOwner {
         guard let membership = try await GroupStore.membership(of: user, on: db) else { return }
         try await GroupMembership.leave(user, from: membership.group, now: .storageNow, on: db)
     }
+}
+
+/// A user's place in their group: which, as what, and since when (the instant, and the id of the event their joining
+/// wrote — `nil` for members from before those ids were kept).
+struct GroupMembershipRecord: Sendable, Equatable {
+    var group: GroupID
+    var role: GroupRole
+    var joinedAt: Date
+    var joinedEventID: Int64?
 }

@@ -113,3 +113,13 @@ struct AddInviteLimits: Migration {
         try await database.create(index: "group_invites_group").on("group_invites").column("group_id").column("created_at").run()
     }
 }
+
+/// `group_members.joined_event_id`: the id of the event a member's joining wrote; their replay of the group's events
+/// starts after it (ids order events whichever instance wrote them; the instances' clocks need not agree).
+struct AddJoinedEventID: Migration {
+    let name = "2026-11-25.social.add-joined-event-id"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.raw(#"ALTER TABLE "group_members" ADD COLUMN "joined_event_id" BIGINT"#).run()
+    }
+}

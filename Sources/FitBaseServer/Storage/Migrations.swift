@@ -46,6 +46,7 @@ enum FitBaseMigrations {
         AddAuditCheckpoints(),
         AddDeviceInstallHash(),
         KeyReminderClaims(),
+        AddJoinedEventID(),
     ]
 }
 
