@@ -6,7 +6,6 @@ import Hummingbird
 import Logging
 import NIOCore
 import OpenAPIRuntime
-import Synchronization
 
 /// The signed-in user's own account: profile, consents, sessions, export and deletion. Every operation acts on the
 /// caller only; there is no way to name another user here.
@@ -53,9 +52,9 @@ struct MeController: Sendable {
     /// whole in memory.
     func exportMe(_ input: Operations.ExportMe.Input) async throws -> Operations.ExportMe.Output {
         let caller = try RequestScope.requireCaller()
-        let collected = ExportBuffer()
-        try await registry.writeExport(caller.user, exportedAt: .now, database: database) { collected.append($0) }
-        let document = try Self.exportDecoder.decode(Components.Schemas.AccountExport.self, from: collected.data)
+        var collected = Data()
+        try await registry.writeExport(caller.user, exportedAt: .now, database: database) { collected.append(contentsOf: $0.readableBytesView) }
+        let document = try Self.exportDecoder.decode(Components.Schemas.AccountExport.self, from: collected)
         // A bare `attachment`: the generated server percent-encodes header values, which would garble `; filename=`.
         return .ok(.init(headers: .init(contentDisposition: "attachment"), body: .json(document)))
     }
@@ -178,11 +177,4 @@ private struct SessionCursor {
     }
 
     var encoded: String { PageRequest.encodeCursor("\(createdAt.timeIntervalSince1970)|\(id)") }
-}
-
-/// The pieces of an export gathered into one buffer (the generated handler's path).
-private final class ExportBuffer: Sendable {
-    private let bytes = Mutex(Data())
-    var data: Data { bytes.withLock { $0 } }
-    func append(_ piece: ByteBuffer) { bytes.withLock { $0.append(contentsOf: piece.readableBytesView) } }
 }

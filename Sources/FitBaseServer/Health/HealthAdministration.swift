@@ -102,13 +102,8 @@ package struct HealthAdministration: Sendable {
     /// the newest checkpoint the database keeps and the one in `checkpointFile` (``AuditCheckpoint``): the verdict
     /// names the first broken link, a cut or a deleted chain.
     package func verifyAuditChain(checkpointFile: String? = nil) async throws -> AuditVerdict {
-        let masterKey = try MasterKey.load(for: configuration)
         let external = try checkpointFile.map { try AuditCheckpoint.decoder.decode(AuditCheckpoint.self, from: Data(contentsOf: URL(fileURLWithPath: $0))) }
-        return try await withDatabases { database, keystore in
-            try await MigrationRunner.forServer(database: database, logger: logger).run()
-            let keys = HealthKeyStore(database: keystore)
-            try await keys.prepare()
-            let auditKeys = try await AuditKey.load(from: keys, masterKey: masterKey, creating: false)
+        return try await withAuditKeys { database, auditKeys in
             var verdict = try await AuditLog(database: database).verify(keys: auditKeys)
             for checkpoint in [try await AuditCheckpoint.latest(in: database), external].compactMap(\.self) where verdict.firstBreak == nil {
                 verdict.firstBreak = try await checkpoint.firstBreak(in: database, keys: auditKeys)
@@ -124,17 +119,22 @@ package struct HealthAdministration: Sendable {
     /// Signs a checkpoint of every audit chain's head now and writes it to `path` (JSON), for storage the database's
     /// administrator cannot rewrite; returns how many chains it covers.
     package func writeAuditCheckpoint(to path: String) async throws -> Int {
+        try await withAuditKeys { database, auditKeys in
+            guard let key = AuditKey.current(of: auditKeys) else { throw AuditCheckpointError.noAuditKey }
+            let checkpoint = try await AuditCheckpoint.make(with: key, database: database)
+            try AuditCheckpoint.encoder.encode(checkpoint).write(to: URL(fileURLWithPath: path), options: .atomic)
+            return checkpoint.chains
+        }
+    }
+
+    /// Runs `body` with the migrated database and the audit keys (unwrapped with the master key `serve` uses).
+    private func withAuditKeys<Result: Sendable>(_ body: (Database, [String: SymmetricKey]) async throws -> Result) async throws -> Result {
         let masterKey = try MasterKey.load(for: configuration)
         return try await withDatabases { database, keystore in
             try await MigrationRunner.forServer(database: database, logger: logger).run()
             let keys = HealthKeyStore(database: keystore)
             try await keys.prepare()
-            guard let key = AuditKey.current(of: try await AuditKey.load(from: keys, masterKey: masterKey, creating: false)) else {
-                throw AuditCheckpointError.noAuditKey
-            }
-            let checkpoint = try await AuditCheckpoint.make(with: key, database: database)
-            try AuditCheckpoint.encoder.encode(checkpoint).write(to: URL(fileURLWithPath: path), options: .atomic)
-            return checkpoint.chains
+            return try await body(database, try await AuditKey.load(from: keys, masterKey: masterKey, creating: false))
         }
     }
 

@@ -118,7 +118,7 @@ struct ReminderScheduler: Sendable {
     /// The claim of (user, kind, day): `HMAC-SHA-256(claim key, "user|kind|day")`.
     func claim(_ kind: Kind, of user: UserID, on day: CalendarDay) -> String {
         let message = "\(user.rawValue.uuidString.lowercased())|\(kind.rawValue)|\(day.description)"
-        return HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: claimKey).map { String(format: "%02x", $0) }.joined()
+        return hexString(HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: claimKey))
     }
 
     /// Claims (user, kind, day) and queues the push in one transaction; `false` when another run already had it.

@@ -296,8 +296,8 @@ final class EventSubscriber: Sendable {
         }
         hub.regroup(self, to: membership?.group)
         // A returning member replays the group's events from their latest joining: after the event it wrote.
-        var since = membership.map { $0.joinedEventID == nil ? $0.joinedAt : nil } ?? nil
         var afterJoining = membership?.joinedEventID
+        var since = afterJoining == nil ? membership?.joinedAt : nil
         while !Task.isCancelled {
             let (from, group) = state.withLock { ($0.last, $0.group) }
             var subscriptions = [EventSubscription(topic: .user(user), since: nil), EventSubscription(topic: .session(session), since: nil)]

@@ -113,8 +113,9 @@ enum EventLog {
         let isPostgres = db.dialect.name == "postgresql"
         if isPostgres { try await db.raw("SELECT pg_advisory_xact_lock(\(bind: lockKey))").run() }
         let encoder = Self.encoder
-        let id = try await insertEvent(topic.name, type, String(decoding: try encoder.encode(data), as: UTF8.self), Date.storageNow).first(on: db)?
-            .decode(column: "id", as: Int64.self) ?? 0
+        guard let row = try await insertEvent(topic.name, type, String(decoding: try encoder.encode(data), as: UTF8.self), Date.storageNow).first(on: db)
+        else { throw EventLogError.noEventID }
+        let id = try row.decode(column: "id", as: Int64.self)
         if isPostgres {
             // Heard by this instance's listener too: waking its streams here as well would make each read twice.
             try await notify().run(on: db)
@@ -202,3 +203,8 @@ enum EventLog {
     private static let lockKey: Int64 = 0x6669_7465_7665_6e74  // "fitevent"
 }
 
+
+/// The log did not say which id it gave an event (a replay bound on it would then let a member see the group's past).
+enum EventLogError: Error {
+    case noEventID
+}
