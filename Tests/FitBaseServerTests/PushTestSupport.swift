@@ -28,7 +28,7 @@ func withPushApp(
             do {
                 // A second instance's scheduler: its own pools on the same database (and key store, for cycle predictions).
                 let vault = HealthVault(keys: HealthKeyStore(database: keystore ?? database), masterKey: try MasterKey.load(for: configuration))
-                let profiles = ProfileStore(database: database)
+                let profiles = ProfileStore(database: database, vault: vault)
                 let scheduler = ReminderScheduler(
                     database: database, cycle: CycleReckoner(store: CycleStore(database: database, vault: vault), profiles: profiles),
                     claimKey: try MasterKey.load(for: configuration).derivedKey(for: "push reminder claims")

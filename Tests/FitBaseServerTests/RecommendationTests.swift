@@ -39,8 +39,8 @@ import Testing
     static func keptAt(_ account: TestAccount, in database: Database) async throws -> Date? {
         let user = try #require(UUID(uuidString: account.id))
         return try await database.withConnection { db in
-            try await db.select().column("generated_at").from("daily_recommendations").where("user_id", .equal, user).first()?
-                .decode(column: "generated_at", as: Date.self)
+            try await db.select().column("updated_at").from("daily_recommendations").where("user_id", .equal, user).first()?
+                .decode(column: "updated_at", as: Date.self)
         }
     }
 

@@ -8,7 +8,8 @@ import Testing
 
 @testable import FitBaseServer
 
-/// Cycle periods and the private fields of workout logs are sealed under the owner's data key like health samples:
+/// Cycle periods, the private fields of workout logs, the profile's last period date and the day's kept
+/// recommendation are sealed under the owner's data key like health samples:
 /// nothing of them is readable in the database (SQLite file and log, PostgreSQL rows, stored push results), a copy
 /// taken before the account's deletion cannot be opened after it, and rows an earlier version stored in clear are
 /// sealed as the server starts.
@@ -19,9 +20,13 @@ import Testing
     func nothingPrivateIsReadableAndADeletedAccountCannotBeDecryptedFromACopy(engine: DatabaseEngine) async throws {
         let marker = "MARKER\(UUID().uuidString.prefix(8))"
         let start = today.adding(days: -123)
+        let lastPeriod = today.adding(days: -61)
         try await withApp(engine, demoCatalog: true) { client, testDatabase in
             let account = try await client.signUp()
             let token = account.accessToken
+            let profile = try await client.json(.patch, "/v1/me", body: ["lastPeriodStartDate": lastPeriod.description, "cycleTrackingEnabled": true], token: token)
+            #expect(profile.status == .ok)
+            #expect(try json(profile)["lastPeriodStartDate"] as? String == lastPeriod.description)
             let period = try await client.json(.post, "/v1/cycle/periods", body: [
                 "startDate": start.description, "endDate": start.adding(days: 4).description, "flow": "heavy", "symptoms": ["cramps"],
                 "notes": "period \(marker)",
@@ -54,7 +59,18 @@ import Testing
             let pulled = try json(try await client.json(.get, "/v1/sync/changes", token: token))
             let pulledNotes = (pulled["changes"] as? [[String: Any]] ?? []).compactMap { ($0["data"] as? [String: Any])?["notes"] as? String }
             #expect(Set(pulledNotes) == ["period \(marker)", "pushed \(marker)", "log \(marker)", "pushed log \(marker)"])
+            // The profile's date is opened for the owner on every path that shows it, and the kept answer too.
+            #expect(try json(try await client.json(.get, "/v1/me", token: token))["lastPeriodStartDate"] as? String == lastPeriod.description)
+            let preferences = (pulled["changes"] as? [[String: Any]] ?? []).first { $0["collection"] as? String == "preferences" }?["data"] as? [String: Any]
+            #expect(preferences?["lastPeriodStartDate"] as? String == lastPeriod.description)
+            let recommended = try await RecommendationTests.today(client, token)
+            let guidance = try #require(recommended["phaseGuidance"] as? String)
+            let reasons = (recommended["recommendations"] as? [[String: Any]] ?? []).compactMap { $0["reason"] as? String }
+            #expect(!reasons.isEmpty)
+            #expect(try await RecommendationTests.today(client, token)["generatedAt"] as? String == recommended["generatedAt"] as? String)
             let export = try #require(try json(try await client.json(.get, "/v1/me/export", token: token))["sections"] as? [String: Any])
+            #expect((export["account"] as? [String: Any])?["lastPeriodStartDate"] as? String == lastPeriod.description)
+            #expect((export["dailyRecommendations"] as? [[String: Any]])?.first?["phaseGuidance"] as? String == guidance)
             #expect((export["cyclePeriods"] as? [[String: Any]])?.count == 2)
             #expect((export["workoutHistory"] as? [[String: Any]])?.contains { $0["notes"] as? String == "log \(marker)" && $0["energyBefore"] as? Int == 2 } == true)
 
@@ -68,7 +84,10 @@ import Testing
             ]))
 
             let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
-            try await Self.expectUnreadable([marker, start.description, start.adding(days: 30).description], engine: engine, in: database, at: testDatabase)
+            try await Self.expectUnreadable(
+                [marker, start.description, start.adding(days: 30).description, lastPeriod.description, guidance] + reasons,
+                engine: engine, in: database, at: testDatabase
+            )
             #expect(try await AuditLog(database: database).verify().firstBreak == nil)
 
             // A copy of the rows taken before deletion…
@@ -144,6 +163,24 @@ import Testing
                         ).run()
                 }
             }
+            // The profile's last period date and a kept answer, as earlier versions stored them.
+            try await database.transaction { db in
+                try await db.insert(into: "user_profiles")
+                    .columns(
+                        "user_id", "goals", "preferred_workout_types", "average_cycle_length", "average_period_length", "last_period_start_date",
+                        "cycle_tracking_enabled", "share_workout_data", "time_zone", "updated_at"
+                    )
+                    .values(
+                        SQLBind(user), SQLBind("[]"), SQLBind("[]"), SQLBind(31), SQLBind(5), SQLBind("2026-02-02"), SQLBind(true), SQLBind(true),
+                        SQLBind("Europe/Lisbon"), SQLBind(now)
+                    ).run()
+                try await db.insert(into: "daily_recommendations")
+                    .columns("user_id", "local_date", "fingerprint", "source", "generation", "answer", "generated_at", "variants")
+                    .values(
+                        SQLBind(user), SQLBind("2026-03-20"), SQLBind("f"), SQLBind("rules"), SQLBind(0),
+                        SQLBind(#"{"items":[],"phaseGuidance":"guidance \#(marker)"}"#), SQLBind(now), SQLBind("[]")
+                    ).run()
+            }
             try await database.shutdown()
 
             // The server starts: migrations, then the sealing.
@@ -158,13 +195,16 @@ import Testing
             #expect(periods.map(\.id.rawValue) == [first, second])
             #expect(periods.first?.notes == "first \(marker)" && periods.first?.symptoms == ["bloating"] && periods.first?.flow == "light")
             #expect(periods.first?.end?.description == "2026-03-05")
+            let profile = try await ProfileStore(database: reopened, vault: vault).profile(of: owner)
+            #expect(profile.lastPeriodStartDate == "2026-02-02" && profile.averageCycleLength == 31 && profile.timeZone == "Europe/Lisbon")
+            #expect(try await RecommendationStore(database: reopened, vault: vault).kept(for: owner) == nil)
             let logs = try await HistoryStore(database: reopened, vault: vault).allLogs(of: owner)
             let sealed = try #require(logs.first { $0.id.rawValue == logged })
             #expect(sealed.notes == "log \(marker)" && sealed.cyclePhase == .luteal && sealed.cycleDay == 20 && sealed.energyBefore == 2 && sealed.energyAfter == 4)
             #expect(logs.first { $0.id.rawValue == plain }.map { $0.notes == nil && $0.cyclePhase == nil } == true)
             // Sealed once: a second start finds nothing left.
-            #expect(try await CycleDataSealing(database: reopened, vault: vault).run(logger: TestDatabase.logger) == (periods: 0, logs: 0))
-            try await Self.expectUnreadable([marker, "2026-03-01", "2026-03-29", "bloating", "luteal"], engine: engine, in: reopened, at: testDatabase)
+            #expect(try await CycleDataSealing(database: reopened, vault: vault).run(logger: TestDatabase.logger) == (periods: 0, logs: 0, profiles: 0))
+            try await Self.expectUnreadable([marker, "2026-03-01", "2026-03-29", "2026-02-02", "bloating", "luteal"], engine: engine, in: reopened, at: testDatabase)
             if keysDatabase !== reopened { try await keysDatabase.shutdown() }
             try await reopened.shutdown()
         }

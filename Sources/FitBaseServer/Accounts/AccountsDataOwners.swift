@@ -5,12 +5,13 @@ import SQLKit
 
 /// The account itself: e-mail, name, role, profile — exactly as `GET /v1/me` shows it.
 struct AccountProfileOwner: InMemoryAccountDataOwner {
+    let profiles: ProfileStore
     let section = "account"
 
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
         guard let record = try await UserStore.find(id: user, on: db) else { return try OpenAPIValueContainer(unvalidatedValue: nil) }
         let wire = UserWire.user(
-            record, profile: try await ProfileStore.profile(of: user, on: db),
+            record, profile: try await ProfileStore.profile(of: user, on: db, vault: profiles.vault),
             identities: try await IdentityStore.identities(of: user, on: db), currentGroup: try await GroupStore.membership(of: user, on: db)?.group
         )
         let encoder = JSONEncoder()

@@ -14,11 +14,10 @@ struct AccountsFeature: Sendable {
     init(
         database: Database, signer: SessionTokenSigner, hasher: PasswordHasher, httpClient: HTTPClient,
         appleTokens: AppleTokenRevoker?, providers configuration: IdentityProvidersConfiguration, settings: AccountsConfiguration,
-        rateLimits: RateLimitConfiguration, composer: AccountMailComposer, outbox: Outbox, registry: AccountDataRegistry, logger: Logger
+        rateLimits: RateLimitConfiguration, profiles: ProfileStore, composer: AccountMailComposer, outbox: Outbox, registry: AccountDataRegistry, logger: Logger
     ) {
         let users = UserStore(database: database)
         let sessions = SessionStore(database: database)
-        let profiles = ProfileStore(database: database)
         let identities = IdentityStore(database: database)
         let responses = AuthSessionBuilder(signer: signer, profiles: profiles, identities: identities, groups: GroupStore(database: database))
         let keyFetcher = HTTPJSONWebKeySetFetcher(client: httpClient)

@@ -130,3 +130,15 @@ struct AddAvailableEquipment: Migration {
         try await database.alter(table: "user_profiles").column("available_equipment", type: .text).run()
     }
 }
+
+/// `user_profiles.cycle_key_id`/`cycle_sealed`: the profile's cycle dates (``SealedProfileFields``) sealed under the
+/// user's data key like the rest of their cycle data. Dates earlier versions kept in `last_period_start_date` move
+/// there as the server starts (``CycleDataSealing``); the clear column is only ever NULL after.
+struct SealProfileCycleDates: Migration {
+    let name = "2026-11-25.accounts.seal-profile-cycle-dates"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.alter(table: "user_profiles").column("cycle_key_id", type: .text).run()
+        try await database.alter(table: "user_profiles").column("cycle_sealed", type: engine.bytes).run()
+    }
+}

@@ -30,9 +30,7 @@ struct MeController: Sendable {
     func updateMe(_ input: Operations.UpdateMe.Input) async throws -> Operations.UpdateMe.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let update) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        _ = try await profiles.update(caller.user, now: .storageNow) { profile in
-            try ProfileUpdate.apply(update, to: &profile, today: LocalCalendar.today(in: profile.timeZone).description)
-        }
+        _ = try await profiles.apply(update, of: caller.user, now: .storageNow)
         return .ok(.init(body: .json(try await wireUser(caller.user))))
     }
 

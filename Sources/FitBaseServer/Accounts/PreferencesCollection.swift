@@ -5,7 +5,7 @@ import OpenAPIRuntime
 import SQLKit
 
 /// The user's preferences (their profile) as a synced collection: one record per user, id `profile`, never deleted.
-/// ``ProfileStore/update(_:updatedAt:on:_:)`` is its write path, for `PATCH /v1/me` and pushes alike.
+/// ``ProfileStore/apply(_:of:updatedAt:on:vault:)`` is its write path, for `PATCH /v1/me` and pushes alike.
 struct PreferencesCollection: SyncedCollection {
     let profiles: ProfileStore
 
@@ -32,7 +32,8 @@ struct PreferencesCollection: SyncedCollection {
         // A dry run against the current profile finds every invalid field now; the write applies it again.
         var copy = try await profiles.profile(reads)
         try ProfileUpdate.apply(update, to: &copy, today: LocalCalendar.today(in: copy.timeZone).description)
-        return PreferencesWrite(update: update)
+        try await profiles.prepareKey(for: update, of: reads.user)
+        return PreferencesWrite(update: update, vault: profiles.vault)
     }
 
     func delete(_ id: String, _ write: FeedWrite, on db: any SQLDatabase) async throws -> SyncChange? {
@@ -41,19 +42,18 @@ struct PreferencesCollection: SyncedCollection {
 
     func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: Components.Schemas.SyncRecordData] {
         guard ids.contains(SyncFeed.preferencesID) else { return [:] }
-        return [SyncFeed.preferencesID: SyncController.object(UserWire.preferences(try await ProfileStore.profile(of: user, on: db)))]
+        return [SyncFeed.preferencesID: SyncController.object(UserWire.preferences(try await ProfileStore.profile(of: user, on: db, vault: profiles.vault)))]
     }
 }
 
 /// A checked preferences update, applied to the profile as it stands when written.
 struct PreferencesWrite: SyncedWrite {
     var update: Components.Schemas.UserUpdate
+    let vault: HealthVault
 
     func write(_ write: FeedWrite, on db: any SQLDatabase) async throws -> SyncChange {
         do {
-            _ = try await ProfileStore.update(write.user, updatedAt: write.updatedAt, on: db) { profile in
-                try ProfileUpdate.apply(update, to: &profile, today: LocalCalendar.today(in: profile.timeZone).description)
-            }
+            _ = try await ProfileStore.apply(update, of: write.user, updatedAt: write.updatedAt, on: db, vault: vault)
         } catch let problem as Problem {
             throw problem.prefixingFields(with: "data.")
         }

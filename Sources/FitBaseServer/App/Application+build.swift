@@ -123,18 +123,19 @@ func buildApplication(
     }
     let cycleStore = CycleStore(database: database, vault: vault)
     let historyStore = HistoryStore(database: database, vault: vault)
+    let profiles = ProfileStore(database: database, vault: vault)
     // Every feature that stores a user's rows adds its owner here, so export and deletion cover it.
     let registry = AccountDataRegistry(owners: [
-        AccountProfileOwner(), IdentitiesOwner(appleTokens: appleTokens), SessionsOwner(), ConsentsOwner(), OutboxOwner(),
+        AccountProfileOwner(profiles: profiles), IdentitiesOwner(appleTokens: appleTokens), SessionsOwner(), ConsentsOwner(), OutboxOwner(),
         CyclePeriodsOwner(store: cycleStore, audit: audit), WorkoutLogsOwner(store: historyStore, audit: audit),
-        TrainingPlansOwner(), DailyRecommendationsOwner(), GroupMembershipOwner(), NotificationsOwner(), SubscriptionsOwner(), DevicesOwner(),
+        TrainingPlansOwner(), DailyRecommendationsOwner(vault: vault), GroupMembershipOwner(), NotificationsOwner(), SubscriptionsOwner(), DevicesOwner(),
         // Last registered, first deleted: health takes the user's audit chain head before leaving the group takes the events lock,
         // the order every health write takes them in.
         HealthSamplesOwner(records: healthRecords),
     ])
     let accounts = AccountsFeature(
         database: database, signer: signer, hasher: hasher, httpClient: httpClient, appleTokens: appleTokens,
-        providers: providers, settings: configuration.accounts, rateLimits: configuration.rateLimits, composer: composer, outbox: outbox, registry: registry, logger: logger
+        providers: providers, settings: configuration.accounts, rateLimits: configuration.rateLimits, profiles: profiles, composer: composer, outbox: outbox, registry: registry, logger: logger
     )
     let routes = RouteTable()
     let router = buildRouter(maxBodyBytes: configuration.maxBodyBytes, routes: routes)
@@ -152,7 +153,6 @@ func buildApplication(
         ),
         ScopedMiddleware(applies: ConditionalGetMiddleware.applies, middleware: ConditionalGetMiddleware()),
     ]
-    let profiles = ProfileStore(database: database)
     let catalogStore = CatalogStore(database: database)
     let cycleReckoner = CycleReckoner(store: cycleStore, profiles: profiles)
     let entitlements = EntitlementService(store: SubscriptionStore(database: database), catalog: products)
@@ -187,7 +187,7 @@ func buildApplication(
         history: historyController,
         plans: planController,
         recommendations: RecommendationController(
-            store: RecommendationStore(database: database), catalog: catalogStore, history: historyStore, profiles: profiles,
+            store: RecommendationStore(database: database, vault: vault), catalog: catalogStore, history: historyStore, profiles: profiles,
             cycle: cycleReckoner, premiumAccess: premiumAccess,
             model: configuration.languageModel.map { AnthropicMessagesModel(client: httpClient, configuration: $0) },
             modelCallsPerDay: (configuration.languageModel?.dailyCallsFree ?? 0, configuration.languageModel?.dailyCallsPremium ?? 0),

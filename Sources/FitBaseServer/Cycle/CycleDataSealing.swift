@@ -7,7 +7,8 @@ import SQLKit
 /// reach the master key): the periods of `cycle_periods_unsealed` move into the sealed `cycle_periods` (the emptied
 /// table is dropped) in one transaction, and the private fields of workout logs written before
 /// ``SealWorkoutLogFields`` move into `sealed`, their clear columns set to NULL, in batches of a few hundred rows,
-/// each in its own transaction, so an interrupted run resumes where it stopped. Instances starting together on one
+/// each in its own transaction, so an interrupted run resumes where it stopped; so do the profiles' last period dates
+/// (`user_profiles.last_period_start_date`, moved into ``SealedProfileFields``). Instances starting together on one
 /// PostgreSQL database can run it at once (periods under the migrations' lock; a log is updated only while it is
 /// still unsealed). On SQLite `secure_delete` overwrites what is removed.
 struct CycleDataSealing: Sendable {
@@ -16,15 +17,19 @@ struct CycleDataSealing: Sendable {
 
     static let batch = 500
 
-    /// Seals whatever is still in clear; returns how many periods and logs it sealed.
+    /// Seals whatever is still in clear; returns how many periods, logs and profiles it sealed.
     @discardableResult
-    func run(logger: Logger) async throws -> (periods: Int, logs: Int) {
+    func run(logger: Logger) async throws -> (periods: Int, logs: Int, profiles: Int) {
         let periods = try await sealPeriods()
         let logs = try await sealLogs()
-        if periods + logs > 0 {
-            logger.notice("sealed cycle data stored in clear by an earlier version", metadata: ["periods": "\(periods)", "workoutLogs": "\(logs)"])
+        let profiles = try await sealProfiles()
+        if periods + logs + profiles > 0 {
+            logger.notice(
+                "sealed cycle data stored in clear by an earlier version",
+                metadata: ["periods": "\(periods)", "workoutLogs": "\(logs)", "profiles": "\(profiles)"]
+            )
         }
-        return (periods, logs)
+        return (periods, logs, profiles)
     }
 
     /// Moves every clear period into the sealed table and drops the clear one, in one transaction under the
@@ -112,6 +117,36 @@ struct CycleDataSealing: Sendable {
                         .set("energy_before", to: SQLLiteral.null).set("energy_after", to: SQLLiteral.null).set("notes", to: SQLLiteral.null)
                         .set("cycle_phase", to: SQLLiteral.null).set("cycle_day", to: SQLLiteral.null)
                         .where("id", .equal, update.id).where(SQLIdentifier("sealed"), .is, SQLLiteral.null)
+                        .run()
+                }
+            }
+            sealed += updates.count
+        }
+        return sealed
+    }
+
+    private func sealProfiles() async throws -> Int {
+        var sealed = 0
+        while true {
+            let rows = try await database.withConnection { db in
+                try await db.select().columns("user_id", "last_period_start_date").from(ProfileStore.table)
+                    .where(SQLIdentifier("last_period_start_date"), .isNot, SQLLiteral.null).limit(Self.batch).all()
+            }
+            if rows.isEmpty { break }
+            var updates: [(user: UUID, fields: SealedFields)] = []
+            for row in rows {
+                let user = UserID(rawValue: try row.decode(column: "user_id", as: UUID.self))
+                let fields = SealedProfileFields(lastPeriodStartDate: try row.decode(column: "last_period_start_date", as: String.self))
+                guard let key = try await vault.dataKey(of: user, creating: true) else { throw SealedFieldsError.noKey }
+                updates.append((user.rawValue, try vault.seal(fields, table: ProfileStore.table, id: user.rawValue, of: user, with: key)))
+            }
+            let toUpdate = updates
+            try await database.transaction { db in
+                for update in toUpdate {
+                    try await db.update(ProfileStore.table)
+                        .set("cycle_key_id", to: update.fields.keyID).set("cycle_sealed", to: update.fields.sealed)
+                        .set("last_period_start_date", to: SQLLiteral.null)
+                        .where("user_id", .equal, update.user).where(SQLIdentifier("last_period_start_date"), .isNot, SQLLiteral.null)
                         .run()
                 }
             }

@@ -39,7 +39,7 @@ enum PushQueue {
     static func notificationAdded(
         _ id: NotificationID, kind: NotificationKind, to user: UserID, group: GroupID?, message: String, now: Date, on db: any SQLDatabase
     ) async throws {
-        let profile = try await ProfileStore.profile(of: user, on: db)
+        let profile = try await ProfileStore.settings(of: user, on: db)
         guard profile.notificationsEnabled == true, wants(kind, profile.notificationPreferences) else { return }
         let devices = try await DeviceStore.devices(of: [user], on: db)
         guard !devices.isEmpty else { return }

@@ -65,8 +65,9 @@ struct ReminderScheduler: Sendable {
 
     /// The reminders due for `user` at `now`, with the local day each is for.
     func due(for user: UserID, at now: Date) async throws -> [(Kind, CalendarDay, PushContent)] {
+        let vault = cycle.profiles.vault
         let (profile, devices) = try await database.withConnection { db in
-            (try await ProfileStore.profile(of: user, on: db), try await DeviceStore.devices(of: [user], on: db))
+            (try await ProfileStore.profile(of: user, on: db, vault: vault), try await DeviceStore.devices(of: [user], on: db))
         }
         guard profile.notificationsEnabled == true, !devices.isEmpty else { return [] }
         let preferences = profile.notificationPreferences

@@ -77,85 +77,115 @@ extension KeptRecommendations {
     }
 }
 
-/// SQL for `daily_recommendations`, one row per user: the latest answer of the user's day and up to
+/// `daily_recommendations` sealed: a kept answer's reasons and phase guidance speak of the user's cycle, so the row
+/// keeps only its owner and time in clear and the day's answers (``RecommendationStore/Stored``) are sealed under the
+/// owner's data key like the rest of their cycle data. The table of earlier versions held them in clear; it is a cache
+/// of one day, so it is emptied (on SQLite `secure_delete` overwrites what is removed) and dropped, and each user's
+/// answer is made again on their next read.
+struct SealDailyRecommendations: Migration {
+    let name = "2026-11-25.recommendations.seal"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.delete(from: "daily_recommendations").run()
+        try await database.drop(table: "daily_recommendations").run()
+        try await database.create(table: "daily_recommendations")
+            .column("user_id", type: engine.uuid, .primaryKey(autoIncrement: false), .references("users", "id", onDelete: .cascade))
+            .column("key_id", type: .text, .notNull)
+            .column("sealed", type: engine.bytes, .notNull)
+            .column("updated_at", type: engine.instant, .notNull)
+            .run()
+    }
+}
+
+/// SQL for `daily_recommendations`, one row per user, sealed: the latest answer of the user's day and up to
 /// ``RecommendationStore/maximumVariants`` answers of the same day for other inputs.
 struct RecommendationStore: Sendable {
     /// How many answers for other inputs a day keeps beside the latest (the energy levels and the answer without one).
     static let maximumVariants = 3
+    static let table = "daily_recommendations"
 
     let database: Database
+    let vault: HealthVault
+
+    /// What a row seals: the day and its answers.
+    struct Stored: Sendable, Codable {
+        var localDate: String
+        var latest: KeptRecommendations.Variant
+        var variants: [KeptRecommendations.Variant]
+
+        var day: CalendarDay? { CalendarDay(localDate) }
+    }
 
     /// The user's latest kept answer.
     func kept(for user: UserID) async throws -> KeptRecommendations? {
-        try await database.withConnection { db in try await Self.row(of: user, on: db)?.latest }
+        let vault = self.vault
+        guard let stored = try await database.withConnection({ db in try await Self.stored(of: user, on: db, vault: vault) }), let day = stored.day else {
+            return nil
+        }
+        return KeptRecommendations(stored.latest, on: day)
     }
 
     /// The answer kept for `day` and exactly these inputs (`fingerprint`): the latest, or one of the day's variants.
     func kept(for user: UserID, on day: CalendarDay, fingerprint: String) async throws -> KeptRecommendations? {
-        guard let row = try await database.withConnection({ db in try await Self.row(of: user, on: db) }), row.latest.localDate == day else { return nil }
-        if row.latest.fingerprint == fingerprint { return row.latest }
-        return row.variants.first { $0.fingerprint == fingerprint }.map { KeptRecommendations($0, on: day) }
+        let vault = self.vault
+        guard let stored = try await database.withConnection({ db in try await Self.stored(of: user, on: db, vault: vault) }), stored.day == day else {
+            return nil
+        }
+        return ([stored.latest] + stored.variants).first { $0.fingerprint == fingerprint }.map { KeptRecommendations($0, on: day) }
     }
 
     /// Makes `kept` the user's latest answer; the one it replaces stays as a variant when it is of the same day and
     /// other inputs (the oldest variants go past ``maximumVariants``).
     func keep(_ kept: KeptRecommendations, for user: UserID) async throws {
-        let answer = try jsonText(kept.answer)
+        // The data key first, outside the transaction: the key store may share this database's single writer.
+        guard let key = try await vault.dataKey(of: user, creating: true) else { throw SealedFieldsError.noKey }
+        let vault = self.vault
         try await database.transaction { db in
             var variants: [KeptRecommendations.Variant] = []
-            if let previous = try await Self.row(of: user, on: db, locking: true), previous.latest.localDate == kept.localDate {
-                variants = ([previous.latest.variant] + previous.variants).filter { $0.fingerprint != kept.fingerprint }
+            if let previous = try await Self.stored(of: user, on: db, vault: vault, locking: true), previous.day == kept.localDate {
+                variants = ([previous.latest] + previous.variants).filter { $0.fingerprint != kept.fingerprint }
                 variants = Array(variants.prefix(Self.maximumVariants))
             }
+            let stored = Stored(localDate: kept.localDate.description, latest: kept.variant, variants: variants)
+            let sealed = try vault.seal(stored, table: Self.table, id: user.rawValue, of: user, with: key)
             try await db.insert(into: "daily_recommendations")
-                .columns("user_id", "local_date", "fingerprint", "source", "generation", "answer", "generated_at", "variants")
-                .values(
-                    SQLBind(user.rawValue), SQLBind(kept.localDate.description), SQLBind(kept.fingerprint), SQLBind(kept.source.rawValue),
-                    SQLBind(kept.generation), SQLBind(answer), SQLBind(kept.generatedAt), SQLBind(try jsonText(variants))
-                )
+                .columns("user_id", "key_id", "sealed", "updated_at")
+                .values(SQLBind(user.rawValue), SQLBind(sealed.keyID), SQLBind(sealed.sealed), SQLBind(kept.generatedAt))
                 .onConflict(with: ["user_id"]) { conflict in
-                    ["local_date", "fingerprint", "source", "generation", "answer", "generated_at", "variants"].reduce(conflict) { $0.set(excludedValueOf: $1) }
+                    ["key_id", "sealed", "updated_at"].reduce(conflict) { $0.set(excludedValueOf: $1) }
                 }
                 .run()
         }
     }
 
-    private static func row(of user: UserID, on db: any SQLDatabase, locking: Bool = false) async throws -> (latest: KeptRecommendations, variants: [KeptRecommendations.Variant])? {
-        var query = db.select().columns("local_date", "fingerprint", "source", "generation", "answer", "generated_at", "variants")
-            .from("daily_recommendations").where("user_id", .equal, user.rawValue)
+    /// The user's row, opened; `nil` without one, or when it was sealed under a key that is no longer theirs.
+    static func stored(of user: UserID, on db: any SQLDatabase, vault: HealthVault, locking: Bool = false) async throws -> Stored? {
+        var query = db.select().columns("key_id", "sealed").from("daily_recommendations").where("user_id", .equal, user.rawValue)
         if locking { query = query.for(.update) }
-        guard let row = try await query.first(), let day = CalendarDay(try row.decode(column: "local_date", as: String.self)) else { return nil }
-        let latest = KeptRecommendations(
-            localDate: day, fingerprint: try row.decode(column: "fingerprint", as: String.self),
-            source: RecommendationSource(rawValue: try row.decode(column: "source", as: String.self)) ?? .rules,
-            generation: try row.decode(column: "generation", as: Int.self),
-            answer: try row.decodeJSON(column: "answer", as: KeptRecommendations.Answer.self),
-            generatedAt: try row.decode(column: "generated_at", as: Date.self)
-        )
-        let variants = try row.decode(column: "variants", as: String?.self).map { text in
-            (try? JSONDecoder().decode([KeptRecommendations.Variant].self, from: Data(text.utf8))) ?? []
-        } ?? []
-        return (latest, variants)
+        guard let row = try await query.first() else { return nil }
+        let sealed = SealedFields(keyID: try row.decode(column: "key_id", as: String.self), sealed: try row.decode(column: "sealed", as: Data.self))
+        guard let key = try await vault.dataKey(of: user, creating: false), key.id == sealed.keyID else { return nil }
+        return try vault.open(Stored.self, sealed, table: table, id: user.rawValue, of: user, with: key)
     }
 }
 
 /// The kept answer in the account export and deletion.
 struct DailyRecommendationsOwner: InMemoryAccountDataOwner {
+    let vault: HealthVault
     let section = "dailyRecommendations"
 
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
-        let rows = try await db.select().columns("local_date", "source", "answer", "generated_at")
-            .from("daily_recommendations").where("user_id", .equal, user.rawValue).all()
-        let kept: [(any Sendable)?] = try rows.map { row in
-            let answer = try row.decodeJSON(column: "answer", as: KeptRecommendations.Answer.self)
-            return [
-                "date": try row.decode(column: "local_date", as: String.self),
-                "source": try row.decode(column: "source", as: String.self),
-                "generatedAt": try row.decode(column: "generated_at", as: Date.self).formatted(.iso8601),
+        var kept: [(any Sendable)?] = []
+        if let stored = try await RecommendationStore.stored(of: user, on: db, vault: vault) {
+            let answer = stored.latest.answer
+            kept.append([
+                "date": stored.localDate,
+                "source": stored.latest.source.rawValue,
+                "generatedAt": stored.latest.generatedAt.formatted(.iso8601),
                 "workoutIds": answer.items.map(\.workoutId),
                 "reasons": answer.items.map(\.reason),
                 "phaseGuidance": answer.phaseGuidance,
-            ] as [String: (any Sendable)?]
+            ] as [String: (any Sendable)?])
         }
         return try OpenAPIValueContainer(unvalidatedValue: kept)
     }

@@ -42,7 +42,7 @@ enum ChallengeScoring {
     static func logged(_ log: WorkoutLog, of user: UserID, now: Date, on db: any SQLDatabase) async throws -> GroupID? {
         // Outside a group nothing is scored (leaving took the member's workouts off the open boards already).
         guard let membership = try await GroupStore.membership(of: user, on: db) else { return nil }
-        let profile = try await ProfileStore.profile(of: user, on: db)
+        let profile = try await ProfileStore.settings(of: user, on: db)
         guard profile.shareWorkoutData, let group = try await GroupStore.group(membership.group, on: db, locking: true) else { return nil }
         let week = ChallengeWeek.containing(log.completedAt, in: LocalCalendar.timeZone(group.timeZone))
         var targets: Set<ChallengeID> = []

@@ -65,7 +65,7 @@ struct GroupMembership: Sendable {
                 guard group.memberCount < GroupStore.maximumMembers else { throw GroupMembershipError.full }
                 guard try await GroupStore.spendInvite(token, of: id, now: now, on: db) != nil else { throw GroupMembershipError.inviteGone }
                 try await GroupStore.addMember(user, to: &group, now: now, on: db)
-                let name = try await ProfileStore.profile(of: user, on: db).displayName ?? "A new member"
+                let name = try await ProfileStore.settings(of: user, on: db).displayName ?? "A new member"
                 for member in try await GroupStore.members(of: id, on: db) where member.user != user {
                     try await NotificationStore.add(.newMember, to: member.user, group: id, about: user, message: "\(name) joined the group.", now: now, on: db)
                 }

@@ -47,6 +47,8 @@ enum FitBaseMigrations {
         AddDeviceInstallHash(),
         KeyReminderClaims(),
         AddJoinedEventID(),
+        SealProfileCycleDates(),
+        SealDailyRecommendations(),
     ]
 }
 
