@@ -190,7 +190,7 @@ let package = Package(
         /// Sync through the SDK against a running server (`scripts/bench-sync.sh`).
         .executableTarget(
             name: "fitbase-sync-bench",
-            dependencies: ["FitBaseClient", "FitBaseAPI"],
+            dependencies: ["FitBaseClient", "FitBaseCore", "FitBaseAPI"],
             swiftSettings: swiftSettings
         ),
         /// The bare Hummingbird route FitBase's /healthz is compared with (`scripts/bench-vs-pocketbase.sh`).

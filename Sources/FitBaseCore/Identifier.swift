@@ -122,3 +122,5 @@ extension UUID {
         }
     }
 }
+
+extension Identifier: LosslessStringConvertible {}

@@ -7,6 +7,7 @@
 // without them it signs up a new free account and pushes workout logs only.
 import FitBaseAPI
 import FitBaseClient
+import FitBaseCore
 import Foundation
 
 @main
@@ -29,7 +30,7 @@ struct SyncBenchmark {
         } else {
             try await writer.signUp(email: email, password: password, deviceName: "bench writer")
         }
-        guard let workout = try await writer.api.listWorkouts(query: .init(limit: 1)).ok.body.json.items.first?.id else {
+        guard let listed = try await writer.api.listWorkouts(query: .init(limit: 1)).ok.body.json.items.first?.id, let workout = WorkoutID(listed) else {
             print("the server's catalog is empty")
             exit(1)
         }
@@ -40,11 +41,11 @@ struct SyncBenchmark {
         for index in 0..<count {
             if withPlans, index.isMultiple(of: 2) {
                 try await phone.plans.save(TrainingPlan(
-                    name: "Plan \(index)", startDate: "2026-11-02", daysPerWeek: 3,
-                    weeklyWorkouts: [.init(week: 1, days: [.init(day: 1, workoutIds: [workout]), .init(day: 3, workoutIds: [workout])])]
+                    name: "Plan \(index)", startDate: CalendarDay(year: 2026, month: 11, day: 2)!, daysPerWeek: 3,
+                    weeklyWorkouts: [.init(week: 1, days: [.init(day: 1, workouts: [workout]), .init(day: 3, workouts: [workout])])]
                 ))
             } else {
-                try await phone.history.log(workoutId: workout, completedAt: Date.now.addingTimeInterval(-Double(index) * 60), duration: 30, rating: 4)
+                try await phone.history.log(workoutId: workout.description, completedAt: Date.now.addingTimeInterval(-Double(index) * 60), duration: 30, rating: 4)
             }
         }
         let queued = ContinuousClock.now - queueing

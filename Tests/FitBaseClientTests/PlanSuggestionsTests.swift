@@ -31,21 +31,22 @@ import Testing
                     return problem
                 }
             }
-            let upgrade = await problem { () async throws(FitBaseError) in try await fitbase.planProgression(planId: plan.id, week: 2) }
+            let planID = try #require(PlanID(plan.id))
+            let upgrade = await problem { () async throws(FitBaseError) in try await fitbase.planProgression(planId: planID, week: 2) }
             #expect(upgrade?.code == .upgradeRequired && upgrade?.status == 402 && upgrade?.requiredTier == .premium)
 
             try await database.grant(.premium, toUser: user.id)
-            let next = try await fitbase.planProgression(planId: plan.id, week: 2)
+            let next = try await fitbase.planProgression(planId: planID, week: 2)
             #expect(next.week == 2 && next.planId == plan.id && next.startDate == monday.adding(days: 7).description)
             #expect(next.sessions.map(\.plannedWorkoutId) == [workout] && next.sessions.first?.action == .keep)
             #expect(next.summary.plannedSessions == 1 && next.summary.completedSessions == 1 && next.summary.averageRating == 4)
             #expect(next.summary.enoughHistory == false && next.summary.weeks == [1])
             // Without a week: the one after this week (the plan's second).
-            #expect(try await fitbase.planProgression(planId: plan.id).week == 3)
+            #expect(try await fitbase.planProgression(planId: planID).week == 3)
 
-            let badWeek = await problem { () async throws(FitBaseError) in try await fitbase.planProgression(planId: plan.id, week: 4) }
+            let badWeek = await problem { () async throws(FitBaseError) in try await fitbase.planProgression(planId: planID, week: 4) }
             #expect(badWeek?.code == .validationFailed && badWeek?.fieldErrors.map(\.field) == ["week"])
-            let missing = await problem { () async throws(FitBaseError) in try await fitbase.planProgression(planId: UUID().uuidString) }
+            let missing = await problem { () async throws(FitBaseError) in try await fitbase.planProgression(planId: PlanID()) }
             #expect(missing?.code == .notFound)
         }
     }

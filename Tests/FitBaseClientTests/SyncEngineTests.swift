@@ -73,8 +73,8 @@ import Testing
 
     static func email() -> String { "device-\(UUID().uuidString.prefix(8))@example.com" }
 
-    static func plan(_ name: String, id: String = UUID().uuidString.lowercased()) -> ClientPlan {
-        ClientPlan(id: id, name: name, startDate: "2026-11-02", daysPerWeek: 3)
+    static func plan(_ name: String, id: PlanID = PlanID()) -> TrainingPlan {
+        TrainingPlan(id: id, name: name, startDate: CalendarDay(year: 2026, month: 11, day: 2)!, daysPerWeek: 3)
     }
 
     // MARK: Tests

@@ -29,7 +29,7 @@ import Testing
     static let start = CalendarDay(year: 2026, month: 3, day: 2)!
     /// Six weeks of strength on Monday, yoga on Wednesday and HIIT on Friday.
     static let schedule = (1...6).map { week in
-        CheckedPlan.Week(week: week, days: [
+        TrainingPlan.Week(week: week, days: [
             .init(day: 1, workouts: [strength.id]), .init(day: 3, workouts: [yoga.id]), .init(day: 5, workouts: [hiit.id]),
         ])
     }
@@ -57,7 +57,7 @@ import Testing
     }
 
     static func suggest(
-        week: Int, today: CalendarDay? = nil, logs: [WorkoutLog], phases: [Int: CyclePhase] = [:], schedule: [CheckedPlan.Week] = schedule,
+        week: Int, today: CalendarDay? = nil, logs: [WorkoutLog], phases: [Int: CyclePhase] = [:], schedule: [TrainingPlan.Week] = schedule,
         catalog: [CatalogWorkout] = catalog, equipment: Set<Equipment>? = nil
     ) throws -> PlanProgression.Suggestion {
         try PlanProgression.suggestion(.init(
@@ -143,7 +143,7 @@ import Testing
 
     @Test func completionBoundaries() throws {
         // Yoga five days a week: two weeks give ten due sessions.
-        let schedule = (1...3).map { CheckedPlan.Week(week: $0, days: (1...5).map { .init(day: $0, workouts: [Self.yoga.id]) }) }
+        let schedule = (1...3).map { TrainingPlan.Week(week: $0, days: (1...5).map { .init(day: $0, workouts: [Self.yoga.id]) }) }
         func logs(_ count: Int, rating: Int = 4) -> [WorkoutLog] {
             (0..<count).map { Self.log(Self.yoga, on: Self.monday(ofWeek: 1 + $0 / 5).adding(days: $0 % 5), rating: rating, energy: 3) }
         }
@@ -300,7 +300,7 @@ import Testing
 
     @Test func aWorkoutGoneFromTheCatalogKeepsItsLoggedLengthOrNone() throws {
         let gone = Self.workout(9, "Retired", .barre, 40, .medium, [])
-        let schedule = (1...3).map { CheckedPlan.Week(week: $0, days: [.init(day: 2, workouts: [gone.id, Self.yoga.id])]) }
+        let schedule = (1...3).map { TrainingPlan.Week(week: $0, days: [.init(day: 2, workouts: [gone.id, Self.yoga.id])]) }
         let neverLogged = try Self.suggest(week: 3, logs: [], schedule: schedule)
         #expect(neverLogged.sessions[0].action == .keep && neverLogged.sessions[0].plannedDuration == nil && neverLogged.sessions[0].suggestedDuration == nil)
         #expect(neverLogged.sessions[1].action == .reduce)  // 0 of 4 done.
@@ -311,7 +311,7 @@ import Testing
     }
 
     @Test func daysFollowThePlanOrderWithinAWeek() throws {
-        let schedule = [CheckedPlan.Week(week: 1, days: [.init(day: 5, workouts: [Self.hiit.id]), .init(day: 2, workouts: [Self.yoga.id, Self.strength.id])])]
+        let schedule = [TrainingPlan.Week(week: 1, days: [.init(day: 5, workouts: [Self.hiit.id]), .init(day: 2, workouts: [Self.yoga.id, Self.strength.id])])]
         let suggestion = try Self.suggest(week: 1, logs: [], schedule: schedule)
         #expect(suggestion.sessions.map(\.day) == [2, 2, 5])
         #expect(suggestion.sessions.map(\.plannedWorkout) == [Self.yoga.id, Self.strength.id, Self.hiit.id])

@@ -27,7 +27,7 @@ import Testing
     /// The rules broken by `draft`, in order; empty when it passes.
     static func errors(_ draft: PlanDraft) -> [FieldError] {
         do {
-            _ = try PlanRules.checked(draft, inCatalog: catalog)
+            _ = try PlanRules.checked(draft, id: PlanID(), inCatalog: catalog)
             return []
         } catch {
             return error.errors
@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func aValidDraftMakesTheNormalizedPlan() throws {
-        let plan = try PlanRules.checked(Self.draft(name: " \n Spring block\t"), inCatalog: Self.catalog)
+        let plan = try PlanRules.checked(Self.draft(name: " \n Spring block\t"), id: PlanID(), inCatalog: Self.catalog)
         #expect(plan.name == "Spring block")
         #expect(plan.notes == "Build up slowly.")
         #expect(plan.startDate == CalendarDay("2026-03-02"))
@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test func optionalFieldsAndBoundsAreAccepted() throws {
-        let plan = try PlanRules.checked(Self.draft(endDate: nil, daysPerWeek: 7, isCompleted: true, weeks: []), inCatalog: [])
+        let plan = try PlanRules.checked(Self.draft(endDate: nil, daysPerWeek: 7, isCompleted: true, weeks: []), id: PlanID(), inCatalog: [])
         #expect(plan.endDate == nil)
         #expect(plan.isCompleted)
         #expect(plan.weeklyWorkouts.isEmpty)

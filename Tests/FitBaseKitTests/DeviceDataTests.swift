@@ -62,7 +62,7 @@ import Testing
             try await tablet.dependencies.plans.syncNow()
             // Give the tablet's event stream time to open before the phone's change.
             try await Task.sleep(for: .milliseconds(500))
-            let plan = TrainingPlan(name: "From the phone", startDate: "2026-11-02", daysPerWeek: 3)
+            let plan = TrainingPlan(name: "From the phone", startDate: CalendarDay(year: 2026, month: 11, day: 2)!, daysPerWeek: 3)
             _ = try await phone.dependencies.plans.save(plan)
             try await phone.dependencies.plans.syncNow()
             var arrived = false

@@ -200,7 +200,7 @@ import Testing
             #expect(try await services.history.stats().totalWorkouts == 1)
             #expect(try await services.history.weeklySeries(.workouts, weeks: 2).last?.value == 1)
 
-            let plan = TrainingPlan(name: "Offline plan", startDate: today.description, daysPerWeek: 3)
+            let plan = TrainingPlan(name: "Offline plan", startDate: today, daysPerWeek: 3)
             _ = try await services.plans.save(plan)
             #expect(try await services.plans.plan(id: plan.id)?.name == "Offline plan")
             var statuses = await services.plans.syncStatus().makeAsyncIterator()
@@ -280,7 +280,7 @@ import Testing
             let client = FitBaseClient(serverURL: server)
             try await client.signUp(email: "paywall-\(UUID().uuidString.prefix(8))@example.com", password: LiveDevice.password)
             let engine = SyncEngine(client: client, store: try LocalStore.inMemory())
-            let plan = TrainingPlan(name: "Progress", startDate: "2026-11-02", daysPerWeek: 3)
+            let plan = TrainingPlan(name: "Progress", startDate: CalendarDay(year: 2026, month: 11, day: 2)!, daysPerWeek: 3)
             try await engine.plans.save(plan)
             try await engine.syncNow()
             let problem = await #expect(throws: FitBaseError.self) { try await client.planProgression(planId: plan.id) }

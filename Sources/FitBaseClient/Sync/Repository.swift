@@ -13,19 +13,19 @@ public struct Repository<Record: SyncedRecord>: Sendable {
     }
 
     /// The record with `id`, if the device has it.
-    public func get(_ id: String) async throws -> Record? {
-        try await store.record(Record.collection, id: id).map { try RecordCoding.decode(Record.self, from: $0.data) }
+    public func get(_ id: Record.ID) async throws -> Record? {
+        try await store.record(Record.collection, id: id.description).map { try RecordCoding.decode(Record.self, from: $0.data) }
     }
 
     /// Saves `record` (new or changed) and queues it for the server.
     public func save(_ record: Record) async throws {
-        try await store.change(Record.collection, id: record.id, data: RecordCoding.encode(record))
+        try await store.change(Record.collection, id: record.id.description, data: RecordCoding.encode(record))
         await engine.localChangeQueued()
     }
 
     /// Deletes the record and queues the deletion for the server.
-    public func delete(_ id: String) async throws {
-        try await store.change(Record.collection, id: id, data: nil)
+    public func delete(_ id: Record.ID) async throws {
+        try await store.change(Record.collection, id: id.description, data: nil)
         await engine.localChangeQueued()
     }
 }
@@ -40,7 +40,7 @@ public typealias CycleRepository = Repository<PeriodLog>
 extension Repository where Record == TrainingPlan {
     /// Plans, latest start first.
     public func plans() async throws -> [TrainingPlan] {
-        try await all().sorted { ($0.startDate, $0.id) > ($1.startDate, $1.id) }
+        try await all().sorted { ($0.startDate, $0.id.description) > ($1.startDate, $1.id.description) }
     }
 }
 

@@ -2,57 +2,14 @@ import FitBaseCore
 import Foundation
 
 /// A record of a synced collection, as the SDK keeps it on the device. Decodes from the server's JSON for the
-/// collection (unknown keys ignored) and encodes to the body the collection's REST endpoint takes.
-public protocol SyncedRecord: Codable, Sendable, Identifiable where ID == String {
+/// collection (unknown keys ignored) and encodes to the body the collection's REST endpoint takes. Its id is written
+/// as text in the local store and on the wire.
+public protocol SyncedRecord: Codable, Sendable, Identifiable where ID: LosslessStringConvertible & Sendable {
     static var collection: SyncCollection { get }
 }
 
-/// A training plan (`plans`): weeks of days (1 = Monday … 7 = Sunday), each with the catalog workouts to do.
-public struct TrainingPlan: SyncedRecord, Equatable {
+extension TrainingPlan: SyncedRecord {
     public static let collection = SyncCollection.plans
-
-    public struct Week: Codable, Sendable, Equatable {
-        public var week: Int
-        public var days: [Day]
-        public init(week: Int, days: [Day]) {
-            self.week = week
-            self.days = days
-        }
-    }
-
-    public struct Day: Codable, Sendable, Equatable {
-        /// 1 (Monday) … 7 (Sunday).
-        public var day: Int
-        public var workoutIds: [String]
-        public init(day: Int, workoutIds: [String]) {
-            self.day = day
-            self.workoutIds = workoutIds
-        }
-    }
-
-    public var id: String
-    public var name: String
-    public var notes: String?
-    /// `YYYY-MM-DD`.
-    public var startDate: String
-    public var endDate: String?
-    public var daysPerWeek: Int
-    public var isCompleted: Bool
-    public var weeklyWorkouts: [Week]
-
-    public init(
-        id: String = UUID().uuidString.lowercased(), name: String, notes: String? = nil, startDate: String, endDate: String? = nil,
-        daysPerWeek: Int, isCompleted: Bool = false, weeklyWorkouts: [Week] = []
-    ) {
-        self.id = id
-        self.name = name
-        self.notes = notes
-        self.startDate = startDate
-        self.endDate = endDate
-        self.daysPerWeek = daysPerWeek
-        self.isCompleted = isCompleted
-        self.weeklyWorkouts = weeklyWorkouts
-    }
 }
 
 /// A completed workout (`workoutLogs`). The server fills in the workout's type and title, the local day and the

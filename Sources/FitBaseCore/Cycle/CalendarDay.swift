@@ -63,3 +63,20 @@ public struct CalendarDay: Hashable, Comparable, Sendable, CustomStringConvertib
 
     public static func < (lhs: CalendarDay, rhs: CalendarDay) -> Bool { lhs.daysSince1970 < rhs.daysSince1970 }
 }
+
+extension CalendarDay: Codable {
+    /// Decodes `YYYY-MM-DD`, as the API writes days.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        guard let day = CalendarDay(try container.decode(String.self)) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "is not a date written YYYY-MM-DD")
+        }
+        self = day
+    }
+
+    /// Encodes `YYYY-MM-DD`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}

@@ -71,7 +71,7 @@ public enum PlanProgression {
         /// The plan's first day; its week 1 is the Monday-to-Sunday week holding it.
         public var planStart: CalendarDay
         /// The plan's schedule.
-        public var schedule: [CheckedPlan.Week]
+        public var schedule: [TrainingPlan.Week]
         /// The plan week to suggest (1-based).
         public var week: Int
         /// The user's local day.
@@ -87,7 +87,7 @@ public enum PlanProgression {
 
         /// An input from its fields.
         public init(
-            planStart: CalendarDay, schedule: [CheckedPlan.Week], week: Int, today: CalendarDay, logs: [WorkoutLog],
+            planStart: CalendarDay, schedule: [TrainingPlan.Week], week: Int, today: CalendarDay, logs: [WorkoutLog],
             catalog: [CatalogWorkout] = [], phases: [Int: CyclePhase] = [:], equipment: Set<Equipment>? = nil
         ) {
             self.planStart = planStart

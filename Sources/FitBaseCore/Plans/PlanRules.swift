@@ -64,53 +64,6 @@ public struct PlanDraft: Sendable, Equatable {
     }
 }
 
-/// A draft whose every field passed ``PlanRules``, normalized: the name trimmed, the dates parsed, the workout ids
-/// canonical. The server makes its training plan of it.
-public struct CheckedPlan: Sendable, Equatable {
-    /// A week of the plan.
-    public struct Week: Sendable, Equatable {
-        /// Its number, 1, 2, 3… in order.
-        public var week: Int
-        /// Its days.
-        public var days: [Day]
-
-        /// A week from its fields.
-        public init(week: Int, days: [Day]) {
-            self.week = week
-            self.days = days
-        }
-    }
-
-    /// A day of a week.
-    public struct Day: Sendable, Equatable {
-        /// 1 = Monday … 7 = Sunday.
-        public var day: Int
-        /// Catalog workouts, in the order they are done.
-        public var workouts: [WorkoutID]
-
-        /// A day from its fields.
-        public init(day: Int, workouts: [WorkoutID]) {
-            self.day = day
-            self.workouts = workouts
-        }
-    }
-
-    /// 1–200 characters, without surrounding whitespace.
-    public var name: String
-    /// Free text.
-    public var notes: String?
-    /// The plan's first day.
-    public var startDate: CalendarDay
-    /// Not before ``startDate``.
-    public var endDate: CalendarDay?
-    /// 1–7.
-    public var daysPerWeek: Int
-    /// Whether the user has finished it (`false` unless sent).
-    public var isCompleted: Bool
-    /// The schedule, week by week.
-    public var weeklyWorkouts: [Week]
-}
-
 /// The rules of a training plan: a name of 1–200 characters, dates written `YYYY-MM-DD` with the end not before the
 /// start, 1–7 days a week, weeks numbered from 1 in order, days 1 (Monday) to 7 (Sunday), and only workouts of the
 /// catalog.
@@ -142,10 +95,33 @@ public enum PlanRules {
         guard errors.isEmpty else { throw InvalidFields(errors) }
     }
 
-    /// The checked plan, given `catalog` — those of the draft's ``PlanDraft/workoutIDs`` the catalog holds; throws
-    /// every broken rule at once: the plan's own fields first, then each workout reference not in the catalog, by its
-    /// path (`weeklyWorkouts[0].days[1].workoutIds[2]`).
-    public static func checked(_ draft: PlanDraft, inCatalog catalog: Set<WorkoutID>) throws(InvalidFields) -> CheckedPlan {
+    /// The plan `id` the draft describes once every rule passed (the name trimmed, the dates parsed, the workout ids
+    /// canonical), given `catalog` — those of the draft's ``PlanDraft/workoutIDs`` the catalog holds; throws
+    /// every broken rule at once: the plan's own fields first (``fieldErrors(_:)``), then each workout reference not in
+    /// the catalog, by its path (`weeklyWorkouts[0].days[1].workoutIds[2]`).
+    public static func checked(_ draft: PlanDraft, id: PlanID, inCatalog catalog: Set<WorkoutID>) throws(InvalidFields) -> TrainingPlan {
+        var errors = fieldErrors(draft)
+        for (weekIndex, week) in draft.weeklyWorkouts.enumerated() {
+            for (dayIndex, day) in week.days.enumerated() {
+                for (index, reference) in day.workoutIds.enumerated() {
+                    if let workout = WorkoutID(reference), catalog.contains(workout) { continue }
+                    errors.append(.init(field: "weeklyWorkouts[\(weekIndex)].days[\(dayIndex)].workoutIds[\(index)]", message: "is not a workout of the catalog"))
+                }
+            }
+        }
+        guard let start = CalendarDay(draft.startDate), errors.isEmpty else { throw InvalidFields(errors) }
+        return TrainingPlan(
+            id: id, name: draft.name.trimmingScalars(where: \.isWhitespaceOrNewline), notes: draft.notes, startDate: start,
+            endDate: draft.endDate.flatMap(CalendarDay.init), daysPerWeek: draft.daysPerWeek, isCompleted: draft.isCompleted ?? false,
+            weeklyWorkouts: draft.weeklyWorkouts.map { week in
+                .init(week: week.week, days: week.days.map { .init(day: $0.day, workouts: $0.workoutIds.compactMap(WorkoutID.init)) })
+            }
+        )
+    }
+
+    /// Every broken rule of the plan's own fields — name, dates, days a week, week numbers, weekdays — without the
+    /// catalog: what an app's plan editor checks before saving.
+    public static func fieldErrors(_ draft: PlanDraft) -> [FieldError] {
         var errors: [FieldError] = []
         let name = draft.name.trimmingScalars(where: \.isWhitespaceOrNewline)
         if name.isEmpty || name.count > 200 { errors.append(.init(field: "name", message: "must be 1–200 characters")) }
@@ -155,28 +131,14 @@ public enum PlanRules {
         if draft.endDate != nil && end == nil { errors.append(.init(field: "endDate", message: "must be a date written YYYY-MM-DD")) }
         if let start, let end, end < start { errors.append(.init(field: "endDate", message: "must not be before startDate")) }
         if !(1...7).contains(draft.daysPerWeek) { errors.append(.init(field: "daysPerWeek", message: "must be between 1 and 7")) }
-        var references: [(field: String, id: String)] = []
         for (weekIndex, week) in draft.weeklyWorkouts.enumerated() {
             if week.week != weekIndex + 1 {
                 errors.append(.init(field: "weeklyWorkouts[\(weekIndex)].week", message: "must be \(weekIndex + 1): weeks are numbered from 1 in order"))
             }
-            for (dayIndex, day) in week.days.enumerated() {
-                let path = "weeklyWorkouts[\(weekIndex)].days[\(dayIndex)]"
-                if !(1...7).contains(day.day) { errors.append(.init(field: "\(path).day", message: "must be 1 (Monday) to 7 (Sunday)")) }
-                references += day.workoutIds.enumerated().map { ("\(path).workoutIds[\($0.offset)]", $0.element) }
+            for (dayIndex, day) in week.days.enumerated() where !(1...7).contains(day.day) {
+                errors.append(.init(field: "weeklyWorkouts[\(weekIndex)].days[\(dayIndex)].day", message: "must be 1 (Monday) to 7 (Sunday)"))
             }
         }
-        for (field, id) in references {
-            if let workout = WorkoutID(id), catalog.contains(workout) { continue }
-            errors.append(.init(field: field, message: "is not a workout of the catalog"))
-        }
-        guard let start, errors.isEmpty else { throw InvalidFields(errors) }
-        return CheckedPlan(
-            name: name, notes: draft.notes, startDate: start, endDate: end, daysPerWeek: draft.daysPerWeek,
-            isCompleted: draft.isCompleted ?? false,
-            weeklyWorkouts: draft.weeklyWorkouts.map { week in
-                .init(week: week.week, days: week.days.map { .init(day: $0.day, workouts: $0.workoutIds.compactMap(WorkoutID.init)) })
-            }
-        )
+        return errors
     }
 }

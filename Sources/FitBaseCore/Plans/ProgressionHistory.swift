@@ -37,7 +37,7 @@ public struct ProgressionHistory: Sendable, Equatable {
 
     /// The window before plan week `week` of a plan whose first week starts on the Monday of `planStart`.
     public init(
-        week: Int, planStart: CalendarDay, schedule: [CheckedPlan.Week], logs allLogs: [WorkoutLog], catalog: [WorkoutID: CatalogWorkout],
+        week: Int, planStart: CalendarDay, schedule: [TrainingPlan.Week], logs allLogs: [WorkoutLog], catalog: [WorkoutID: CatalogWorkout],
         today: CalendarDay
     ) {
         let suggestedStart = PlanProgression.firstDay(ofWeek: week, planStart: planStart)

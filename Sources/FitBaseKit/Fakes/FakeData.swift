@@ -84,10 +84,10 @@ public enum FakeData {
     /// A plan of four weeks starting `start`.
     public static func plan(start: CalendarDay) -> TrainingPlan {
         let days = [1, 3, 5].enumerated().map { index, day in
-            TrainingPlan.Day(day: day, workoutIds: [workouts[(index * 4) % workouts.count].id.description])
+            TrainingPlan.Day(day: day, workouts: [workouts[(index * 4) % workouts.count].id])
         }
         return TrainingPlan(
-            id: uuid(0x400).uuidString.lowercased(), name: "Cycle-Synced Strength", notes: "Three sessions a week", startDate: start.description,
+            id: PlanID(rawValue: uuid(0x400)), name: "Cycle-Synced Strength", notes: "Three sessions a week", startDate: start,
             daysPerWeek: 3, weeklyWorkouts: (1...4).map { TrainingPlan.Week(week: $0, days: days) }
         )
     }

@@ -9,8 +9,8 @@ public actor FakePlanService: PlanService {
     public nonisolated let knobs = FakeKnobs()
     private let clock: any KitClock
     private let catalog: FakeCatalogService?
-    private var stored: [String: TrainingPlan]
-    private var pending: Set<String> = []
+    private var stored: [PlanID: TrainingPlan]
+    private var pending: Set<PlanID> = []
     private var status: SyncStatus
     private var observers: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
 
@@ -24,28 +24,25 @@ public actor FakePlanService: PlanService {
 
     public func plans() async throws(KitError) -> [TrainingPlan] {
         try await knobs.enter("plans", clock: clock)
-        return stored.values.sorted { ($0.startDate, $0.id) > ($1.startDate, $1.id) }
+        return stored.values.sorted { ($0.startDate, $0.id.description) > ($1.startDate, $1.id.description) }
     }
 
-    public func plan(id: String) async throws(KitError) -> TrainingPlan? {
+    public func plan(id: PlanID) async throws(KitError) -> TrainingPlan? {
         try await knobs.enter("plan", clock: clock)
         return stored[id]
     }
 
     public func save(_ plan: TrainingPlan) async throws(KitError) -> TrainingPlan {
         try await knobs.enter("save", clock: clock)
-        let draft = PlanDraft(
-            name: plan.name, notes: plan.notes, startDate: plan.startDate, endDate: plan.endDate, daysPerWeek: plan.daysPerWeek,
-            isCompleted: plan.isCompleted, weeklyWorkouts: plan.weeklyWorkouts.map { week in
-                PlanDraft.Week(week: week.week, days: week.days.map { PlanDraft.Day(day: $0.day, workoutIds: $0.workoutIds) })
-            }
-        )
+        let draft = PlanDraft(plan)
         let known = await catalog?.catalog.map(\.id)
         do throws(InvalidFields) {
+            try PlanRules.checkSize(draft)
             if let known {
-                _ = try PlanRules.checked(draft, inCatalog: Set(known))
+                _ = try PlanRules.checked(draft, id: plan.id, inCatalog: Set(known))
             } else {
-                try PlanRules.checkSize(draft)
+                let errors = PlanRules.fieldErrors(draft)
+                if !errors.isEmpty { throw InvalidFields(errors) }
             }
         } catch {
             throw KitError(error)
@@ -56,7 +53,7 @@ public actor FakePlanService: PlanService {
         return plan
     }
 
-    public func delete(id: String) async throws(KitError) {
+    public func delete(id: PlanID) async throws(KitError) {
         try await knobs.enter("delete", clock: clock)
         guard stored.removeValue(forKey: id) != nil else { return }
         pending.insert(id)

@@ -24,8 +24,8 @@ struct PlanController: Sendable {
     func createPlan(_ input: Operations.CreatePlan.Input) async throws -> Operations.CreatePlan.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        let plan = try await collection.validated(body, id: PlanID(), now: .storageNow)
-        let saved = try await collection.create(plan, by: caller)
+        let plan = try await collection.validated(body, id: PlanID())
+        let saved = try await collection.create(plan, by: caller, now: .storageNow)
         return .created(.init(body: .json(Self.wire(saved))))
     }
 
@@ -42,7 +42,7 @@ struct PlanController: Sendable {
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
         guard let id = PlanID(input.path.planId) else { throw Problem.notFound("No plan \(input.path.planId) of yours.") }
         let now = Date.storageNow
-        let plan = try await collection.validated(body, id: id, now: now)
+        let plan = try await collection.validated(body, id: id)
         guard let replaced = try await collection.replace(plan, of: caller.user, now: now) else {
             throw Problem.notFound("No plan \(input.path.planId) of yours.")
         }
@@ -91,14 +91,15 @@ struct PlanController: Sendable {
     }
 
 
-    static func wire(_ plan: TrainingPlan) -> Components.Schemas.TrainingPlan {
-        .init(
+    static func wire(_ stored: StoredPlan) -> Components.Schemas.TrainingPlan {
+        let plan = stored.plan
+        return .init(
             id: plan.id.description, name: plan.name, notes: plan.notes, startDate: plan.startDate.description,
             endDate: plan.endDate?.description, daysPerWeek: plan.daysPerWeek, isCompleted: plan.isCompleted,
             weeklyWorkouts: plan.weeklyWorkouts.map { week in
-                .init(week: week.week, days: week.days.map { .init(day: $0.day, workoutIds: $0.workoutIds) })
+                .init(week: week.week, days: week.days.map { .init(day: $0.day, workoutIds: $0.workouts.map(\.description)) })
             },
-            version: plan.version, createdAt: plan.createdAt, updatedAt: plan.updatedAt
+            version: stored.version, createdAt: stored.createdAt, updatedAt: stored.updatedAt
         )
     }
 }

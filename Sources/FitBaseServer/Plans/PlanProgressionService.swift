@@ -22,7 +22,7 @@ struct PlanProgressionService: Sendable {
     /// today); `nil` when the caller has no such plan, whatever their tier. Throws 402 without the feature and 400
     /// naming `week` for a week the plan does not have.
     func suggestion(for id: PlanID, week requested: Int?, caller: Caller) async throws -> PlanProgression.Suggestion? {
-        guard let plan = try await plans.plan(id, of: caller.user) else { return nil }
+        guard let plan = try await plans.plan(id, of: caller.user)?.plan else { return nil }
         try await entitlements.require(.advancedProgression, caller: caller, doing: "Progressive plan suggestions")
         let profile = try await profiles.profile(of: caller.user)
         let today = LocalCalendar.today(in: profile.timeZone)
@@ -36,9 +36,7 @@ struct PlanProgressionService: Sendable {
         }
         try PlanProgression.check(week: week, weekCount: weekCount)
 
-        let schedule = plan.weeklyWorkouts.map { week in
-            CheckedPlan.Week(week: week.week, days: week.days.map { .init(day: $0.day, workouts: $0.workoutIds.compactMap(WorkoutID.init)) })
-        }
+        let schedule = plan.weeklyWorkouts
         let monday = PlanProgression.firstDay(ofWeek: week, planStart: plan.startDate)
         let logs = try await logs(of: caller.user, from: monday.adding(days: -7 * PlanProgression.windowWeeks), to: monday.adding(days: -1))
         if !logs.isEmpty {

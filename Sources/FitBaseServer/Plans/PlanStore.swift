@@ -27,72 +27,34 @@ struct CreateTrainingPlans: Migration {
     }
 }
 
-enum TrainingPlanTag {}
-typealias PlanID = Identifier<TrainingPlanTag>
-
-/// The server's plan record. (The SDK has its own public `TrainingPlan`, the wire form kept on devices; this one
-/// stays internal so an app importing both FitBaseClient and FitBaseCore sees one name.)
-/// A training plan: weeks of days (1 = Monday … 7 = Sunday), each with the workouts to do.
-struct TrainingPlan: Sendable, Equatable {
-    struct Week: Sendable, Equatable, Codable {
-        var week: Int
-        var days: [Day]
-    }
-
-    struct Day: Sendable, Equatable, Codable {
-        var day: Int
-        var workoutIds: [String]
-    }
-
-    var id: PlanID
-    var name: String
-    var notes: String?
-    var startDate: CalendarDay
-    var endDate: CalendarDay?
-    var daysPerWeek: Int
-    var isCompleted: Bool
-    var weeklyWorkouts: [Week]
+/// A plan as stored: the plan, and the version and times the server keeps beside it (the feed's version of its last
+/// write, its first and last write).
+struct StoredPlan: Sendable, Equatable {
+    var plan: TrainingPlan
     var version: Int
     var createdAt: Date
     var updatedAt: Date
-
-    init(
-        id: PlanID, name: String, notes: String?, startDate: CalendarDay, endDate: CalendarDay?, daysPerWeek: Int,
-        isCompleted: Bool, weeklyWorkouts: [Week], version: Int, createdAt: Date, updatedAt: Date
-    ) {
-        self.id = id
-        self.name = name
-        self.notes = notes
-        self.startDate = startDate
-        self.endDate = endDate
-        self.daysPerWeek = daysPerWeek
-        self.isCompleted = isCompleted
-        self.weeklyWorkouts = weeklyWorkouts
-        self.version = version
-        self.createdAt = createdAt
-        self.updatedAt = updatedAt
-    }
 }
 
 /// SQL for `training_plans`, always scoped to one user. Writes go through ``PlansCollection``.
 struct PlanStore: Sendable {
     let database: Database
 
-    func plans(of user: UserID, offset: Int, limit: Int) async throws -> [TrainingPlan] {
+    func plans(of user: UserID, offset: Int, limit: Int) async throws -> [StoredPlan] {
         try await database.withConnection { db in
             try await Self.select(on: db).where("user_id", .equal, user.rawValue)
                 .orderBy("start_date", .descending).orderBy("id").offset(offset).limit(limit).all().map(Self.plan)
         }
     }
 
-    func plan(_ id: PlanID, of user: UserID) async throws -> TrainingPlan? {
+    func plan(_ id: PlanID, of user: UserID) async throws -> StoredPlan? {
         try await database.withConnection { db in
             try await Self.select(on: db).where("id", .equal, id.rawValue).where("user_id", .equal, user.rawValue).first().map(Self.plan)
         }
     }
 
     /// Plans of `user` with these ids (for the change feed).
-    static func plans(_ ids: [PlanID], of user: UserID, on db: any SQLDatabase) async throws -> [TrainingPlan] {
+    static func plans(_ ids: [PlanID], of user: UserID, on db: any SQLDatabase) async throws -> [StoredPlan] {
         guard !ids.isEmpty else { return [] }
         return try await select(on: db).where("user_id", .equal, user.rawValue).where("id", .in, ids.map(\.rawValue)).all().map(plan)
     }
@@ -101,10 +63,11 @@ struct PlanStore: Sendable {
     /// `createdAt`. Only ``PlanWrite`` calls it: it enters the change into the feed. The row is replaced only when it
     /// is the user's (decided by the statement itself, so a concurrent first write of the same id by another user
     /// cannot be overwritten): another user's id is `id_taken`, with nothing written.
-    static func upsert(_ plan: TrainingPlan, of user: UserID, on db: any SQLDatabase) async throws -> Date {
+    static func upsert(_ stored: StoredPlan, of user: UserID, on db: any SQLDatabase) async throws -> Date {
+        let plan = stored.plan
         let row = try await upsertPlan(
             plan.id.rawValue, plan.name, plan.notes, plan.startDate.description, plan.endDate?.description, plan.daysPerWeek,
-            plan.isCompleted, try jsonText(plan.weeklyWorkouts), plan.version, plan.createdAt, plan.updatedAt, user.rawValue
+            plan.isCompleted, try jsonText(plan.weeklyWorkouts), stored.version, stored.createdAt, stored.updatedAt, user.rawValue
         ).first(on: db)
         guard let row else { throw SyncController.idTaken }
         return try row.decode(column: "created_at", as: Date.self)
@@ -145,16 +108,18 @@ struct PlanStore: Sendable {
         db.select().columns(columns).from("training_plans")
     }
 
-    static func plan(_ row: any SQLRow) throws -> TrainingPlan {
-        TrainingPlan(
-            id: PlanID(rawValue: try row.decode(column: "id", as: UUID.self)),
-            name: try row.decode(column: "name", as: String.self),
-            notes: try row.decode(column: "notes", as: String?.self),
-            startDate: CalendarDay(try row.decode(column: "start_date", as: String.self)) ?? CalendarDay(daysSince1970: 0),
-            endDate: try row.decode(column: "end_date", as: String?.self).flatMap(CalendarDay.init),
-            daysPerWeek: try row.decode(column: "days_per_week", as: Int.self),
-            isCompleted: try row.decode(column: "is_completed", as: Bool.self),
-            weeklyWorkouts: try row.decodeJSON(column: "weekly_workouts", as: [TrainingPlan.Week].self),
+    static func plan(_ row: any SQLRow) throws -> StoredPlan {
+        StoredPlan(
+            plan: TrainingPlan(
+                id: PlanID(rawValue: try row.decode(column: "id", as: UUID.self)),
+                name: try row.decode(column: "name", as: String.self),
+                notes: try row.decode(column: "notes", as: String?.self),
+                startDate: CalendarDay(try row.decode(column: "start_date", as: String.self)) ?? CalendarDay(daysSince1970: 0),
+                endDate: try row.decode(column: "end_date", as: String?.self).flatMap(CalendarDay.init),
+                daysPerWeek: try row.decode(column: "days_per_week", as: Int.self),
+                isCompleted: try row.decode(column: "is_completed", as: Bool.self),
+                weeklyWorkouts: try row.decodeJSON(column: "weekly_workouts", as: [TrainingPlan.Week].self)
+            ),
             version: try row.decode(column: "version", as: Int.self),
             createdAt: try row.decode(column: "created_at", as: Date.self),
             updatedAt: try row.decode(column: "updated_at", as: Date.self)
@@ -178,7 +143,7 @@ struct TrainingPlansOwner: InMemoryAccountDataOwner {
                 "daysPerWeek": try row.decode(column: "days_per_week", as: Int.self),
                 "isCompleted": try row.decode(column: "is_completed", as: Bool.self),
                 "weeklyWorkouts": try row.decodeJSON(column: "weekly_workouts", as: [TrainingPlan.Week].self)
-                    .map { week in ["week": week.week, "days": week.days.map { ["day": $0.day, "workoutIds": $0.workoutIds] as [String: any Sendable] }] as [String: any Sendable] },
+                    .map { week in ["week": week.week, "days": week.days.map { ["day": $0.day, "workoutIds": $0.workouts.map(\.description)] as [String: any Sendable] }] as [String: any Sendable] },
             ] as [String: (any Sendable)?]
         }
         return try OpenAPIValueContainer(unvalidatedValue: plans)

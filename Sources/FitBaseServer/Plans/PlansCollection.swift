@@ -24,7 +24,7 @@ struct PlansCollection: SyncedCollection {
         let workouts = try await CatalogLookup.shared(by: reads, store: catalog)
         let plan: TrainingPlan
         do {
-            plan = try await validated(body, id: PlanID(id) ?? PlanID(), now: updatedAt, workouts: workouts)
+            plan = try await validated(body, id: PlanID(id) ?? PlanID(), workouts: workouts)
         } catch let invalid as InvalidFields {
             throw Problem.validationFailed(invalid)
         }
@@ -36,13 +36,13 @@ struct PlansCollection: SyncedCollection {
     // MARK: REST
 
     /// Adds a new plan of `caller`; a plan beyond their tier's is refused with its 402 (counted in the transaction).
-    func create(_ plan: TrainingPlan, by caller: Caller) async throws -> TrainingPlan {
+    func create(_ plan: TrainingPlan, by caller: Caller, now: Date) async throws -> StoredPlan {
         let write = PlanWrite(plan: plan, limit: try await limit(for: caller))
-        return try await database.transaction { db in try await write.saved(.now(caller.user, plan.updatedAt), on: db).plan }
+        return try await database.transaction { db in try await write.saved(.now(caller.user, now), on: db).plan }
     }
 
     /// Replaces the plan if it is the user's, bumping its version; `nil` when there is no such plan of theirs.
-    func replace(_ plan: TrainingPlan, of user: UserID, now: Date) async throws -> TrainingPlan? {
+    func replace(_ plan: TrainingPlan, of user: UserID, now: Date) async throws -> StoredPlan? {
         try await database.transaction { db in
             guard try await PlanStore.exists(plan.id, of: user, on: db) else { return nil }
             return try await PlanWrite(plan: plan).saved(.now(user, now), on: db).plan
@@ -62,7 +62,7 @@ struct PlansCollection: SyncedCollection {
     }
 
     func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: Components.Schemas.SyncRecordData] {
-        try wire(try await PlanStore.plans(ids.compactMap(PlanID.init), of: user, on: db), id: \.id.description, PlanController.wire)
+        try wire(try await PlanStore.plans(ids.compactMap(PlanID.init), of: user, on: db), id: \.plan.id.description, PlanController.wire)
     }
 
     /// How many plans `caller` may keep, with the problem for one more; `nil` when their tier keeps any number.
@@ -77,23 +77,15 @@ struct PlansCollection: SyncedCollection {
         )
     }
 
-    /// The plan a `PlanInput` describes (``PlanRules``), new at `now`; throws ``InvalidFields`` with every broken rule,
+    /// The plan a `PlanInput` describes (``PlanRules``); throws ``InvalidFields`` with every broken rule,
     /// workouts not in the catalog last. A schedule past the size limits is refused first, without looking anything
     /// up; the workouts it names are looked up together, in one read of the catalog.
-    func validated(_ body: Components.Schemas.PlanInput, id: PlanID, now: Date, workouts: CatalogLookup? = nil) async throws -> TrainingPlan {
+    func validated(_ body: Components.Schemas.PlanInput, id: PlanID, workouts: CatalogLookup? = nil) async throws -> TrainingPlan {
         let draft = PlanDraft(body)
         try PlanRules.checkSize(draft)
         let workouts = workouts ?? CatalogLookup(store: catalog)
         let found = try await workouts.existing(Set(draft.workoutIDs))
-        let plan = try PlanRules.checked(draft, inCatalog: found)
-        return TrainingPlan(
-            id: id, name: plan.name, notes: plan.notes, startDate: plan.startDate, endDate: plan.endDate, daysPerWeek: plan.daysPerWeek,
-            isCompleted: plan.isCompleted,
-            weeklyWorkouts: plan.weeklyWorkouts.map { week in
-                .init(week: week.week, days: week.days.map { .init(day: $0.day, workoutIds: $0.workouts.map(\.description)) })
-            },
-            version: 1, createdAt: now, updatedAt: now
-        )
+        return try PlanRules.checked(draft, id: id, inCatalog: found)
     }
 }
 
@@ -126,7 +118,7 @@ struct PlanWrite: SyncedWrite {
     }
 
     /// Writes the plan and returns it as stored, with its feed entry.
-    func saved(_ write: FeedWrite, on db: any SQLDatabase) async throws -> (plan: TrainingPlan, change: SyncChange) {
+    func saved(_ write: FeedWrite, on db: any SQLDatabase) async throws -> (plan: StoredPlan, change: SyncChange) {
         if let limit {
             // Holding the user's feed row first makes two concurrent creations count one after the other.
             try await SyncFeed.lockSequence(of: write.user, on: db)
@@ -134,9 +126,7 @@ struct PlanWrite: SyncedWrite {
             if stamp.map(\.deleted) ?? true, try await PlanStore.count(of: write.user, on: db) >= limit.plans { throw limit.problem }
         }
         let change = try await write.record(.plans, id: plan.id.description, deleted: false, on: db)
-        var saved = plan
-        saved.version = change.stamp.version
-        saved.updatedAt = write.updatedAt
+        var saved = StoredPlan(plan: plan, version: change.stamp.version, createdAt: write.updatedAt, updatedAt: write.updatedAt)
         saved.createdAt = try await PlanStore.upsert(saved, of: write.user, on: db)
         return (saved, change)
     }

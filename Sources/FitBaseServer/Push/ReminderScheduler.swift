@@ -173,23 +173,11 @@ struct ReminderService: Service {
     }
 }
 
-extension TrainingPlan {
-    /// Whether the plan has a workout on `day`: the plan week `day` falls in (from the start date; past the last listed
-    /// week, the last one repeats) lists its weekday (1 = Monday … 7 = Sunday).
-    func trains(on day: CalendarDay) -> Bool {
-        guard day >= startDate, !weeklyWorkouts.isEmpty else { return false }
-        let number = startDate.days(until: day) / 7 + 1
-        let week = weeklyWorkouts.first { $0.week == number } ?? weeklyWorkouts.max { $0.week < $1.week }
-        let weekday = ((day.daysSince1970 + 3) % 7 + 7) % 7 + 1
-        return week?.days.contains { $0.day == weekday && !$0.workoutIds.isEmpty } ?? false
-    }
-}
-
 extension PlanStore {
     /// The user's plans under way on `day`: started, not ended, not completed.
     static func activePlans(of user: UserID, on day: CalendarDay, db: any SQLDatabase) async throws -> [TrainingPlan] {
         try await db.select().columns(columns).from("training_plans").where("user_id", .equal, user.rawValue)
             .where("is_completed", .equal, false).where("start_date", .lessThanOrEqual, day.description).all()
-            .map(plan).filter { $0.endDate.map { $0 >= day } ?? true }
+            .map { try plan($0).plan }.filter { $0.endDate.map { $0 >= day } ?? true }
     }
 }

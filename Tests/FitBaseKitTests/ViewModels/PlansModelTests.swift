@@ -78,7 +78,7 @@ import Testing
         let model = PlansModel(dependencies: fixture.dependencies)
         await model.create()
         model.draft?.name = "Plan"
-        model.draft?.weeklyWorkouts = [TrainingPlan.Week(week: 1, days: [TrainingPlan.Day(day: 1, workoutIds: ["not-a-workout"])])]
+        model.draft?.weeklyWorkouts = [TrainingPlan.Week(week: 1, days: [TrainingPlan.Day(day: 1, workouts: [WorkoutID()])])]
         await model.save()
         #expect(model.error?.kind == .invalidInput && model.draft != nil)
     }

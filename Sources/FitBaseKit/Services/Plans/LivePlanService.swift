@@ -13,25 +13,25 @@ public struct LivePlanService: PlanService {
         try await storage { try await engine.plans.plans() }
     }
 
-    public func plan(id: String) async throws(KitError) -> TrainingPlan? {
+    public func plan(id: PlanID) async throws(KitError) -> TrainingPlan? {
         try await storage { try await engine.plans.get(id) }
     }
 
     public func save(_ plan: TrainingPlan) async throws(KitError) -> TrainingPlan {
-        let draft = PlanDraft(
-            name: plan.name, notes: plan.notes, startDate: plan.startDate, endDate: plan.endDate, daysPerWeek: plan.daysPerWeek,
-            isCompleted: plan.isCompleted,
-            weeklyWorkouts: plan.weeklyWorkouts.map { week in
-                PlanDraft.Week(week: week.week, days: week.days.map { PlanDraft.Day(day: $0.day, workoutIds: $0.workoutIds) })
-            }
-        )
-        do throws(InvalidFields) { try PlanRules.checkSize(draft) } catch { throw KitError(error) }
+        let draft = PlanDraft(plan)
+        do throws(InvalidFields) {
+            try PlanRules.checkSize(draft)
+            let errors = PlanRules.fieldErrors(draft)
+            if !errors.isEmpty { throw InvalidFields(errors) }
+        } catch {
+            throw KitError(error)
+        }
         try await storage { try await engine.plans.save(plan) }
         analytics.track(.planSaved)
         return plan
     }
 
-    public func delete(id: String) async throws(KitError) {
+    public func delete(id: PlanID) async throws(KitError) {
         try await storage { try await engine.plans.delete(id) }
     }
 

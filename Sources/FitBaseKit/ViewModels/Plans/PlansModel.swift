@@ -10,7 +10,7 @@ public final class PlansModel {
     /// The plan editor's answers.
     public struct Draft: Sendable, Equatable {
         /// The plan edited; `nil` for a new plan.
-        public var id: String?
+        public var id: PlanID?
         public var name: String
         public var notes: String
         public var startDate: CalendarDay
@@ -20,7 +20,7 @@ public final class PlansModel {
 
         /// A new plan starting `startDate`, or `plan`'s answers.
         public init(
-            id: String? = nil, name: String = "", notes: String = "", startDate: CalendarDay, daysPerWeek: Int = 3, weeklyWorkouts: [TrainingPlan.Week] = [],
+            id: PlanID? = nil, name: String = "", notes: String = "", startDate: CalendarDay, daysPerWeek: Int = 3, weeklyWorkouts: [TrainingPlan.Week] = [],
             isCompleted: Bool = false
         ) {
             self.id = id
@@ -130,7 +130,7 @@ public final class PlansModel {
     /// Opens the editor on `plan`.
     public func edit(_ plan: TrainingPlan) {
         draft = Draft(
-            id: plan.id, name: plan.name, notes: plan.notes ?? "", startDate: CalendarDay(plan.startDate) ?? CalendarDay(clock.now, in: .current),
+            id: plan.id, name: plan.name, notes: plan.notes ?? "", startDate: plan.startDate,
             daysPerWeek: plan.daysPerWeek, weeklyWorkouts: plan.weeklyWorkouts, isCompleted: plan.isCompleted
         )
         fieldErrors = [:]
@@ -147,13 +147,18 @@ public final class PlansModel {
         paywall = nil
     }
 
-    /// The editor's problems; empty when it may be saved.
+    /// The editor's problems by field (``PlanRules``, as the server checks them); empty when it may be saved.
     public func problems(of draft: Draft) -> [String: String] {
-        var fields: [String: String] = [:]
-        let name = draft.name.trimmingCharacters(in: .whitespacesAndNewlines)
-        if name.isEmpty { fields["name"] = "Give the plan a name." } else if name.count > 100 { fields["name"] = "Use at most 100 characters." }
-        if !(1...7).contains(draft.daysPerWeek) { fields["daysPerWeek"] = "Choose 1 to 7 days a week." }
-        return fields
+        Dictionary(PlanRules.fieldErrors(PlanDraft(plan(of: draft))).map { ($0.field, $0.message) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The plan the editor's answers make.
+    private func plan(of draft: Draft) -> TrainingPlan {
+        let notes = draft.notes.trimmingCharacters(in: .whitespacesAndNewlines)
+        return TrainingPlan(
+            id: draft.id ?? PlanID(), name: draft.name.trimmingCharacters(in: .whitespacesAndNewlines), notes: notes.isEmpty ? nil : notes,
+            startDate: draft.startDate, daysPerWeek: draft.daysPerWeek, isCompleted: draft.isCompleted, weeklyWorkouts: draft.weeklyWorkouts
+        )
     }
 
     /// Saves the editor's plan on the device (it shows at once), then syncs.
@@ -164,12 +169,7 @@ public final class PlansModel {
             error = .invalid(fieldErrors)
             return
         }
-        let notes = draft.notes.trimmingCharacters(in: .whitespacesAndNewlines)
-        let plan = TrainingPlan(
-            id: draft.id ?? UUID().uuidString.lowercased(), name: draft.name.trimmingCharacters(in: .whitespacesAndNewlines),
-            notes: notes.isEmpty ? nil : notes, startDate: draft.startDate.description, daysPerWeek: draft.daysPerWeek,
-            isCompleted: draft.isCompleted, weeklyWorkouts: draft.weeklyWorkouts
-        )
+        let plan = plan(of: draft)
         do throws(KitError) {
             let saved = try await service.save(plan)
             plans.removeAll { $0.id == saved.id }

@@ -1,0 +1,53 @@
+import FitBaseAPI
+import FitBaseClient
+import FitBaseCore
+import Foundation
+import Testing
+
+/// Core's records are the SDK's: their JSON is the contract's, both ways, so the record an app saves is the body the
+/// server's write path takes and the record it reads is what the server sends.
+@Suite struct CoreRecordContractTests {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }()
+
+    static func keys(_ data: Data) throws -> Set<String> {
+        Set(try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any]).keys)
+    }
+
+    @Test func aPlanIsThePlanInputOfTheContractAndReadsItsTrainingPlan() throws {
+        let workout = WorkoutID()
+        let plan = TrainingPlan(
+            name: "Spring block", notes: "Three a week", startDate: CalendarDay(year: 2026, month: 3, day: 2)!,
+            endDate: CalendarDay(year: 2026, month: 3, day: 29)!, daysPerWeek: 3, isCompleted: true,
+            weeklyWorkouts: [.init(week: 1, days: [.init(day: 1, workouts: [workout]), .init(day: 3, workouts: [])])]
+        )
+        let written = try Self.encoder.encode(plan)
+        // What the SDK sends is a complete PlanInput, with nothing the contract does not name (and the id it is kept under).
+        let input = try JSONDecoder().decode(Components.Schemas.PlanInput.self, from: written)
+        #expect(input.name == "Spring block" && input.notes == "Three a week" && input.startDate == "2026-03-02" && input.endDate == "2026-03-29")
+        #expect(input.daysPerWeek == 3 && input.isCompleted == true)
+        #expect(input.weeklyWorkouts.map { $0.days.map(\.workoutIds) } == [[[workout.description], []]])
+        #expect(try Self.keys(written).subtracting(["id"]) == Self.keys(try Self.encoder.encode(input)))
+
+        // What the server sends reads back as the same plan (version and times are the server's, beside it).
+        let served = Components.Schemas.TrainingPlan(
+            id: plan.id.description, name: input.name, notes: input.notes, startDate: input.startDate, endDate: input.endDate,
+            daysPerWeek: input.daysPerWeek, isCompleted: true,
+            weeklyWorkouts: input.weeklyWorkouts.map { .init(week: $0.week, days: $0.days.map { .init(day: $0.day, workoutIds: $0.workoutIds) }) },
+            version: 3, createdAt: .now, updatedAt: .now
+        )
+        #expect(try JSONDecoder().decode(TrainingPlan.self, from: try Self.encoder.encode(served)) == plan)
+        #expect(try Self.keys(written).isSubset(of: Self.keys(try Self.encoder.encode(served))))
+    }
+
+    @Test func aPlanWithABadDayOrIdIsNotAPlan() throws {
+        let text = #"{"id":"p1","name":"x","startDate":"2026-03-02","daysPerWeek":3,"isCompleted":false,"weeklyWorkouts":[]}"#
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(TrainingPlan.self, from: Data(text.utf8)) }
+        let day = #"{"id":"\#(PlanID())","name":"x","startDate":"2026-02-30","daysPerWeek":3,"isCompleted":false,"weeklyWorkouts":[]}"#
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(TrainingPlan.self, from: Data(day.utf8)) }
+    }
+}
