@@ -50,4 +50,27 @@ import Testing
         let day = #"{"id":"\#(PlanID())","name":"x","startDate":"2026-02-30","daysPerWeek":3,"isCompleted":false,"weeklyWorkouts":[]}"#
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(TrainingPlan.self, from: Data(day.utf8)) }
     }
+
+    @Test func aPeriodIsThePeriodInputOfTheContractAndReadsItsPeriod() throws {
+        let period = Period(
+            start: CalendarDay(year: 2026, month: 3, day: 2)!, end: CalendarDay(year: 2026, month: 3, day: 6)!, flow: .heavy, symptoms: ["cramps"],
+            notes: "first day heavy"
+        )
+        let written = try Self.encoder.encode(period)
+        let input = try JSONDecoder().decode(Components.Schemas.PeriodInput.self, from: written)
+        #expect(input.startDate == "2026-03-02" && input.endDate == "2026-03-06" && input.flow == .heavy && input.symptoms == ["cramps"])
+        #expect(try Self.keys(written).subtracting(["id"]) == Self.keys(try Self.encoder.encode(input)))
+
+        let served = Components.Schemas.Period(
+            id: period.id.description, startDate: input.startDate, endDate: input.endDate, flow: .heavy, symptoms: ["cramps"], notes: input.notes
+        )
+        #expect(try JSONDecoder().decode(Period.self, from: try Self.encoder.encode(served)) == period)
+        #expect(try Self.keys(written) == Self.keys(try Self.encoder.encode(served)))
+    }
+
+    /// The contract's flows are Core's, no more and no fewer: the server maps one to the other by name.
+    @Test func theContractsFlowsAreCores() {
+        #expect(Components.Schemas.PeriodInput.FlowPayload.allCases.map(\.rawValue) == PeriodFlow.allCases.map(\.rawValue))
+        #expect(Components.Schemas.Period.FlowPayload.allCases.map(\.rawValue) == PeriodFlow.allCases.map(\.rawValue))
+    }
 }

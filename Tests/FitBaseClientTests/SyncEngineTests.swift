@@ -166,10 +166,10 @@ import Testing
             let email = Self.email()
             let before = try Device(server, directory: directory)
             try await before.client.signUp(email: email, password: Self.password)
-            let start = Calendar(identifier: .gregorian).date(byAdding: .day, value: -3, to: .now)!.formatted(.iso8601.year().month().day())
+            let start = try #require(CalendarDay(Calendar(identifier: .gregorian).date(byAdding: .day, value: -3, to: .now)!.formatted(.iso8601.year().month().day())))
             try await before.engine.plans.save(Self.plan("Queued"))
             try await before.engine.history.log(workoutId: workout, completedAt: Date.now.addingTimeInterval(-7200), duration: 20)
-            try await before.engine.cycle.save(PeriodLog(startDate: start, flow: "light"))
+            try await before.engine.cycle.save(Period(start: start, flow: .light))
             // The server applies the push but the answer never arrives; then the app is killed.
             before.network.loseNextPushAnswer()
             await #expect(throws: FitBaseError.self) { try await before.engine.syncNow() }
@@ -181,7 +181,7 @@ import Testing
             #expect(try await after.engine.store.pendingCount() == 0)
             #expect(try await after.engine.plans.plans().map(\.name) == ["Queued"])
             #expect(try await after.engine.history.history().count == 1)
-            #expect(try await after.engine.cycle.periods().map(\.startDate) == [start])
+            #expect(try await after.engine.cycle.periods().map(\.start) == [start])
 
             // A fresh device sees exactly one of each on the server.
             let fresh = try Device(server)

@@ -24,8 +24,8 @@ import Testing
         )
         let period = try PeriodRules.checked(draft, id: id, today: Self.today)
         #expect(
-            period == LoggedPeriod(
-                id: id, start: try #require(CalendarDay("2026-11-20")), end: CalendarDay("2026-11-24"), flow: "medium",
+            period == Period(
+                id: id, start: try #require(CalendarDay("2026-11-20")), end: CalendarDay("2026-11-24"), flow: .medium,
                 // Only spaces and tabs are trimmed: a line break stays, as it always has.
                 symptoms: ["cramps", "fatigue", "\nbloating"], notes: "Heavy first day."
             )

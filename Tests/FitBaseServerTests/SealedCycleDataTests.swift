@@ -193,7 +193,7 @@ import Testing
             let owner = UserID(rawValue: user)
             let periods = try await CycleStore(database: reopened, vault: vault).periods(of: owner)
             #expect(periods.map(\.id.rawValue) == [first, second])
-            #expect(periods.first?.notes == "first \(marker)" && periods.first?.symptoms == ["bloating"] && periods.first?.flow == "light")
+            #expect(periods.first?.notes == "first \(marker)" && periods.first?.symptoms == ["bloating"] && periods.first?.flow == .light)
             #expect(periods.first?.end?.description == "2026-03-05")
             let profile = try await ProfileStore(database: reopened, vault: vault).profile(of: owner)
             #expect(profile.lastPeriodStartDate == "2026-02-02" && profile.averageCycleLength == 31 && profile.timeZone == "Europe/Lisbon")

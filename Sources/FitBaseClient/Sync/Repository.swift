@@ -35,7 +35,7 @@ public typealias PlanRepository = Repository<TrainingPlan>
 /// The user's workout history.
 public typealias HistoryRepository = Repository<WorkoutLogEntry>
 /// The user's logged periods.
-public typealias CycleRepository = Repository<PeriodLog>
+public typealias CycleRepository = Repository<Period>
 
 extension Repository where Record == TrainingPlan {
     /// Plans, latest start first.
@@ -61,9 +61,9 @@ extension Repository where Record == WorkoutLogEntry {
     }
 }
 
-extension Repository where Record == PeriodLog {
+extension Repository where Record == Period {
     /// Periods, oldest first.
-    public func periods() async throws -> [PeriodLog] {
-        try await all().sorted { ($0.startDate, $0.id) < ($1.startDate, $1.id) }
+    public func periods() async throws -> [Period] {
+        try await all().sorted { ($0.start, $0.id.description) < ($1.start, $1.id.description) }
     }
 }

@@ -47,29 +47,8 @@ public struct WorkoutLogEntry: SyncedRecord, Equatable {
     }
 }
 
-/// A logged period (`cycleLogs`); dates are `YYYY-MM-DD` in the user's time zone.
-public struct PeriodLog: SyncedRecord, Equatable {
+extension Period: SyncedRecord {
     public static let collection = SyncCollection.cycleLogs
-
-    public var id: String
-    public var startDate: String
-    public var endDate: String?
-    /// `spotting`, `light`, `medium` or `heavy`.
-    public var flow: String?
-    public var symptoms: [String]
-    public var notes: String?
-
-    public init(
-        id: String = UUID().uuidString.lowercased(), startDate: String, endDate: String? = nil, flow: String? = nil, symptoms: [String] = [],
-        notes: String? = nil
-    ) {
-        self.id = id
-        self.startDate = startDate
-        self.endDate = endDate
-        self.flow = flow
-        self.symptoms = symptoms
-        self.notes = notes
-    }
 }
 
 /// JSON as the SDK stores and sends records: RFC 3339 instants.

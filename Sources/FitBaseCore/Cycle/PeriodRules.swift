@@ -22,14 +22,14 @@ public struct PeriodDraft: Sendable, Equatable {
 }
 
 /// The rules of a logged period: dates written `YYYY-MM-DD`, a start not after today in the user's time zone, an end
-/// on the start or within 20 days after it; symptoms are trimmed, blank ones dropped, at most 30 kept.
+/// on the start or within 20 days after it, a flow of ``PeriodFlow``; symptoms are trimmed, blank ones dropped, at most 30 kept.
 public enum PeriodRules {
     /// How many symptoms a period keeps.
     public static let maximumSymptoms = 30
 
     /// The period `draft` describes, checked against `today` in the user's time zone; throws every broken rule at once,
     /// in field order.
-    public static func checked(_ draft: PeriodDraft, id: PeriodID, today: CalendarDay) throws(InvalidFields) -> LoggedPeriod {
+    public static func checked(_ draft: PeriodDraft, id: PeriodID, today: CalendarDay) throws(InvalidFields) -> Period {
         var errors: [FieldError] = []
         let start = CalendarDay(draft.startDate)
         if start == nil { errors.append(.init(field: "startDate", message: "must be a date written YYYY-MM-DD")) }
@@ -39,8 +39,18 @@ public enum PeriodRules {
         if let start, let end, !(0...19).contains(start.days(until: end)) {
             errors.append(.init(field: "endDate", message: "must be on or after startDate and within 20 days of it"))
         }
+        let flow = draft.flow.flatMap(PeriodFlow.init(rawValue:))
+        if draft.flow != nil && flow == nil {
+            errors.append(.init(field: "flow", message: "must be one of \(PeriodFlow.allCases.map(\.rawValue).joined(separator: ", "))"))
+        }
         guard let start, errors.isEmpty else { throw InvalidFields(errors) }
         let symptoms = (draft.symptoms ?? []).map { $0.trimmingScalars(where: \.isSpaceOrTab) }.filter { !$0.isEmpty }
-        return LoggedPeriod(id: id, start: start, end: end, flow: draft.flow, symptoms: Array(symptoms.prefix(maximumSymptoms)), notes: draft.notes)
+        return Period(id: id, start: start, end: end, flow: flow, symptoms: Array(symptoms.prefix(maximumSymptoms)), notes: draft.notes)
+    }
+
+    /// Whether `period` starts the day another of `existing` starts: one period per first day per user (the server
+    /// answers 409 ``ProblemCode/periodExists``).
+    public static func clashes(_ period: Period, with existing: [Period]) -> Bool {
+        existing.contains { $0.start == period.start && $0.id != period.id }
     }
 }

@@ -31,7 +31,7 @@ public actor FakeCycleService: CycleService {
 
     public func periods() async throws(KitError) -> [Period] {
         try await knobs.enter("periods", clock: clock)
-        return stored.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
+        return stored.sorted { ($0.start, $0.id.description) < ($1.start, $1.id.description) }
     }
 
     public func logPeriod(_ period: Period) async throws(KitError) -> Period {
@@ -51,7 +51,7 @@ public actor FakeCycleService: CycleService {
         return checked
     }
 
-    public func deletePeriod(id: String) async throws(KitError) {
+    public func deletePeriod(id: PeriodID) async throws(KitError) {
         try await knobs.enter("deletePeriod", clock: clock)
         stored.removeAll { $0.id == id }
     }
@@ -80,19 +80,15 @@ public actor FakeCycleService: CycleService {
     /// The period as the server's rules keep it (dates checked against today, symptoms trimmed); a start another
     /// period already has is a conflict.
     private func check(_ period: Period) throws(KitError) -> Period {
-        let draft = PeriodDraft(
-            startDate: period.start.description, endDate: period.end?.description, flow: period.flow?.rawValue, symptoms: period.symptoms,
-            notes: period.notes
-        )
-        let logged: LoggedPeriod
+        let checked: Period
         do throws(InvalidFields) {
-            logged = try PeriodRules.checked(draft, id: PeriodID(), today: today)
+            checked = try PeriodRules.checked(PeriodDraft(period), id: period.id, today: today)
         } catch {
             throw KitError(error)
         }
-        if stored.contains(where: { $0.start == logged.start && $0.id != period.id }) {
-            throw KitError(.conflict, message: "A period starting that day is already logged.", code: "conflict")
+        if PeriodRules.clashes(checked, with: stored) {
+            throw KitError(.conflict, message: "A period starting that day is already logged.", code: ProblemCode.periodExists.rawValue)
         }
-        return Period(id: period.id, start: logged.start, end: logged.end, flow: period.flow, symptoms: logged.symptoms, notes: logged.notes)
+        return checked
     }
 }

@@ -57,10 +57,10 @@ public enum FakeData {
     public static func periods(today: CalendarDay, lastStartedDaysAgo daysAgo: Int = 9) -> [Period] {
         let lengths = [29, 27, 28]
         var start = today.adding(days: -daysAgo)
-        var periods: [Period] = [Period(id: uuid(0x200).uuidString.lowercased(), start: start, end: start.adding(days: 4), flow: .medium)]
+        var periods: [Period] = [Period(id: PeriodID(rawValue: uuid(0x200)), start: start, end: start.adding(days: 4), flow: .medium)]
         for (index, length) in lengths.enumerated() {
             start = start.adding(days: -length)
-            periods.append(Period(id: uuid(0x201 + index).uuidString.lowercased(), start: start, end: start.adding(days: 4), flow: .medium))
+            periods.append(Period(id: PeriodID(rawValue: uuid(0x201 + index)), start: start, end: start.adding(days: 4), flow: .medium))
         }
         return periods.reversed()
     }

@@ -105,10 +105,10 @@ struct CycleController: Sendable {
         .init(rawValue: phase.rawValue) ?? .luteal
     }
 
-    static func wire(_ period: LoggedPeriod) -> Components.Schemas.LoggedPeriod {
+    static func wire(_ period: Period) -> Components.Schemas.Period {
         .init(
             id: period.id.description, startDate: period.start.description, endDate: period.end?.description,
-            flow: period.flow.flatMap { .init(rawValue: $0) }, symptoms: period.symptoms, notes: period.notes
+            flow: period.flow.flatMap { .init(rawValue: $0.rawValue) }, symptoms: period.symptoms, notes: period.notes
         )
     }
 }

@@ -63,11 +63,15 @@ struct CycleDataSealing: Sendable {
             for row in rows {
                 let owner = try row.decode(column: "user_id", as: UUID.self)
                 let user = UserID(rawValue: owner)
-                let period = LoggedPeriod(
+                let period = Period(
                     id: PeriodID(rawValue: try row.decode(column: "id", as: UUID.self)),
                     start: CalendarDay(try row.decode(column: "start_date", as: String.self)) ?? CalendarDay(daysSince1970: 0),
                     end: try row.decode(column: "end_date", as: String?.self).flatMap(CalendarDay.init),
-                    flow: try row.decode(column: "flow", as: String?.self),
+                    flow: try row.decode(column: "flow", as: String?.self).map { flow in
+                        // Earlier versions took only the contract's values: any other is a damaged row, not a period to guess at.
+                        guard let known = PeriodFlow(rawValue: flow) else { throw SealedFieldsError.unknownFlow(flow) }
+                        return known
+                    },
                     symptoms: try row.decodeJSON(column: "symptoms", as: [String].self),
                     notes: try row.decode(column: "notes", as: String?.self)
                 )

@@ -78,18 +78,18 @@ struct CycleStore: Sendable {
     private struct Fields: Codable {
         var start: String
         var end: String?
-        var flow: String?
+        var flow: PeriodFlow?
         var symptoms: [String]
         var notes: String?
     }
 
     /// The row `period` of `user` is stored as, sealed under their data key (made on their first sensitive write).
-    func sealed(_ period: LoggedPeriod, of user: UserID) async throws -> SealedPeriod {
+    func sealed(_ period: Period, of user: UserID) async throws -> SealedPeriod {
         guard let key = try await vault.dataKey(of: user, creating: true) else { throw SealedFieldsError.noKey }
         return try Self.seal(period, of: user, with: key, vault: vault)
     }
 
-    static func seal(_ period: LoggedPeriod, of user: UserID, with key: HealthVault.DataKey, vault: HealthVault) throws -> SealedPeriod {
+    static func seal(_ period: Period, of user: UserID, with key: HealthVault.DataKey, vault: HealthVault) throws -> SealedPeriod {
         let fields = Fields(start: period.start.description, end: period.end?.description, flow: period.flow, symptoms: period.symptoms, notes: period.notes)
         return SealedPeriod(
             id: period.id, startKey: vault.blindIndex(period.start.description, purpose: "cycle_periods.start", with: key),
@@ -98,7 +98,7 @@ struct CycleStore: Sendable {
     }
 
     /// Every period of `user`, by first day.
-    func periods(of user: UserID) async throws -> [LoggedPeriod] {
+    func periods(of user: UserID) async throws -> [Period] {
         let rows = try await database.withConnection { db in try await Self.rows(of: user, on: db) }
         return try await open(rows, of: user)
     }
@@ -143,7 +143,7 @@ struct CycleStore: Sendable {
     }
 
     /// Periods of `user` with these ids (for the change feed).
-    func periods(_ ids: [PeriodID], of user: UserID, on db: any SQLDatabase) async throws -> [LoggedPeriod] {
+    func periods(_ ids: [PeriodID], of user: UserID, on db: any SQLDatabase) async throws -> [Period] {
         guard !ids.isEmpty else { return [] }
         let rows = try await db.select().columns("id", "key_id", "sealed").from("cycle_periods")
             .where("user_id", .equal, user.rawValue).where("id", .in, ids.map(\.rawValue)).all()
@@ -152,16 +152,16 @@ struct CycleStore: Sendable {
 
     /// Opens rows of `user`, by first day. Rows sealed under a key that is no longer the user's were crypto-shredded
     /// (a deletion that destroyed the key but did not complete): unreadable by design and left out.
-    func open(_ rows: [any SQLRow], of user: UserID) async throws -> [LoggedPeriod] {
+    func open(_ rows: [any SQLRow], of user: UserID) async throws -> [Period] {
         guard !rows.isEmpty, let key = try await vault.dataKey(of: user, creating: false) else { return [] }
-        var periods: [LoggedPeriod] = []
+        var periods: [Period] = []
         periods.reserveCapacity(rows.count)
         for row in rows {
             let id = PeriodID(rawValue: try row.decode(column: "id", as: UUID.self))
             let sealed = SealedFields(keyID: try row.decode(column: "key_id", as: String.self), sealed: try row.decode(column: "sealed", as: Data.self))
             guard sealed.keyID == key.id else { continue }
             let fields = try vault.open(Fields.self, sealed, table: Self.table, id: id.rawValue, of: user, with: key)
-            periods.append(LoggedPeriod(
+            periods.append(Period(
                 id: id, start: CalendarDay(fields.start) ?? CalendarDay(daysSince1970: 0), end: fields.end.flatMap(CalendarDay.init),
                 flow: fields.flow, symptoms: fields.symptoms, notes: fields.notes
             ))
@@ -187,7 +187,7 @@ struct CyclePeriodsOwner: InMemoryAccountDataOwner {
             [
                 "startDate": period.start.description,
                 "endDate": period.end?.description,
-                "flow": period.flow,
+                "flow": period.flow?.rawValue,
                 "symptoms": period.symptoms,
                 "notes": period.notes,
             ] as [String: (any Sendable)?]
@@ -202,7 +202,7 @@ struct CyclePeriodsOwner: InMemoryAccountDataOwner {
 
 extension CycleStore {
     /// The pushing user's periods, read once per push.
-    func periods(_ reads: PushReads) async throws -> [LoggedPeriod] {
+    func periods(_ reads: PushReads) async throws -> [Period] {
         let user = reads.user
         return try await reads.once("cycle.periods") { try await self.periods(of: user) }
     }

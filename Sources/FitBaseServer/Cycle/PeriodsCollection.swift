@@ -21,7 +21,7 @@ struct PeriodsCollection: AuditedCollection {
     // MARK: REST
 
     /// Inserts or replaces `period` of `user`; 409 `period_exists` when another period starts the same day.
-    func save(_ period: LoggedPeriod, of user: UserID, now: Date) async throws {
+    func save(_ period: Period, of user: UserID, now: Date) async throws {
         let write = PeriodWrite(period: period, row: try await store.sealed(period, of: user))
         do {
             _ = try await audited(.write, by: user) { db in try await write.write(.now(user, now), on: db) }
@@ -65,7 +65,7 @@ struct PeriodsCollection: AuditedCollection {
 
     /// The period a `PeriodInput` describes (``PeriodRules``), its dates checked against today in the user's time zone;
     /// throws ``InvalidFields`` with every broken rule.
-    func validated(_ body: Components.Schemas.PeriodInput, id: PeriodID, user: UserID, profile: Profile? = nil) async throws -> LoggedPeriod {
+    func validated(_ body: Components.Schemas.PeriodInput, id: PeriodID, user: UserID, profile: Profile? = nil) async throws -> Period {
         let profile = if let profile { profile } else { try await profiles.profile(of: user) }
         return try PeriodRules.checked(PeriodDraft(body), id: id, today: LocalCalendar.today(in: profile.timeZone))
     }
@@ -81,7 +81,7 @@ extension PeriodDraft {
 /// A checked period, sealed: its row and its feed entry. Another period of the user starting the same day violates a
 /// unique index (on the blind index of the day): 409 `period_exists`.
 struct PeriodWrite: SyncedWrite {
-    var period: LoggedPeriod
+    var period: Period
     var row: SealedPeriod
 
     func write(_ write: FeedWrite, on db: any SQLDatabase) async throws -> SyncChange {

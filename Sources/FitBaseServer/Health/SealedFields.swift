@@ -57,11 +57,13 @@ extension HealthVault {
 enum SealedFieldsError: Error, CustomStringConvertible {
     case unknownKey(String)
     case noKey
+    case unknownFlow(String)
 
     var description: String {
         switch self {
         case .unknownKey(let id): "a row is sealed under data key \(id), which is not the user's key"
         case .noKey: "the user's data key could not be made"
+        case .unknownFlow(let flow): "a stored period has the flow \(flow), which is not one of the contract's"
         }
     }
 }

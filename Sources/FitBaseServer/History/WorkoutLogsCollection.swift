@@ -73,7 +73,7 @@ struct WorkoutLogsCollection: AuditedCollection {
     /// cycle position on that day fixed; throws ``InvalidFields`` with every broken rule. A caller validating many logs
     /// passes the profile, periods and catalog lookup it has read once.
     func validated(
-        _ body: Components.Schemas.WorkoutLogInput, id: WorkoutLogID, user: UserID, profile: Profile? = nil, periods: [LoggedPeriod]? = nil,
+        _ body: Components.Schemas.WorkoutLogInput, id: WorkoutLogID, user: UserID, profile: Profile? = nil, periods: [Period]? = nil,
         workouts: CatalogLookup? = nil
     ) async throws -> WorkoutLog {
         let draft = WorkoutLogDraft(body)

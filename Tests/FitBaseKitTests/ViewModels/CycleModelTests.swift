@@ -71,7 +71,7 @@ import Testing
         #expect(model.problems(of: .init())["start"] != nil)
         #expect(model.problems(of: .init(start: today.adding(days: 1)))["start"] != nil)
         #expect(model.problems(of: .init(start: today, end: today.adding(days: -2)))["end"] != nil)
-        #expect(model.problems(of: .init(start: today.adding(days: -2), end: today.adding(days: 1)))["end"] != nil)
+        #expect(model.problems(of: .init(start: today.adding(days: -30), end: today.adding(days: -5)))["end"] != nil)
         model.startLogging()
         model.draft?.start = today.adding(days: 3)
         await model.savePeriod()

@@ -1,40 +1,6 @@
 import FitBaseCore
 import Foundation
 
-/// How heavy a period's flow is.
-public enum PeriodFlow: String, Sendable, Equatable, CaseIterable {
-    case spotting, light, medium, heavy
-}
-
-/// A logged period.
-public struct Period: Sendable, Equatable, Identifiable, Hashable {
-    /// The period's id (made on the device, so it can be logged offline).
-    public var id: String
-    /// The first day of bleeding.
-    public var start: CalendarDay
-    /// The last day, once known.
-    public var end: CalendarDay?
-    /// How heavy the flow was.
-    public var flow: PeriodFlow?
-    /// Symptoms, as the app names them.
-    public var symptoms: [String]
-    /// The user's notes.
-    public var notes: String?
-
-    /// Makes a period; a new one gets a fresh id.
-    public init(
-        id: String = UUID().uuidString.lowercased(), start: CalendarDay, end: CalendarDay? = nil, flow: PeriodFlow? = nil, symptoms: [String] = [],
-        notes: String? = nil
-    ) {
-        self.id = id
-        self.start = start
-        self.end = end
-        self.flow = flow
-        self.symptoms = symptoms
-        self.notes = notes
-    }
-}
-
 /// Where today falls in the user's cycle.
 public struct CurrentCycle: Sendable, Equatable {
     /// Today's phase.
@@ -162,7 +128,7 @@ public protocol CycleService: Sendable {
     /// Saves changes to a logged period.
     func updatePeriod(_ period: Period) async throws(KitError) -> Period
     /// Deletes a logged period.
-    func deletePeriod(id: String) async throws(KitError)
+    func deletePeriod(id: PeriodID) async throws(KitError)
     /// Where today falls; `nil` until a period is logged.
     func current() async throws(KitError) -> CurrentCycle?
     /// What the history predicts; `nil` until a period is logged.

@@ -16,12 +16,12 @@ public struct LiveCycleService: CycleService {
     private var today: CalendarDay { CalendarDay(clock.now, in: timeZone()) }
 
     public func periods() async throws(KitError) -> [Period] {
-        try await storage { try await engine.cycle.periods() }.compactMap(Period.init(record:))
+        try await storage { try await engine.cycle.periods() }
     }
 
     public func logPeriod(_ period: Period) async throws(KitError) -> Period {
         let checked = try check(period, existing: try await periods())
-        try await storage { try await engine.cycle.save(checked.record) }
+        try await storage { try await engine.cycle.save(checked) }
         analytics.track(.periodLogged)
         return checked
     }
@@ -30,11 +30,11 @@ public struct LiveCycleService: CycleService {
         let existing = try await periods()
         guard existing.contains(where: { $0.id == period.id }) else { throw KitError(.notFound, message: "This period is no longer logged.") }
         let checked = try check(period, existing: existing)
-        try await storage { try await engine.cycle.save(checked.record) }
+        try await storage { try await engine.cycle.save(checked) }
         return checked
     }
 
-    public func deletePeriod(id: String) async throws(KitError) {
+    public func deletePeriod(id: PeriodID) async throws(KitError) {
         try await storage { try await engine.cycle.delete(id) }
     }
 
@@ -72,16 +72,12 @@ public struct LiveCycleService: CycleService {
 
     /// The period as the server's rules keep it; a start another period already has is a conflict.
     private func check(_ period: Period, existing: [Period]) throws(KitError) -> Period {
-        let draft = PeriodDraft(
-            startDate: period.start.description, endDate: period.end?.description, flow: period.flow?.rawValue, symptoms: period.symptoms,
-            notes: period.notes
-        )
-        let logged: LoggedPeriod
-        do throws(InvalidFields) { logged = try PeriodRules.checked(draft, id: PeriodID(), today: today) } catch { throw KitError(error) }
-        if existing.contains(where: { $0.start == logged.start && $0.id != period.id }) {
-            throw KitError(.conflict, message: "A period starting that day is already logged.", code: "period_exists")
+        let checked: Period
+        do throws(InvalidFields) { checked = try PeriodRules.checked(PeriodDraft(period), id: period.id, today: today) } catch { throw KitError(error) }
+        if PeriodRules.clashes(checked, with: existing) {
+            throw KitError(.conflict, message: "A period starting that day is already logged.", code: ProblemCode.periodExists.rawValue)
         }
-        return Period(id: period.id, start: logged.start, end: logged.end, flow: period.flow, symptoms: logged.symptoms, notes: logged.notes)
+        return checked
     }
 }
 
@@ -94,19 +90,5 @@ struct ProfileAverages: Sendable {
             let user = try? WireCoding.decode(Components.Schemas.User.self, from: loaded.value)
         else { return (28, 5) }
         return (user.averageCycleLength, user.averagePeriodLength)
-    }
-}
-
-extension Period {
-    init?(record: PeriodLog) {
-        guard let start = CalendarDay(record.startDate) else { return nil }
-        self.init(
-            id: record.id, start: start, end: record.endDate.flatMap(CalendarDay.init), flow: record.flow.flatMap(PeriodFlow.init(rawValue:)),
-            symptoms: record.symptoms, notes: record.notes
-        )
-    }
-
-    var record: PeriodLog {
-        PeriodLog(id: id, startDate: start.description, endDate: end?.description, flow: flow?.rawValue, symptoms: symptoms, notes: notes)
     }
 }

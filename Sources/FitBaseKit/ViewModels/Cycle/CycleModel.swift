@@ -9,7 +9,7 @@ public final class CycleModel {
     /// The period form's answers.
     public struct PeriodDraft: Sendable, Equatable {
         /// The period's id when editing a logged one; `nil` for a new period.
-        public var id: String?
+        public var id: PeriodID?
         public var start: CalendarDay?
         public var end: CalendarDay?
         public var flow: PeriodFlow?
@@ -17,7 +17,7 @@ public final class CycleModel {
         public var notes: String
 
         /// An empty form (or a logged period to edit).
-        public init(id: String? = nil, start: CalendarDay? = nil, end: CalendarDay? = nil, flow: PeriodFlow? = nil, symptoms: Set<String> = [], notes: String = "") {
+        public init(id: PeriodID? = nil, start: CalendarDay? = nil, end: CalendarDay? = nil, flow: PeriodFlow? = nil, symptoms: Set<String> = [], notes: String = "") {
             self.id = id
             self.start = start
             self.end = end
@@ -145,35 +145,36 @@ public final class CycleModel {
         fieldErrors = [:]
     }
 
-    /// The form's problems; empty when it may be saved.
+    /// The form's problems by its fields (`start`, `end`, `flow`): ``PeriodRules``, as the server checks them; empty
+    /// when it may be saved.
     public func problems(of draft: PeriodDraft) -> [String: String] {
-        var fields: [String: String] = [:]
-        let today = today
-        if let start = draft.start {
-            if start > today { fields["start"] = "A period can't start in the future." }
-            if let end = draft.end {
-                if end < start { fields["end"] = "The last day can't be before the first." }
-                if end > today { fields["end"] = "The last day can't be in the future." }
-            }
-        } else {
-            fields["start"] = "Choose the first day."
+        guard let period = period(of: draft) else { return ["start": "Choose the first day."] }
+        let names = ["startDate": "start", "endDate": "end"]
+        do throws(InvalidFields) {
+            _ = try PeriodRules.checked(FitBaseCore.PeriodDraft(period), id: period.id, today: today)
+            return [:]
+        } catch {
+            return Dictionary(error.errors.map { (names[$0.field] ?? $0.field, $0.message) }, uniquingKeysWith: { first, _ in first })
         }
-        return fields
+    }
+
+    /// The period the form's answers make; `nil` without a first day.
+    private func period(of draft: PeriodDraft) -> Period? {
+        guard let start = draft.start else { return nil }
+        let notes = draft.notes.trimmingCharacters(in: .whitespacesAndNewlines)
+        return Period(
+            id: draft.id ?? PeriodID(), start: start, end: draft.end, flow: draft.flow, symptoms: draft.symptoms.sorted(), notes: notes.isEmpty ? nil : notes
+        )
     }
 
     /// Saves the form (a new period or changes to a logged one); the grid and phase card reload.
     public func savePeriod() async {
         guard let draft else { return }
         fieldErrors = problems(of: draft)
-        guard fieldErrors.isEmpty, let start = draft.start else {
+        guard fieldErrors.isEmpty, let period = period(of: draft) else {
             error = .invalid(fieldErrors)
             return
         }
-        let notes = draft.notes.trimmingCharacters(in: .whitespacesAndNewlines)
-        let period = Period(
-            id: draft.id ?? UUID().uuidString.lowercased(), start: start, end: draft.end, flow: draft.flow, symptoms: draft.symptoms.sorted(),
-            notes: notes.isEmpty ? nil : notes
-        )
         isSaving = true
         defer { isSaving = false }
         do throws(KitError) {
