@@ -73,4 +73,10 @@ import Testing
         #expect(Components.Schemas.PeriodInput.FlowPayload.allCases.map(\.rawValue) == PeriodFlow.allCases.map(\.rawValue))
         #expect(Components.Schemas.Period.FlowPayload.allCases.map(\.rawValue) == PeriodFlow.allCases.map(\.rawValue))
     }
+
+    /// The contract's collections and operations are Core's: the server maps one to the other by name.
+    @Test func theContractsCollectionsAndOperationsAreCores() {
+        #expect(Set(Components.Schemas.SyncCollection.allCases.map(\.rawValue)) == Set(SyncCollection.allCases.map(\.rawValue)))
+        #expect(Set(Components.Schemas.SyncMutation.OpPayload.allCases.map(\.rawValue)) == Set(SyncOperation.allCases.map(\.rawValue)))
+    }
 }

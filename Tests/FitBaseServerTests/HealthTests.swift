@@ -188,7 +188,7 @@ import Testing
             let key = try #require(try await vault.dataKey(of: user, creating: true))
             let sample = HealthSample(id: HealthSampleID(rawValue: id), value: .heartRate(beatsPerMinute: 99), start: Date(timeIntervalSince1970: 1_800_000_000), sourceId: "s")
             let write = HealthSampleWrite(batch: try records.seal([sample], of: user, with: key), vault: vault)
-            await #expect(throws: Problem.self) {
+            await #expect(throws: RecordIDTaken.self) {
                 try await database.transaction { db in _ = try await write.write(.new(user), on: db) }
             }
             let (stamp, rows) = try await database.withConnection { db in

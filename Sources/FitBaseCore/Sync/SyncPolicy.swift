@@ -41,7 +41,7 @@ public struct RecordStamp: Sendable, Equatable {
 }
 
 /// A write a client wants to make.
-public enum SyncOperation: String, Sendable, Codable {
+public enum SyncOperation: String, Sendable, Codable, CaseIterable {
     case upsert, delete
 }
 

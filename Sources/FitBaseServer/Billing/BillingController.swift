@@ -22,11 +22,11 @@ struct BillingController: Sendable {
         let tiers = entitlements.catalog.tierFeatures
         let features = Feature.allCases.map { feature in
             Components.Schemas.FeatureAccess(
-                feature: Self.wire(feature), allowed: caller.role == .admin || tiers.allows(feature, for: tier),
-                requiredTier: Self.wire(tiers.requiredTier(for: feature) ?? .premium)
+                feature: BillingWire.wire(feature), allowed: caller.role == .admin || tiers.allows(feature, for: tier),
+                requiredTier: BillingWire.wire(tiers.requiredTier(for: feature) ?? .premium)
             )
         }
-        return .ok(.init(body: .json(.init(tier: Self.wire(tier), features: features))))
+        return .ok(.init(body: .json(.init(tier: BillingWire.wire(tier), features: features))))
     }
 
     func submitAppStoreTransaction(_ input: Operations.SubmitAppStoreTransaction.Input) async throws -> Operations.SubmitAppStoreTransaction.Output {
@@ -68,13 +68,13 @@ struct BillingController: Sendable {
         let entitlement = resolver.resolve(records.map(\.state), at: now)
         let features = entitlements.catalog.tierFeatures.features[entitlement.tier] ?? []
         return Components.Schemas.SubscriptionStatus(
-            tier: Self.wire(entitlement.tier), status: Self.wire(entitlement.status), expiresAt: entitlement.expiresAt,
-            willRenew: entitlement.willRenew, source: entitlement.source.map(Self.wire),
-            features: Feature.allCases.filter(features.contains).map(Self.wire),
+            tier: BillingWire.wire(entitlement.tier), status: BillingWire.wire(entitlement.status), expiresAt: entitlement.expiresAt,
+            willRenew: entitlement.willRenew, source: entitlement.source.map(BillingWire.wire),
+            features: Feature.allCases.filter(features.contains).map(BillingWire.wire),
             subscriptions: records.map { record in
                 .init(
-                    source: Self.wire(record.state.source), productId: record.state.productID, tier: Self.wire(record.state.tier),
-                    status: Self.wire(resolver.status(of: record.state, at: now)), expiresAt: record.state.expiresAt,
+                    source: BillingWire.wire(record.state.source), productId: record.state.productID, tier: BillingWire.wire(record.state.tier),
+                    status: BillingWire.wire(resolver.status(of: record.state, at: now)), expiresAt: record.state.expiresAt,
                     willRenew: record.state.willRenew
                 )
             }
@@ -82,8 +82,4 @@ struct BillingController: Sendable {
     }
 
     // The generated enums have the same cases as FitBaseCore's.
-    static func wire(_ tier: SubscriptionTier) -> Components.Schemas.SubscriptionTier { .init(rawValue: tier.rawValue) ?? .free }
-    static func wire(_ feature: Feature) -> Components.Schemas.Feature { .init(rawValue: feature.rawValue) ?? .basicPlans }
-    static func wire(_ status: EntitlementStatus) -> Components.Schemas.EntitlementStatus { .init(rawValue: status.rawValue) ?? Components.Schemas.EntitlementStatus.none }
-    static func wire(_ source: EntitlementSource) -> Components.Schemas.EntitlementSource { .init(rawValue: source.rawValue) ?? .promotional }
 }

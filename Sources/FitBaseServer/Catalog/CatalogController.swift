@@ -44,7 +44,7 @@ struct CatalogController: Sendable {
             throw Problem.notFound("No workout \(input.path.workoutId).")
         }
         let entitled = try await premiumAccess.isEntitled(RequestScope.current.caller)
-        return .ok(.init(body: .json(Self.wire(workout, entitled: entitled))))
+        return .ok(.init(body: .json(CatalogWire.wire(workout, entitled: entitled))))
     }
 
     func listPrograms(_ input: Operations.ListPrograms.Input) async throws -> Operations.ListPrograms.Output {
@@ -53,7 +53,7 @@ struct CatalogController: Sendable {
         let programs = try await store.programs()
         let page = programs.dropFirst(offset).prefix(limit)
         return .ok(.init(body: .json(.init(
-            items: page.map(Self.wire), nextCursor: programs.count - min(offset, programs.count) > limit ? PageRequest.cursor(offset: offset + limit) : nil
+            items: page.map(CatalogWire.wire), nextCursor: programs.count - min(offset, programs.count) > limit ? PageRequest.cursor(offset: offset + limit) : nil
         ))))
     }
 
@@ -61,7 +61,7 @@ struct CatalogController: Sendable {
         guard let id = ProgramID(input.path.programId), let program = try await store.program(id) else {
             throw Problem.notFound("No program \(input.path.programId).")
         }
-        return .ok(.init(body: .json(Self.wire(program))))
+        return .ok(.init(body: .json(CatalogWire.wire(program))))
     }
 
     // MARK: Administration
@@ -71,7 +71,7 @@ struct CatalogController: Sendable {
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
         let workout = try Self.validated(body, id: WorkoutID())
         try await save(workout)
-        return .created(.init(body: .json(Self.wire(workout, entitled: true))))
+        return .created(.init(body: .json(CatalogWire.wire(workout, entitled: true))))
     }
 
     func replaceWorkout(_ input: Operations.ReplaceWorkout.Input) async throws -> Operations.ReplaceWorkout.Output {
@@ -82,7 +82,7 @@ struct CatalogController: Sendable {
         }
         let workout = try Self.validated(body, id: id)
         try await save(workout)
-        return .ok(.init(body: .json(Self.wire(workout, entitled: true))))
+        return .ok(.init(body: .json(CatalogWire.wire(workout, entitled: true))))
     }
 
     func deleteWorkout(_ input: Operations.DeleteWorkout.Input) async throws -> Operations.DeleteWorkout.Output {
@@ -109,7 +109,7 @@ struct CatalogController: Sendable {
         let (workouts, hasMore) = try await store.workouts(matching: query, offset: offset, limit: limit)
         let entitled = try await premiumAccess.isEntitled(RequestScope.current.caller)
         return .init(
-            items: workouts.map { Self.wire($0, entitled: entitled) },
+            items: workouts.map { CatalogWire.wire($0, entitled: entitled) },
             nextCursor: hasMore ? PageRequest.cursor(offset: offset + limit) : nil
         )
     }
@@ -140,26 +140,4 @@ struct CatalogController: Sendable {
         }
     }
 
-    static func wire(_ workout: CatalogWorkout, entitled: Bool) -> Components.Schemas.Workout {
-        let locked = workout.isPremium && !entitled
-        return .init(
-            id: workout.id.description, title: workout.title, description: workout.description,
-            _type: .init(rawValue: workout.type.rawValue) ?? .strength, durationMinutes: workout.durationMinutes,
-            intensity: .init(rawValue: workout.intensity.rawValue) ?? .medium,
-            phases: workout.phases.compactMap { .init(rawValue: $0.rawValue) },
-            equipment: workout.equipment.compactMap { .init(rawValue: $0.rawValue) },
-            thumbnailURL: workout.thumbnailURL, videoURL: locked ? nil : workout.videoURL, videoLocked: locked,
-            instructorName: workout.instructorName, tags: workout.tags, isFeatured: workout.isFeatured,
-            isPremium: workout.isPremium, targetAreas: workout.targetAreas.compactMap { .init(rawValue: $0.rawValue) },
-            benefits: workout.benefits
-        )
-    }
-
-    static func wire(_ program: CatalogProgram) -> Components.Schemas.Program {
-        .init(
-            id: program.id.description, title: program.title, description: program.description,
-            level: .init(rawValue: program.level.rawValue) ?? .beginner, isPremium: program.isPremium,
-            weeks: program.weeks.enumerated().map { .init(week: $0.offset + 1, workoutIds: $0.element.map(\.description)) }
-        )
-    }
 }

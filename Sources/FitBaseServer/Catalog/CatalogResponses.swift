@@ -102,8 +102,8 @@ final class CatalogResponses: Sendable {
     private static func encode(_ workouts: [CatalogWorkout]) -> [EncodedWorkout] {
         workouts.map { workout in
             EncodedWorkout(
-                open: encode(CatalogController.wire(workout, entitled: true)),
-                locked: workout.isPremium ? encode(CatalogController.wire(workout, entitled: false)) : nil
+                open: encode(CatalogWire.wire(workout, entitled: true)),
+                locked: workout.isPremium ? encode(CatalogWire.wire(workout, entitled: false)) : nil
             )
         }
     }

@@ -15,7 +15,7 @@ struct CycleController: Sendable {
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
         let period = try await collection.validated(body, id: PeriodID(), user: caller.user)
         try await collection.save(period, of: caller.user, now: .storageNow)
-        return .created(.init(body: .json(Self.wire(period))))
+        return .created(.init(body: .json(CycleWire.wire(period))))
     }
 
     func updatePeriod(_ input: Operations.UpdatePeriod.Input) async throws -> Operations.UpdatePeriod.Output {
@@ -26,7 +26,7 @@ struct CycleController: Sendable {
         }
         let period = try await collection.validated(body, id: id, user: caller.user)
         try await collection.save(period, of: caller.user, now: .storageNow)
-        return .ok(.init(body: .json(Self.wire(period))))
+        return .ok(.init(body: .json(CycleWire.wire(period))))
     }
 
     func deletePeriod(_ input: Operations.DeletePeriod.Input) async throws -> Operations.DeletePeriod.Output {
@@ -43,7 +43,7 @@ struct CycleController: Sendable {
         try await collection.audited(read: periods.count, of: caller.user)
         let items = periods.enumerated().map { index, period in
             Components.Schemas.CycleHistory.ItemsPayloadPayload(
-                period: Self.wire(period),
+                period: CycleWire.wire(period),
                 cycleLength: index + 1 < periods.count ? period.start.days(until: periods[index + 1].start) : nil
             )
         }
@@ -55,8 +55,8 @@ struct CycleController: Sendable {
         let prediction = try await predict(for: caller.user).prediction
         let today = prediction.today
         return .ok(.init(body: .json(.init(
-            phase: Self.wire(today.phase), cycleDay: today.cycleDay, daysUntilNextPhase: today.daysUntilNextPhase,
-            nextPhase: Self.wire(today.nextPhase), confidence: .init(rawValue: prediction.confidence.rawValue) ?? .low,
+            phase: CycleWire.wire(today.phase), cycleDay: today.cycleDay, daysUntilNextPhase: today.daysUntilNextPhase,
+            nextPhase: CycleWire.wire(today.nextPhase), confidence: .init(rawValue: prediction.confidence.rawValue) ?? .low,
             isLate: today.isLate
         ))))
     }
@@ -73,7 +73,7 @@ struct CycleController: Sendable {
         let first = max(prediction.lastPeriodStart, today.adding(days: -60))
         let calendar = (0..<(first.days(until: today) + days)).map { offset -> Components.Schemas.CyclePredictions.CalendarPayloadPayload in
             let day = first.adding(days: offset)
-            return .init(date: day.description, phase: Self.wire(prediction.position(on: day).phase), predicted: day >= today)
+            return .init(date: day.description, phase: CycleWire.wire(prediction.position(on: day).phase), predicted: day >= today)
         }
         return .ok(.init(body: .json(.init(
             nextPeriodStart: prediction.nextPeriodStart.description,
@@ -101,14 +101,4 @@ struct CycleController: Sendable {
         return (prediction, today)
     }
 
-    static func wire(_ phase: CyclePhase) -> Components.Schemas.CyclePhase {
-        .init(rawValue: phase.rawValue) ?? .luteal
-    }
-
-    static func wire(_ period: Period) -> Components.Schemas.Period {
-        .init(
-            id: period.id.description, startDate: period.start.description, endDate: period.end?.description,
-            flow: period.flow.flatMap { .init(rawValue: $0.rawValue) }, symptoms: period.symptoms, notes: period.notes
-        )
-    }
 }

@@ -125,7 +125,7 @@ struct CycleStore: Sendable {
                     .where(SQLColumn("user_id", table: "cycle_periods"), .equal, SQLColumn("user_id", table: "excluded"))
             }
             .returning("id").first()
-        guard written != nil else { throw SyncController.idTaken }
+        guard written != nil else { throw RecordIDTaken() }
     }
 
     /// Deletes the row of the period if it is the user's, nothing else (``PeriodsCollection/delete(_:_:on:)`` is the delete

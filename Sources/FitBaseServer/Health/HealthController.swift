@@ -15,7 +15,7 @@ struct HealthController: Sendable {
             throw Problem.batchTooLarge("samples", maximum: HealthRecords.maximumBatch, noun: "samples", request: "An upload")
         }
         try await records.requireConsent(of: caller.user, toUpload: true, resource: "healthSamples")
-        let outcomes = try await records.upload(body.samples.map(Self.input), by: caller.user)
+        let outcomes = try await records.upload(body.samples.map(HealthWire.input), by: caller.user)
         return .ok(.init(body: .json(.init(
             results: outcomes.map { outcome in
                 .init(id: outcome.id, status: .init(rawValue: outcome.status.rawValue) ?? .rejected, problem: outcome.problem?.wire(instance: "/v1/health/samples"))
@@ -34,7 +34,7 @@ struct HealthController: Sendable {
         try await records.requireConsent(of: caller.user, toUpload: false, resource: "healthSamples")
         let samples = try await records.samples(of: caller.user, type: type, from: input.query.from, to: input.query.to, offset: offset, limit: limit + 1)
         return .ok(.init(body: .json(.init(
-            items: samples.prefix(limit).map(Self.wire), nextCursor: samples.count > limit ? PageRequest.cursor(offset: offset + limit) : nil
+            items: samples.prefix(limit).map(HealthWire.wire), nextCursor: samples.count > limit ? PageRequest.cursor(offset: offset + limit) : nil
         ))))
     }
 
@@ -62,7 +62,7 @@ struct HealthController: Sendable {
         let buckets = try await records.summary(of: caller.user, type: type, from: from, to: to, bucket: bucket, timeZone: timeZone)
         return .ok(.init(body: .json(.init(
             _type: .init(rawValue: type.rawValue) ?? .heartRate, bucket: .init(rawValue: bucket.rawValue) ?? .day, timeZone: timeZone.identifier,
-            from: from, to: to, buckets: buckets.map(Self.wire)
+            from: from, to: to, buckets: buckets.map(HealthWire.wire)
         ))))
     }
 
@@ -99,37 +99,4 @@ struct HealthController: Sendable {
         }
     }
 
-    static func input(_ wire: Components.Schemas.HealthSampleInput) -> HealthSampleInput {
-        HealthSampleInput(
-            id: wire.id, type: wire._type, value: wire.value, unit: wire.unit, systolic: wire.systolic, diastolic: wire.diastolic, stage: wire.stage,
-            start: wire.start, end: wire.end, sourceId: wire.sourceId, device: wire.device, metadata: wire.metadata?.additionalProperties
-        )
-    }
-
-    static func wire(_ sample: HealthSample) -> Components.Schemas.HealthSample {
-        var wire = Components.Schemas.HealthSample(
-            id: sample.id.description, _type: .init(rawValue: sample.type.rawValue) ?? .heartRate, unit: sample.type.canonicalUnit,
-            start: sample.start, end: sample.end, sourceId: sample.sourceId, device: sample.device,
-            metadata: sample.metadata.map { .init(additionalProperties: $0) }
-        )
-        switch sample.value {
-        case .heartRate(let value), .steps(let value), .oxygenSaturation(let value): wire.value = value
-        case .sleep(let stage): wire.stage = .init(rawValue: stage.rawValue)
-        case .bloodPressure(let systolic, let diastolic):
-            wire.systolic = systolic
-            wire.diastolic = diastolic
-        }
-        return wire
-    }
-
-    static func wire(_ bucket: HealthSummaryBucket) -> Components.Schemas.HealthSummaryBucket {
-        func statistic(_ value: HealthStatistic?) -> Components.Schemas.HealthStatistic? {
-            value.map { .init(count: $0.count, min: $0.min, max: $0.max, average: $0.average) }
-        }
-        return .init(
-            start: bucket.start.description, sampleCount: bucket.sampleCount, value: statistic(bucket.value), systolic: statistic(bucket.systolic),
-            diastolic: statistic(bucket.diastolic), sum: bucket.sum, asleepSeconds: bucket.asleepSeconds,
-            sleepSeconds: bucket.sleepSeconds.map { seconds in .init(additionalProperties: Dictionary(uniqueKeysWithValues: seconds.map { ($0.key.rawValue, $0.value) })) }
-        )
-    }
 }

@@ -26,7 +26,7 @@ struct HealthSamplesOwner: BulkAccountDataOwner {
             let samples = try await records.open(rows, of: user)
             if !samples.isEmpty {
                 // One encoding per page, its brackets dropped: the items join the array being written.
-                let page = try DirectRoute.encoder.encode(samples.map(HealthController.wire))
+                let page = try DirectRoute.encoder.encode(samples.map(HealthWire.wire))
                 var piece = ByteBuffer(string: count > 0 ? "," : "")
                 piece.writeBytes(page.dropFirst().dropLast())
                 try await write(piece)

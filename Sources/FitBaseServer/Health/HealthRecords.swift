@@ -87,7 +87,7 @@ struct HealthRecords: Sendable {
             if taken.contains(sample.id) {
                 outcomes[index] = Outcome(
                     id: outcomes[index].id, status: .rejected,
-                    problem: Problem(.conflict, code: .idTaken, detail: "samples[\(index)].id is in use by a sample that is not yours.", fieldErrors: [.init(field: "samples[\(index)].id", message: "is in use")])
+                    problem: RecordIDTaken(field: "samples[\(index)].id", detail: "samples[\(index)].id is in use by a sample that is not yours.").problem
                 )
             } else if !inserted.contains(sample.id) {
                 outcomes[index].status = .duplicate

@@ -62,7 +62,7 @@ struct HealthSamplesCollection: SyncedCollection {
     ) async throws -> any SyncedWrite {
         guard try await consent(reads).upload else { throw Self.consentRequired }
         let body = try decode(Components.Schemas.HealthSampleInput.self, from: data)
-        var input = HealthController.input(body)
+        var input = HealthWire.input(body)
         input.id = id
         let sample: HealthSample
         switch HealthSampleValidator.validate(input, now: .now) {
@@ -91,7 +91,7 @@ struct HealthSamplesCollection: SyncedCollection {
 
     func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: Components.Schemas.SyncRecordData] {
         let rows = try await HealthSampleStore.samples(ids.compactMap(HealthSampleID.init), of: user, on: db)
-        return try wire(try await health.open(rows, of: user), id: \.id.description, HealthController.wire)
+        return try wire(try await health.open(rows, of: user), id: \.id.description, HealthWire.wire)
     }
 
     func pushed(_ count: Int, of user: UserID, on db: any SQLDatabase) async throws {
@@ -130,7 +130,7 @@ struct HealthSampleWrite: SyncedWrite {
         // Its row was there already, stored by a write the push did not see: the user's own (that row's entry), or
         // another user's who stored the id meanwhile (PostgreSQL: committed after the push read the owners).
         let id = batch.rows[0].id.description
-        guard let stamp = try await SyncFeed.stamp(.healthSamples, id: id, of: write.user, on: db), !stamp.deleted else { throw SyncController.idTaken }
+        guard let stamp = try await SyncFeed.stamp(.healthSamples, id: id, of: write.user, on: db), !stamp.deleted else { throw RecordIDTaken() }
         return SyncChange(collection: .healthSamples, recordID: id, seq: 0, stamp: stamp)
     }
 }

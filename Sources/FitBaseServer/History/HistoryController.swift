@@ -15,7 +15,7 @@ struct HistoryController: Sendable {
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
         let log = try await collection.validated(body, id: WorkoutLogID(), user: caller.user)
         try await collection.save(log, of: caller.user, now: .storageNow)
-        return .created(.init(body: .json(Self.wire(log))))
+        return .created(.init(body: .json(HistoryWire.wire(log))))
     }
 
     func listHistory(_ input: Operations.ListHistory.Input) async throws -> Operations.ListHistory.Output {
@@ -34,7 +34,7 @@ struct HistoryController: Sendable {
         )
         try await collection.audited(read: min(logs.count, limit), of: caller.user)
         return .ok(.init(body: .json(.init(
-            items: logs.prefix(limit).map(Self.wire),
+            items: logs.prefix(limit).map(HistoryWire.wire),
             nextCursor: logs.count > limit ? PageRequest.cursor(offset: offset + limit) : nil
         ))))
     }
@@ -70,12 +70,4 @@ struct HistoryController: Sendable {
 
     // MARK: Helpers
 
-    static func wire(_ log: WorkoutLog) -> Components.Schemas.WorkoutLog {
-        .init(
-            id: log.id.description, workoutId: log.workout.description, workoutType: .init(rawValue: log.workoutType.rawValue) ?? .strength,
-            workoutTitle: log.workoutTitle, completedAt: log.completedAt, localDate: log.localDate.description,
-            duration: log.durationMinutes, rating: log.rating, energyBefore: log.energyBefore, energyAfter: log.energyAfter,
-            notes: log.notes, cyclePhase: log.cyclePhase.flatMap { .init(rawValue: $0.rawValue) }, cycleDay: log.cycleDay
-        )
-    }
 }

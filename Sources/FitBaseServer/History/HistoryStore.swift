@@ -96,7 +96,7 @@ struct HistoryStore: Sendable {
             log.id.rawValue, user.rawValue, log.workout.rawValue, log.workoutType.rawValue, log.workoutTitle, log.completedAt,
             log.localDate.description, log.durationMinutes, log.rating, sealed.keyID, sealed.sealed, now
         ).first(on: db)
-        guard written != nil else { throw SyncController.idTaken }
+        guard written != nil else { throw RecordIDTaken() }
     }
 
     private static let upsertLog = StoredStatement(

@@ -17,7 +17,7 @@ struct PlanController: Sendable {
         let offset = try input.query.cursor.map(PageRequest.offset(fromCursor:)) ?? 0
         let page = try await plans.plans(of: caller.user, offset: offset, limit: limit + 1)
         return .ok(.init(body: .json(.init(
-            items: page.prefix(limit).map(Self.wire), nextCursor: page.count > limit ? PageRequest.cursor(offset: offset + limit) : nil
+            items: page.prefix(limit).map(PlanWire.wire), nextCursor: page.count > limit ? PageRequest.cursor(offset: offset + limit) : nil
         ))))
     }
 
@@ -26,7 +26,7 @@ struct PlanController: Sendable {
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
         let plan = try await collection.validated(body, id: PlanID())
         let saved = try await collection.create(plan, by: caller, now: .storageNow)
-        return .created(.init(body: .json(Self.wire(saved))))
+        return .created(.init(body: .json(PlanWire.wire(saved))))
     }
 
     func getPlan(_ input: Operations.GetPlan.Input) async throws -> Operations.GetPlan.Output {
@@ -34,7 +34,7 @@ struct PlanController: Sendable {
         guard let id = PlanID(input.path.planId), let plan = try await plans.plan(id, of: caller.user) else {
             throw Problem.notFound("No plan \(input.path.planId) of yours.")
         }
-        return .ok(.init(body: .json(Self.wire(plan))))
+        return .ok(.init(body: .json(PlanWire.wire(plan))))
     }
 
     func replacePlan(_ input: Operations.ReplacePlan.Input) async throws -> Operations.ReplacePlan.Output {
@@ -46,7 +46,7 @@ struct PlanController: Sendable {
         guard let replaced = try await collection.replace(plan, of: caller.user, now: now) else {
             throw Problem.notFound("No plan \(input.path.planId) of yours.")
         }
-        return .ok(.init(body: .json(Self.wire(replaced))))
+        return .ok(.init(body: .json(PlanWire.wire(replaced))))
     }
 
     func deletePlan(_ input: Operations.DeletePlan.Input) async throws -> Operations.DeletePlan.Output {
@@ -62,44 +62,10 @@ struct PlanController: Sendable {
         guard let id = PlanID(input.path.planId), let suggestion = try await progression.suggestion(for: id, week: input.query.week, caller: caller) else {
             throw Problem.notFound("No plan \(input.path.planId) of yours.")
         }
-        return .ok(.init(body: .json(Self.wire(suggestion, of: id))))
+        return .ok(.init(body: .json(PlanWire.wire(suggestion, of: id))))
     }
 
     // MARK: Wire
 
-    static func wire(_ suggestion: PlanProgression.Suggestion, of plan: PlanID) -> Components.Schemas.PlanProgression {
-        let summary = suggestion.summary
-        return .init(
-            planId: plan.description, week: suggestion.week, startDate: suggestion.startDate.description, endDate: suggestion.endDate.description,
-            sessions: suggestion.sessions.map { session in
-                .init(
-                    day: session.day, date: session.date.description, phase: session.phase.map(CycleController.wire),
-                    plannedWorkoutId: session.plannedWorkout.description, workoutId: session.workout.description,
-                    action: .init(rawValue: session.action.rawValue) ?? .keep, plannedDuration: session.plannedDuration,
-                    suggestedDuration: session.suggestedDuration, reason: session.reason
-                )
-            },
-            summary: .init(
-                fromDate: summary.from.description, toDate: summary.to.description, weeks: summary.weeks,
-                plannedSessions: summary.plannedSessions, completedSessions: summary.completedSessions, completionRate: summary.completionRate,
-                loggedWorkouts: summary.loggedWorkouts, ratedWorkouts: summary.ratedWorkouts, averageRating: summary.averageRating,
-                averageEnergyBefore: summary.averageEnergyBefore, averageEnergyAfter: summary.averageEnergyAfter,
-                energyTrend: summary.energyTrend.flatMap { .init(rawValue: $0.rawValue) }, deload: summary.isDeload,
-                enoughHistory: summary.hasEnoughHistory, note: summary.note
-            )
-        )
-    }
 
-
-    static func wire(_ stored: StoredPlan) -> Components.Schemas.TrainingPlan {
-        let plan = stored.plan
-        return .init(
-            id: plan.id.description, name: plan.name, notes: plan.notes, startDate: plan.startDate.description,
-            endDate: plan.endDate?.description, daysPerWeek: plan.daysPerWeek, isCompleted: plan.isCompleted,
-            weeklyWorkouts: plan.weeklyWorkouts.map { week in
-                .init(week: week.week, days: week.days.map { .init(day: $0.day, workoutIds: $0.workouts.map(\.description)) })
-            },
-            version: stored.version, createdAt: stored.createdAt, updatedAt: stored.updatedAt
-        )
-    }
 }

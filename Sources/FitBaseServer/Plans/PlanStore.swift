@@ -69,7 +69,7 @@ struct PlanStore: Sendable {
             plan.id.rawValue, plan.name, plan.notes, plan.startDate.description, plan.endDate?.description, plan.daysPerWeek,
             plan.isCompleted, try jsonText(plan.weeklyWorkouts), stored.version, stored.createdAt, stored.updatedAt, user.rawValue
         ).first(on: db)
-        guard let row else { throw SyncController.idTaken }
+        guard let row else { throw RecordIDTaken() }
         return try row.decode(column: "created_at", as: Date.self)
     }
 

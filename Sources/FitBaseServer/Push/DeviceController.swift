@@ -14,7 +14,7 @@ struct DeviceController: Sendable {
         let (token, registration) = try Self.checked(token: input.path.deviceToken, body)
         let now = Date.storageNow
         let (device, created) = try await store.register(token, registration, user: caller.user, session: caller.session, now: now)
-        let wire = Self.wire(device, current: caller.session)
+        let wire = DeviceWire.wire(device, current: caller.session)
         return created ? .created(.init(body: .json(wire))) : .ok(.init(body: .json(wire)))
     }
 
@@ -39,15 +39,7 @@ struct DeviceController: Sendable {
         let devices = try await store.devices(of: caller.user)
         let page = devices.dropFirst(offset).prefix(limit)
         let next = offset + page.count < devices.count ? String(offset + page.count) : nil
-        return .ok(.init(body: .json(.init(items: page.map { Self.wire($0, current: caller.session) }, nextCursor: next))))
-    }
-
-    static func wire(_ device: DeviceRecord, current session: SessionID) -> Components.Schemas.Device {
-        .init(
-            token: device.token, platform: device.platform, environment: device.environment == .sandbox ? .sandbox : .production,
-            bundleId: device.bundleID, locale: device.locale, timeZone: device.timeZone, appVersion: device.appVersion,
-            createdAt: device.createdAt, registeredAt: device.registeredAt, current: device.session == session
-        )
+        return .ok(.init(body: .json(.init(items: page.map { DeviceWire.wire($0, current: caller.session) }, nextCursor: next))))
     }
 
     /// An APNs token as hex: even length, 64–200 characters, either case; lower-cased.

@@ -78,10 +78,10 @@ struct DeviceStore: Sendable {
                 .first().map(Self.record)
             guard let device else {
                 // The row is there and was not updated: another account's, registered from another install.
-                throw Problem(
-                    .conflict, code: .idTaken,
+                throw RecordIDTaken(
+                    field: "installId",
                     detail: "This device token is registered to another account by another install of the app; register it from the install that holds it.",
-                    fieldErrors: [.init(field: "installId", message: "is not the install this token was registered from")]
+                    message: "is not the install this token was registered from"
                 )
             }
             try await Self.cancelPushes(to: [token], except: user, on: db)

@@ -54,9 +54,9 @@ struct RecommendationController: Sendable {
             source: .rules,
             days: days.map { day in
                 .init(
-                    date: day.date.description, phase: day.position.map { CycleController.wire($0.phase) }, cycleDay: day.position?.cycleDay,
+                    date: day.date.description, phase: day.position.map { CycleWire.wire($0.phase) }, cycleDay: day.position?.cycleDay,
                     predicted: day.date != inputs.today, isRestDay: day.isRestDay, note: day.note,
-                    workout: day.recommendation.map { CatalogController.wire($0.workout, entitled: inputs.context.isEntitledToPremium) }
+                    workout: day.recommendation.map { CatalogWire.wire($0.workout, entitled: inputs.context.isEntitledToPremium) }
                 )
             }
         ))))
@@ -170,13 +170,13 @@ struct RecommendationController: Sendable {
         let entitled = inputs.context.isEntitledToPremium
         return .init(
             date: kept.localDate.description, source: kept.source == .llm ? .llm : .rules, generatedAt: kept.generatedAt,
-            phase: inputs.context.phase.map(CycleController.wire), cycleDay: inputs.context.cycleDay,
+            phase: inputs.context.phase.map(CycleWire.wire), cycleDay: inputs.context.cycleDay,
             energy: inputs.context.energy.flatMap { .init(rawValue: $0.rawValue) },
             recommendations: answer.recommendations.map {
-                .init(priority: $0.priority, reason: $0.reason, workout: CatalogController.wire($0.workout, entitled: entitled))
+                .init(priority: $0.priority, reason: $0.reason, workout: CatalogWire.wire($0.workout, entitled: entitled))
             },
             phaseGuidance: answer.phaseGuidance,
-            alternativeIfLowEnergy: answer.alternativeIfLowEnergy.map { CatalogController.wire($0, entitled: entitled) }
+            alternativeIfLowEnergy: answer.alternativeIfLowEnergy.map { CatalogWire.wire($0, entitled: entitled) }
         )
     }
 }

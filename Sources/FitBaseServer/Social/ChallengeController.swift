@@ -12,7 +12,7 @@ struct ChallengeController: Sendable {
     func getCurrentChallenges(_ input: Operations.GetCurrentChallenges.Input) async throws -> Operations.GetCurrentChallenges.Output {
         let (group, _) = try await groups.memberGroup(input.path.groupId)
         let challenges = try await current(of: group)
-        return .ok(.init(body: .json(.init(items: challenges.map(Self.wire)))))
+        return .ok(.init(body: .json(.init(items: challenges.map(ChallengeWire.wire)))))
     }
 
     func getLeaderboard(_ input: Operations.GetLeaderboard.Input) async throws -> Operations.GetLeaderboard.Output {
@@ -110,26 +110,11 @@ struct ChallengeController: Sendable {
         try await database.withConnection { db in
             var boards: [Components.Schemas.Leaderboard] = []
             for challenge in challenges {
-                let entries = try await ChallengeScoring.entries(of: challenge.id, on: db).map(Self.wire)
-                boards.append(.init(challenge: Self.wire(challenge), entries: entries, currentUserEntry: entries.first { $0.userId == user.description }))
+                let entries = try await ChallengeScoring.entries(of: challenge.id, on: db).map(ChallengeWire.wire)
+                boards.append(.init(challenge: ChallengeWire.wire(challenge), entries: entries, currentUserEntry: entries.first { $0.userId == user.description }))
             }
             return boards
         }
     }
 
-    static func wire(_ challenge: Challenge) -> Components.Schemas.Challenge {
-        .init(
-            id: challenge.id.description, groupId: challenge.group.description,
-            _type: .init(rawValue: challenge.kind.rawValue) ?? .checkIns, weekStart: challenge.week.startDay.description,
-            startsAt: challenge.week.start, endsAt: challenge.week.lastSecond, isActive: challenge.closedAt == nil
-        )
-    }
-
-    static func wire(_ entry: ChallengeEntry) -> Components.Schemas.LeaderboardEntry {
-        .init(
-            userId: entry.user.description, displayName: GroupStore.displayName(entry.displayName, of: entry.user), photoURL: entry.photoURL,
-            value: entry.value, rank: entry.rank,
-            reachedAt: entry.reachedAt
-        )
-    }
 }

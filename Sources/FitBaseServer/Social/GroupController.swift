@@ -21,12 +21,12 @@ struct GroupController: Sendable {
         if TimeZone(identifier: timeZone) == nil { errors.append(.init(field: "timeZone", message: "must be an IANA time zone such as Europe/Berlin")) }
         guard errors.isEmpty else { throw Problem.validationFailed(errors) }
         let group = try await membership.create(name: name, timeZone: timeZone, by: caller.user, now: .storageNow)
-        return .created(.init(body: .json(Self.wire(group, role: .admin))))
+        return .created(.init(body: .json(GroupWire.wire(group, role: .admin))))
     }
 
     func getGroup(_ input: Operations.GetGroup.Input) async throws -> Operations.GetGroup.Output {
         let (group, role) = try await memberGroup(input.path.groupId)
-        return .ok(.init(body: .json(Self.wire(group, role: role))))
+        return .ok(.init(body: .json(GroupWire.wire(group, role: role))))
     }
 
     func deleteGroup(_ input: Operations.DeleteGroup.Input) async throws -> Operations.DeleteGroup.Output {
@@ -39,7 +39,7 @@ struct GroupController: Sendable {
     func listGroupMembers(_ input: Operations.ListGroupMembers.Input) async throws -> Operations.ListGroupMembers.Output {
         let (group, _) = try await memberGroup(input.path.groupId)
         let members = try await groups.members(of: group.id)
-        return .ok(.init(body: .json(.init(items: members.map(Self.wire)))))
+        return .ok(.init(body: .json(.init(items: members.map(GroupWire.wire)))))
     }
 
     func removeGroupMember(_ input: Operations.RemoveGroupMember.Input) async throws -> Operations.RemoveGroupMember.Output {
@@ -114,7 +114,7 @@ struct GroupController: Sendable {
         guard let membership = try await groups.membership(of: caller.user), let group = try await groups.group(membership.group) else {
             throw Problem.notFound("You are in no group.")
         }
-        return .ok(.init(body: .json(Self.wire(group, role: membership.role))))
+        return .ok(.init(body: .json(GroupWire.wire(group, role: membership.role))))
     }
 
     func previewInvite(_ input: Operations.PreviewInvite.Input) async throws -> Operations.PreviewInvite.Output {
@@ -130,7 +130,7 @@ struct GroupController: Sendable {
         let caller = try RequestScope.requireCaller()
         let (invite, _) = try await liveInvite(input.path.token)
         let group = try await membership.join(caller.user, group: invite.group, invite: input.path.token, now: .storageNow)
-        return .ok(.init(body: .json(Self.wire(group, role: .member))))
+        return .ok(.init(body: .json(GroupWire.wire(group, role: .member))))
     }
 
     func revokeInvite(_ input: Operations.RevokeInvite.Input) async throws -> Operations.RevokeInvite.Output {
@@ -180,17 +180,4 @@ struct GroupController: Sendable {
 
     static let adminOnly = Problem(.forbidden, code: .forbidden, detail: "Only the group's admin can do this.")
 
-    static func wire(_ group: SocialGroup, role: GroupRole) -> Components.Schemas.Group {
-        .init(
-            id: group.id.description, name: group.name, timeZone: group.timeZone, memberCount: group.memberCount,
-            createdAt: group.createdAt, role: .init(rawValue: role.rawValue) ?? .member
-        )
-    }
-
-    static func wire(_ member: GroupMember) -> Components.Schemas.GroupMember {
-        .init(
-            userId: member.user.description, displayName: GroupStore.displayName(member.displayName, of: member.user), photoURL: member.photoURL,
-            role: .init(rawValue: member.role.rawValue) ?? .member, joinedAt: member.joinedAt
-        )
-    }
 }

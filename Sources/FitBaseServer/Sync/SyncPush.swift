@@ -16,12 +16,6 @@ import SQLKit
 /// `mutationId`. A write that can fail on a constraint (another period starting the same day) runs inside a
 /// savepoint, rolled back to reject it alone.
 extension SyncController {
-    /// A pushed record whose id names another user's row.
-    static let idTaken = Problem(
-        .conflict, code: .idTaken, detail: "This id is in use by a record you cannot change; create the record under a new id.",
-        fieldErrors: [.init(field: "id", message: "is in use")]
-    )
-
     static let maximumMutations = 500
 
     func pushSyncMutations(_ input: Operations.PushSyncMutations.Input) async throws -> Operations.PushSyncMutations.Output {
@@ -107,9 +101,14 @@ extension SyncController {
     }
 
     private func prepare(_ mutation: Components.Schemas.SyncMutation, at index: Int, reads: PushReads, now: Date) async throws -> PendingMutation {
-        // The generated enums have the same cases as FitBaseCore's.
-        let collection = SyncCollection(rawValue: mutation.collection.rawValue) ?? .plans
-        let operation = SyncOperation(rawValue: mutation.op.rawValue) ?? .upsert
+        // The generated enums have the same cases as FitBaseCore's (CoreRecordContractTests holds them equal): a case one of
+        // them lacks is refused by name, never taken for another.
+        guard let collection = SyncCollection(rawValue: mutation.collection.rawValue), let operation = SyncOperation(rawValue: mutation.op.rawValue) else {
+            throw Problem.invalidRequest(
+                "mutations[\(index)] names a collection or operation this server does not know.",
+                fieldErrors: [.init(field: "mutations[\(index)].collection", message: "is not a collection this server syncs")]
+            )
+        }
         var pending = PendingMutation(
             index: index, mutationID: mutation.mutationId, collection: collection, recordID: mutation.id, operation: operation,
             baseVersion: mutation.baseVersion, updatedAt: min(mutation.updatedAt, now), outcome: .delete
@@ -210,7 +209,7 @@ extension SyncController {
         if stamp.map({ $0.deleted }) ?? true, let table = collection.table, let id = UUID(uuidString: mutation.recordID),
             let owner = try await records.owner(key, table: table, id: id, on: db), owner != user.rawValue
         {
-            throw Self.idTaken.prefixingFields(with: "mutations[\(mutation.index)].")
+            throw RecordIDTaken().problem.prefixingFields(with: "mutations[\(mutation.index)].")
         }
         if mutation.operation == .delete, let stamp, stamp.deleted {
             return applied(mutation, version: stamp.version)  // already gone: nothing to do
@@ -240,6 +239,9 @@ extension SyncController {
             }
         } catch let problem as Problem {
             throw problem.prefixingFields(with: "mutations[\(mutation.index)].")
+        } catch let refusal as any ProblemConvertible {
+            // A store's refusal (an id that is another user's record): the mutation's problem, as the REST answer.
+            throw refusal.problem.prefixingFields(with: "mutations[\(mutation.index)].")
         }
         records.wrote(key, change.stamp, by: user)
         if decision == .clientWins {

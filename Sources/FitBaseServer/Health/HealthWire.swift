@@ -1,0 +1,41 @@
+import FitBaseAPI
+import FitBaseCore
+import Foundation
+
+/// How health samples cross the wire: Core's values to the contract's types and back. The one place they are mapped; controllers,
+/// collections and owners all call these.
+enum HealthWire {
+    static func input(_ wire: Components.Schemas.HealthSampleInput) -> HealthSampleInput {
+        HealthSampleInput(
+            id: wire.id, type: wire._type, value: wire.value, unit: wire.unit, systolic: wire.systolic, diastolic: wire.diastolic, stage: wire.stage,
+            start: wire.start, end: wire.end, sourceId: wire.sourceId, device: wire.device, metadata: wire.metadata?.additionalProperties
+        )
+    }
+
+    static func wire(_ sample: HealthSample) -> Components.Schemas.HealthSample {
+        var wire = Components.Schemas.HealthSample(
+            id: sample.id.description, _type: .init(rawValue: sample.type.rawValue) ?? .heartRate, unit: sample.type.canonicalUnit,
+            start: sample.start, end: sample.end, sourceId: sample.sourceId, device: sample.device,
+            metadata: sample.metadata.map { .init(additionalProperties: $0) }
+        )
+        switch sample.value {
+        case .heartRate(let value), .steps(let value), .oxygenSaturation(let value): wire.value = value
+        case .sleep(let stage): wire.stage = .init(rawValue: stage.rawValue)
+        case .bloodPressure(let systolic, let diastolic):
+            wire.systolic = systolic
+            wire.diastolic = diastolic
+        }
+        return wire
+    }
+
+    static func wire(_ bucket: HealthSummaryBucket) -> Components.Schemas.HealthSummaryBucket {
+        func statistic(_ value: HealthStatistic?) -> Components.Schemas.HealthStatistic? {
+            value.map { .init(count: $0.count, min: $0.min, max: $0.max, average: $0.average) }
+        }
+        return .init(
+            start: bucket.start.description, sampleCount: bucket.sampleCount, value: statistic(bucket.value), systolic: statistic(bucket.systolic),
+            diastolic: statistic(bucket.diastolic), sum: bucket.sum, asleepSeconds: bucket.asleepSeconds,
+            sleepSeconds: bucket.sleepSeconds.map { seconds in .init(additionalProperties: Dictionary(uniqueKeysWithValues: seconds.map { ($0.key.rawValue, $0.value) })) }
+        )
+    }
+}

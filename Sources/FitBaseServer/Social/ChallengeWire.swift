@@ -1,0 +1,23 @@
+import FitBaseAPI
+import FitBaseCore
+import Foundation
+
+/// How challenges cross the wire: Core's values to the contract's types and back. The one place they are mapped; controllers,
+/// collections and owners all call these.
+enum ChallengeWire {
+    static func wire(_ challenge: Challenge) -> Components.Schemas.Challenge {
+        .init(
+            id: challenge.id.description, groupId: challenge.group.description,
+            _type: .init(rawValue: challenge.kind.rawValue) ?? .checkIns, weekStart: challenge.week.startDay.description,
+            startsAt: challenge.week.start, endsAt: challenge.week.lastSecond, isActive: challenge.closedAt == nil
+        )
+    }
+
+    static func wire(_ entry: ChallengeEntry) -> Components.Schemas.LeaderboardEntry {
+        .init(
+            userId: entry.user.description, displayName: GroupStore.displayName(entry.displayName, of: entry.user), photoURL: entry.photoURL,
+            value: entry.value, rank: entry.rank,
+            reachedAt: entry.reachedAt
+        )
+    }
+}
