@@ -1,4 +1,5 @@
 import FitBaseAPI
+import FitBaseCore
 import Foundation
 import Testing
 

@@ -153,13 +153,9 @@ public actor Entitlements {
     static func snapshot(status: Components.Schemas.SubscriptionStatus, features: Components.Schemas.FeatureAccessList, user: String) -> Snapshot {
         var access: [Feature: Snapshot.Access] = [:]
         for item in features.features {
-            guard let feature = Feature(rawValue: item.feature.rawValue), let tier = SubscriptionTier(rawValue: item.requiredTier.rawValue) else { continue }
-            access[feature] = .init(allowed: item.allowed, requiredTier: tier)
+            access[item.feature] = .init(allowed: item.allowed, requiredTier: item.requiredTier)
         }
-        let entitlement = Entitlement(
-            tier: SubscriptionTier(rawValue: status.tier.rawValue) ?? .free, status: EntitlementStatus(rawValue: status.status.rawValue) ?? .none,
-            expiresAt: status.expiresAt, willRenew: status.willRenew, source: status.source.flatMap { EntitlementSource(rawValue: $0.rawValue) }
-        )
+        let entitlement = Entitlement(tier: status.tier, status: status.status, expiresAt: status.expiresAt, willRenew: status.willRenew, source: status.source)
         return Snapshot(entitlement: entitlement, features: access, fetchedAt: .now, userID: user)
     }
 }

@@ -25,10 +25,10 @@ enum ProfileUpdate {
                 profile.photoURL = trimmed
             }
         }
-        if let level = update.fitnessLevel { profile.fitnessLevel = FitnessLevel(rawValue: level.rawValue) }
-        if let goals = update.goals { profile.goals = unique(goals.compactMap { FitnessGoal(rawValue: $0.rawValue) }) }
+        if let level = update.fitnessLevel { profile.fitnessLevel = level }
+        if let goals = update.goals { profile.goals = unique(goals) }
         if let types = update.preferredWorkoutTypes {
-            profile.preferredWorkoutTypes = unique(types.compactMap { WorkoutType(rawValue: $0.rawValue) })
+            profile.preferredWorkoutTypes = unique(types)
         }
         if let length = update.averageCycleLength {
             if Profile.cycleLengthRange.contains(length) {
@@ -74,7 +74,7 @@ enum ProfileUpdate {
             errors += apply(preferences, to: &profile.notificationPreferences)
         }
         if let equipment = update.availableEquipment {
-            profile.availableEquipment = unique(equipment.compactMap { Equipment(rawValue: $0.rawValue) }.filter { $0 != .none })
+            profile.availableEquipment = unique(equipment.filter { $0 != .none })
         }
 
         guard errors.isEmpty else { throw .validationFailed(errors) }

@@ -17,9 +17,9 @@ enum UserWire {
             role: user.role == .admin ? .admin : .user,
             signInMethods: methods,
             createdAt: user.createdAt,
-            fitnessLevel: profile.fitnessLevel.flatMap { .init(rawValue: $0.rawValue) },
-            goals: profile.goals.compactMap { .init(rawValue: $0.rawValue) },
-            preferredWorkoutTypes: profile.preferredWorkoutTypes.compactMap { .init(rawValue: $0.rawValue) },
+            fitnessLevel: profile.fitnessLevel,
+            goals: profile.goals,
+            preferredWorkoutTypes: profile.preferredWorkoutTypes,
             averageCycleLength: profile.averageCycleLength,
             averagePeriodLength: profile.averagePeriodLength,
             lastPeriodStartDate: profile.lastPeriodStartDate,
@@ -27,7 +27,7 @@ enum UserWire {
             notificationsEnabled: profile.notificationsEnabled,
             preferredWorkoutTime: profile.preferredWorkoutTime,
             timeZone: profile.timeZone,
-            availableEquipment: profile.availableEquipment?.compactMap { .init(rawValue: $0.rawValue) },
+            availableEquipment: profile.availableEquipment,
             privacy: .init(shareWorkoutData: profile.shareWorkoutData),
             notificationPreferences: notificationPreferences(profile.notificationPreferences),
             currentGroupId: currentGroup?.description,
@@ -40,9 +40,9 @@ enum UserWire {
         .init(
             displayName: profile.displayName,
             photoURL: profile.photoURL,
-            fitnessLevel: profile.fitnessLevel.flatMap { .init(rawValue: $0.rawValue) },
-            goals: profile.goals.compactMap { .init(rawValue: $0.rawValue) },
-            preferredWorkoutTypes: profile.preferredWorkoutTypes.compactMap { .init(rawValue: $0.rawValue) },
+            fitnessLevel: profile.fitnessLevel,
+            goals: profile.goals,
+            preferredWorkoutTypes: profile.preferredWorkoutTypes,
             averageCycleLength: profile.averageCycleLength,
             averagePeriodLength: profile.averagePeriodLength,
             lastPeriodStartDate: profile.lastPeriodStartDate,
@@ -51,7 +51,7 @@ enum UserWire {
             preferredWorkoutTime: profile.preferredWorkoutTime,
             timeZone: profile.timeZone,
             notificationPreferences: notificationPreferences(profile.notificationPreferences),
-            availableEquipment: profile.availableEquipment?.compactMap { .init(rawValue: $0.rawValue) },
+            availableEquipment: profile.availableEquipment,
             privacy: .init(shareWorkoutData: profile.shareWorkoutData)
         )
     }

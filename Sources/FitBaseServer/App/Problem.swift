@@ -70,7 +70,7 @@ extension Problem {
             title: title,
             status: status.code,
             detail: detail,
-            code: .init(value1: Components.Schemas.ProblemCode(rawValue: code.rawValue), value2: code.rawValue),
+            code: .init(value1: code, value2: code.rawValue),
             instance: instance,
             requestId: requestID,
             errors: fieldErrors.isEmpty ? nil : fieldErrors.map { .init(field: $0.field, message: $0.message) },

@@ -22,11 +22,11 @@ struct BillingController: Sendable {
         let tiers = entitlements.catalog.tierFeatures
         let features = Feature.allCases.map { feature in
             Components.Schemas.FeatureAccess(
-                feature: BillingWire.wire(feature), allowed: caller.role == .admin || tiers.allows(feature, for: tier),
-                requiredTier: BillingWire.wire(tiers.requiredTier(for: feature) ?? .premium)
+                feature: feature, allowed: caller.role == .admin || tiers.allows(feature, for: tier),
+                requiredTier: tiers.requiredTier(for: feature) ?? .premium
             )
         }
-        return .ok(.init(body: .json(.init(tier: BillingWire.wire(tier), features: features))))
+        return .ok(.init(body: .json(.init(tier: tier, features: features))))
     }
 
     func submitAppStoreTransaction(_ input: Operations.SubmitAppStoreTransaction.Input) async throws -> Operations.SubmitAppStoreTransaction.Output {
@@ -68,13 +68,13 @@ struct BillingController: Sendable {
         let entitlement = resolver.resolve(records.map(\.state), at: now)
         let features = entitlements.catalog.tierFeatures.features[entitlement.tier] ?? []
         return Components.Schemas.SubscriptionStatus(
-            tier: BillingWire.wire(entitlement.tier), status: BillingWire.wire(entitlement.status), expiresAt: entitlement.expiresAt,
-            willRenew: entitlement.willRenew, source: entitlement.source.map(BillingWire.wire),
-            features: Feature.allCases.filter(features.contains).map(BillingWire.wire),
+            tier: entitlement.tier, status: entitlement.status, expiresAt: entitlement.expiresAt,
+            willRenew: entitlement.willRenew, source: entitlement.source,
+            features: Feature.allCases.filter(features.contains),
             subscriptions: records.map { record in
                 .init(
-                    source: BillingWire.wire(record.state.source), productId: record.state.productID, tier: BillingWire.wire(record.state.tier),
-                    status: BillingWire.wire(resolver.status(of: record.state, at: now)), expiresAt: record.state.expiresAt,
+                    source: record.state.source, productId: record.state.productID, tier: record.state.tier,
+                    status: resolver.status(of: record.state, at: now), expiresAt: record.state.expiresAt,
                     willRenew: record.state.willRenew
                 )
             }

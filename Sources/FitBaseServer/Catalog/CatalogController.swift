@@ -17,12 +17,12 @@ struct CatalogController: Sendable {
             )
         }
         let query = WorkoutQuery(
-            types: (q._type ?? []).compactMap { WorkoutType(rawValue: $0.rawValue) },
-            intensity: q.intensity.flatMap { Intensity(rawValue: $0.rawValue) },
-            phase: q.phase.flatMap { CyclePhase(rawValue: $0.rawValue) },
-            equipment: q.equipment.map { Set($0.compactMap { Equipment(rawValue: $0.rawValue) }) },
+            types: q._type ?? [],
+            intensity: q.intensity,
+            phase: q.phase,
+            equipment: q.equipment.map(Set.init),
             minDuration: q.minDuration, maxDuration: q.maxDuration,
-            targetArea: q.targetArea.flatMap { TargetArea(rawValue: $0.rawValue) },
+            targetArea: q.targetArea,
             featured: q.featured, premium: q.premium, text: q.q,
             sort: q.sort.flatMap { WorkoutSort(rawValue: $0.rawValue) } ?? .featured
         )
@@ -35,7 +35,7 @@ struct CatalogController: Sendable {
     }
 
     func listWorkoutsForPhase(_ input: Operations.ListWorkoutsForPhase.Input) async throws -> Operations.ListWorkoutsForPhase.Output {
-        let query = WorkoutQuery(phase: CyclePhase(rawValue: input.path.phase.rawValue), sort: .featured)
+        let query = WorkoutQuery(phase: input.path.phase, sort: .featured)
         return .ok(.init(body: .json(try await page(query, limit: input.query.limit, cursor: input.query.cursor))))
     }
 

@@ -2,20 +2,20 @@ import FitBaseAPI
 import FitBaseCore
 import Foundation
 
-/// How the catalog cross the wire: Core's values to the contract's types and back. The one place they are mapped; controllers,
-/// collections and owners all call these.
+/// The wire form of the catalog: Core's values to the contract's types and back, mapped in this one place for controllers,
+/// collections and owners alike.
 enum CatalogWire {
     static func wire(_ workout: CatalogWorkout, entitled: Bool) -> Components.Schemas.Workout {
         let locked = workout.isPremium && !entitled
         return .init(
             id: workout.id.description, title: workout.title, description: workout.description,
-            _type: .init(rawValue: workout.type.rawValue) ?? .strength, durationMinutes: workout.durationMinutes,
-            intensity: .init(rawValue: workout.intensity.rawValue) ?? .medium,
-            phases: workout.phases.compactMap { .init(rawValue: $0.rawValue) },
-            equipment: workout.equipment.compactMap { .init(rawValue: $0.rawValue) },
+            _type: workout.type, durationMinutes: workout.durationMinutes,
+            intensity: workout.intensity,
+            phases: workout.phases,
+            equipment: workout.equipment,
             thumbnailURL: workout.thumbnailURL, videoURL: locked ? nil : workout.videoURL, videoLocked: locked,
             instructorName: workout.instructorName, tags: workout.tags, isFeatured: workout.isFeatured,
-            isPremium: workout.isPremium, targetAreas: workout.targetAreas.compactMap { .init(rawValue: $0.rawValue) },
+            isPremium: workout.isPremium, targetAreas: workout.targetAreas,
             benefits: workout.benefits
         )
     }

@@ -55,8 +55,8 @@ struct CycleController: Sendable {
         let prediction = try await predict(for: caller.user).prediction
         let today = prediction.today
         return .ok(.init(body: .json(.init(
-            phase: CycleWire.wire(today.phase), cycleDay: today.cycleDay, daysUntilNextPhase: today.daysUntilNextPhase,
-            nextPhase: CycleWire.wire(today.nextPhase), confidence: .init(rawValue: prediction.confidence.rawValue) ?? .low,
+            phase: today.phase, cycleDay: today.cycleDay, daysUntilNextPhase: today.daysUntilNextPhase,
+            nextPhase: today.nextPhase, confidence: .init(rawValue: prediction.confidence.rawValue) ?? .low,
             isLate: today.isLate
         ))))
     }
@@ -73,7 +73,7 @@ struct CycleController: Sendable {
         let first = max(prediction.lastPeriodStart, today.adding(days: -60))
         let calendar = (0..<(first.days(until: today) + days)).map { offset -> Components.Schemas.CyclePredictions.CalendarPayloadPayload in
             let day = first.adding(days: offset)
-            return .init(date: day.description, phase: CycleWire.wire(prediction.position(on: day).phase), predicted: day >= today)
+            return .init(date: day.description, phase: prediction.position(on: day).phase, predicted: day >= today)
         }
         return .ok(.init(body: .json(.init(
             nextPeriodStart: prediction.nextPeriodStart.description,

@@ -2,13 +2,9 @@ import FitBaseAPI
 import FitBaseCore
 import Foundation
 
-/// How the cycle cross the wire: Core's values to the contract's types and back. The one place they are mapped; controllers,
-/// collections and owners all call these.
+/// The wire form of the cycle: Core's values to the contract's types and back, mapped in this one place for controllers,
+/// collections and owners alike.
 enum CycleWire {
-    static func wire(_ phase: CyclePhase) -> Components.Schemas.CyclePhase {
-        .init(rawValue: phase.rawValue) ?? .luteal
-    }
-
     static func wire(_ period: Period) -> Components.Schemas.Period {
         .init(
             id: period.id.description, startDate: period.start.description, endDate: period.end?.description,

@@ -61,7 +61,7 @@ struct HealthController: Sendable {
         let timeZone = LocalCalendar.timeZone(try await profiles.profile(of: caller.user).timeZone)
         let buckets = try await records.summary(of: caller.user, type: type, from: from, to: to, bucket: bucket, timeZone: timeZone)
         return .ok(.init(body: .json(.init(
-            _type: .init(rawValue: type.rawValue) ?? .heartRate, bucket: .init(rawValue: bucket.rawValue) ?? .day, timeZone: timeZone.identifier,
+            _type: type, bucket: .init(rawValue: bucket.rawValue) ?? .day, timeZone: timeZone.identifier,
             from: from, to: to, buckets: buckets.map(HealthWire.wire)
         ))))
     }

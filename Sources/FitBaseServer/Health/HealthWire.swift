@@ -2,8 +2,8 @@ import FitBaseAPI
 import FitBaseCore
 import Foundation
 
-/// How health samples cross the wire: Core's values to the contract's types and back. The one place they are mapped; controllers,
-/// collections and owners all call these.
+/// The wire form of health samples: Core's values to the contract's types and back, mapped in this one place for controllers,
+/// collections and owners alike.
 enum HealthWire {
     static func input(_ wire: Components.Schemas.HealthSampleInput) -> HealthSampleInput {
         HealthSampleInput(
@@ -14,7 +14,7 @@ enum HealthWire {
 
     static func wire(_ sample: HealthSample) -> Components.Schemas.HealthSample {
         var wire = Components.Schemas.HealthSample(
-            id: sample.id.description, _type: .init(rawValue: sample.type.rawValue) ?? .heartRate, unit: sample.type.canonicalUnit,
+            id: sample.id.description, _type: sample.type, unit: sample.type.canonicalUnit,
             start: sample.start, end: sample.end, sourceId: sample.sourceId, device: sample.device,
             metadata: sample.metadata.map { .init(additionalProperties: $0) }
         )

@@ -2,8 +2,8 @@ import FitBaseAPI
 import FitBaseCore
 import Foundation
 
-/// How plans cross the wire: Core's values to the contract's types and back. The one place they are mapped; controllers,
-/// collections and owners all call these.
+/// The wire form of plans: Core's values to the contract's types and back, mapped in this one place for controllers,
+/// collections and owners alike.
 enum PlanWire {
     static func wire(_ suggestion: PlanProgression.Suggestion, of plan: PlanID) -> Components.Schemas.PlanProgression {
         let summary = suggestion.summary
@@ -11,7 +11,7 @@ enum PlanWire {
             planId: plan.description, week: suggestion.week, startDate: suggestion.startDate.description, endDate: suggestion.endDate.description,
             sessions: suggestion.sessions.map { session in
                 .init(
-                    day: session.day, date: session.date.description, phase: session.phase.map(CycleWire.wire),
+                    day: session.day, date: session.date.description, phase: session.phase,
                     plannedWorkoutId: session.plannedWorkout.description, workoutId: session.workout.description,
                     action: .init(rawValue: session.action.rawValue) ?? .keep, plannedDuration: session.plannedDuration,
                     suggestedDuration: session.suggestedDuration, reason: session.reason

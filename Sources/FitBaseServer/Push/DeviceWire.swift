@@ -2,8 +2,8 @@ import FitBaseAPI
 import FitBaseCore
 import Foundation
 
-/// How devices cross the wire: Core's values to the contract's types and back. The one place they are mapped; controllers,
-/// collections and owners all call these.
+/// The wire form of devices: Core's values to the contract's types and back, mapped in this one place for controllers,
+/// collections and owners alike.
 enum DeviceWire {
     static func wire(_ device: DeviceRecord, current session: SessionID) -> Components.Schemas.Device {
         .init(

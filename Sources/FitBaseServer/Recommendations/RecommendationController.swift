@@ -26,7 +26,7 @@ struct RecommendationController: Sendable {
 
     func getTodayRecommendations(_ input: Operations.GetTodayRecommendations.Input) async throws -> Operations.GetTodayRecommendations.Output {
         let caller = try RequestScope.requireCaller()
-        let inputs = try await gather(for: caller, energy: input.query.energy.flatMap { EnergyLevel(rawValue: $0.rawValue) })
+        let inputs = try await gather(for: caller, energy: input.query.energy)
         // Today's answer for these very inputs (this energy level included), if one was made: no second model call.
         if let kept = try await store.kept(for: caller.user, on: inputs.today, fingerprint: inputs.fingerprint), let answer = restore(kept.answer, inputs) {
             return .ok(.init(body: .json(wire(answer, kept: kept, inputs))))
@@ -37,7 +37,7 @@ struct RecommendationController: Sendable {
 
     func refreshRecommendations(_ input: Operations.RefreshRecommendations.Input) async throws -> Operations.RefreshRecommendations.Output {
         let caller = try RequestScope.requireCaller()
-        let inputs = try await gather(for: caller, energy: input.query.energy.flatMap { EnergyLevel(rawValue: $0.rawValue) })
+        let inputs = try await gather(for: caller, energy: input.query.energy)
         let previous = try await store.kept(for: caller.user).flatMap { $0.localDate == inputs.today ? $0 : nil }
         let shown = Set((previous?.answer.items ?? []).compactMap { WorkoutID($0.workoutId) })
         let (answer, kept) = try await generate(inputs, for: caller.user, generation: (previous?.generation ?? -1) + 1, alreadyShown: shown)
@@ -54,7 +54,7 @@ struct RecommendationController: Sendable {
             source: .rules,
             days: days.map { day in
                 .init(
-                    date: day.date.description, phase: day.position.map { CycleWire.wire($0.phase) }, cycleDay: day.position?.cycleDay,
+                    date: day.date.description, phase: day.position?.phase, cycleDay: day.position?.cycleDay,
                     predicted: day.date != inputs.today, isRestDay: day.isRestDay, note: day.note,
                     workout: day.recommendation.map { CatalogWire.wire($0.workout, entitled: inputs.context.isEntitledToPremium) }
                 )
@@ -170,8 +170,8 @@ struct RecommendationController: Sendable {
         let entitled = inputs.context.isEntitledToPremium
         return .init(
             date: kept.localDate.description, source: kept.source == .llm ? .llm : .rules, generatedAt: kept.generatedAt,
-            phase: inputs.context.phase.map(CycleWire.wire), cycleDay: inputs.context.cycleDay,
-            energy: inputs.context.energy.flatMap { .init(rawValue: $0.rawValue) },
+            phase: inputs.context.phase, cycleDay: inputs.context.cycleDay,
+            energy: inputs.context.energy,
             recommendations: answer.recommendations.map {
                 .init(priority: $0.priority, reason: $0.reason, workout: CatalogWire.wire($0.workout, entitled: entitled))
             },

@@ -2,8 +2,8 @@ import FitBaseAPI
 import FitBaseCore
 import Foundation
 
-/// How challenges cross the wire: Core's values to the contract's types and back. The one place they are mapped; controllers,
-/// collections and owners all call these.
+/// The wire form of challenges: Core's values to the contract's types and back, mapped in this one place for controllers,
+/// collections and owners alike.
 enum ChallengeWire {
     static func wire(_ challenge: Challenge) -> Components.Schemas.Challenge {
         .init(

@@ -63,7 +63,7 @@ struct SyncController: Sendable {
             let data = records[change.collection]?[change.recordID]
             if !change.stamp.deleted && data == nil { return nil }
             return Components.Schemas.SyncChange(
-                collection: Components.Schemas.SyncCollection(rawValue: change.collection.rawValue) ?? .plans, id: change.recordID,
+                collection: change.collection, id: change.recordID,
                 version: change.stamp.version, deleted: change.stamp.deleted, updatedAt: change.stamp.updatedAt,
                 data: change.stamp.deleted ? nil : data
             )

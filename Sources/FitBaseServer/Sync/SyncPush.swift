@@ -27,7 +27,7 @@ extension SyncController {
         let user = caller.user
         let now = Date.storageNow
         let reads = PushReads(caller: caller)
-        let byCollection = Dictionary(grouping: body.mutations) { SyncCollection(rawValue: $0.collection.rawValue) ?? .plans }
+        let byCollection = Dictionary(grouping: body.mutations) { $0.collection }
         for collection in collections.all {
             guard let mutations = byCollection[collection.collection] else { continue }
             try await collection.prepare(mutations, reads: reads)
@@ -101,12 +101,12 @@ extension SyncController {
     }
 
     private func prepare(_ mutation: Components.Schemas.SyncMutation, at index: Int, reads: PushReads, now: Date) async throws -> PendingMutation {
-        // The generated enums have the same cases as FitBaseCore's (CoreRecordContractTests holds them equal): a case one of
-        // them lacks is refused by name, never taken for another.
-        guard let collection = SyncCollection(rawValue: mutation.collection.rawValue), let operation = SyncOperation(rawValue: mutation.op.rawValue) else {
+        // The collection is Core's own type; the operation's generated enum has Core's cases (CoreRecordContractTests holds
+        // them equal): one it lacks is refused by name, never taken for another.
+        let collection = mutation.collection
+        guard let operation = SyncOperation(rawValue: mutation.op.rawValue) else {
             throw Problem.invalidRequest(
-                "mutations[\(index)] names a collection or operation this server does not know.",
-                fieldErrors: [.init(field: "mutations[\(index)].collection", message: "is not a collection this server syncs")]
+                "mutations[\(index)].op is not an operation this server knows.", fieldErrors: [.init(field: "mutations[\(index)].op", message: "is not upsert or delete")]
             )
         }
         var pending = PendingMutation(

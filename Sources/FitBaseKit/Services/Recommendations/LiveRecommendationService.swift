@@ -36,8 +36,7 @@ extension TodayRecommendations {
     init(wire: Components.Schemas.DailyRecommendations) throws(KitError) {
         guard let day = CalendarDay(wire.date) else { throw KitError(.server) }
         self.init(
-            day: day, phase: wire.phase.flatMap { CyclePhase(rawValue: $0.rawValue) }, cycleDay: wire.cycleDay,
-            energy: wire.energy.flatMap { EnergyLevel(rawValue: $0.rawValue) },
+            day: day, phase: wire.phase, cycleDay: wire.cycleDay, energy: wire.energy,
             workouts: wire.recommendations.compactMap { item in
                 CatalogWorkout(wire: item.workout).map { RecommendedWorkout(priority: item.priority, reason: item.reason, workout: $0) }
             },

@@ -3,19 +3,16 @@ import FitBaseClient
 import FitBaseCore
 import Foundation
 
-/// The contract's types turned into the app layer's values (unknown enum values — a newer server's — are skipped or
-/// given a neutral default, never a failure).
+/// The contract's types turned into the app layer's values. Its enums are Core's own (the generator's type overrides):
+/// a value Core does not know fails to decode, visibly, instead of being skipped or guessed.
 extension CatalogWorkout {
     init?(wire workout: Components.Schemas.Workout) {
-        guard let id = WorkoutID(workout.id), let type = WorkoutType(rawValue: workout._type.rawValue),
-            let intensity = Intensity(rawValue: workout.intensity.rawValue)
-        else { return nil }
+        guard let id = WorkoutID(workout.id) else { return nil }
         self.init(
-            id: id, title: workout.title, description: workout.description, type: type, durationMinutes: workout.durationMinutes,
-            intensity: intensity, phases: workout.phases.compactMap { CyclePhase(rawValue: $0.rawValue) },
-            equipment: workout.equipment.compactMap { Equipment(rawValue: $0.rawValue) }, thumbnailURL: workout.thumbnailURL,
+            id: id, title: workout.title, description: workout.description, type: workout._type, durationMinutes: workout.durationMinutes,
+            intensity: workout.intensity, phases: workout.phases, equipment: workout.equipment, thumbnailURL: workout.thumbnailURL,
             videoURL: workout.videoURL ?? "", instructorName: workout.instructorName, tags: workout.tags, isFeatured: workout.isFeatured,
-            isPremium: workout.isPremium, targetAreas: workout.targetAreas.compactMap { TargetArea(rawValue: $0.rawValue) }, benefits: workout.benefits
+            isPremium: workout.isPremium, targetAreas: workout.targetAreas, benefits: workout.benefits
         )
     }
 }
@@ -23,24 +20,21 @@ extension CatalogWorkout {
 extension Profile {
     init(wire user: Components.Schemas.User) {
         self.init(
-            displayName: user.displayName, fitnessLevel: user.fitnessLevel.flatMap { FitnessLevel(rawValue: $0.rawValue) },
-            goals: user.goals.compactMap { FitnessGoal(rawValue: $0.rawValue) },
-            preferredWorkoutTypes: user.preferredWorkoutTypes.compactMap { WorkoutType(rawValue: $0.rawValue) },
+            displayName: user.displayName, fitnessLevel: user.fitnessLevel, goals: user.goals, preferredWorkoutTypes: user.preferredWorkoutTypes,
             averageCycleLength: user.averageCycleLength, averagePeriodLength: user.averagePeriodLength, lastPeriodStartDate: user.lastPeriodStartDate,
             cycleTrackingEnabled: user.cycleTrackingEnabled, notificationsEnabled: user.notificationsEnabled, preferredWorkoutTime: user.preferredWorkoutTime,
             timeZone: user.timeZone, shareWorkoutData: user.privacy.shareWorkoutData ?? true,
-            availableEquipment: user.availableEquipment.map { $0.compactMap { Equipment(rawValue: $0.rawValue) } }, photoURL: user.photoURL
+            availableEquipment: user.availableEquipment, photoURL: user.photoURL
         )
     }
 
     /// The profile as the body of `PATCH /v1/me`.
     var wireUpdate: Components.Schemas.UserUpdate {
         Components.Schemas.UserUpdate(
-            displayName: displayName, photoURL: photoURL, fitnessLevel: fitnessLevel.flatMap { .init(rawValue: $0.rawValue) },
-            goals: goals.compactMap { .init(rawValue: $0.rawValue) }, preferredWorkoutTypes: preferredWorkoutTypes.compactMap { .init(rawValue: $0.rawValue) },
+            displayName: displayName, photoURL: photoURL, fitnessLevel: fitnessLevel, goals: goals, preferredWorkoutTypes: preferredWorkoutTypes,
             averageCycleLength: averageCycleLength, averagePeriodLength: averagePeriodLength, lastPeriodStartDate: lastPeriodStartDate,
             cycleTrackingEnabled: cycleTrackingEnabled, notificationsEnabled: notificationsEnabled, preferredWorkoutTime: preferredWorkoutTime,
-            timeZone: timeZone, availableEquipment: availableEquipment.map { $0.compactMap { .init(rawValue: $0.rawValue) } },
+            timeZone: timeZone, availableEquipment: availableEquipment,
             privacy: .init(shareWorkoutData: shareWorkoutData)
         )
     }
