@@ -280,6 +280,7 @@ let package = Package(
         .target(
             name: "FitBaseTestSupport",
             dependencies: [
+                "FitBaseAPI",
                 "FitBaseCore",
                 "FitBaseServer",
                 .product(name: "SQLKit", package: "sql-kit"),

@@ -1,6 +1,7 @@
 import FitBaseAPI
 import FitBaseClient
 import FitBaseCore
+import FitBaseTestSupport
 import Foundation
 import Testing
 
@@ -68,15 +69,25 @@ import Testing
         #expect(try Self.keys(written) == Self.keys(try Self.encoder.encode(served)))
     }
 
-    /// The contract's flows are Core's, no more and no fewer: the server maps one to the other by name.
-    @Test func theContractsFlowsAreCores() {
-        #expect(Components.Schemas.PeriodInput.FlowPayload.allCases.map(\.rawValue) == PeriodFlow.allCases.map(\.rawValue))
-        #expect(Components.Schemas.Period.FlowPayload.allCases.map(\.rawValue) == PeriodFlow.allCases.map(\.rawValue))
-    }
-
-    /// The contract's collections and operations are Core's: the server maps one to the other by name.
-    @Test func theContractsCollectionsAndOperationsAreCores() {
-        #expect(Set(Components.Schemas.SyncCollection.allCases.map(\.rawValue)) == Set(SyncCollection.allCases.map(\.rawValue)))
+    /// The contract's named enums are Core's own types (the generator's overrides): the document lists exactly Core's
+    /// values for each, and the pushed operation's generated enum has Core's cases.
+    @Test func theContractsEnumsAreCores() throws {
+        let enums: [(String, [String])] = [
+            ("HealthSampleType", HealthSampleType.allCases.map(\.rawValue)), ("SubscriptionTier", SubscriptionTier.allCases.map(\.rawValue)),
+            ("Feature", Feature.allCases.map(\.rawValue)), ("EntitlementStatus", EntitlementStatus.allCases.map(\.rawValue)),
+            ("EntitlementSource", EntitlementSource.allCases.map(\.rawValue)), ("FitnessLevel", FitnessLevel.allCases.map(\.rawValue)),
+            ("FitnessGoal", FitnessGoal.allCases.map(\.rawValue)), ("WorkoutType", WorkoutType.allCases.map(\.rawValue)),
+            ("CyclePhase", CyclePhase.allCases.map(\.rawValue)), ("Intensity", Intensity.allCases.map(\.rawValue)),
+            ("Equipment", Equipment.allCases.map(\.rawValue)), ("TargetArea", TargetArea.allCases.map(\.rawValue)),
+            ("EnergyLevel", EnergyLevel.allCases.map(\.rawValue)), ("SyncCollection", SyncCollection.allCases.map(\.rawValue)),
+            ("PeriodFlow", PeriodFlow.allCases.map(\.rawValue)), ("GroupRole", GroupRole.allCases.map(\.rawValue)),
+            ("NotificationKind", NotificationKind.allCases.map(\.rawValue)), ("ChallengeKind", ChallengeKind.allCases.map(\.rawValue)),
+            ("ConsentKind", ConsentKind.allCases.map(\.rawValue)), ("ProblemCode", ProblemCode.allCases.map(\.rawValue)),
+        ]
+        for (schema, core) in enums {
+            let contract = try contractEnum(schema)
+            #expect(!contract.isEmpty && Set(contract) == Set(core) && contract.count == core.count, "\(schema): the contract lists \(contract)")
+        }
         #expect(Set(Components.Schemas.SyncMutation.OpPayload.allCases.map(\.rawValue)) == Set(SyncOperation.allCases.map(\.rawValue)))
     }
 }

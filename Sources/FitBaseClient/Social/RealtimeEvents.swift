@@ -1,12 +1,10 @@
 import FitBaseAPI
+import FitBaseCore
 import Foundation
 import OpenAPIRuntime
 
 /// A weekly challenge's leaderboard: workouts this week, or the streak of consecutive days.
-public enum LeaderboardType: String, Sendable, Equatable, CaseIterable {
-    case checkIns
-    case streak
-}
+public typealias LeaderboardType = ChallengeKind
 
 /// Something the server announced on the signed-in user's event stream.
 public struct FitBaseEvent: Sendable, Equatable {
@@ -152,8 +150,7 @@ extension FitBaseClient {
 
     /// The group's current leaderboard of `type`.
     public func leaderboard(groupId: String, type: LeaderboardType) async throws(FitBaseError) -> LeaderboardSnapshot {
-        let kind: Operations.GetLeaderboard.Input.Path._TypePayload = type == .streak ? .streak : .checkIns
-        switch try await call({ try await self.api.getLeaderboard(path: .init(groupId: groupId, _type: kind)) }) {
+        switch try await call({ try await self.api.getLeaderboard(path: .init(groupId: groupId, _type: type)) }) {
         case .ok(let ok): return try FitBaseError.decoding { try ok.body.json }
         case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
         case .notFound(let response): throw .from(statusCode: 404, problem: try? response.body.applicationProblemJson)

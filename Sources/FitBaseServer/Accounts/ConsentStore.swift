@@ -2,11 +2,6 @@ import FitBaseCore
 import Foundation
 import SQLKit
 
-/// What a user may consent to.
-enum ConsentKind: String, Sendable, CaseIterable {
-    case terms, privacy, healthData, marketing
-}
-
 /// One recorded answer.
 struct ConsentEvent: Sendable, Equatable {
     let kind: ConsentKind

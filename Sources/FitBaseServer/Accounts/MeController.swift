@@ -103,9 +103,7 @@ struct MeController: Sendable {
         guard !version.isEmpty, version.count <= 64 else {
             throw Problem.validationFailed([.init(field: "version", message: "must be 1–64 characters")])
         }
-        guard let kind = ConsentKind(rawValue: body.kind.rawValue) else {
-            throw Problem.validationFailed([.init(field: "kind", message: "is not a consent kind")])
-        }
+        let kind = body.kind
         try await consents.record(kind, version: version, granted: body.granted, for: caller.user, now: .storageNow)
         let history = try await consents.history(of: caller.user, latest: ConsentStore.listedHistory)
         guard let consent = Self.wire(kind, history: history) else { throw Problem.internalError }
@@ -148,9 +146,9 @@ struct MeController: Sendable {
 
     private static func wire(_ kind: ConsentKind, history: [ConsentEvent]) -> Components.Schemas.Consent? {
         let events = history.filter { $0.kind == kind }
-        guard let latest = events.last, let wireKind = Components.Schemas.ConsentKind(rawValue: kind.rawValue) else { return nil }
+        guard let latest = events.last else { return nil }
         return .init(
-            kind: wireKind, version: latest.version, granted: latest.granted, recordedAt: latest.recordedAt,
+            kind: kind, version: latest.version, granted: latest.granted, recordedAt: latest.recordedAt,
             history: events.map { .init(version: $0.version, granted: $0.granted, recordedAt: $0.recordedAt) }
         )
     }

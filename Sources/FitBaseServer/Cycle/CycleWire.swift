@@ -8,7 +8,7 @@ enum CycleWire {
     static func wire(_ period: Period) -> Components.Schemas.Period {
         .init(
             id: period.id.description, startDate: period.start.description, endDate: period.end?.description,
-            flow: period.flow.flatMap { .init(rawValue: $0.rawValue) }, symptoms: period.symptoms, notes: period.notes
+            flow: period.flow, symptoms: period.symptoms, notes: period.notes
         )
     }
 }

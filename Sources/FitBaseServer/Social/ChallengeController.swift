@@ -18,7 +18,7 @@ struct ChallengeController: Sendable {
     func getLeaderboard(_ input: Operations.GetLeaderboard.Input) async throws -> Operations.GetLeaderboard.Output {
         let caller = try RequestScope.requireCaller()
         let (group, _) = try await groups.memberGroup(input.path.groupId)
-        let kind = ChallengeKind(rawValue: input.path._type.rawValue) ?? .checkIns
+        let kind = input.path._type
         guard let challenge = try await current(of: group).first(where: { $0.kind == kind }) else { throw Problem.notFound("No such challenge.") }
         return .ok(.init(body: .json(try await boards(of: [challenge], for: caller.user)[0])))
     }
@@ -55,7 +55,7 @@ struct ChallengeController: Sendable {
         return .ok(.init(body: .json(.init(
             items: page.items.prefix(limit).map { item in
                 .init(
-                    id: item.id.description, _type: .init(rawValue: item.kind.rawValue) ?? .newMember,
+                    id: item.id.description, _type: item.kind,
                     groupId: item.group?.description, message: item.message, isRead: item.readAt != nil, createdAt: item.createdAt
                 )
             },

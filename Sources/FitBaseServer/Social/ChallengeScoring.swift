@@ -2,14 +2,6 @@ import FitBaseCore
 import Foundation
 import SQLKit
 
-/// The two weekly challenges of a group.
-enum ChallengeKind: String, Sendable, CaseIterable {
-    /// Workouts this week.
-    case checkIns
-    /// Consecutive local days with a workout this week.
-    case streak
-}
-
 /// A challenge as stored.
 struct Challenge: Sendable, Equatable {
     var id: ChallengeID

@@ -8,7 +8,7 @@ enum ChallengeWire {
     static func wire(_ challenge: Challenge) -> Components.Schemas.Challenge {
         .init(
             id: challenge.id.description, groupId: challenge.group.description,
-            _type: .init(rawValue: challenge.kind.rawValue) ?? .checkIns, weekStart: challenge.week.startDay.description,
+            _type: challenge.kind, weekStart: challenge.week.startDay.description,
             startsAt: challenge.week.start, endsAt: challenge.week.lastSecond, isActive: challenge.closedAt == nil
         )
     }

@@ -5,11 +5,6 @@ import HTTPTypes
 import OpenAPIRuntime
 import SQLKit
 
-/// A group's role of a member.
-enum GroupRole: String, Sendable {
-    case admin, member
-}
-
 /// A group as stored.
 struct SocialGroup: Sendable, Equatable {
     var id: GroupID

@@ -3,13 +3,6 @@ import Foundation
 import OpenAPIRuntime
 import SQLKit
 
-/// What a notification tells.
-enum NotificationKind: String, Sendable {
-    case newMember = "new_member"
-    case rankChange = "rank_change"
-    case weekEnded = "week_ended"
-}
-
 /// A notification as stored.
 struct SocialNotification: Sendable, Equatable {
     var id: NotificationID

@@ -172,7 +172,7 @@ public struct LiveProfileService: ProfileService {
 
     public func recordConsent(_ kind: ConsentKind, version: String, granted: Bool) async throws(KitError) -> ConsentRecord {
         let record = try await kit { () async throws(FitBaseError) in
-            let body = Components.Schemas.ConsentRequest(kind: .init(rawValue: kind.rawValue)!, version: version, granted: granted)
+            let body = Components.Schemas.ConsentRequest(kind: kind, version: version, granted: granted)
             switch try await client.call({ try await client.api.recordConsent(body: .json(body)) }) {
             case .created(let created): return ConsentRecord(wire: try FitBaseError.decoding { try created.body.json })
             case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
@@ -233,7 +233,6 @@ public struct LiveProfileService: ProfileService {
 
 extension ConsentRecord {
     init?(wire consent: Components.Schemas.Consent) {
-        guard let kind = ConsentKind(rawValue: consent.kind.rawValue) else { return nil }
-        self.init(kind: kind, version: consent.version, granted: consent.granted, recordedAt: consent.recordedAt)
+        self.init(kind: consent.kind, version: consent.version, granted: consent.granted, recordedAt: consent.recordedAt)
     }
 }

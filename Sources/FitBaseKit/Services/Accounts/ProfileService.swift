@@ -23,11 +23,6 @@ public struct UserProfile: Sendable, Equatable {
     }
 }
 
-/// What a consent is about.
-public enum ConsentKind: String, Sendable, Equatable, CaseIterable {
-    case terms, privacy, healthData, marketing
-}
-
 /// A consent answer in force.
 public struct ConsentRecord: Sendable, Equatable {
     /// What it is about.

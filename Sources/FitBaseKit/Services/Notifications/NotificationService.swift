@@ -1,13 +1,6 @@
 import FitBaseCore
 import Foundation
 
-/// What a notification is about.
-public enum NotificationKind: String, Sendable, Equatable, CaseIterable {
-    case newMember = "new_member"
-    case rankChange = "rank_change"
-    case weekEnded = "week_ended"
-}
-
 /// One entry of the notification feed.
 public struct FeedNotification: Sendable, Equatable, Identifiable, Hashable {
     public var id: String

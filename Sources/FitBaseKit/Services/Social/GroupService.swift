@@ -2,11 +2,6 @@ import FitBaseClient
 import FitBaseCore
 import Foundation
 
-/// A member's role in a group.
-public enum GroupRole: String, Sendable, Equatable {
-    case admin, member
-}
-
 /// The user's challenge group (seed 004: at most 10 members, one group per user).
 public struct SocialGroup: Sendable, Equatable, Identifiable, Hashable {
     public var id: String

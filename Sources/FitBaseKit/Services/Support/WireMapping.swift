@@ -69,9 +69,8 @@ extension GroupLeaderboard {
 
 extension FeedNotification {
     init?(wire notification: Components.Schemas.Notification) {
-        guard let kind = NotificationKind(rawValue: notification._type.rawValue) else { return nil }
         self.init(
-            id: notification.id, kind: kind, groupID: notification.groupId, message: notification.message, isRead: notification.isRead,
+            id: notification.id, kind: notification._type, groupID: notification.groupId, message: notification.message, isRead: notification.isRead,
             createdAt: notification.createdAt
         )
     }
