@@ -55,11 +55,9 @@ public actor FakeGroupService: GroupService {
 
     public func createGroup(name: String, timeZone: String) async throws(KitError) -> SocialGroup {
         try await knobs.enter("createGroup", clock: clock)
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...50).contains(trimmed.count) else {
-            throw KitError(.invalidInput, message: "Give the group a name of up to 50 characters.", fieldErrors: ["name": "must be 1 to 50 characters"])
-        }
-        guard group == nil else { throw KitError(.conflict, message: "You're already in a group. Leave it to create another.", code: "already_in_group") }
+        let trimmed: String
+        do throws(InvalidFields) { trimmed = try GroupRules.checked(name: name, timeZone: timeZone).name } catch { throw KitError(error) }
+        guard group == nil else { throw KitError(.conflict, message: "You're already in a group. Leave it to create another.", code: ProblemCode.alreadyInGroup.rawValue) }
         let created = SocialGroup(id: UUID().uuidString.lowercased(), name: trimmed, timeZone: timeZone, memberCount: 1, role: .admin, createdAt: clock.now)
         group = created
         memberList = [GroupMember(userID: userID, displayName: FakeData.user.displayName ?? "You", role: .admin, joinedAt: clock.now)]
@@ -91,10 +89,10 @@ public actor FakeGroupService: GroupService {
     public func join(code: String) async throws(KitError) -> SocialGroup {
         try await knobs.enter("join", clock: clock)
         let invitation = try invitation(code)
-        if group?.id == invitation.group.id { throw KitError(.conflict, message: "You're already in this group.", code: "already_member") }
-        guard group == nil else { throw KitError(.conflict, message: "You're already in a group. Leave it to join another.", code: "already_in_group") }
+        if group?.id == invitation.group.id { throw KitError(.conflict, message: "You're already in this group.", code: ProblemCode.alreadyInGroup.rawValue) }
+        guard group == nil else { throw KitError(.conflict, message: "You're already in a group. Leave it to join another.", code: ProblemCode.alreadyInGroup.rawValue) }
         guard invitation.members.count < SocialGroup.maximumMembers else {
-            throw KitError(.conflict, message: "This group is full (10 members).", code: "group_full")
+            throw KitError(.conflict, message: "This group is full (10 members).", code: ProblemCode.groupFull.rawValue)
         }
         var joined = invitation.group
         joined.role = .member

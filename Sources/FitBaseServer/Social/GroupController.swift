@@ -14,13 +14,13 @@ struct GroupController: Sendable {
     func createGroup(_ input: Operations.CreateGroup.Input) async throws -> Operations.CreateGroup.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        var errors: [Problem.FieldError] = []
-        let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
-        if name.isEmpty || name.count > 60 { errors.append(.init(field: "name", message: "must be 1–60 characters")) }
-        let timeZone = body.timeZone ?? "UTC"
-        if TimeZone(identifier: timeZone) == nil { errors.append(.init(field: "timeZone", message: "must be an IANA time zone such as Europe/Berlin")) }
-        guard errors.isEmpty else { throw Problem.validationFailed(errors) }
-        let group = try await membership.create(name: name, timeZone: timeZone, by: caller.user, now: .storageNow)
+        let checked: (name: String, timeZone: String)
+        do throws(InvalidFields) {
+            checked = try GroupRules.checked(name: body.name, timeZone: body.timeZone)
+        } catch {
+            throw Problem.validationFailed(error)
+        }
+        let group = try await membership.create(name: checked.name, timeZone: checked.timeZone, by: caller.user, now: .storageNow)
         return .created(.init(body: .json(GroupWire.wire(group, role: .admin))))
     }
 
@@ -122,7 +122,7 @@ struct GroupController: Sendable {
         let (_, group) = try await liveInvite(input.path.token)
         return .ok(.init(body: .json(.init(
             groupId: group.id.description, groupName: group.name, memberCount: group.memberCount,
-            isFull: group.memberCount >= GroupStore.maximumMembers
+            isFull: group.memberCount >= GroupRules.maximumMembers
         ))))
     }
 

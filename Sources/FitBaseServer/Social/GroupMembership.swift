@@ -9,7 +9,7 @@ enum GroupMembershipError: Error, Equatable, ProblemConvertible {
     case noSuchGroup(GroupID)
     /// The user is in another group.
     case alreadyInGroup
-    /// The group has ``GroupStore/maximumMembers`` members.
+    /// The group has ``GroupRules/maximumMembers`` members.
     case full
     /// The invite expired, was used up or revoked meanwhile.
     case inviteGone
@@ -21,7 +21,7 @@ enum GroupMembershipError: Error, Equatable, ProblemConvertible {
         case .alreadyInGroup:
             Problem(.conflict, code: .alreadyInGroup, detail: "You are in a group already; leave it first (POST /v1/groups/{id}/leave).")
         case .full:
-            Problem(.conflict, code: .groupFull, detail: "The group has \(GroupStore.maximumMembers) members, the most a group can have.")
+            Problem(.conflict, code: .groupFull, detail: "The group has \(GroupRules.maximumMembers) members, the most a group can have.")
         case .inviteGone:
             GroupController.inviteGone
         }
@@ -62,7 +62,7 @@ struct GroupMembership: Sendable {
                     if current.group == id { return group }
                     throw GroupMembershipError.alreadyInGroup
                 }
-                guard group.memberCount < GroupStore.maximumMembers else { throw GroupMembershipError.full }
+                guard group.memberCount < GroupRules.maximumMembers else { throw GroupMembershipError.full }
                 guard try await GroupStore.spendInvite(token, of: id, now: now, on: db) != nil else { throw GroupMembershipError.inviteGone }
                 try await GroupStore.addMember(user, to: &group, now: now, on: db)
                 let name = try await ProfileStore.settings(of: user, on: db).displayName ?? "A new member"

@@ -28,11 +28,10 @@ struct GroupMember: Sendable, Equatable {
 /// user's group writes a `membership` event with it, which moves their open streams to the new group's topic.
 struct GroupStore: Sendable {
     let database: Database
-    static let maximumMembers = 10
     /// How long an invite works unless its creator asks for less (or more, up to ``maximumInviteLifetime``).
     static let inviteLifetime: TimeInterval = 7 * 86_400
     static let maximumInviteLifetime: TimeInterval = 30 * 86_400
-    /// The most joins one invite may allow (a group holds ``maximumMembers``; an invite may outlive members who left).
+    /// The most joins one invite may allow (a group holds ``GroupRules/maximumMembers``; an invite may outlive members who left).
     static let maximumInviteUses = 100
     /// The most working invites a group holds (so no member can fill the table, or the admin's list, with them).
     static let maximumLiveInvites = 50

@@ -14,7 +14,7 @@ public struct SocialGroup: Sendable, Equatable, Identifiable, Hashable {
     public var createdAt: Date
 
     /// The most members a group may have.
-    public static let maximumMembers = 10
+    public static let maximumMembers = GroupRules.maximumMembers
 
     /// Makes a group.
     public init(id: String, name: String, timeZone: String, memberCount: Int, role: GroupRole, createdAt: Date) {
