@@ -30,7 +30,7 @@ struct SyncBenchmark {
         } else {
             try await writer.signUp(email: email, password: password, deviceName: "bench writer")
         }
-        guard let listed = try await writer.api.listWorkouts(query: .init(limit: 1)).ok.body.json.items.first?.id, let workout = WorkoutID(listed) else {
+        guard let listed = try await writer.api.listWorkouts(query: .init(limit: 1)).ok.body.json.items.first, let workout = WorkoutID(listed.id) else {
             print("the server's catalog is empty")
             exit(1)
         }
@@ -45,7 +45,7 @@ struct SyncBenchmark {
                     weeklyWorkouts: [.init(week: 1, days: [.init(day: 1, workouts: [workout]), .init(day: 3, workouts: [workout])])]
                 ))
             } else {
-                try await phone.history.log(workoutId: workout.description, completedAt: Date.now.addingTimeInterval(-Double(index) * 60), duration: 30, rating: 4)
+                try await phone.history.log(listed, completedAt: Date.now.addingTimeInterval(-Double(index) * 60), duration: 30, rating: 4)
             }
         }
         let queued = ContinuousClock.now - queueing

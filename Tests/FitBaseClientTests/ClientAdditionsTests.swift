@@ -67,8 +67,8 @@ import Testing
             // The tablet loses the network and its own log fails to sync; meanwhile the phone logs one.
             network.setReachable(false)
             tablet.network.offline = true
-            try await tablet.engine.history.log(workoutId: workout, completedAt: Date.now.addingTimeInterval(-7200), duration: 20)
-            try await phone.engine.history.log(workoutId: workout, completedAt: Date.now.addingTimeInterval(-3600), duration: 30)
+            try await tablet.engine.history.log(workout, completedAt: Date.now.addingTimeInterval(-7200), duration: 20)
+            try await phone.engine.history.log(workout, completedAt: Date.now.addingTimeInterval(-3600), duration: 30)
             try await phone.engine.syncNow()
             try await Task.sleep(for: .milliseconds(300))
             #expect(try await logs() == 1)
@@ -79,7 +79,7 @@ import Testing
             #expect(try await Self.eventually { await tablet.engine.status.pendingCount == 0 }, "no push when the network came back")
 
             // Again, after a flap that ends reachable: every return pulls.
-            try await phone.engine.history.log(workoutId: workout, completedAt: Date.now.addingTimeInterval(-600), duration: 40)
+            try await phone.engine.history.log(workout, completedAt: Date.now.addingTimeInterval(-600), duration: 40)
             try await phone.engine.syncNow()
             network.setReachable(false)
             network.setReachable(true)

@@ -69,6 +69,24 @@ import Testing
         #expect(try Self.keys(written) == Self.keys(try Self.encoder.encode(served)))
     }
 
+    @Test func aWorkoutLogCarriesItsWorkoutLogInputAndReadsTheContractsWorkoutLog() throws {
+        let log = WorkoutLog(
+            id: WorkoutLogID(), workout: WorkoutID(), workoutType: .pilates, workoutTitle: "Core flow", completedAt: Date(timeIntervalSince1970: 1_800_000_000),
+            localDate: CalendarDay(year: 2027, month: 1, day: 15)!, durationMinutes: 30, rating: 4, energyBefore: 2, energyAfter: 4, notes: "good",
+            cyclePhase: .luteal, cycleDay: 20
+        )
+        let written = try Self.encoder.encode(log)
+        // What the SDK pushes holds a whole WorkoutLogInput (the server takes those fields and fixes the rest).
+        let input = try JSONDecoder.withInternetDates.decode(Components.Schemas.WorkoutLogInput.self, from: written)
+        #expect(input.workoutId == log.workout.description && input.duration == 30 && input.rating == 4 && input.notes == "good")
+        #expect(try Self.keys(Self.encoder.encode(input)).isSubset(of: Self.keys(written)))
+        // …and is exactly the contract's WorkoutLog, which reads back as the same log.
+        let served = try JSONDecoder.withInternetDates.decode(Components.Schemas.WorkoutLog.self, from: written)
+        #expect(served.workoutType == .pilates && served.localDate == "2027-01-15" && served.cyclePhase == .luteal && served.cycleDay == 20)
+        #expect(try Self.keys(written) == Self.keys(try Self.encoder.encode(served)))
+        #expect(try JSONDecoder.withInternetDates.decode(WorkoutLog.self, from: try Self.encoder.encode(served)) == log)
+    }
+
     /// The contract's named enums are Core's own types (the generator's overrides): the document lists exactly Core's
     /// values for each, and the pushed operation's generated enum has Core's cases.
     @Test func theContractsEnumsAreCores() throws {
@@ -89,5 +107,14 @@ import Testing
             #expect(!contract.isEmpty && Set(contract) == Set(core) && contract.count == core.count, "\(schema): the contract lists \(contract)")
         }
         #expect(Set(Components.Schemas.SyncMutation.OpPayload.allCases.map(\.rawValue)) == Set(SyncOperation.allCases.map(\.rawValue)))
+    }
+}
+
+extension JSONDecoder {
+    /// A decoder reading RFC 3339 instants, as the generated types write them here.
+    static var withInternetDates: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
     }
 }

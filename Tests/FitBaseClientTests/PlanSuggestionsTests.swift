@@ -17,10 +17,10 @@ import Testing
             let monday = WorkoutStreaks.weekStart(of: LocalCalendar.today(in: nil)).adding(days: -7)
             let plan = try await fitbase.api.createPlan(body: .json(.init(
                 name: "Three weeks", startDate: monday.description, daysPerWeek: 1,
-                weeklyWorkouts: (1...3).map { .init(week: $0, days: [.init(day: 1, workoutIds: [workout])]) }
+                weeklyWorkouts: (1...3).map { .init(week: $0, days: [.init(day: 1, workoutIds: [workout.id])]) }
             ))).created.body.json
             let completedAt = try #require(ISO8601DateFormatter().date(from: "\(monday)T09:00:00Z"))
-            _ = try await fitbase.api.logWorkout(body: .json(.init(workoutId: workout, completedAt: completedAt, duration: 20, rating: 4))).created
+            _ = try await fitbase.api.logWorkout(body: .json(.init(workoutId: workout.id, completedAt: completedAt, duration: 20, rating: 4))).created
 
             func problem(_ call: () async throws(FitBaseError) -> PlanProgressionSuggestion) async -> APIProblem? {
                 do {
@@ -38,7 +38,7 @@ import Testing
             try await database.grant(.premium, toUser: user.id)
             let next = try await fitbase.planProgression(planId: planID, week: 2)
             #expect(next.week == 2 && next.planId == plan.id && next.startDate == monday.adding(days: 7).description)
-            #expect(next.sessions.map(\.plannedWorkoutId) == [workout] && next.sessions.first?.action == .keep)
+            #expect(next.sessions.map(\.plannedWorkoutId) == [workout.id] && next.sessions.first?.action == .keep)
             #expect(next.summary.plannedSessions == 1 && next.summary.completedSessions == 1 && next.summary.averageRating == 4)
             #expect(next.summary.enoughHistory == false && next.summary.weeks == [1])
             // Without a week: the one after this week (the plan's second).

@@ -27,7 +27,7 @@ import Testing
             #expect(first.entries.isEmpty && first.challenge._type == .checkIns)
             try await Task.sleep(for: .milliseconds(300))  // the stream is connected
 
-            let logged = try await bea.api.logWorkout(body: .json(.init(workoutId: workout, completedAt: Date.now.addingTimeInterval(-60), duration: 25)))
+            let logged = try await bea.api.logWorkout(body: .json(.init(workoutId: workout.id, completedAt: Date.now.addingTimeInterval(-60), duration: 25)))
             _ = try logged.created.body.json
             let beaID = try #require(await bea.currentUserID())
             let updated = try #require(try await boards.next())

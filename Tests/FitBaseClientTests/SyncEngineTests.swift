@@ -60,13 +60,14 @@ import Testing
 
     static let password = "correct horse battery"
 
-    static func withServer(_ engine: DatabaseEngine, _ body: @escaping @Sendable (URL, TestDatabase, String) async throws -> Void) async throws {
+    /// A live server with the demo catalog; `body` gets its URL, its database and a workout of its catalog.
+    static func withServer(_ engine: DatabaseEngine, _ body: @escaping @Sendable (URL, TestDatabase, Components.Schemas.Workout) async throws -> Void) async throws {
         try await TestDatabase.with(engine) { database in
             let app = try await buildApplication(configuration: .testing(database, demoCatalog: true), logger: TestDatabase.logger)
             try await app.test(.live) { client in
                 let server = URL(string: "http://127.0.0.1:\(try #require(client.port))")!
                 let workouts = try await FitBaseClient(serverURL: server).api.listWorkouts(query: .init(limit: 2)).ok.body.json.items
-                try await body(server, database, try #require(workouts.first?.id))
+                try await body(server, database, try #require(workouts.first))
             }
         }
     }
@@ -98,10 +99,10 @@ import Testing
             phone.network.offline = true
             watch.network.offline = true
             try await phone.engine.plans.save(Self.plan("Phone edit", id: shared.id))
-            try await phone.engine.history.log(workoutId: workout, completedAt: Date.now.addingTimeInterval(-3600), duration: 30)
+            try await phone.engine.history.log(workout, completedAt: Date.now.addingTimeInterval(-3600), duration: 30)
             try await Task.sleep(for: .milliseconds(1100))
             try await watch.engine.plans.save(Self.plan("Watch edit", id: shared.id))
-            try await watch.engine.history.log(workoutId: workout, completedAt: Date.now.addingTimeInterval(-600), duration: 45)
+            try await watch.engine.history.log(workout, completedAt: Date.now.addingTimeInterval(-600), duration: 45)
             await #expect(throws: FitBaseError.self) { try await phone.engine.syncNow() }
             #expect(await phone.engine.status.state == .offline)
             #expect(await phone.engine.status.pendingCount == 2)
@@ -119,8 +120,10 @@ import Testing
             let phoneLogs = try await phone.engine.history.history()
             #expect(phoneLogs.count == 2)
             #expect(phoneLogs == (try await watch.engine.history.history()))
-            // The server filled in what only it knows once the logs reached it.
-            #expect(phoneLogs.allSatisfy { $0.workoutTitle != nil && $0.localDate != nil })
+            // The server fixed what it decides once the logs reached it: the catalog's title and type, the day in the
+            // user's time zone (UTC: none set).
+            #expect(phoneLogs.allSatisfy { $0.workoutTitle == workout.title && $0.workoutType == workout._type })
+            #expect(phoneLogs.allSatisfy { $0.localDate == CalendarDay($0.completedAt, in: .gmt) })
             #expect(await phone.engine.status.pendingCount == 0)
             #expect(await watch.engine.status.state == .idle)
         }
@@ -168,7 +171,7 @@ import Testing
             try await before.client.signUp(email: email, password: Self.password)
             let start = try #require(CalendarDay(Calendar(identifier: .gregorian).date(byAdding: .day, value: -3, to: .now)!.formatted(.iso8601.year().month().day())))
             try await before.engine.plans.save(Self.plan("Queued"))
-            try await before.engine.history.log(workoutId: workout, completedAt: Date.now.addingTimeInterval(-7200), duration: 20)
+            try await before.engine.history.log(workout, completedAt: Date.now.addingTimeInterval(-7200), duration: 20)
             try await before.engine.cycle.save(Period(start: start, flow: .light))
             // The server applies the push but the answer never arrives; then the app is killed.
             before.network.loseNextPushAnswer()
@@ -233,7 +236,7 @@ import Testing
             let ana = try Device(server)
             try await ana.client.signUp(email: Self.email(), password: Self.password)
             try await ana.engine.plans.save(Self.plan("Ana's plan"))
-            try await ana.engine.history.log(workoutId: workout, completedAt: Date.now.addingTimeInterval(-60), duration: 15)
+            try await ana.engine.history.log(workout, completedAt: Date.now.addingTimeInterval(-60), duration: 15)
             try await ana.engine.syncNow()
 
             let bea = try Device(server)

@@ -36,7 +36,7 @@ import Testing
             }
             // The device reads its own records back.
             #expect(try await device.dependencies.cycle.periods().first?.notes == "MARKER-CYCLE-NOTE")
-            #expect(try await device.dependencies.history.history().first?.completion.notes == "MARKER-LOG-NOTE")
+            #expect(try await device.dependencies.history.history().first?.log.notes == "MARKER-LOG-NOTE")
 
             await device.dependencies.auth.signOut()
             #expect(try await device.dependencies.cycle.periods().isEmpty)

@@ -173,6 +173,7 @@ import Testing
             try await device.signUp()
             let services = device.dependencies
             let workout = try #require(try await services.catalog.workouts(matching: .all, page: .first(1), policy: .cacheFirst).value.items.first)
+            _ = try await services.catalog.workout(id: workout.id.description, policy: .cacheFirst)  // its screen was opened: on the device now
             _ = try await services.catalog.workout(id: workout.id.description, policy: .cacheFirst)
             device.network.offline = true
             let today = CalendarDay(device.clock.now, in: .gmt)
@@ -192,7 +193,7 @@ import Testing
 
             let logged = try await services.history.log(WorkoutCompletion(
                 workoutID: workout.id.description, completedAt: device.clock.now, durationMinutes: 25, rating: 4, energyBefore: 2, energyAfter: 4))
-            #expect(logged.isPendingSync && logged.workoutTitle == workout.title)
+            #expect(logged.isPendingSync && logged.log.workoutTitle == workout.title)
             let bad = await #expect(throws: KitError.self) {
                 try await services.history.log(WorkoutCompletion(workoutID: workout.id.description, completedAt: device.clock.now, durationMinutes: 0))
             }
@@ -237,11 +238,18 @@ import Testing
             defer { device.remove() }
             try await device.signUp()
             let services = device.dependencies
-            // Offline the device cannot look the workout up, so only the server finds it unknown.
+            let workout = try #require(try await services.catalog.workouts(matching: .all, page: .first(1), policy: .cacheFirst).value.items.first)
+            _ = try await services.catalog.workout(id: workout.id.description, policy: .cacheFirst)  // its screen was opened: on the device now
+            // A workout never seen cannot be logged offline: the log needs its type and title.
             device.network.offline = true
-            let logged = try await services.history.log(WorkoutCompletion(
-                workoutID: UUID().uuidString.lowercased(), completedAt: device.clock.now, durationMinutes: 20))
-            #expect(logged.isPendingSync && logged.workoutTitle == nil)
+            let unseen = await #expect(throws: KitError.self) {
+                try await services.history.log(WorkoutCompletion(workoutID: UUID().uuidString.lowercased(), completedAt: device.clock.now, durationMinutes: 20))
+            }
+            #expect(unseen?.kind == .offline)
+            // The device's clock runs an hour ahead: it takes the log, the server finds it in the future and refuses it.
+            device.clock.advance(by: .seconds(3_600))
+            let logged = try await services.history.log(WorkoutCompletion(workoutID: workout.id.description, completedAt: device.clock.now, durationMinutes: 20))
+            #expect(logged.isPendingSync && logged.log.workoutTitle == workout.title && logged.log.workoutType == workout.type)
             device.network.offline = false
             try await services.plans.syncNow()
             let synced = { device.analytics.events.filter { if case .workoutSynced = $0 { true } else { false } } }

@@ -1,3 +1,4 @@
+import FitBaseAPI
 import FitBaseCore
 import Foundation
 
@@ -33,7 +34,7 @@ public struct Repository<Record: SyncedRecord>: Sendable {
 /// The user's training plans.
 public typealias PlanRepository = Repository<TrainingPlan>
 /// The user's workout history.
-public typealias HistoryRepository = Repository<WorkoutLogEntry>
+public typealias HistoryRepository = Repository<WorkoutLog>
 /// The user's logged periods.
 public typealias CycleRepository = Repository<Period>
 
@@ -44,20 +45,40 @@ extension Repository where Record == TrainingPlan {
     }
 }
 
-extension Repository where Record == WorkoutLogEntry {
+extension Repository where Record == WorkoutLog {
     /// Logs, newest first.
-    public func history() async throws -> [WorkoutLogEntry] {
-        try await all().sorted { ($0.completedAt, $0.id) > ($1.completedAt, $1.id) }
+    public func history() async throws -> [WorkoutLog] {
+        try await all().sorted { ($0.completedAt, $0.id.description) > ($1.completedAt, $1.id.description) }
     }
 
-    /// Logs a completed workout of the catalog.
+    /// Logs a completed workout of the catalog. Its type, title and local day (in `timeZone`) are the device's until the
+    /// server fixes them, with the cycle position, when the log reaches it.
     @discardableResult
-    public func log(workoutId: String, completedAt: Date = .now, duration: Int, rating: Int? = nil, energyBefore: Int? = nil, energyAfter: Int? = nil, notes: String? = nil) async throws -> WorkoutLogEntry {
-        let entry = WorkoutLogEntry(
-            workoutId: workoutId, completedAt: completedAt, duration: duration, rating: rating, energyBefore: energyBefore, energyAfter: energyAfter, notes: notes
+    public func log(
+        _ workout: WorkoutID, type: WorkoutType, title: String, completedAt: Date = .now, duration: Int, rating: Int? = nil, energyBefore: Int? = nil,
+        energyAfter: Int? = nil, notes: String? = nil, timeZone: TimeZone = .current
+    ) async throws -> WorkoutLog {
+        let log = WorkoutLog(
+            id: WorkoutLogID(), workout: workout, workoutType: type, workoutTitle: title, completedAt: completedAt,
+            localDate: CalendarDay(completedAt, in: timeZone), durationMinutes: duration, rating: rating, energyBefore: energyBefore,
+            energyAfter: energyAfter, notes: notes, cyclePhase: nil, cycleDay: nil
         )
-        try await save(entry)
-        return entry
+        try await save(log)
+        return log
+    }
+
+    /// Logs a completed workout as the catalog API lists it (``log(_:type:title:completedAt:duration:rating:energyBefore:energyAfter:notes:timeZone:)``).
+    @discardableResult
+    public func log(
+        _ workout: Components.Schemas.Workout, completedAt: Date = .now, duration: Int, rating: Int? = nil, energyBefore: Int? = nil,
+        energyAfter: Int? = nil, notes: String? = nil, timeZone: TimeZone = .current
+    ) async throws -> WorkoutLog {
+        // The catalog's ids are UUIDs: any other is an answer this SDK cannot have come from the server.
+        guard let id = WorkoutID(workout.id) else { throw FitBaseError.unexpectedResponse(statusCode: 200) }
+        return try await log(
+            id, type: workout._type, title: workout.title, completedAt: completedAt, duration: duration, rating: rating, energyBefore: energyBefore,
+            energyAfter: energyAfter, notes: notes, timeZone: timeZone
+        )
     }
 }
 

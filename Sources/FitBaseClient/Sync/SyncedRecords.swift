@@ -12,39 +12,8 @@ extension TrainingPlan: SyncedRecord {
     public static let collection = SyncCollection.plans
 }
 
-/// A completed workout (`workoutLogs`). The server fills in the workout's type and title, the local day and the
-/// cycle position when the log reaches it; until then those are `nil`.
-public struct WorkoutLogEntry: SyncedRecord, Equatable {
+extension WorkoutLog: SyncedRecord {
     public static let collection = SyncCollection.workoutLogs
-
-    public var id: String
-    public var workoutId: String
-    public var completedAt: Date
-    /// Minutes trained (1–600).
-    public var duration: Int
-    public var rating: Int?
-    public var energyBefore: Int?
-    public var energyAfter: Int?
-    public var notes: String?
-    public private(set) var workoutType: String?
-    public private(set) var workoutTitle: String?
-    public private(set) var localDate: String?
-    public private(set) var cyclePhase: String?
-    public private(set) var cycleDay: Int?
-
-    public init(
-        id: String = UUID().uuidString.lowercased(), workoutId: String, completedAt: Date, duration: Int, rating: Int? = nil,
-        energyBefore: Int? = nil, energyAfter: Int? = nil, notes: String? = nil
-    ) {
-        self.id = id
-        self.workoutId = workoutId
-        self.completedAt = completedAt
-        self.duration = duration
-        self.rating = rating
-        self.energyBefore = energyBefore
-        self.energyAfter = energyAfter
-        self.notes = notes
-    }
 }
 
 extension Period: SyncedRecord {

@@ -9,8 +9,12 @@ public enum WorkoutLogTag {}
 /// Identifies a workout log.
 public typealias WorkoutLogID = Identifier<WorkoutLogTag>
 
-/// A completed workout, with the local day and cycle position fixed when it was logged.
-public struct WorkoutLog: Sendable, Equatable {
+/// A completed workout (the `workoutLogs` collection): what the user logged, with the workout's type and title, the
+/// local day and the cycle position fixed when it was logged. The one type of it from the server's store to the app's
+/// screens; its JSON is the API's (`workoutId`, `duration`, `localDate` written `YYYY-MM-DD`). A device fills the type,
+/// title and day from the workout it logged and its own time zone; the server fixes them, and the cycle position, when
+/// the log reaches it.
+public struct WorkoutLog: Sendable, Hashable, Identifiable, Codable {
     public var id: WorkoutLogID
     public var workout: WorkoutID
     public var workoutType: WorkoutType
@@ -42,5 +46,11 @@ public struct WorkoutLog: Sendable, Equatable {
         self.notes = notes
         self.cyclePhase = cyclePhase
         self.cycleDay = cycleDay
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, workoutType, workoutTitle, completedAt, localDate, rating, energyBefore, energyAfter, notes, cyclePhase, cycleDay
+        case workout = "workoutId"
+        case durationMinutes = "duration"
     }
 }

@@ -70,14 +70,12 @@ public enum FakeData {
         let offsets = [1, 2, 4, 6, 8, 9, 11, 14, 16, 18, 21, 23, 25, 28, 30, 32, 35, 38, 40]
         return offsets.enumerated().map { index, daysAgo in
             let workout = workouts[index % workouts.count]
-            let completion = WorkoutCompletion(
-                workoutID: workout.id.description, completedAt: now.addingTimeInterval(-Double(daysAgo) * 86_400), durationMinutes: workout.durationMinutes,
-                rating: 3 + index % 3, energyBefore: 2 + index % 3, energyAfter: 3 + index % 3
-            )
-            return LoggedWorkout(
-                id: uuid(0x300 + index).uuidString.lowercased(), completion: completion, workoutTitle: workout.title, workoutType: workout.type,
-                cyclePhase: workout.phases.first
-            )
+            let completedAt = now.addingTimeInterval(-Double(daysAgo) * 86_400)
+            return LoggedWorkout(log: WorkoutLog(
+                id: WorkoutLogID(rawValue: uuid(0x300 + index)), workout: workout.id, workoutType: workout.type, workoutTitle: workout.title,
+                completedAt: completedAt, localDate: CalendarDay(completedAt, in: .gmt), durationMinutes: workout.durationMinutes,
+                rating: 3 + index % 3, energyBefore: 2 + index % 3, energyAfter: 3 + index % 3, notes: nil, cyclePhase: workout.phases.first, cycleDay: nil
+            ))
         }
     }
 

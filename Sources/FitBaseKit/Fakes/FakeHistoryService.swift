@@ -26,25 +26,23 @@ public actor FakeHistoryService: HistoryService {
             workoutId: completion.workoutID, completedAt: completion.completedAt, duration: completion.durationMinutes, rating: completion.rating,
             energyBefore: completion.energyBefore, energyAfter: completion.energyAfter, notes: completion.notes
         )
+        let checked: CheckedWorkoutLog
         do throws(InvalidFields) {
-            _ = try WorkoutLogRules.checked(draft, workout: workout, now: clock.now)
+            checked = try WorkoutLogRules.checked(draft, workout: workout, now: clock.now)
         } catch {
             throw KitError(error)
         }
-        let logged = LoggedWorkout(
-            id: UUID().uuidString.lowercased(), completion: completion, workoutTitle: workout?.title, workoutType: workout?.type,
-            cyclePhase: nil
-        )
+        let logged = LoggedWorkout(log: checked.log(id: WorkoutLogID(), localDate: CalendarDay(completion.completedAt, in: timeZone), cycle: nil))
         logs.append(logged)
         return logged
     }
 
     public func history() async throws(KitError) -> [LoggedWorkout] {
         try await knobs.enter("history", clock: clock)
-        return logs.sorted { ($0.completion.completedAt, $0.id) > ($1.completion.completedAt, $1.id) }
+        return logs.sorted { ($0.log.completedAt, $0.id.description) > ($1.log.completedAt, $1.id.description) }
     }
 
-    public func deleteLog(id: String) async throws(KitError) {
+    public func deleteLog(id: WorkoutLogID) async throws(KitError) {
         try await knobs.enter("deleteLog", clock: clock)
         logs.removeAll { $0.id == id }
     }

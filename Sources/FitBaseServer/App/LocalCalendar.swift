@@ -6,10 +6,7 @@ import Foundation
 enum LocalCalendar {
     /// The day `instant` falls on in `timeZone` (an IANA name; UTC when `nil` or unknown).
     static func day(of instant: Date, in timeZone: String?) -> CalendarDay {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = Self.timeZone(timeZone)
-        let parts = calendar.dateComponents([.year, .month, .day], from: instant)
-        return CalendarDay(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1) ?? CalendarDay(daysSince1970: 0)
+        CalendarDay(instant, in: Self.timeZone(timeZone))
     }
 
     /// The time zone an IANA name names; UTC when `nil` or unknown.

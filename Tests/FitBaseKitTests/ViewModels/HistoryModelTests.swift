@@ -13,7 +13,7 @@ import Testing
         #expect(model.workoutsPerWeek.compactMap(\.value).reduce(0, +) > 0)
         model.loadMore()
         #expect(model.logs.count == 19 && !model.hasMore)
-        let dates = model.logs.map(\.completion.completedAt)
+        let dates = model.logs.map(\.log.completedAt)
         #expect(dates == dates.sorted(by: >))
     }
 
@@ -53,7 +53,7 @@ import Testing
         let slow = Task { await model.load() }
         await fixture.clock.waitForSleepers()
         fixture.fakes.history.knobs.latency = .zero
-        try? await fixture.fakes.history.deleteLog(id: FakeData.uuid(0x300).uuidString.lowercased())
+        try? await fixture.fakes.history.deleteLog(id: WorkoutLogID(rawValue: FakeData.uuid(0x300)))
         await model.load()
         #expect(model.stats?.totalWorkouts == 18)
         fixture.clock.advance(by: .seconds(1))

@@ -21,7 +21,7 @@ import Testing
         model.notes = " felt strong "
         await model.complete()
         guard case .completed(let logged) = model.session else { Issue.record("not completed: \(model.session)"); return }
-        #expect(logged.completion.durationMinutes == 25 && logged.completion.notes == "felt strong" && logged.completion.rating == 5)
+        #expect(logged.log.durationMinutes == 25 && logged.log.notes == "felt strong" && logged.log.rating == 5)
         #expect(fixture.events == [.workoutStarted(workoutID: id), .workoutCompleted(workoutID: id)])
         #expect(try await fixture.fakes.history.history().first?.id == logged.id)
     }
@@ -32,7 +32,7 @@ import Testing
         await model.load()
         await model.complete()
         guard case .completed(let logged) = model.session else { Issue.record("not completed"); return }
-        #expect(logged.completion.durationMinutes == free.durationMinutes)
+        #expect(logged.log.durationMinutes == free.durationMinutes)
     }
 
     @Test func aLockedWorkoutLeadsToThePaywall() async {

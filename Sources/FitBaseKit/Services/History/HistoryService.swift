@@ -32,30 +32,19 @@ public struct WorkoutCompletion: Sendable, Equatable {
     }
 }
 
-/// A logged workout in the history list.
+/// A logged workout in the history list: Core's log (its type, title and day the device's until the server fixes them
+/// with the cycle position) and whether it still waits to reach the server.
 public struct LoggedWorkout: Sendable, Equatable, Identifiable {
-    /// The log's id.
-    public var id: String
-    /// What was logged.
-    public var completion: WorkoutCompletion
-    /// The workout's title and type, once the server has filled them in (`nil` while the log waits to sync).
-    public var workoutTitle: String?
-    public var workoutType: WorkoutType?
-    /// The cycle phase the workout fell in, when the cycle is tracked (filled in by the server).
-    public var cyclePhase: CyclePhase?
+    /// The log.
+    public var log: WorkoutLog
     /// Whether the log still waits to reach the server.
     public var isPendingSync: Bool
 
-    /// Makes a logged workout.
-    public init(
-        id: String, completion: WorkoutCompletion, workoutTitle: String? = nil, workoutType: WorkoutType? = nil, cyclePhase: CyclePhase? = nil,
-        isPendingSync: Bool = false
-    ) {
-        self.id = id
-        self.completion = completion
-        self.workoutTitle = workoutTitle
-        self.workoutType = workoutType
-        self.cyclePhase = cyclePhase
+    public var id: WorkoutLogID { log.id }
+
+    /// Makes a row.
+    public init(log: WorkoutLog, isPendingSync: Bool = false) {
+        self.log = log
         self.isPendingSync = isPendingSync
     }
 }
@@ -105,7 +94,7 @@ public protocol HistoryService: Sendable {
     /// Logged workouts, newest first.
     func history() async throws(KitError) -> [LoggedWorkout]
     /// Deletes a log.
-    func deleteLog(id: String) async throws(KitError)
+    func deleteLog(id: WorkoutLogID) async throws(KitError)
     /// Totals, streaks, this week and the breakdowns.
     func stats() async throws(KitError) -> WorkoutStats
     /// The last `weeks` weeks of `metric`, oldest first, one point per week (starting Monday).

@@ -14,13 +14,11 @@ public struct LiveHistoryService: HistoryService {
     let syncTracker: WorkoutSyncTracker
 
     public func log(_ completion: WorkoutCompletion) async throws(KitError) -> LoggedWorkout {
-        // The catalog names the workout; offline and never seen, the server checks it when the log syncs.
-        var workout: CatalogWorkout?
-        var known = true
+        // The log carries the workout's type and title, so the catalog (its copy on the device when offline) must know
+        // the workout; one it has never seen cannot be logged offline.
+        let workout: CatalogWorkout?
         do throws(KitError) {
             workout = try await catalog.workout(id: completion.workoutID, policy: .cacheFirst).value.workout
-        } catch where error.kind == .offline {
-            known = false
         } catch where error.kind == .notFound {
             workout = nil
         }
@@ -28,36 +26,25 @@ public struct LiveHistoryService: HistoryService {
             workoutId: completion.workoutID, completedAt: completion.completedAt, duration: completion.durationMinutes, rating: completion.rating,
             energyBefore: completion.energyBefore, energyAfter: completion.energyAfter, notes: completion.notes
         )
+        let checked: CheckedWorkoutLog
         do throws(InvalidFields) {
-            _ = try WorkoutLogRules.checked(draft, workout: known ? workout : Self.unverified(completion.workoutID), now: clock.now)
+            checked = try WorkoutLogRules.checked(draft, workout: workout, now: clock.now)
         } catch {
             throw KitError(error)
         }
-        let entry = WorkoutLogEntry(
-            workoutId: completion.workoutID, completedAt: completion.completedAt, duration: completion.durationMinutes, rating: completion.rating,
-            energyBefore: completion.energyBefore, energyAfter: completion.energyAfter, notes: completion.notes
-        )
-        try await storage { try await engine.history.save(entry) }
-        await syncTracker.logged(entry.id)
-        return LoggedWorkout(
-            id: entry.id, completion: completion, workoutTitle: workout?.title, workoutType: workout?.type, cyclePhase: nil, isPendingSync: true)
-    }
-
-    /// A stand-in for a workout the device cannot look up while offline, so the log's other rules are still checked.
-    private static func unverified(_ id: String) -> CatalogWorkout {
-        CatalogWorkout(
-            id: WorkoutID(id) ?? WorkoutID(), title: "", description: "", type: .strength, durationMinutes: 1, intensity: .low, phases: [], equipment: [],
-            thumbnailURL: "", videoURL: "", instructorName: "", tags: [], isFeatured: false, isPremium: false, targetAreas: [], benefits: []
-        )
+        let log = checked.log(id: WorkoutLogID(), localDate: CalendarDay(completion.completedAt, in: timeZone()), cycle: nil)
+        try await storage { try await engine.history.save(log) }
+        await syncTracker.logged(log.id.description)
+        return LoggedWorkout(log: log, isPendingSync: true)
     }
 
     public func history() async throws(KitError) -> [LoggedWorkout] {
         let entries = try await storage { try await engine.history.history() }
         let pending = try await storage { try await engine.store.pendingRecordIDs(of: .workoutLogs) }
-        return entries.map { LoggedWorkout($0, pending: pending.contains($0.id)) }
+        return entries.map { LoggedWorkout(log: $0, isPendingSync: pending.contains($0.id.description)) }
     }
 
-    public func deleteLog(id: String) async throws(KitError) {
+    public func deleteLog(id: WorkoutLogID) async throws(KitError) {
         try await storage { try await engine.history.delete(id) }
     }
 
@@ -67,19 +54,5 @@ public struct LiveHistoryService: HistoryService {
 
     public func weeklySeries(_ metric: HistoryMetric, weeks: Int) async throws(KitError) -> [ChartPoint] {
         HistoryFigures.weekly(metric, try await history(), weeks: weeks, today: CalendarDay(clock.now, in: timeZone()), timeZone: timeZone())
-    }
-}
-
-extension LoggedWorkout {
-    init(_ entry: WorkoutLogEntry, pending: Bool) {
-        self.init(
-            id: entry.id,
-            completion: WorkoutCompletion(
-                workoutID: entry.workoutId, completedAt: entry.completedAt, durationMinutes: entry.duration, rating: entry.rating,
-                energyBefore: entry.energyBefore, energyAfter: entry.energyAfter, notes: entry.notes
-            ),
-            workoutTitle: entry.workoutTitle, workoutType: entry.workoutType.flatMap(WorkoutType.init(rawValue:)),
-            cyclePhase: entry.cyclePhase.flatMap(CyclePhase.init(rawValue:)), isPendingSync: pending
-        )
     }
 }

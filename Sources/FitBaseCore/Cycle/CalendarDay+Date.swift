@@ -1,4 +1,4 @@
-import FitBaseCore
+// Calendar arithmetic in a named time zone needs the time-zone database, which FoundationEssentials lacks on Linux.
 import Foundation
 
 extension CalendarDay {
