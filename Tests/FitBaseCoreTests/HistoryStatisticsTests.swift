@@ -39,8 +39,8 @@ import Testing
             Self.log("2026-11-23", minutes: 30, type: .strength),
         ]
         let statistics = HistoryStatistics(logs: logs, today: today)
-        #expect(statistics.byType == ["yoga": 2, "strength": 2])
-        #expect(statistics.byPhase == ["follicular": 2, "luteal": 1])
-        #expect(statistics.energyChangeByPhase == ["follicular": 1.5, "luteal": -1])
+        #expect(statistics.byType == [.yoga: 2, .strength: 2])
+        #expect(statistics.byPhase == [.follicular: 2, .luteal: 1])
+        #expect(statistics.energyChangeByPhase == [.follicular: 1.5, .luteal: -1])
     }
 }

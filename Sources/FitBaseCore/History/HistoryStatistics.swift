@@ -26,14 +26,14 @@ public struct HistoryStatistics: Sendable, Equatable {
     public var longestStreak: Int
     /// Workouts from this week's Monday to today.
     public var thisWeek: Int
-    /// Workouts by type (raw value).
-    public var byType: [String: Int]
-    /// Workouts by the cycle phase they were logged in (raw value); logs without a phase are left out.
-    public var byPhase: [String: Int]
+    /// Workouts by type.
+    public var byType: [WorkoutType: Int]
+    /// Workouts by the cycle phase they were logged in; logs without a phase are left out.
+    public var byPhase: [CyclePhase: Int]
     /// The last twelve weeks, oldest first, ending with this one.
     public var weekly: [Week]
     /// The mean of (energy after − energy before) by cycle phase, over logs that have both.
-    public var energyChangeByPhase: [String: Double]
+    public var energyChangeByPhase: [CyclePhase: Double]
 
     public init(logs: [WorkoutLog], today: CalendarDay) {
         let days = Set(logs.map(\.localDate))
@@ -43,16 +43,16 @@ public struct HistoryStatistics: Sendable, Equatable {
         currentStreak = WorkoutStreaks.current(days: days, today: today)
         longestStreak = WorkoutStreaks.longest(days: days)
         thisWeek = logs.filter { $0.localDate >= thisWeekStart && $0.localDate <= today }.count
-        byType = Dictionary(grouping: logs, by: \.workoutType.rawValue).mapValues(\.count)
-        byPhase = Dictionary(grouping: logs.compactMap { $0.cyclePhase }, by: \.rawValue).mapValues(\.count)
+        byType = Dictionary(grouping: logs, by: \.workoutType).mapValues(\.count)
+        byPhase = Dictionary(grouping: logs.compactMap { $0.cyclePhase }, by: { $0 }).mapValues(\.count)
         weekly = (0..<12).map { thisWeekStart.adding(days: -7 * (11 - $0)) }.map { start in
             let inWeek = logs.filter { (start...start.adding(days: 6)).contains($0.localDate) }
             return Week(start: start, workouts: inWeek.count, minutes: inWeek.reduce(0) { $0 + $1.durationMinutes })
         }
-        var energy: [String: [Int]] = [:]
+        var energy: [CyclePhase: [Int]] = [:]
         for log in logs {
             if let phase = log.cyclePhase, let before = log.energyBefore, let after = log.energyAfter {
-                energy[phase.rawValue, default: []].append(after - before)
+                energy[phase, default: []].append(after - before)
             }
         }
         energyChangeByPhase = energy.mapValues { Double($0.reduce(0, +)) / Double($0.count) }

@@ -49,7 +49,7 @@ public actor FakeHistoryService: HistoryService {
 
     public func stats() async throws(KitError) -> WorkoutStats {
         try await knobs.enter("stats", clock: clock)
-        return HistoryFigures.stats(logs, today: CalendarDay(clock.now, in: timeZone), timeZone: timeZone)
+        return HistoryFigures.stats(logs, today: CalendarDay(clock.now, in: timeZone))
     }
 
     public func weeklySeries(_ metric: HistoryMetric, weeks: Int) async throws(KitError) -> [ChartPoint] {

@@ -61,10 +61,10 @@ struct HistoryController: Sendable {
         )
         guard detailed else { return .ok(.init(body: .json(basic))) }
         var stats = basic
-        stats.byType = .init(additionalProperties: statistics.byType)
-        stats.byPhase = .init(additionalProperties: statistics.byPhase)
+        stats.byType = .init(additionalProperties: Dictionary(uniqueKeysWithValues: statistics.byType.map { ($0.key.rawValue, $0.value) }))
+        stats.byPhase = .init(additionalProperties: Dictionary(uniqueKeysWithValues: statistics.byPhase.map { ($0.key.rawValue, $0.value) }))
         stats.weekly = statistics.weekly.map { .init(weekStart: $0.start.description, workouts: $0.workouts, minutes: $0.minutes) }
-        stats.energyChangeByPhase = .init(additionalProperties: statistics.energyChangeByPhase)
+        stats.energyChangeByPhase = .init(additionalProperties: Dictionary(uniqueKeysWithValues: statistics.energyChangeByPhase.map { ($0.key.rawValue, $0.value) }))
         return .ok(.init(body: .json(stats)))
     }
 

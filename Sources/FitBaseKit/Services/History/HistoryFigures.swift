@@ -3,19 +3,12 @@ import Foundation
 
 /// Statistics and series of workout logs (the fake, and the live service on the device's own logs).
 enum HistoryFigures {
-    static func stats(_ logs: [LoggedWorkout], today: CalendarDay, timeZone: TimeZone) -> WorkoutStats {
-        let days = Set(logs.map { CalendarDay($0.log.completedAt, in: timeZone) })
-        let monday = WorkoutStreaks.weekStart(of: today)
-        var byType: [WorkoutType: Int] = [:]
-        var byPhase: [CyclePhase: Int] = [:]
-        for log in logs {
-            byType[log.log.workoutType, default: 0] += 1
-            if let phase = log.log.cyclePhase { byPhase[phase, default: 0] += 1 }
-        }
+    /// The statistics screen's totals: Core's ``HistoryStatistics``, the server's own rules, over the device's logs.
+    static func stats(_ logs: [LoggedWorkout], today: CalendarDay) -> WorkoutStats {
+        let statistics = HistoryStatistics(logs: logs.map(\.log), today: today)
         return WorkoutStats(
-            totalWorkouts: logs.count, totalMinutes: logs.reduce(0) { $0 + $1.log.durationMinutes },
-            currentStreak: WorkoutStreaks.current(days: days, today: today), longestStreak: WorkoutStreaks.longest(days: days),
-            thisWeek: logs.filter { CalendarDay($0.log.completedAt, in: timeZone) >= monday }.count, byType: byType, byPhase: byPhase
+            totalWorkouts: statistics.totalWorkouts, totalMinutes: statistics.totalMinutes, currentStreak: statistics.currentStreak,
+            longestStreak: statistics.longestStreak, thisWeek: statistics.thisWeek, byType: statistics.byType, byPhase: statistics.byPhase
         )
     }
 

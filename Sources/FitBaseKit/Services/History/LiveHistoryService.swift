@@ -49,7 +49,7 @@ public struct LiveHistoryService: HistoryService {
     }
 
     public func stats() async throws(KitError) -> WorkoutStats {
-        HistoryFigures.stats(try await history(), today: CalendarDay(clock.now, in: timeZone()), timeZone: timeZone())
+        HistoryFigures.stats(try await history(), today: CalendarDay(clock.now, in: timeZone()))
     }
 
     public func weeklySeries(_ metric: HistoryMetric, weeks: Int) async throws(KitError) -> [ChartPoint] {
