@@ -27,24 +27,21 @@ struct HealthRecords: Sendable {
 
     // MARK: Consent
 
-    /// What the `healthData` consent allows: uploading needs it in force; reading and deleting need it to have been
-    /// given once (data uploaded before a withdrawal stays readable and deletable).
-    func consent(of user: UserID) async throws -> (upload: Bool, read: Bool) {
-        let history = try await consents.history(of: user).filter { $0.kind == .healthData }
-        return (history.last?.granted == true, history.contains { $0.granted })
+    /// The user's `healthData` consent.
+    func consent(of user: UserID) async throws -> HealthConsent {
+        HealthConsent(history: try await consents.history(of: user))
     }
 
-    /// Throws 403 `consent_required` unless ``consent(of:)`` allows the access; a refusal is audited.
+    /// Throws 403 `consent_required` unless the consent allows the access; a refusal is audited (``auditDenied``).
     func requireConsent(of user: UserID, toUpload: Bool, resource: String) async throws {
-        let consent = try await consent(of: user)
-        guard !(toUpload ? consent.upload : consent.read) else { return }
-        try await audit.append(AuditEvent(actor: user, subject: user, action: toUpload ? .write : .read, resource: resource, count: 0, outcome: .denied))
-        throw Problem(
-            .forbidden, code: .consentRequired,
-            detail: toUpload
-                ? "Uploading health data needs the healthData consent: POST /v1/me/consents {kind: healthData, granted: true}."
-                : "Health data needs the healthData consent: POST /v1/me/consents {kind: healthData, granted: true}."
-        )
+        guard try await !consent(of: user).allows(upload: toUpload) else { return }
+        try await auditDenied(user, action: toUpload ? .write : .read, resource: resource, count: 0)
+        throw HealthConsent.required(toUpload: toUpload)
+    }
+
+    /// Enters accesses the consent refused into the user's audit chain (`count` refused records; 0 for a request).
+    func auditDenied(_ user: UserID, action: AuditAction, resource: String, count: Int) async throws {
+        try await audit.append(AuditEvent(actor: user, subject: user, action: action, resource: resource, count: count, outcome: .denied))
     }
 
     // MARK: Writing

@@ -43,24 +43,18 @@ struct HealthSamplesCollection: SyncedCollection {
 
     // MARK: Sync
 
-    private static let consentRequired = Problem(
-        .forbidden, code: .consentRequired, detail: "Health samples need the healthData consent: POST /v1/me/consents {kind: healthData, granted: true}."
-    )
-
     /// Reads the `healthData` consent once; refused mutations are audited as denied, as REST refusals are.
     func prepare(_ mutations: [Components.Schemas.SyncMutation], reads: PushReads) async throws {
         let user = reads.user
         let consent = try await self.consent(reads)
-        let refused = mutations.filter { !($0.op == .upsert ? consent.upload : consent.read) }.count
-        if refused > 0 {
-            try await health.audit.append(AuditEvent(actor: user, subject: user, action: .sync, resource: "healthSamples", count: refused, outcome: .denied))
-        }
+        let refused = mutations.filter { !consent.allows(upload: $0.op == .upsert) }.count
+        if refused > 0 { try await health.auditDenied(user, action: .sync, resource: "healthSamples", count: refused) }
     }
 
     func checkUpsert(
         _ data: Components.Schemas.SyncRecordData?, id: String, reads: PushReads, updatedAt: Date
     ) async throws -> any SyncedWrite {
-        guard try await consent(reads).upload else { throw Self.consentRequired }
+        guard try await consent(reads).upload else { throw HealthConsent.required(toUpload: true) }
         let body = try decode(Components.Schemas.HealthSampleInput.self, from: data)
         var input = HealthWire.input(body)
         input.id = id
@@ -71,13 +65,13 @@ struct HealthSamplesCollection: SyncedCollection {
         }
         let user = reads.user
         guard let key = try await reads.once("health.key", { try await health.vault.dataKey(of: user, creating: true) }) else {
-            throw Self.consentRequired
+            throw HealthConsent.required(toUpload: true)
         }
         return HealthSampleWrite(batch: try health.seal([sample], of: user, with: key), vault: health.vault, quota: health.sampleQuota)
     }
 
     func checkDelete(id: String, reads: PushReads) async throws {
-        guard try await consent(reads).read else { throw Self.consentRequired }
+        guard try await consent(reads).read else { throw HealthConsent.required(toUpload: false) }
     }
 
     func delete(_ id: String, _ write: FeedWrite, on db: any SQLDatabase) async throws -> SyncChange? {
@@ -102,18 +96,10 @@ struct HealthSamplesCollection: SyncedCollection {
         try await health.audit.append(AuditEvent(actor: user, subject: user, action: .sync, resource: "healthSamples", count: count))
     }
 
-    private func consent(_ reads: PushReads) async throws -> (upload: Bool, read: Bool) {
+    /// The pushing user's consent, read once per push.
+    private func consent(_ reads: PushReads) async throws -> HealthConsent {
         let user = reads.user
-        let consent = try await reads.once("health.consent") { () async throws -> HealthConsent in
-            let consent = try await health.consent(of: user)
-            return HealthConsent(upload: consent.upload, read: consent.read)
-        }
-        return (consent.upload, consent.read)
-    }
-
-    private struct HealthConsent: Sendable {
-        var upload: Bool
-        var read: Bool
+        return try await reads.once("health.consent") { try await health.consent(of: user) }
     }
 }
 
