@@ -43,7 +43,7 @@ extension SyncController {
             // Holding the user's sequence row for the whole push orders concurrent pushes of one user (PostgreSQL),
             // so a mutation id's stored result is always seen by a later push.
             try await SyncFeed.lockSequence(of: user, on: db)
-            var answered = try await Self.storedResults(of: prepared.map(\.mutationID), user: user, on: db)
+            var answered = try await SyncMutationResults.stored(of: prepared.map(\.mutationID), user: user, on: db)
             var records = try await PushRecords.read(prepared.filter { answered[$0.mutationID] == nil }, collections: collections, user: user, on: db)
             var results: [Components.Schemas.SyncMutationResult] = []
             results.reserveCapacity(prepared.count)
@@ -64,7 +64,7 @@ extension SyncController {
                 }
                 results.append(result)
             }
-            try await Self.store(kept, user: user, now: now, on: db)
+            try await SyncMutationResults.store(kept, user: user, now: now, on: db)
             var applied: [SyncCollection: Int] = [:]
             for (mutation, result) in zip(prepared, results) where result.status != .rejected {
                 applied[mutation.collection, default: 0] += 1
@@ -151,7 +151,7 @@ extension SyncController {
             throw Problem.invalidRequest("data is required to upsert.", fieldErrors: [.init(field: "data", message: "is required to upsert")])
         }
         do {
-            return try data.decode(Body.self, using: resultCoding.decoder)
+            return try data.decode(Body.self, using: SyncMutationResults.resultCoding.decoder)
         } catch let error as DecodingError {
             throw ProblemMapping.problem(forDecoding: error).prefixingFields(with: "data.")
         } catch {
@@ -175,14 +175,13 @@ extension SyncController {
         if isUnkeyed(mutation), case .rejected(let problem) = mutation.outcome { return rejected(mutation, problem) }
         let result: Components.Schemas.SyncMutationResult
         if case .upsert(let write) = mutation.outcome, write.canViolateConstraint {
-            try await db.raw("SAVEPOINT sync_mutation").run()
+            try await Savepoint.begin("sync_mutation", on: db)
             do {
                 let written = try await self.write(mutation, in: collections, user: user, now: now, records: &records, on: db)
-                try await db.raw("RELEASE SAVEPOINT sync_mutation").run()
+                try await Savepoint.release("sync_mutation", on: db)
                 result = written
             } catch {
-                try await db.raw("ROLLBACK TO SAVEPOINT sync_mutation").run()
-                try await db.raw("RELEASE SAVEPOINT sync_mutation").run()
+                try await Savepoint.rollBack("sync_mutation", on: db)
                 records.forget(PushRecords.Key(collection: mutation.collection, id: mutation.recordID))
                 guard let problem = (error as? Problem) ?? write.problem(forViolation: error) else { throw error }
                 result = rejected(mutation, problem)
@@ -273,49 +272,6 @@ extension SyncController {
         }
         return .init(mutationId: mutation.mutationID, status: .conflict, version: version, resolution: resolution, serverRecord: record)
     }
-
-    /// The stored results of those of `mutationIDs` answered before, by id.
-    private static func storedResults(of mutationIDs: [String], user: UserID, on db: any SQLDatabase) async throws -> [String: Components.Schemas.SyncMutationResult] {
-        guard !mutationIDs.isEmpty else { return [:] }
-        let rows = try await db.select().columns("mutation_id", "result").from("sync_mutations")
-            .where("user_id", .equal, user.rawValue).where("mutation_id", .in, Array(Set(mutationIDs))).all()
-        var results: [String: Components.Schemas.SyncMutationResult] = [:]
-        for row in rows {
-            results[try row.decode(column: "mutation_id", as: String.self)] = try resultCoding.decoder.decode(
-                Components.Schemas.SyncMutationResult.self, from: Data(try row.decode(column: "result", as: String.self).utf8)
-            )
-        }
-        return results
-    }
-
-    /// Stores the results under their mutation ids, 250 rows a statement.
-    private static func store(_ results: [Components.Schemas.SyncMutationResult], user: UserID, now: Date, on db: any SQLDatabase) async throws {
-        for start in stride(from: 0, to: results.count, by: 250) {
-            let chunk = results[start..<min(start + 250, results.count)]
-            var binds: [any Encodable & Sendable] = []
-            binds.reserveCapacity(chunk.count * 4)
-            for result in chunk {
-                binds.append(user.rawValue)
-                binds.append(result.mutationId)
-                binds.append(String(decoding: try resultCoding.encoder.encode(result), as: UTF8.self))
-                binds.append(now)
-            }
-            try await storeResults(rows: chunk.count, binds).run(on: db)
-        }
-    }
-
-    private static let storeResults = StoredRowsStatement(
-        head: #"INSERT INTO "sync_mutations" ("user_id", "mutation_id", "result", "created_at") VALUES "#, row: "(?, ?, ?, ?)"
-    )
-
-    /// Stored results keep instants to the second, as the API writes them.
-    private static let resultCoding: (encoder: JSONEncoder, decoder: JSONDecoder) = {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .internetDateTime
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .internetDateTime
-        return (encoder, decoder)
-    }()
 }
 
 /// What a push knows of its records before applying them, read with one query per collection (and table) instead of

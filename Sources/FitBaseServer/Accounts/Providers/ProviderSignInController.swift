@@ -4,7 +4,6 @@ import Foundation
 import HTTPTypes
 import JWTKit
 import Logging
-import SQLKit
 
 /// Sign in with Apple and Google using the ID token the app got from the provider's SDK, and Apple's
 /// server-to-server notifications about those accounts.
@@ -82,12 +81,8 @@ struct ProviderSignInController: Sendable {
             logger.warning("stale Apple notification ignored", metadata: ["type": "\(event.type)", "iat": "\(issuedAt)"])
             return .ok(.init())
         }
-        let firstTime = try await database.transaction { db in
-            try await db.delete(from: "apple_notification_receipts")
-                .where("received_at", .lessThan, now.addingTimeInterval(-2 * Self.notificationMaximumAge)).run()
-            return !(try await db.insert(into: "apple_notification_receipts").columns("jti", "received_at")
-                .values(SQLBind(jti), SQLBind(now)).ignoringConflicts(with: ["jti"]).returning("jti").all()).isEmpty
-        }
+        let receipts = AppleNotificationReceipts(database: database)
+        let firstTime = try await receipts.claim(jti, now: now, keep: 2 * Self.notificationMaximumAge)
         guard firstTime else {
             logger.info("replayed Apple notification ignored", metadata: ["type": "\(event.type)"])
             return .ok(.init())
@@ -96,7 +91,7 @@ struct ProviderSignInController: Sendable {
             try await apply(event, issuedAt: issuedAt)
         } catch {
             // Not acted on: forget the receipt so Apple's retry is.
-            try? await database.transaction { db in try await db.delete(from: "apple_notification_receipts").where("jti", .equal, jti).run() }
+            try? await receipts.forget(jti)
             throw error
         }
         return .ok(.init())
