@@ -3,7 +3,6 @@
 
     bench-export.py SERVER_URL SERVER_PID SAMPLES
 """
-import http.client
 import json
 import sys
 import threading
@@ -12,27 +11,16 @@ import uuid
 from datetime import datetime, timedelta, timezone
 from urllib.parse import urlparse
 
+import benchhttp
+from benchhttp import call
+
 url = urlparse(sys.argv[1])
 pid = int(sys.argv[2])
 total = int(sys.argv[3])
 
 
 def connect():
-    return http.client.HTTPConnection(url.hostname, url.port, timeout=600)
-
-
-def call(conn, method, path, body=None, token=None):
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = "Bearer " + token
-    if body is not None and not isinstance(body, bytes):
-        body = json.dumps(body).encode()
-    conn.request(method, path, body=body, headers=headers)
-    response = conn.getresponse()
-    data = response.read()
-    if response.status >= 300:
-        raise SystemExit(f"{method} {path} answered {response.status}: {data[:300]!r}")
-    return json.loads(data) if data else None
+    return benchhttp.connect(url, timeout=600)
 
 
 def rss_kib():

@@ -7,7 +7,6 @@ times GET /v1/health/summary over the whole range (by day and by week) and over 
 
     bench-health.py SERVER_URL [DAYS] [CONNECTIONS]
 """
-import http.client
 import json
 import statistics
 import sys
@@ -17,27 +16,16 @@ import uuid
 from datetime import datetime, timedelta, timezone
 from urllib.parse import urlparse
 
+import benchhttp
+from benchhttp import call
+
 url = urlparse(sys.argv[1])
 days = int(sys.argv[2]) if len(sys.argv) > 2 else 365
 connections = int(sys.argv[3]) if len(sys.argv) > 3 else 2
 
 
 def connect():
-    return http.client.HTTPConnection(url.hostname, url.port, timeout=120)
-
-
-def call(conn, method, path, body=None, token=None):
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = "Bearer " + token
-    if body is not None and not isinstance(body, bytes):
-        body = json.dumps(body).encode()
-    conn.request(method, path, body=body, headers=headers)
-    response = conn.getresponse()
-    data = response.read()
-    if response.status >= 300:
-        raise SystemExit(f"{method} {path} answered {response.status}: {data[:300]!r}")
-    return json.loads(data) if data else None
+    return benchhttp.connect(url, timeout=120)
 
 
 conn = connect()
