@@ -162,7 +162,7 @@ public struct LiveProfileService: ProfileService {
     public func consents() async throws(KitError) -> [ConsentRecord] {
         try await kit { () async throws(FitBaseError) in
             switch try await client.call({ try await client.api.listConsents() }) {
-            case .ok(let ok): return try FitBaseError.decoding { try ok.body.json }.items.compactMap(ConsentRecord.init(wire:))
+            case .ok(let ok): return try FitBaseError.decoding { try ok.body.json }.items.map(ConsentRecord.init(wire:))
             case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
             case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
             case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
@@ -171,7 +171,7 @@ public struct LiveProfileService: ProfileService {
     }
 
     public func recordConsent(_ kind: ConsentKind, version: String, granted: Bool) async throws(KitError) -> ConsentRecord {
-        let record = try await kit { () async throws(FitBaseError) in
+        try await kit { () async throws(FitBaseError) in
             let body = Components.Schemas.ConsentRequest(kind: kind, version: version, granted: granted)
             switch try await client.call({ try await client.api.recordConsent(body: .json(body)) }) {
             case .created(let created): return ConsentRecord(wire: try FitBaseError.decoding { try created.body.json })
@@ -181,8 +181,6 @@ public struct LiveProfileService: ProfileService {
             case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
             }
         }
-        guard let record else { throw KitError(.server) }
-        return record
     }
 
     public func exportData() async throws(KitError) -> AccountExport {
@@ -232,7 +230,7 @@ public struct LiveProfileService: ProfileService {
 }
 
 extension ConsentRecord {
-    init?(wire consent: Components.Schemas.Consent) {
+    init(wire consent: Components.Schemas.Consent) {
         self.init(kind: consent.kind, version: consent.version, granted: consent.granted, recordedAt: consent.recordedAt)
     }
 }

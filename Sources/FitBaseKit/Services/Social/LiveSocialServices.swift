@@ -99,7 +99,7 @@ public struct LiveNotificationService: NotificationService {
         var query = [URLQueryItem(name: "limit", value: String(page.limit))]
         if let cursor = page.cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
         let wire = try await api.get(Components.Schemas.NotificationPage.self, "/v1/notifications", query: query, operationID: "listNotifications")
-        return NotificationFeed(page: Page(items: wire.items.compactMap(FeedNotification.init(wire:)), nextCursor: wire.nextCursor), unreadCount: wire.unreadCount)
+        return NotificationFeed(page: Page(items: wire.items.map(FeedNotification.init(wire:)), nextCursor: wire.nextCursor), unreadCount: wire.unreadCount)
     }
 
     public func unreadCount() async throws(KitError) -> Int {

@@ -68,7 +68,7 @@ extension GroupLeaderboard {
 }
 
 extension FeedNotification {
-    init?(wire notification: Components.Schemas.Notification) {
+    init(wire notification: Components.Schemas.Notification) {
         self.init(
             id: notification.id, kind: notification._type, groupID: notification.groupId, message: notification.message, isRead: notification.isRead,
             createdAt: notification.createdAt
