@@ -94,15 +94,12 @@ struct CycleDataSealing: Sendable {
     }
 
     private func sealLogs() async throws -> Int {
-        var sealed = 0
-        while true {
-            let rows = try await database.withConnection { db in
+        try await sealInBatches(
+            select: { db in
                 try await db.select().columns("id", "user_id", "energy_before", "energy_after", "notes", "cycle_phase", "cycle_day")
                     .from("workout_logs").where(SQLIdentifier("sealed"), .is, SQLLiteral.null).limit(Self.batch).all()
-            }
-            if rows.isEmpty { break }
-            var updates: [(id: UUID, fields: SealedFields)] = []
-            for row in rows {
+            },
+            seal: { row in
                 let user = UserID(rawValue: try row.decode(column: "user_id", as: UUID.self))
                 let id = try row.decode(column: "id", as: UUID.self)
                 let fields = HistoryStore.PrivateFields(
@@ -111,50 +108,61 @@ struct CycleDataSealing: Sendable {
                     cycleDay: try row.decode(column: "cycle_day", as: Int?.self)
                 )
                 guard let key = try await vault.dataKey(of: user, creating: true) else { throw SealedFieldsError.noKey }
-                updates.append((id, try vault.seal(bytes: fields.json, table: HistoryStore.table, id: id, of: user, with: key)))
+                return (id, try vault.seal(bytes: fields.json, table: HistoryStore.table, id: id, of: user, with: key))
+            },
+            write: { update, db in
+                try await db.update("workout_logs")
+                    .set("key_id", to: update.fields.keyID).set("sealed", to: update.fields.sealed)
+                    .set("energy_before", to: SQLLiteral.null).set("energy_after", to: SQLLiteral.null).set("notes", to: SQLLiteral.null)
+                    .set("cycle_phase", to: SQLLiteral.null).set("cycle_day", to: SQLLiteral.null)
+                    .where("id", .equal, update.id).where(SQLIdentifier("sealed"), .is, SQLLiteral.null)
+                    .run()
             }
-            let toUpdate = updates
-            try await database.transaction { db in
-                for update in toUpdate {
-                    try await db.update("workout_logs")
-                        .set("key_id", to: update.fields.keyID).set("sealed", to: update.fields.sealed)
-                        .set("energy_before", to: SQLLiteral.null).set("energy_after", to: SQLLiteral.null).set("notes", to: SQLLiteral.null)
-                        .set("cycle_phase", to: SQLLiteral.null).set("cycle_day", to: SQLLiteral.null)
-                        .where("id", .equal, update.id).where(SQLIdentifier("sealed"), .is, SQLLiteral.null)
-                        .run()
-                }
-            }
-            sealed += updates.count
-        }
-        return sealed
+        )
     }
 
     private func sealProfiles() async throws -> Int {
-        var sealed = 0
-        while true {
-            let rows = try await database.withConnection { db in
+        try await sealInBatches(
+            select: { db in
                 try await db.select().columns("user_id", "last_period_start_date").from(ProfileStore.table)
                     .where(SQLIdentifier("last_period_start_date"), .isNot, SQLLiteral.null).limit(Self.batch).all()
-            }
-            if rows.isEmpty { break }
-            var updates: [(user: UUID, fields: SealedFields)] = []
-            for row in rows {
+            },
+            seal: { row in
                 let user = UserID(rawValue: try row.decode(column: "user_id", as: UUID.self))
                 let fields = SealedProfileFields(lastPeriodStartDate: try row.decode(column: "last_period_start_date", as: String.self))
                 guard let key = try await vault.dataKey(of: user, creating: true) else { throw SealedFieldsError.noKey }
-                updates.append((user.rawValue, try vault.seal(fields, table: ProfileStore.table, id: user.rawValue, of: user, with: key)))
+                return (user.rawValue, try vault.seal(fields, table: ProfileStore.table, id: user.rawValue, of: user, with: key))
+            },
+            write: { update, db in
+                try await db.update(ProfileStore.table)
+                    .set("cycle_key_id", to: update.fields.keyID).set("cycle_sealed", to: update.fields.sealed)
+                    .set("last_period_start_date", to: SQLLiteral.null)
+                    .where("user_id", .equal, update.id).where(SQLIdentifier("last_period_start_date"), .isNot, SQLLiteral.null)
+                    .run()
             }
-            let toUpdate = updates
+        )
+    }
+
+    /// Seals rows still in clear, a batch at a time until none is left: `select` reads up to ``batch`` of them, `seal`
+    /// makes a row's sealed fields (the data keys are made here, outside any transaction: the key store may share this
+    /// database's single writer), and `write` stores them and empties the clear columns — one transaction per batch, each
+    /// write applying only while its row is still in clear, so an interrupted run or a second instance resumes safely.
+    private func sealInBatches(
+        select: @escaping @Sendable (any SQLDatabase) async throws -> [any SQLRow],
+        seal: (any SQLRow) async throws -> (id: UUID, fields: SealedFields),
+        write: @escaping @Sendable ((id: UUID, fields: SealedFields), any SQLDatabase) async throws -> Void
+    ) async throws -> Int {
+        var sealed = 0
+        while true {
+            let rows = try await database.withConnection { db in try await select(db) }
+            if rows.isEmpty { break }
+            var updates: [(id: UUID, fields: SealedFields)] = []
+            for row in rows { updates.append(try await seal(row)) }
+            let batch = updates
             try await database.transaction { db in
-                for update in toUpdate {
-                    try await db.update(ProfileStore.table)
-                        .set("cycle_key_id", to: update.fields.keyID).set("cycle_sealed", to: update.fields.sealed)
-                        .set("last_period_start_date", to: SQLLiteral.null)
-                        .where("user_id", .equal, update.user).where(SQLIdentifier("last_period_start_date"), .isNot, SQLLiteral.null)
-                        .run()
-                }
+                for update in batch { try await write(update, db) }
             }
-            sealed += updates.count
+            sealed += batch.count
         }
         return sealed
     }
