@@ -241,7 +241,7 @@ import Testing
                 #expect(sent.maxTokens == 1024)
                 #expect(sent.prompt.contains("- Current Phase: follicular (Day 10 of cycle)"))
                 let candidates = FakeLanguageModel.candidateIDs(in: sent.prompt)
-                #expect(candidates.count == RecommendationController.modelCandidates)
+                #expect(candidates.count == RecommendationsFeature.modelCandidates)
                 #expect(Self.ids(answer) == Array(candidates.suffix(3).reversed()))
                 // Free user: no premium workout is even offered to the model.
                 let listed = try await withThrowingTaskGroup(of: Bool.self) { group in

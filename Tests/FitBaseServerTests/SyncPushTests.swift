@@ -333,7 +333,7 @@ import Testing
             ])
             #expect(fixed[0]["resolution"] as? String == "clientWins")
 
-            let tooMany = (0...SyncController.maximumMutations).map { _ in Self.mutation("plans", UUID().uuidString, data: Self.plan("x")) }
+            let tooMany = (0...SyncPusher.maximumMutations).map { _ in Self.mutation("plans", UUID().uuidString, data: Self.plan("x")) }
             let problem = try expectProblem(try await client.json(.post, "/v1/sync/push", body: ["mutations": tooMany], token: token), code: "invalid_request")
             #expect((problem["errors"] as? [[String: Any]])?.first?["field"] as? String == "mutations")
             let malformed = try expectProblem(

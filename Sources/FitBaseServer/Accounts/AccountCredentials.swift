@@ -180,7 +180,7 @@ struct AccountCredentials: Sendable {
         if let hash = account.passwordHash {
             guard let password else { throw Problem.validationFailed([.init(field: "password", message: "is required for an account with a password")]) }
             try await checkPassword(password, against: hash, of: account, now: now)
-        } else if now.timeIntervalSince(caller.authenticatedAt) > MeController.reauthenticationWindow {
+        } else if now.timeIntervalSince(caller.authenticatedAt) > AccountsFeature.reauthenticationWindow {
             throw Problem.unauthenticated(
                 .reauthenticationRequired, "Changing the address needs a sign-in from the last 5 minutes; sign in again first."
             )

@@ -26,3 +26,11 @@ struct AuthSessionBuilder: Sendable {
         )
     }
 }
+
+extension AuthSessionBuilder {
+    /// The label a new session shows in the account's session list: the device's name, trimmed, at most 100 characters.
+    static func deviceLabel(_ name: String?) -> String? {
+        guard let name = name?.trimmingCharacters(in: .whitespacesAndNewlines), !name.isEmpty else { return nil }
+        return String(name.prefix(100))
+    }
+}

@@ -42,7 +42,7 @@ struct PreferencesCollection: SyncedCollection {
 
     func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: Components.Schemas.SyncRecordData] {
         guard ids.contains(SyncFeed.preferencesID) else { return [:] }
-        return [SyncFeed.preferencesID: SyncController.object(UserWire.preferences(try await ProfileStore.profile(of: user, on: db, vault: profiles.vault)))]
+        return [SyncFeed.preferencesID: SyncWire.object(UserWire.preferences(try await ProfileStore.profile(of: user, on: db, vault: profiles.vault)))]
     }
 }
 

@@ -111,6 +111,20 @@ struct CatalogStore: Sendable {
         try await database.withConnection { db in try await db.select().column("id").from("workouts").limit(1).first() == nil }
     }
 
+    // MARK: Writing
+
+    /// Creates or replaces `workout` (an admin's edit) in a transaction of its own.
+    func save(_ workout: CatalogWorkout) async throws {
+        let engine = database.engine
+        try await database.transaction { db in try await Self.upsert(workout, engine: engine, now: .storageNow, on: db) }
+    }
+
+    /// Deletes workout `id` in a transaction of its own; `false` when there is none.
+    func delete(_ id: WorkoutID) async throws -> Bool {
+        let engine = database.engine
+        return try await database.transaction { db in try await Self.delete(id, engine: engine, on: db) }
+    }
+
     // MARK: Writing (inside the caller's transaction)
 
     /// Creates or replaces `workout`, keeping its creation time when it existed.

@@ -7,13 +7,13 @@ import NIOCore
 /// `POST /v1/health/samples` read without the generated server's decoder (a ``DirectRoute``).
 ///
 /// `JSONDecoder` was 15 % of the CPU of an upload of 1,000 samples. Here the body is read by ``JSONValue/parse(_:)`` in
-/// one pass into the same `HealthSampleUpload` value, which ``HealthController/uploadHealthSamples(_:)`` — the one
+/// one pass into the same `HealthSampleUpload` value, which ``HealthOperations/uploadHealthSamples(_:)`` — the one
 /// upload path — stores; the results are encoded with the generated server's settings. A body this reader does not
 /// fully understand (not JSON, a missing or mistyped field, a field the contract does not name, a bad date, a repeated
 /// key, another content type or `Accept`) is left to the generated handler, which answers with its problem.
-extension HealthController {
+extension HealthOperations {
     /// The routes this answers, for ``RoutingTransport``.
-    var routes: [DirectRoute] {
+    var healthRoutes: [DirectRoute] {
         [
             DirectRoute.jsonBody(.post, "/v1/health/samples", read: Self.upload(from:)) { upload in
                 // The upload answers `ok` or throws (its problems are rendered as for every route).
@@ -50,12 +50,9 @@ extension HealthController {
         DirectRoute.array(named: "samples", in: json, item: sample(from:)).map { .init(samples: $0) }
     }
 
-    private static let sampleKeys: Set<String> = [
-        "id", "type", "value", "unit", "systolic", "diastolic", "stage", "start", "end", "sourceId", "device", "metadata",
-    ]
 
     private static func sample(from json: JSONValue) -> Components.Schemas.HealthSampleInput? {
-        guard case .object(let fields) = json, fields.keys.allSatisfy(sampleKeys.contains),
+        guard case .object(let fields) = json, fields.keys.allSatisfy(healthSampleKeys.contains),
             case .string(let id)? = fields["id"], case .string(let type)? = fields["type"],
             case .string(let rawStart)? = fields["start"], let start = InternetDateTime.date(from: rawStart),
             case .string(let sourceID)? = fields["sourceId"]
@@ -103,3 +100,8 @@ extension HealthController {
         }
     }
 }
+
+/// The fields a sample may have.
+private let healthSampleKeys: Set<String> = [
+    "id", "type", "value", "unit", "systolic", "diastolic", "stage", "start", "end", "sourceId", "device", "metadata",
+]

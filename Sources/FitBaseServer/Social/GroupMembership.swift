@@ -23,7 +23,7 @@ enum GroupMembershipError: Error, Equatable, ProblemConvertible {
         case .full:
             Problem(.conflict, code: .groupFull, detail: "The group has \(GroupRules.maximumMembers) members, the most a group can have.")
         case .inviteGone:
-            GroupController.inviteGone
+            Problem.inviteGone
         }
     }
 }
@@ -97,4 +97,11 @@ struct GroupMembership: Sendable {
         try await ChallengeScoring.memberLeft(user, group: id, now: now, on: db)
         return true
     }
+}
+
+extension Problem {
+    /// One answer for every invite that cannot be used, so a token's fate is not told to whoever holds it.
+    static let inviteGone = Problem.notFound("This invite does not exist, has expired, was used up or was revoked.")
+
+    static let groupAdminOnly = Problem(.forbidden, code: .forbidden, detail: "Only the group's admin can do this.")
 }

@@ -225,7 +225,7 @@ enum SyncFeed {
     private static func nudge(_ user: UserID) {
         TransactionHooks.current?.beforeCommit(key: "sync-nudge/\(user)") { db in
             let position = try await SyncFeed.position(of: user, on: db)
-            try await EventLog.append(topic: .user(user), type: "sync", data: ["cursor": SyncController.cursor(sequence: position.last)], on: db)
+            try await EventLog.append(topic: .user(user), type: "sync", data: ["cursor": SyncWire.cursor(sequence: position.last)], on: db)
         }
     }
 

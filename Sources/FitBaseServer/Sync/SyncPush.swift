@@ -15,12 +15,16 @@ import SQLKit
 /// feed, the collection's one write path makes the write with its effects, and the result is stored under the
 /// `mutationId`. A write that can fail on a constraint (another period starting the same day) runs inside a
 /// savepoint, rolled back to reject it alone.
-extension SyncController {
+struct SyncPusher: Sendable {
+    /// The most mutations one push may carry.
     static let maximumMutations = 500
 
-    func pushSyncMutations(_ input: Operations.PushSyncMutations.Input) async throws -> Operations.PushSyncMutations.Output {
-        let caller = try RequestScope.requireCaller()
-        guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
+    let database: Database
+    /// What each collection checks, writes and shows.
+    let collections: SyncedCollections
+
+    /// Applies `body`'s mutations for `caller`, answering one result per mutation in order.
+    func push(_ body: Components.Schemas.SyncPush, by caller: Caller) async throws -> [Components.Schemas.SyncMutationResult] {
         guard body.mutations.count <= Self.maximumMutations else {
             throw Problem.batchTooLarge("mutations", maximum: Self.maximumMutations, noun: "mutations", request: "A push")
         }
@@ -39,7 +43,7 @@ extension SyncController {
         }
         let prepared = pending
         let collections = self.collections
-        let results = try await database.transaction { db in
+        return try await database.transaction { db in
             // Holding the user's sequence row for the whole push orders concurrent pushes of one user (PostgreSQL),
             // so a mutation id's stored result is always seen by a later push.
             try await SyncFeed.lockSequence(of: user, on: db)
@@ -74,7 +78,6 @@ extension SyncController {
             }
             return results
         }
-        return .ok(.init(body: .json(.init(results: results))))
     }
 
     // MARK: Checking
@@ -144,7 +147,9 @@ extension SyncController {
             throw problem.prefixingFields(with: "data.")
         }
     }
+}
 
+extension SyncWire {
     /// Decodes a mutation's `data` as the collection's REST body, naming the field at fault.
     static func decode<Body: Decodable>(_ type: Body.Type, from data: Components.Schemas.SyncRecordData?) throws(Problem) -> Body {
         guard let data else {
@@ -158,7 +163,9 @@ extension SyncController {
             throw Problem.invalidRequest("data is not a JSON object.", fieldErrors: [.init(field: "data", message: "must be a JSON object")])
         }
     }
+}
 
+extension SyncPusher {
     // MARK: Applying
 
     /// A rejection for an unusable `mutationId`: answered, never stored (there is no key to store it under).
@@ -268,7 +275,7 @@ extension SyncController {
         var record: Components.Schemas.SyncChange?
         if let stamp {
             let change = SyncChange(collection: mutation.collection, recordID: mutation.recordID, seq: 0, stamp: stamp)
-            record = try await SyncController.wire([change], of: user, collections: collections, on: db).first
+            record = try await SyncWire.wire([change], of: user, collections: collections, on: db).first
         }
         return .init(mutationId: mutation.mutationID, status: .conflict, version: version, resolution: resolution, serverRecord: record)
     }
@@ -314,7 +321,7 @@ struct PushRecords {
     }
 
     /// Reads the stamps and owners of the records `mutations` write (those not rejected while checking).
-    static func read(_ mutations: [SyncController.PendingMutation], collections: SyncedCollections, user: UserID, on db: any SQLDatabase) async throws -> PushRecords {
+    static func read(_ mutations: [SyncPusher.PendingMutation], collections: SyncedCollections, user: UserID, on db: any SQLDatabase) async throws -> PushRecords {
         var records = PushRecords()
         var byCollection: [SyncCollection: [String]] = [:]
         for mutation in mutations {

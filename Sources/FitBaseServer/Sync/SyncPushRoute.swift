@@ -7,13 +7,13 @@ import HTTPTypes
 ///
 /// A push of 500 records spent most of its CPU in `JSONDecoder` walking the free-form `data` objects (each value's kind
 /// found by trying one type after another, every miss a thrown error). Here the body is read by ``JSONValue/parse(_:)``
-/// in one pass and turned into the same `SyncPush` value, which ``SyncController/pushSyncMutations(_:)`` — the one
+/// in one pass and turned into the same `SyncPush` value, which ``SyncPusher/push(_:by:)`` — the one
 /// push path — applies; its results are encoded with the generated server's settings. A body this reader does not
 /// fully understand (not JSON, a missing or mistyped field, a field the contract does not name, an unknown collection,
 /// a repeated key, another content type or `Accept`) is left to the generated handler, which answers with its problem.
-extension SyncController {
-    /// The routes this answers, for ``RoutingTransport``.
-    var routes: [DirectRoute] {
+extension SyncOperations {
+    /// The routes the sync feature answers itself, for ``RoutingTransport``.
+    var syncRoutes: [DirectRoute] {
         [
             DirectRoute.jsonBody(.post, "/v1/sync/push", read: Self.push(from:)) { push in
                 // The push answers `ok` or throws (its problems are rendered as for every route).
@@ -30,10 +30,8 @@ extension SyncController {
         DirectRoute.array(named: "mutations", in: json, item: mutation(from:)).map { .init(mutations: $0) }
     }
 
-    private static let mutationKeys: Set<String> = ["mutationId", "collection", "id", "op", "baseVersion", "updatedAt", "data"]
-
     private static func mutation(from json: JSONValue) -> Components.Schemas.SyncMutation? {
-        guard case .object(let fields) = json, fields.keys.allSatisfy(mutationKeys.contains),
+        guard case .object(let fields) = json, fields.keys.allSatisfy(syncMutationKeys.contains),
             case .string(let mutationID)? = fields["mutationId"],
             case .string(let rawCollection)? = fields["collection"], let collection = Components.Schemas.SyncCollection(rawValue: rawCollection),
             case .string(let id)? = fields["id"],
@@ -58,3 +56,6 @@ extension SyncController {
         )
     }
 }
+
+/// The fields a mutation may have.
+private let syncMutationKeys: Set<String> = ["mutationId", "collection", "id", "op", "baseVersion", "updatedAt", "data"]

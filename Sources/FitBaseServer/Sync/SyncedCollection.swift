@@ -67,13 +67,13 @@ extension SyncedCollection {
     /// Records as the feed shows them, by id: each in its REST representation.
     func wire<Record>(_ records: [Record], id: (Record) -> String, _ wire: (Record) -> some Encodable & Sendable) -> [String: Components.Schemas.SyncRecordData] {
         var wired: [String: Components.Schemas.SyncRecordData] = [:]
-        for record in records { wired[id(record)] = SyncController.object(wire(record)) }
+        for record in records { wired[id(record)] = SyncWire.object(wire(record)) }
         return wired
     }
 
     /// Decodes a mutation's `data` as the collection's REST body.
     func decode<Body: Decodable>(_ type: Body.Type, from data: Components.Schemas.SyncRecordData?) throws(Problem) -> Body {
-        try SyncController.decode(type, from: data)
+        try SyncWire.decode(type, from: data)
     }
 }
 

@@ -9,18 +9,11 @@ import OpenAPIRuntime
 
 /// The signed-in user's own account: profile, consents, sessions, export and deletion. Every operation acts on the
 /// caller only; there is no way to name another user here.
-struct MeController: Sendable {
-    /// How recently the caller must have signed in to delete the account.
-    static let reauthenticationWindow: TimeInterval = 5 * 60
+protocol MeOperations: Sendable { var accountsFeature: AccountsFeature { get } }
 
-    let database: Database
-    let users: UserStore
-    let profiles: ProfileStore
-    let sessions: SessionStore
-    let consents: ConsentStore
-    let registry: AccountDataRegistry
-    let responses: AuthSessionBuilder
-    let logger: Logger
+extension MeOperations {
+    private var database: Database { accountsFeature.database }
+    private var registry: AccountDataRegistry { accountsFeature.registry }
 
     func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output {
         let caller = try RequestScope.requireCaller()
@@ -30,36 +23,36 @@ struct MeController: Sendable {
     func updateMe(_ input: Operations.UpdateMe.Input) async throws -> Operations.UpdateMe.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let update) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        _ = try await profiles.apply(update, of: caller.user, now: .storageNow)
+        _ = try await accountsFeature.profiles.apply(update, of: caller.user, now: .storageNow)
         return .ok(.init(body: .json(try await wireUser(caller.user))))
     }
 
     func deleteMe(_ input: Operations.DeleteMe.Input) async throws -> Operations.DeleteMe.Output {
         let caller = try RequestScope.requireCaller()
-        guard Date.now.timeIntervalSince(caller.authenticatedAt) <= Self.reauthenticationWindow else {
+        guard Date.now.timeIntervalSince(caller.authenticatedAt) <= AccountsFeature.reauthenticationWindow else {
             throw Problem.unauthenticated(
                 .reauthenticationRequired, "Deleting the account needs a sign-in from the last 5 minutes; sign in again first."
             )
         }
         try await registry.deleteAccount(caller.user, database: database)
-        logger.notice("account deleted", metadata: ["user": "\(caller.user)"])
+        accountsFeature.logger.notice("account deleted", metadata: ["user": "\(caller.user)"])
         return .noContent(.init())
     }
 
-    /// The generated handler's answer (kept for when direct routes are off): the document ``routes`` streams, held
+    /// The generated handler's answer (kept for when direct routes are off): the document ``exportRoutes`` streams, held
     /// whole in memory.
     func exportMe(_ input: Operations.ExportMe.Input) async throws -> Operations.ExportMe.Output {
         let caller = try RequestScope.requireCaller()
         var collected = Data()
         try await registry.writeExport(caller.user, exportedAt: .now, database: database) { collected.append(contentsOf: $0.readableBytesView) }
-        let document = try Self.exportDecoder.decode(Components.Schemas.AccountExport.self, from: collected)
+        let document = try exportDecoder.decode(Components.Schemas.AccountExport.self, from: collected)
         // A bare `attachment`: the generated server percent-encodes header values, which would garble `; filename=`.
         return .ok(.init(headers: .init(contentDisposition: "attachment"), body: .json(document)))
     }
 
     /// `GET /v1/me/export` answered without the generated server: the document is written to the connection as it is
     /// read, one page of a section at a time, so the server's memory does not grow with the account.
-    var routes: [DirectRoute] {
+    var exportRoutes: [DirectRoute] {
         [
             DirectRoute(method: .get, path: "/v1/me/export") { request, _ in
                 guard DirectRoute.acceptsJSON(request) else { return nil }
@@ -81,17 +74,9 @@ struct MeController: Sendable {
         ]
     }
 
-    private static let exportDecoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            try InternetDateTimeTranscoder().decode(try decoder.singleValueContainer().decode(String.self))
-        }
-        return decoder
-    }()
-
     func listConsents(_ input: Operations.ListConsents.Input) async throws -> Operations.ListConsents.Output {
         let caller = try RequestScope.requireCaller()
-        let history = try await consents.history(of: caller.user, latest: ConsentStore.listedHistory)
+        let history = try await accountsFeature.consents.history(of: caller.user, latest: ConsentStore.listedHistory)
         let items = ConsentKind.allCases.compactMap { kind in Self.wire(kind, history: history) }
         return .ok(.init(body: .json(.init(items: items))))
     }
@@ -104,8 +89,8 @@ struct MeController: Sendable {
             throw Problem.validationFailed([.init(field: "version", message: "must be 1–64 characters")])
         }
         let kind = body.kind
-        try await consents.record(kind, version: version, granted: body.granted, for: caller.user, now: .storageNow)
-        let history = try await consents.history(of: caller.user, latest: ConsentStore.listedHistory)
+        try await accountsFeature.consents.record(kind, version: version, granted: body.granted, for: caller.user, now: .storageNow)
+        let history = try await accountsFeature.consents.history(of: caller.user, latest: ConsentStore.listedHistory)
         guard let consent = Self.wire(kind, history: history) else { throw Problem.internalError }
         return .created(.init(body: .json(consent)))
     }
@@ -114,7 +99,7 @@ struct MeController: Sendable {
         let caller = try RequestScope.requireCaller()
         let limit = try PageRequest.limit(input.query.limit)
         let cursor = try input.query.cursor.map(SessionCursor.init(encoded:))
-        let page = try await sessions.list(user: caller.user, limit: limit + 1, after: cursor.map { ($0.createdAt, $0.id) })
+        let page = try await accountsFeature.sessions.list(user: caller.user, limit: limit + 1, after: cursor.map { ($0.createdAt, $0.id) })
         let items = page.prefix(limit).map { session in
             Components.Schemas.SessionInfo(
                 id: session.id.description, deviceLabel: session.deviceLabel, createdAt: session.createdAt,
@@ -128,7 +113,7 @@ struct MeController: Sendable {
     func deleteSession(_ input: Operations.DeleteSession.Input) async throws -> Operations.DeleteSession.Output {
         let caller = try RequestScope.requireCaller()
         guard let session = SessionID(input.path.sessionId),
-            try await sessions.revoke(session, of: caller.user, now: .storageNow)
+            try await accountsFeature.sessions.revoke(session, of: caller.user, now: .storageNow)
         else {
             throw Problem.notFound("No live session \(input.path.sessionId) belongs to you.")
         }
@@ -138,10 +123,10 @@ struct MeController: Sendable {
     // MARK: Helpers
 
     private func wireUser(_ id: UserID) async throws -> Components.Schemas.User {
-        guard let user = try await users.find(id: id) else {
+        guard let user = try await accountsFeature.users.find(id: id) else {
             throw Problem.unauthenticated(.sessionRevoked, "The account no longer exists.")
         }
-        return try await responses.user(user)
+        return try await accountsFeature.responses.user(user)
     }
 
     private static func wire(_ kind: ConsentKind, history: [ConsentEvent]) -> Components.Schemas.Consent? {
@@ -174,3 +159,12 @@ private struct SessionCursor {
 
     var encoded: String { PageRequest.encodeCursor("\(createdAt.timeIntervalSince1970)|\(id)") }
 }
+
+/// Reads the export's stored records back (instants in RFC 3339).
+private let exportDecoder: JSONDecoder = {
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .custom { decoder in
+        try InternetDateTimeTranscoder().decode(try decoder.singleValueContainer().decode(String.self))
+    }
+    return decoder
+}()

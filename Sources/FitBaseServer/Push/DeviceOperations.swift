@@ -5,22 +5,22 @@ import Foundation
 /// `/v1/me/devices`: the caller's devices registered for push notifications. Every operation acts on the caller's own
 /// devices; another account's token is never shown and cannot be deleted (it can be taken over by registering it:
 /// the phone it names is now signed in here).
-struct DeviceController: Sendable {
-    let store: DeviceStore
+protocol DeviceOperations: Sendable { var pushFeature: PushFeature { get } }
 
+extension DeviceOperations {
     func registerDevice(_ input: Operations.RegisterDevice.Input) async throws -> Operations.RegisterDevice.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
         let (token, registration) = try Self.checked(token: input.path.deviceToken, body)
         let now = Date.storageNow
-        let (device, created) = try await store.register(token, registration, user: caller.user, session: caller.session, now: now)
+        let (device, created) = try await pushFeature.store.register(token, registration, user: caller.user, session: caller.session, now: now)
         let wire = DeviceWire.wire(device, current: caller.session)
         return created ? .created(.init(body: .json(wire))) : .ok(.init(body: .json(wire)))
     }
 
     func deleteDevice(_ input: Operations.DeleteDevice.Input) async throws -> Operations.DeleteDevice.Output {
         let caller = try RequestScope.requireCaller()
-        guard let token = Self.normalized(input.path.deviceToken), try await store.unregister(token, of: caller.user) else {
+        guard let token = Self.normalized(input.path.deviceToken), try await pushFeature.store.unregister(token, of: caller.user) else {
             throw Problem.notFound("You have no device with this token.")
         }
         return .noContent(.init())
@@ -36,7 +36,7 @@ struct DeviceController: Sendable {
             }
             offset = value
         }
-        let devices = try await store.devices(of: caller.user)
+        let devices = try await pushFeature.store.devices(of: caller.user)
         let page = devices.dropFirst(offset).prefix(limit)
         let next = offset + page.count < devices.count ? String(offset + page.count) : nil
         return .ok(.init(body: .json(.init(items: page.map { DeviceWire.wire($0, current: caller.session) }, nextCursor: next))))

@@ -5,11 +5,10 @@ import HTTPTypes
 
 /// Groups, their members and invites. A group is visible to its members only (404 to everyone else); deleting it and
 /// removing members need its admin role (403 for other members).
-struct GroupController: Sendable {
-    let groups: GroupStore
-    let membership: GroupMembership
-    let configuration: SocialConfiguration
-    let publicURL: String
+protocol GroupOperations: Sendable { var socialFeature: SocialFeature { get } }
+
+extension GroupOperations {
+    private var membership: GroupMembership { socialFeature.membership }
 
     func createGroup(_ input: Operations.CreateGroup.Input) async throws -> Operations.CreateGroup.Output {
         let caller = try RequestScope.requireCaller()
@@ -31,20 +30,20 @@ struct GroupController: Sendable {
 
     func deleteGroup(_ input: Operations.DeleteGroup.Input) async throws -> Operations.DeleteGroup.Output {
         let (group, role) = try await memberGroup(input.path.groupId)
-        guard role == .admin else { throw Self.adminOnly }
+        guard role == .admin else { throw Problem.groupAdminOnly }
         try await membership.delete(group.id)
         return .noContent(.init())
     }
 
     func listGroupMembers(_ input: Operations.ListGroupMembers.Input) async throws -> Operations.ListGroupMembers.Output {
         let (group, _) = try await memberGroup(input.path.groupId)
-        let members = try await groups.members(of: group.id)
+        let members = try await socialFeature.groups.members(of: group.id)
         return .ok(.init(body: .json(.init(items: members.map(GroupWire.wire)))))
     }
 
     func removeGroupMember(_ input: Operations.RemoveGroupMember.Input) async throws -> Operations.RemoveGroupMember.Output {
         let (group, role) = try await memberGroup(input.path.groupId)
-        guard role == .admin else { throw Self.adminOnly }
+        guard role == .admin else { throw Problem.groupAdminOnly }
         guard let member = UserID(input.path.userId), try await membership.remove(member, from: group.id, now: .storageNow) else {
             throw Problem.notFound("\(input.path.userId) is not a member of this group.")
         }
@@ -78,17 +77,17 @@ struct GroupController: Sendable {
             }
             guard errors.isEmpty else { throw Problem.validationFailed(errors) }
         }
-        let (token, invite) = try await groups.createInvite(for: group.id, by: caller.user, expiresAt: expiresAt, maxUses: maxUses, now: now)
+        let (token, invite) = try await socialFeature.groups.createInvite(for: group.id, by: caller.user, expiresAt: expiresAt, maxUses: maxUses, now: now)
         return .created(.init(body: .json(.init(
-            id: invite.id.description, token: token, url: "\(publicURL)/group/invite/\(token)", deepLink: "\(configuration.appScheme)://group/invite/\(token)",
+            id: invite.id.description, token: token, url: "\(socialFeature.publicURL)/group/invite/\(token)", deepLink: "\(socialFeature.configuration.appScheme)://group/invite/\(token)",
             createdAt: invite.createdAt, expiresAt: invite.expiresAt, maxUses: invite.maxUses, useCount: invite.useCount
         ))))
     }
 
     func listGroupInvites(_ input: Operations.ListGroupInvites.Input) async throws -> Operations.ListGroupInvites.Output {
         let (group, role) = try await memberGroup(input.path.groupId)
-        guard role == .admin else { throw Self.adminOnly }
-        let invites = try await groups.invites(of: group.id, now: .storageNow)
+        guard role == .admin else { throw Problem.groupAdminOnly }
+        let invites = try await socialFeature.groups.invites(of: group.id, now: .storageNow)
         return .ok(.init(body: .json(.init(items: invites.map { invite in
             .init(
                 id: invite.id.description, createdBy: invite.createdBy.description, createdAt: invite.createdAt, expiresAt: invite.expiresAt,
@@ -101,17 +100,17 @@ struct GroupController: Sendable {
         let caller = try RequestScope.requireCaller()
         let (group, role) = try await memberGroup(input.path.groupId)
         let now = Date.storageNow
-        guard let id = InviteID(input.path.inviteId), let invite = try await groups.invite(id, of: group.id, now: now) else { throw Self.inviteGone }
+        guard let id = InviteID(input.path.inviteId), let invite = try await socialFeature.groups.invite(id, of: group.id, now: now) else { throw Problem.inviteGone }
         guard role == .admin || invite.createdBy == caller.user else {
             throw Problem(.forbidden, code: .forbidden, detail: "Only the invite's creator or the group's admin can revoke it.")
         }
-        guard try await groups.revokeInvite(id, of: group.id, now: now) else { throw Self.inviteGone }
+        guard try await socialFeature.groups.revokeInvite(id, of: group.id, now: now) else { throw Problem.inviteGone }
         return .noContent(.init())
     }
 
     func getCurrentGroup(_ input: Operations.GetCurrentGroup.Input) async throws -> Operations.GetCurrentGroup.Output {
         let caller = try RequestScope.requireCaller()
-        guard let membership = try await groups.membership(of: caller.user), let group = try await groups.group(membership.group) else {
+        guard let membership = try await socialFeature.groups.membership(of: caller.user), let group = try await socialFeature.groups.group(membership.group) else {
             throw Problem.notFound("You are in no group.")
         }
         return .ok(.init(body: .json(GroupWire.wire(group, role: membership.role))))
@@ -136,17 +135,17 @@ struct GroupController: Sendable {
     func revokeInvite(_ input: Operations.RevokeInvite.Input) async throws -> Operations.RevokeInvite.Output {
         let caller = try RequestScope.requireCaller()
         let (invite, group) = try await liveInvite(input.path.token)
-        let membership = try await groups.membership(of: caller.user)
+        let membership = try await socialFeature.groups.membership(of: caller.user)
         guard invite.createdBy == caller.user || (membership?.group == group.id && membership?.role == .admin) else {
             throw Problem(.forbidden, code: .forbidden, detail: "Only the invite's creator or the group's admin can revoke it.")
         }
-        try await groups.revokeInvite(input.path.token, now: .storageNow)
+        try await socialFeature.groups.revokeInvite(input.path.token, now: .storageNow)
         return .noContent(.init())
     }
 
     func getAppSiteAssociation(_ input: Operations.GetAppSiteAssociation.Input) async throws -> Operations.GetAppSiteAssociation.Output {
-        .ok(.init(body: .json(.init(applinks: .init(details: configuration.appleAppIDs.isEmpty ? [] : [
-            .init(appIDs: configuration.appleAppIDs, components: [
+        .ok(.init(body: .json(.init(applinks: .init(details: socialFeature.configuration.appleAppIDs.isEmpty ? [] : [
+            .init(appIDs: socialFeature.configuration.appleAppIDs, components: [
                 .init(additionalProperties: ["/": "/group/invite/*", "comment": "Group invites"]),
                 .init(additionalProperties: ["/": "/auth/verify", "comment": "E-mail verification links"]),
                 .init(additionalProperties: ["/": "/auth/reset", "comment": "Password reset links"]),
@@ -165,19 +164,16 @@ struct GroupController: Sendable {
     /// ``memberGroup(_:)`` with the caller's whole membership (when they joined, too).
     func membership(in id: String) async throws -> (SocialGroup, GroupMembershipRecord) {
         let caller = try RequestScope.requireCaller()
-        guard let groupID = GroupID(id), let membership = try await groups.membership(of: caller.user), membership.group == groupID,
-            let group = try await groups.group(groupID)
+        guard let groupID = GroupID(id), let membership = try await socialFeature.groups.membership(of: caller.user), membership.group == groupID,
+            let group = try await socialFeature.groups.group(groupID)
         else { throw Problem.notFound("No group \(id) of yours.") }
         return (group, membership)
     }
 
     private func liveInvite(_ token: String) async throws -> (GroupInvite, SocialGroup) {
-        guard let invite = try await groups.invite(token, now: .storageNow), let group = try await groups.group(invite.group) else { throw Self.inviteGone }
+        guard let invite = try await socialFeature.groups.invite(token, now: .storageNow), let group = try await socialFeature.groups.group(invite.group) else { throw Problem.inviteGone }
         return (invite, group)
     }
 
-    static let inviteGone = Problem.notFound("This invite does not exist, has expired, was used up or was revoked.")
-
-    static let adminOnly = Problem(.forbidden, code: .forbidden, detail: "Only the group's admin can do this.")
 
 }

@@ -7,30 +7,21 @@ import Logging
 
 /// Sign in with Apple and Google using the ID token the app got from the provider's SDK, and Apple's
 /// server-to-server notifications about those accounts.
-struct ProviderSignInController: Sendable {
-    let apple: IdentityTokenVerifier?
-    let google: IdentityTokenVerifier?
-    /// `FITBASE_GOOGLE_REQUIRE_NONCE`.
-    let googleRequiresNonce: Bool
-    let linker: ProviderAccountLinker
-    let responses: AuthSessionBuilder
-    let appleTokens: AppleTokenRevoker?
-    let sessions: SessionStore
-    let identities: IdentityStore
-    let registry: AccountDataRegistry
-    let database: Database
-    let logger: Logger
+protocol ProviderSignInOperations: Sendable { var accountsFeature: AccountsFeature { get } }
+
+extension ProviderSignInOperations {
+    private var appleTokens: AppleTokenRevoker? { accountsFeature.appleTokens }
 
     func signInWithApple(_ input: Operations.SignInWithApple.Input) async throws -> Operations.SignInWithApple.Output {
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        let verifier = try Self.configured(apple, "Sign in with Apple", "FITBASE_APPLE_AUDIENCES")
+        let verifier = try Self.configured(accountsFeature.apple, "Sign in with Apple", "FITBASE_APPLE_AUDIENCES")
         let identity = try await verifier.verify(body.identityToken, nonce: .sha256Hex(of: body.rawNonce))
         let name = [body.fullName?.givenName, body.fullName?.familyName].compactMap { $0?.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }.joined(separator: " ")
         let now = Date.storageNow
-        let outcome = try await linker.signIn(
+        let outcome = try await accountsFeature.linker.signIn(
             identity, displayName: name.isEmpty ? nil : String(name.prefix(100)),
-            deviceLabel: AuthController.deviceLabel(body.deviceName), now: now
+            deviceLabel: AuthSessionBuilder.deviceLabel(body.deviceName), now: now
         )
         if let code = body.authorizationCode, !code.isEmpty, let appleTokens {
             await appleTokens.storeRefreshToken(code: code, for: identity)
@@ -40,21 +31,18 @@ struct ProviderSignInController: Sendable {
 
     func signInWithGoogle(_ input: Operations.SignInWithGoogle.Input) async throws -> Operations.SignInWithGoogle.Output {
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        let verifier = try Self.configured(google, "Google sign-in", "FITBASE_GOOGLE_AUDIENCES")
-        if googleRequiresNonce && (body.nonce ?? "").isEmpty {
+        let verifier = try Self.configured(accountsFeature.google, "Google sign-in", "FITBASE_GOOGLE_AUDIENCES")
+        if accountsFeature.googleRequiresNonce && (body.nonce ?? "").isEmpty {
             throw IdentityTokenVerifier.reject(.identityTokenNonceMismatch, "This server requires the nonce the Google token was minted with.")
         }
         let identity = try await verifier.verify(body.idToken, nonce: body.nonce.map { .equal(to: $0) } ?? .none)
         let now = Date.storageNow
-        let outcome = try await linker.signIn(
+        let outcome = try await accountsFeature.linker.signIn(
             identity, displayName: identity.name.map { String($0.prefix(100)) },
-            deviceLabel: AuthController.deviceLabel(body.deviceName), now: now
+            deviceLabel: AuthSessionBuilder.deviceLabel(body.deviceName), now: now
         )
         return .ok(.init(body: .json(try await session(outcome, now: now))))
     }
-
-    /// How old an Apple notification may be (by its `iat`) and still be acted on; receipts are kept twice as long.
-    static let notificationMaximumAge: TimeInterval = 3600
 
     /// Apple's notifications: `email-disabled` / `email-enabled` (private relay forwarding), `consent-revoked` (the
     /// user stopped using Sign in with Apple with the app: their sessions end), `account-delete` (the Apple ID is
@@ -67,7 +55,7 @@ struct ProviderSignInController: Sendable {
         _ input: Operations.ReceiveAppleNotification.Input
     ) async throws -> Operations.ReceiveAppleNotification.Output {
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        let verifier = try Self.configured(apple, "Sign in with Apple", "FITBASE_APPLE_AUDIENCES")
+        let verifier = try Self.configured(accountsFeature.apple, "Sign in with Apple", "FITBASE_APPLE_AUDIENCES")
         let claims = try await verifier.verifySignature(body.payload, as: AppleNotificationClaims.self)
         _ = try verifier.checkIssuerAndAudience(iss: claims.iss, aud: claims.aud)
         guard let data = claims.events.data(using: .utf8), let event = try? JSONDecoder().decode(AppleNotificationEvent.self, from: data) else {
@@ -77,14 +65,14 @@ struct ProviderSignInController: Sendable {
             throw Problem.invalidRequest("The notification has no jti or iat claim.")
         }
         let now = Date.storageNow
-        guard issuedAt > now.addingTimeInterval(-Self.notificationMaximumAge), issuedAt < now.addingTimeInterval(IdentityTokenVerifier.leeway) else {
-            logger.warning("stale Apple notification ignored", metadata: ["type": "\(event.type)", "iat": "\(issuedAt)"])
+        guard issuedAt > now.addingTimeInterval(-AccountsFeature.appleNotificationMaximumAge), issuedAt < now.addingTimeInterval(IdentityTokenVerifier.leeway) else {
+            accountsFeature.logger.warning("stale Apple notification ignored", metadata: ["type": "\(event.type)", "iat": "\(issuedAt)"])
             return .ok(.init())
         }
-        let receipts = AppleNotificationReceipts(database: database)
-        let firstTime = try await receipts.claim(jti, now: now, keep: 2 * Self.notificationMaximumAge)
+        let receipts = AppleNotificationReceipts(database: accountsFeature.database)
+        let firstTime = try await receipts.claim(jti, now: now, keep: 2 * AccountsFeature.appleNotificationMaximumAge)
         guard firstTime else {
-            logger.info("replayed Apple notification ignored", metadata: ["type": "\(event.type)"])
+            accountsFeature.logger.info("replayed Apple notification ignored", metadata: ["type": "\(event.type)"])
             return .ok(.init())
         }
         do {
@@ -98,32 +86,32 @@ struct ProviderSignInController: Sendable {
     }
 
     private func apply(_ event: AppleNotificationEvent, issuedAt: Date) async throws {
-        let identity = try await database.withConnection { db in try await IdentityStore.find(.apple, subject: event.sub, on: db) }
+        let identity = try await accountsFeature.database.withConnection { db in try await IdentityStore.find(.apple, subject: event.sub, on: db) }
         guard let identity else {
-            logger.info("Apple notification for an unknown account", metadata: ["type": "\(event.type)"])
+            accountsFeature.logger.info("Apple notification for an unknown account", metadata: ["type": "\(event.type)"])
             return
         }
         guard issuedAt >= identity.linkedAt.addingTimeInterval(-1) else {
-            logger.warning("Apple notification issued before the identity was linked ignored", metadata: ["type": "\(event.type)", "user": "\(identity.user)"])
+            accountsFeature.logger.warning("Apple notification issued before the identity was linked ignored", metadata: ["type": "\(event.type)", "user": "\(identity.user)"])
             return
         }
         switch event.type {
         case "email-disabled":
-            try await identities.setEmailRelayEnabled(false, provider: .apple, subject: event.sub)
+            try await accountsFeature.identities.setEmailRelayEnabled(false, provider: .apple, subject: event.sub)
         case "email-enabled":
-            try await identities.setEmailRelayEnabled(true, provider: .apple, subject: event.sub)
+            try await accountsFeature.identities.setEmailRelayEnabled(true, provider: .apple, subject: event.sub)
         case "consent-revoked":
-            try await sessions.revokeAll(of: identity.user, now: .storageNow)
+            try await accountsFeature.sessions.revokeAll(of: identity.user, now: .storageNow)
         case "account-delete":
-            try await registry.deleteAccount(identity.user, database: database)
+            try await accountsFeature.registry.deleteAccount(identity.user, database: accountsFeature.database)
         default:
-            logger.info("ignored Apple notification", metadata: ["type": "\(event.type)"])
+            accountsFeature.logger.info("ignored Apple notification", metadata: ["type": "\(event.type)"])
         }
-        logger.notice("Apple notification processed", metadata: ["type": "\(event.type)", "user": "\(identity.user)"])
+        accountsFeature.logger.notice("Apple notification processed", metadata: ["type": "\(event.type)", "user": "\(identity.user)"])
     }
 
     private func session(_ outcome: ProviderAccountLinker.Outcome, now: Date) async throws -> Components.Schemas.AuthSession {
-        var answer = try await responses.authSession(
+        var answer = try await accountsFeature.responses.authSession(
             outcome.user, session: outcome.session, refreshToken: outcome.refreshToken, authenticatedAt: now, now: now,
             isNewUser: outcome.isNewUser
         )

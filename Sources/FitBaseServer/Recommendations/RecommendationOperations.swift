@@ -4,31 +4,17 @@ import Foundation
 import Logging
 
 /// Today's and the week's recommendations for the signed-in user, from the rules or the configured language model.
-struct RecommendationController: Sendable {
-    /// How far back history counts as recent.
-    static let recentDays = 14
-    /// How many of the rules' best workouts the language model chooses from.
-    static let modelCandidates = 15
+protocol RecommendationOperations: Sendable { var recommendationsFeature: RecommendationsFeature { get } }
 
-    let store: RecommendationStore
-    let catalog: CatalogStore
-    let history: HistoryStore
-    let profiles: ProfileStore
-    let cycle: CycleReckoner
-    let premiumAccess: any PremiumContentAccess
-    let model: (any LanguageModel)?
-    /// Answers a day one account may have from `model`: `free`, and `premium` on a paid tier.
-    var modelCallsPerDay: (free: Int, premium: Int) = (10, 50)
-    /// Model calls a day across all accounts (`FITBASE_ANTHROPIC_DAILY_BUDGET`).
-    var modelBudgetPerDay = 2000
-    let logger: Logger
-    let engine = RecommendationEngine()
+extension RecommendationOperations {
+    private var catalog: CatalogStore { recommendationsFeature.catalog }
+    private var model: (any LanguageModel)? { recommendationsFeature.model }
 
     func getTodayRecommendations(_ input: Operations.GetTodayRecommendations.Input) async throws -> Operations.GetTodayRecommendations.Output {
         let caller = try RequestScope.requireCaller()
         let inputs = try await gather(for: caller, energy: input.query.energy)
         // Today's answer for these very inputs (this energy level included), if one was made: no second model call.
-        if let kept = try await store.kept(for: caller.user, on: inputs.today, fingerprint: inputs.fingerprint), let answer = restore(kept.answer, inputs) {
+        if let kept = try await recommendationsFeature.store.kept(for: caller.user, on: inputs.today, fingerprint: inputs.fingerprint), let answer = restore(kept.answer, inputs) {
             return .ok(.init(body: .json(wire(answer, kept: kept, inputs))))
         }
         let (answer, kept) = try await generate(inputs, for: caller.user, generation: 0, alreadyShown: [])
@@ -38,7 +24,7 @@ struct RecommendationController: Sendable {
     func refreshRecommendations(_ input: Operations.RefreshRecommendations.Input) async throws -> Operations.RefreshRecommendations.Output {
         let caller = try RequestScope.requireCaller()
         let inputs = try await gather(for: caller, energy: input.query.energy)
-        let previous = try await store.kept(for: caller.user).flatMap { $0.localDate == inputs.today ? $0 : nil }
+        let previous = try await recommendationsFeature.store.kept(for: caller.user).flatMap { $0.localDate == inputs.today ? $0 : nil }
         let shown = Set((previous?.answer.items ?? []).compactMap { WorkoutID($0.workoutId) })
         let (answer, kept) = try await generate(inputs, for: caller.user, generation: (previous?.generation ?? -1) + 1, alreadyShown: shown)
         return .ok(.init(body: .json(wire(answer, kept: kept, inputs))))
@@ -48,7 +34,7 @@ struct RecommendationController: Sendable {
         let caller = try RequestScope.requireCaller()
         let inputs = try await gather(for: caller, energy: nil)
         let positions = (0..<7).map { offset in inputs.prediction?.position(on: inputs.today.adding(days: offset)) }
-        let days = WeekPlanner(engine: engine).plan(inputs.catalog, from: inputs.today, positions: positions, context: inputs.context)
+        let days = WeekPlanner(engine: recommendationsFeature.engine).plan(inputs.catalog, from: inputs.today, positions: positions, context: inputs.context)
         return .ok(.init(body: .json(.init(
             startDate: inputs.today.description,
             source: .rules,
@@ -64,28 +50,20 @@ struct RecommendationController: Sendable {
 
     // MARK: Inputs
 
-    /// Everything an answer depends on, read once per request.
-    struct Inputs {
-        let today: CalendarDay
-        let prediction: CyclePredictor.Prediction?
-        let context: RecommendationContext
-        let catalog: [CatalogWorkout]
-        /// The SHA-256 of the context: a kept answer is reused only while it is unchanged.
-        let fingerprint: String
-    }
+    typealias Inputs = RecommendationInputs
 
     private func gather(for caller: Caller, energy: EnergyLevel?) async throws -> Inputs {
-        let profile = try await profiles.profile(of: caller.user)
+        let profile = try await recommendationsFeature.profiles.profile(of: caller.user)
         let today = LocalCalendar.today(in: profile.timeZone)
-        let prediction = try await cycle.prediction(for: caller.user, on: today, profile: profile)
-        let logs = try await history.logs(of: caller.user, from: today.adding(days: -Self.recentDays), to: today, offset: 0, limit: 500)
+        let prediction = try await recommendationsFeature.cycle.prediction(for: caller.user, on: today, profile: profile)
+        let logs = try await recommendationsFeature.history.logs(of: caller.user, from: today.adding(days: -RecommendationsFeature.recentDays), to: today, offset: 0, limit: 500)
         let position = prediction?.today
         let context = RecommendationContext(
             phase: position?.phase, cycleDay: position?.cycleDay, isLate: position?.isLate ?? false,
             fitnessLevel: profile.fitnessLevel, goals: profile.goals, preferredTypes: profile.preferredWorkoutTypes,
             recentWorkouts: logs.map { RecentWorkout(workout: $0.workout, type: $0.workoutType, daysAgo: $0.localDate.days(until: today)) },
             energy: energy, equipment: profile.availableEquipment.map(Set.init),
-            isEntitledToPremium: try await premiumAccess.isEntitled(caller)
+            isEntitledToPremium: try await recommendationsFeature.premiumAccess.isEntitled(caller)
         )
         return Inputs(
             today: today, prediction: prediction, context: context, catalog: try await catalog.allWorkouts(),
@@ -102,13 +80,13 @@ struct RecommendationController: Sendable {
     ) async throws -> (DailyRecommendations, KeptRecommendations) {
         var context = inputs.context
         context.alreadyShown = alreadyShown
-        let rules = engine.recommend(inputs.catalog, for: context)
+        let rules = recommendationsFeature.engine.recommend(inputs.catalog, for: context)
         var answer = rules
         var source = RecommendationSource.rules
         if let model, try await modelQuotaAllows(user, premium: context.isEntitledToPremium) {
-            let ranked = engine.ranked(inputs.catalog, for: context).map(\.workout)
+            let ranked = recommendationsFeature.engine.ranked(inputs.catalog, for: context).map(\.workout)
             let unseen = ranked.filter { !alreadyShown.contains($0.id) }
-            let candidates = Array((unseen.count >= RecommendationEngine.dailyCount ? unseen : ranked).prefix(Self.modelCandidates))
+            let candidates = Array((unseen.count >= RecommendationEngine.dailyCount ? unseen : ranked).prefix(RecommendationsFeature.modelCandidates))
             do {
                 let reply = try await model.complete(RecommendationPrompt.daily(context: context, candidates: candidates))
                 answer = try RecommendationPrompt.parse(
@@ -116,7 +94,7 @@ struct RecommendationController: Sendable {
                 )
                 source = .llm
             } catch {
-                logger.warning("language model answer not used; answering from the rules", metadata: ["reason": "\(error)"])
+                recommendationsFeature.logger.warning("language model answer not used; answering from the rules", metadata: ["reason": "\(error)"])
             }
         }
         let kept = KeptRecommendations(
@@ -127,7 +105,7 @@ struct RecommendationController: Sendable {
             ),
             generatedAt: .storageNow
         )
-        try await store.keep(kept, for: user)
+        try await recommendationsFeature.store.keep(kept, for: user)
         return (answer, kept)
     }
 
@@ -136,23 +114,16 @@ struct RecommendationController: Sendable {
     /// account's daily quota and then the deployment's daily budget (in the database: every instance counts alike).
     /// `false` sends the request to the rules.
     private func modelQuotaAllows(_ user: UserID, premium: Bool) async throws -> Bool {
-        let perUser = RateLimiter.Rule(name: "model-calls", limit: premium ? modelCallsPerDay.premium : modelCallsPerDay.free, window: 86_400)
-        let budget = RateLimiter.Rule(name: "model-budget", limit: modelBudgetPerDay, window: 86_400)
-        let refusal: String? = try await store.database.transaction { db in
-            guard let account = try await UserStore.find(id: user, on: db), account.emailVerifiedAt != nil || account.passwordHash == nil else {
-                return "the account's address is not verified"
-            }
-            if try await RateLimiter.hit(user.description, perUser, now: .storageNow, on: db) != nil { return "the account's daily quota is spent" }
-            if try await RateLimiter.hit("deployment", budget, now: .storageNow, on: db) != nil { return "the deployment's daily budget is spent" }
-            return nil
-        }
-        if let refusal { logger.info("not asking the language model; answering from the rules", metadata: ["reason": "\(refusal)"]) }
+        let refusal = try await recommendationsFeature.store.modelCallRefusal(
+            for: user, callsPerDay: premium ? recommendationsFeature.modelCallsPerDay.premium : recommendationsFeature.modelCallsPerDay.free, budgetPerDay: recommendationsFeature.modelBudgetPerDay
+        )
+        if let refusal { recommendationsFeature.logger.info("not asking the language model; answering from the rules", metadata: ["reason": "\(refusal)"]) }
         return refusal == nil
     }
 
     /// A kept answer with today's catalog; `nil` when one of its workouts is gone or no longer allowed.
     private func restore(_ answer: KeptRecommendations.Answer, _ inputs: Inputs) -> DailyRecommendations? {
-        let allowed = Dictionary(engine.eligible(inputs.catalog, for: inputs.context).map { ($0.id.description, $0) }, uniquingKeysWith: { a, _ in a })
+        let allowed = Dictionary(recommendationsFeature.engine.eligible(inputs.catalog, for: inputs.context).map { ($0.id.description, $0) }, uniquingKeysWith: { a, _ in a })
         var recommendations: [Recommendation] = []
         for item in answer.items {
             guard let workout = allowed[item.workoutId] else { return nil }
@@ -179,4 +150,14 @@ struct RecommendationController: Sendable {
             alternativeIfLowEnergy: answer.alternativeIfLowEnergy.map { CatalogWire.wire($0, entitled: entitled) }
         )
     }
+}
+
+/// Everything an answer depends on, read once per request.
+struct RecommendationInputs {
+    let today: CalendarDay
+    let prediction: CyclePredictor.Prediction?
+    let context: RecommendationContext
+    let catalog: [CatalogWorkout]
+    /// The SHA-256 of the context: a kept answer is reused only while it is unchanged.
+    let fingerprint: String
 }

@@ -4,18 +4,14 @@ import Foundation
 import HTTPTypes
 
 /// The signed-in user's training plans. Plans are reachable only by their owner.
-struct PlanController: Sendable {
-    let plans: PlanStore
-    /// Rules and writes.
-    let collection: PlansCollection
-    /// Suggestions for a plan's coming week.
-    let progression: PlanProgressionService
+protocol PlanOperations: Sendable { var plansFeature: PlansFeature { get } }
 
+extension PlanOperations {
     func listPlans(_ input: Operations.ListPlans.Input) async throws -> Operations.ListPlans.Output {
         let caller = try RequestScope.requireCaller()
         let limit = try PageRequest.limit(input.query.limit)
         let offset = try input.query.cursor.map(PageRequest.offset(fromCursor:)) ?? 0
-        let page = try await plans.plans(of: caller.user, offset: offset, limit: limit + 1)
+        let page = try await plansFeature.plans.plans(of: caller.user, offset: offset, limit: limit + 1)
         return .ok(.init(body: .json(.init(
             items: page.prefix(limit).map(PlanWire.wire), nextCursor: page.count > limit ? PageRequest.cursor(offset: offset + limit) : nil
         ))))
@@ -24,14 +20,14 @@ struct PlanController: Sendable {
     func createPlan(_ input: Operations.CreatePlan.Input) async throws -> Operations.CreatePlan.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        let plan = try await collection.validated(body, id: PlanID())
-        let saved = try await collection.create(plan, by: caller, now: .storageNow)
+        let plan = try await plansFeature.collection.validated(body, id: PlanID())
+        let saved = try await plansFeature.collection.create(plan, by: caller, now: .storageNow)
         return .created(.init(body: .json(PlanWire.wire(saved))))
     }
 
     func getPlan(_ input: Operations.GetPlan.Input) async throws -> Operations.GetPlan.Output {
         let caller = try RequestScope.requireCaller()
-        guard let id = PlanID(input.path.planId), let plan = try await plans.plan(id, of: caller.user) else {
+        guard let id = PlanID(input.path.planId), let plan = try await plansFeature.plans.plan(id, of: caller.user) else {
             throw Problem.notFound("No plan \(input.path.planId) of yours.")
         }
         return .ok(.init(body: .json(PlanWire.wire(plan))))
@@ -42,8 +38,8 @@ struct PlanController: Sendable {
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
         guard let id = PlanID(input.path.planId) else { throw Problem.notFound("No plan \(input.path.planId) of yours.") }
         let now = Date.storageNow
-        let plan = try await collection.validated(body, id: id)
-        guard let replaced = try await collection.replace(plan, of: caller.user, now: now) else {
+        let plan = try await plansFeature.collection.validated(body, id: id)
+        guard let replaced = try await plansFeature.collection.replace(plan, of: caller.user, now: now) else {
             throw Problem.notFound("No plan \(input.path.planId) of yours.")
         }
         return .ok(.init(body: .json(PlanWire.wire(replaced))))
@@ -51,7 +47,7 @@ struct PlanController: Sendable {
 
     func deletePlan(_ input: Operations.DeletePlan.Input) async throws -> Operations.DeletePlan.Output {
         let caller = try RequestScope.requireCaller()
-        guard let id = PlanID(input.path.planId), try await collection.delete(id, of: caller.user, now: .storageNow) else {
+        guard let id = PlanID(input.path.planId), try await plansFeature.collection.delete(id, of: caller.user, now: .storageNow) else {
             throw Problem.notFound("No plan \(input.path.planId) of yours.")
         }
         return .noContent(.init())
@@ -59,7 +55,7 @@ struct PlanController: Sendable {
 
     func getPlanProgression(_ input: Operations.GetPlanProgression.Input) async throws -> Operations.GetPlanProgression.Output {
         let caller = try RequestScope.requireCaller()
-        guard let id = PlanID(input.path.planId), let suggestion = try await progression.suggestion(for: id, week: input.query.week, caller: caller) else {
+        guard let id = PlanID(input.path.planId), let suggestion = try await plansFeature.progression.suggestion(for: id, week: input.query.week, caller: caller) else {
             throw Problem.notFound("No plan \(input.path.planId) of yours.")
         }
         return .ok(.init(body: .json(PlanWire.wire(suggestion, of: id))))

@@ -4,12 +4,10 @@ import Foundation
 import HTTPTypes
 
 /// Subscription status and features for the signed-in user, the app's StoreKit transactions, and the stores' webhooks.
-struct BillingController: Sendable {
-    let entitlements: EntitlementService
-    /// `nil` when `FITBASE_APPSTORE_BUNDLE_ID` is unset.
-    let appStore: AppStoreSubscriptions?
-    let stripe: StripeSubscriptions
-    let database: Database
+protocol BillingOperations: Sendable { var billingFeature: BillingFeature { get } }
+
+extension BillingOperations {
+    private var appStore: AppStoreSubscriptions? { billingFeature.appStore }
 
     func getSubscription(_ input: Operations.GetSubscription.Input) async throws -> Operations.GetSubscription.Output {
         let caller = try RequestScope.requireCaller()
@@ -18,8 +16,8 @@ struct BillingController: Sendable {
 
     func getFeatures(_ input: Operations.GetFeatures.Input) async throws -> Operations.GetFeatures.Output {
         let caller = try RequestScope.requireCaller()
-        let tier = try await entitlements.entitlement(of: caller.user).tier
-        let tiers = entitlements.catalog.tierFeatures
+        let tier = try await billingFeature.entitlements.entitlement(of: caller.user).tier
+        let tiers = billingFeature.entitlements.catalog.tierFeatures
         let features = Feature.allCases.map { feature in
             Components.Schemas.FeatureAccess(
                 feature: feature, allowed: caller.role == .admin || tiers.allows(feature, for: tier),
@@ -47,7 +45,7 @@ struct BillingController: Sendable {
         guard let payload = StripeWebhookScope.verifiedPayload else {
             throw Problem(.badRequest, code: .stripeMissingHeader, detail: "Stripe-Signature was not verified.")
         }
-        let outcome = try await stripe.receive(payload)
+        let outcome = try await billingFeature.stripe.receive(payload)
         return .ok(.init(body: .json(.init(result: outcome == .processed ? .processed : .duplicate))))
     }
 
@@ -63,10 +61,10 @@ struct BillingController: Sendable {
     /// The caller's entitlement and every subscription behind it, at one instant.
     private func status(of user: UserID) async throws -> Components.Schemas.SubscriptionStatus {
         let now = Date.now
-        let records = try await database.withConnection { db in try await SubscriptionStore.records(of: user, on: db) }
+        let records = try await billingFeature.database.withConnection { db in try await SubscriptionStore.records(of: user, on: db) }
         let resolver = EntitlementResolver()
         let entitlement = resolver.resolve(records.map(\.state), at: now)
-        let features = entitlements.catalog.tierFeatures.features[entitlement.tier] ?? []
+        let features = billingFeature.entitlements.catalog.tierFeatures.features[entitlement.tier] ?? []
         return Components.Schemas.SubscriptionStatus(
             tier: entitlement.tier, status: entitlement.status, expiresAt: entitlement.expiresAt,
             willRenew: entitlement.willRenew, source: entitlement.source,

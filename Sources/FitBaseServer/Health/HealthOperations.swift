@@ -4,18 +4,17 @@ import Foundation
 import HTTPTypes
 
 /// The caller's health samples, summaries and the audit trail of who touched them. Everything is the caller's own.
-struct HealthController: Sendable {
-    let records: HealthRecords
-    let profiles: ProfileStore
+protocol HealthOperations: Sendable { var healthFeature: HealthFeature { get } }
 
+extension HealthOperations {
     func uploadHealthSamples(_ input: Operations.UploadHealthSamples.Input) async throws -> Operations.UploadHealthSamples.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
         guard body.samples.count <= HealthRecords.maximumBatch else {
             throw Problem.batchTooLarge("samples", maximum: HealthRecords.maximumBatch, noun: "samples", request: "An upload")
         }
-        try await records.requireConsent(of: caller.user, toUpload: true, resource: "healthSamples")
-        let outcomes = try await records.upload(body.samples.map(HealthWire.input), by: caller.user)
+        try await healthFeature.records.requireConsent(of: caller.user, toUpload: true, resource: "healthSamples")
+        let outcomes = try await healthFeature.records.upload(body.samples.map(HealthWire.input), by: caller.user)
         return .ok(.init(body: .json(.init(
             results: outcomes.map { outcome in
                 .init(id: outcome.id, status: .init(rawValue: outcome.status.rawValue) ?? .rejected, problem: outcome.problem?.wire(instance: "/v1/health/samples"))
@@ -31,8 +30,8 @@ struct HealthController: Sendable {
         let offset = try input.query.cursor.map(PageRequest.offset(fromCursor:)) ?? 0
         let type = try input.query._type.map { try Self.type($0.rawValue) }
         try Self.checkRange(from: input.query.from, to: input.query.to)
-        try await records.requireConsent(of: caller.user, toUpload: false, resource: "healthSamples")
-        let samples = try await records.samples(of: caller.user, type: type, from: input.query.from, to: input.query.to, offset: offset, limit: limit + 1)
+        try await healthFeature.records.requireConsent(of: caller.user, toUpload: false, resource: "healthSamples")
+        let samples = try await healthFeature.records.samples(of: caller.user, type: type, from: input.query.from, to: input.query.to, offset: offset, limit: limit + 1)
         return .ok(.init(body: .json(.init(
             items: samples.prefix(limit).map(HealthWire.wire), nextCursor: samples.count > limit ? PageRequest.cursor(offset: offset + limit) : nil
         ))))
@@ -40,8 +39,8 @@ struct HealthController: Sendable {
 
     func deleteHealthSample(_ input: Operations.DeleteHealthSample.Input) async throws -> Operations.DeleteHealthSample.Output {
         let caller = try RequestScope.requireCaller()
-        try await records.requireConsent(of: caller.user, toUpload: false, resource: "healthSamples")
-        guard let id = HealthSampleID(input.path.sampleId), try await records.delete(id, of: caller.user) else {
+        try await healthFeature.records.requireConsent(of: caller.user, toUpload: false, resource: "healthSamples")
+        guard let id = HealthSampleID(input.path.sampleId), try await healthFeature.records.delete(id, of: caller.user) else {
             throw Problem.notFound("No health sample \(input.path.sampleId) of yours.")
         }
         return .noContent(.init())
@@ -57,9 +56,9 @@ struct HealthController: Sendable {
             throw Problem.invalidRequest("A summary covers at most 400 days.", fieldErrors: [.init(field: "from", message: "must be at most 400 days before to")])
         }
         let bucket = HealthSummaryBucketSize(rawValue: input.query.bucket?.rawValue ?? "day") ?? .day
-        try await records.requireConsent(of: caller.user, toUpload: false, resource: "healthSummary")
-        let timeZone = LocalCalendar.timeZone(try await profiles.profile(of: caller.user).timeZone)
-        let buckets = try await records.summary(of: caller.user, type: type, from: from, to: to, bucket: bucket, timeZone: timeZone)
+        try await healthFeature.records.requireConsent(of: caller.user, toUpload: false, resource: "healthSummary")
+        let timeZone = LocalCalendar.timeZone(try await healthFeature.profiles.profile(of: caller.user).timeZone)
+        let buckets = try await healthFeature.records.summary(of: caller.user, type: type, from: from, to: to, bucket: bucket, timeZone: timeZone)
         return .ok(.init(body: .json(.init(
             _type: type, bucket: .init(rawValue: bucket.rawValue) ?? .day, timeZone: timeZone.identifier,
             from: from, to: to, buckets: buckets.map(HealthWire.wire)
@@ -70,7 +69,7 @@ struct HealthController: Sendable {
         let caller = try RequestScope.requireCaller()
         let limit = try PageRequest.limit(input.query.limit)
         let offset = try input.query.cursor.map(PageRequest.offset(fromCursor:)) ?? 0
-        let entries = try await records.audit.entries(about: caller.user, offset: offset, limit: limit + 1)
+        let entries = try await healthFeature.records.audit.entries(about: caller.user, offset: offset, limit: limit + 1)
         return .ok(.init(body: .json(.init(
             items: entries.prefix(limit).map { entry in
                 .init(

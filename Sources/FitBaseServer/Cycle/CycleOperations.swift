@@ -4,34 +4,31 @@ import Foundation
 import HTTPTypes
 
 /// Period logging, today's phase and predictions for the signed-in user. Periods are reachable only by their owner.
-struct CycleController: Sendable {
-    let store: CycleStore
-    let profiles: ProfileStore
-    /// Rules and writes.
-    let collection: PeriodsCollection
+protocol CycleOperations: Sendable { var cycleFeature: CycleFeature { get } }
 
+extension CycleOperations {
     func logPeriod(_ input: Operations.LogPeriod.Input) async throws -> Operations.LogPeriod.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        let period = try await collection.validated(body, id: PeriodID(), user: caller.user)
-        try await collection.save(period, of: caller.user, now: .storageNow)
+        let period = try await cycleFeature.collection.validated(body, id: PeriodID(), user: caller.user)
+        try await cycleFeature.collection.save(period, of: caller.user, now: .storageNow)
         return .created(.init(body: .json(CycleWire.wire(period))))
     }
 
     func updatePeriod(_ input: Operations.UpdatePeriod.Input) async throws -> Operations.UpdatePeriod.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        guard let id = PeriodID(input.path.periodId), try await store.exists(id, of: caller.user) else {
+        guard let id = PeriodID(input.path.periodId), try await cycleFeature.store.exists(id, of: caller.user) else {
             throw Problem.notFound("No period \(input.path.periodId) of yours.")
         }
-        let period = try await collection.validated(body, id: id, user: caller.user)
-        try await collection.save(period, of: caller.user, now: .storageNow)
+        let period = try await cycleFeature.collection.validated(body, id: id, user: caller.user)
+        try await cycleFeature.collection.save(period, of: caller.user, now: .storageNow)
         return .ok(.init(body: .json(CycleWire.wire(period))))
     }
 
     func deletePeriod(_ input: Operations.DeletePeriod.Input) async throws -> Operations.DeletePeriod.Output {
         let caller = try RequestScope.requireCaller()
-        guard let id = PeriodID(input.path.periodId), try await collection.delete(id, of: caller.user, now: .storageNow) else {
+        guard let id = PeriodID(input.path.periodId), try await cycleFeature.collection.delete(id, of: caller.user, now: .storageNow) else {
             throw Problem.notFound("No period \(input.path.periodId) of yours.")
         }
         return .noContent(.init())
@@ -39,8 +36,8 @@ struct CycleController: Sendable {
 
     func getCycleHistory(_ input: Operations.GetCycleHistory.Input) async throws -> Operations.GetCycleHistory.Output {
         let caller = try RequestScope.requireCaller()
-        let periods = try await store.periods(of: caller.user)
-        try await collection.audited(read: periods.count, of: caller.user)
+        let periods = try await cycleFeature.store.periods(of: caller.user)
+        try await cycleFeature.collection.audited(read: periods.count, of: caller.user)
         let items = periods.enumerated().map { index, period in
             Components.Schemas.CycleHistory.ItemsPayloadPayload(
                 period: CycleWire.wire(period),
@@ -91,11 +88,11 @@ struct CycleController: Sendable {
 
     /// The prediction for today in the user's time zone; 404 `no_cycle_data` without any cycle data.
     private func predict(for user: UserID) async throws -> (prediction: CyclePredictor.Prediction, today: CalendarDay) {
-        let profile = try await profiles.profile(of: user)
+        let profile = try await cycleFeature.profiles.profile(of: user)
         let today = LocalCalendar.today(in: profile.timeZone)
-        let periods = try await store.periods(of: user)
-        try await collection.audited(read: periods.count, of: user)
-        guard let prediction = try await CycleReckoner(store: store, profiles: profiles).prediction(for: user, on: today, profile: profile, periods: periods) else {
+        let periods = try await cycleFeature.store.periods(of: user)
+        try await cycleFeature.collection.audited(read: periods.count, of: user)
+        guard let prediction = try await CycleReckoner(store: cycleFeature.store, profiles: cycleFeature.profiles).prediction(for: user, on: today, profile: profile, periods: periods) else {
             throw Problem(.notFound, code: .noCycleData, detail: "Log a period (or set lastPeriodStartDate in your profile) first.")
         }
         return (prediction, today)

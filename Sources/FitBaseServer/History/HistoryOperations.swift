@@ -4,17 +4,14 @@ import Foundation
 import HTTPTypes
 
 /// The caller's workout history and statistics. Logs are reachable only by their owner.
-struct HistoryController: Sendable {
-    let history: HistoryStore
-    /// Rules and writes.
-    let collection: WorkoutLogsCollection
-    let entitlements: EntitlementService
+protocol HistoryOperations: Sendable { var historyFeature: HistoryFeature { get } }
 
+extension HistoryOperations {
     func logWorkout(_ input: Operations.LogWorkout.Input) async throws -> Operations.LogWorkout.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        let log = try await collection.validated(body, id: WorkoutLogID(), user: caller.user)
-        try await collection.save(log, of: caller.user, now: .storageNow)
+        let log = try await historyFeature.collection.validated(body, id: WorkoutLogID(), user: caller.user)
+        try await historyFeature.collection.save(log, of: caller.user, now: .storageNow)
         return .created(.init(body: .json(HistoryWire.wire(log))))
     }
 
@@ -29,10 +26,10 @@ struct HistoryController: Sendable {
             }
             return day
         }
-        let logs = try await history.logs(
+        let logs = try await historyFeature.history.logs(
             of: caller.user, from: try day(input.query.from, "from"), to: try day(input.query.to, "to"), offset: offset, limit: limit + 1
         )
-        try await collection.audited(read: min(logs.count, limit), of: caller.user)
+        try await historyFeature.collection.audited(read: min(logs.count, limit), of: caller.user)
         return .ok(.init(body: .json(.init(
             items: logs.prefix(limit).map(HistoryWire.wire),
             nextCursor: logs.count > limit ? PageRequest.cursor(offset: offset + limit) : nil
@@ -41,7 +38,7 @@ struct HistoryController: Sendable {
 
     func deleteWorkoutLog(_ input: Operations.DeleteWorkoutLog.Input) async throws -> Operations.DeleteWorkoutLog.Output {
         let caller = try RequestScope.requireCaller()
-        guard let id = WorkoutLogID(input.path.logId), try await collection.delete(id, of: caller.user, now: .storageNow) else {
+        guard let id = WorkoutLogID(input.path.logId), try await historyFeature.collection.delete(id, of: caller.user, now: .storageNow) else {
             throw Problem.notFound("No workout log \(input.path.logId) of yours.")
         }
         return .noContent(.init())
@@ -50,10 +47,10 @@ struct HistoryController: Sendable {
     func getHistoryStats(_ input: Operations.GetHistoryStats.Input) async throws -> Operations.GetHistoryStats.Output {
         let caller = try RequestScope.requireCaller()
         let detailed = input.query.detail == .full
-        if detailed { try await entitlements.require(.analytics, caller: caller, doing: "Detailed statistics") }
-        let logs = try await history.allLogs(of: caller.user)
-        try await collection.audited(read: logs.count, of: caller.user)
-        let today = LocalCalendar.today(in: try await collection.profiles.profile(of: caller.user).timeZone)
+        if detailed { try await historyFeature.entitlements.require(.analytics, caller: caller, doing: "Detailed statistics") }
+        let logs = try await historyFeature.history.allLogs(of: caller.user)
+        try await historyFeature.collection.audited(read: logs.count, of: caller.user)
+        let today = LocalCalendar.today(in: try await historyFeature.collection.profiles.profile(of: caller.user).timeZone)
         let statistics = HistoryStatistics(logs: logs, today: today)
         let basic = Components.Schemas.HistoryStats(
             totalWorkouts: statistics.totalWorkouts, totalMinutes: statistics.totalMinutes, currentStreak: statistics.currentStreak,

@@ -16,11 +16,13 @@ import Synchronization
 /// it. Then the ``EventHub`` hands it new events as they commit on any instance. The stream ends with its session
 /// (sign-out, revocation, a reused refresh token, account deletion) and when its access token expires; the client
 /// reconnects with a fresh token and resumes from the last id it received.
-struct EventStreamController: Sendable {
-    let database: Database
-    let hub: EventHub
+protocol EventStreamOperations: Sendable { var realtimeFeature: RealtimeFeature { get } }
 
-    /// The generated handler's answer (kept for when direct routes are off): the same stream as ``routes`` serves,
+extension EventStreamOperations {
+    private var database: Database { realtimeFeature.database }
+    private var hub: EventHub { realtimeFeature.hub }
+
+    /// The generated handler's answer (kept for when direct routes are off): the same stream as ``eventRoutes`` serves,
     /// caught up by a task of its own.
     func streamEvents(_ input: Operations.StreamEvents.Input) async throws -> Operations.StreamEvents.Output {
         let (subscriber, bytes) = try await open(lastEventID: input.headers.lastEventID ?? input.query.lastEventId)
@@ -48,7 +50,7 @@ struct EventStreamController: Sendable {
 
     /// `GET /v1/events` answered without the generated server: the stream's bytes are written by the connection's own
     /// task, which also catches up and hears the server's graceful shutdown, so an open stream holds no task of its own.
-    var routes: [DirectRoute] {
+    var eventRoutes: [DirectRoute] {
         [
             DirectRoute(method: .get, path: "/v1/events") { request, _ in
                 let requested = request.headers[.lastEventID] ?? request.uri.queryParameters["lastEventId"].map(String.init)

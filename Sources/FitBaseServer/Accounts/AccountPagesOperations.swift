@@ -10,17 +10,16 @@ import OpenAPIRuntime
 ///
 /// A GET never spends a token: mail scanners, link previews and prefetchers follow links, so opening one only shows a
 /// page whose button (a POST) acts. Every outcome is a page, a missing token included — a person never gets JSON.
-struct AccountPagesController: Sendable {
-    let credentials: AccountCredentials
-    let composer: AccountMailComposer
+protocol AccountPagesOperations: Sendable { var accountsFeature: AccountsFeature { get } }
 
+extension AccountPagesOperations {
     func getEmailVerificationPage(_ input: Operations.GetEmailVerificationPage.Input) async throws -> Operations.GetEmailVerificationPage.Output {
         do {
             let token = try Self.present(input.query.token)
-            let link = try await credentials.checkVerificationToken(token, now: .storageNow)
+            let link = try await accountsFeature.credentials.checkVerificationToken(token, now: .storageNow)
             let prompt = link.purpose == .changeEmail
-                ? "Make \(link.email) the e-mail address of your \(composer.appName) account?"
-                : "Confirm \(link.email) as the e-mail address of your \(composer.appName) account?"
+                ? "Make \(link.email) the e-mail address of your \(accountsFeature.composer.appName) account?"
+                : "Confirm \(link.email) as the e-mail address of your \(accountsFeature.composer.appName) account?"
             return .ok(.init(body: .html(try page("confirm-email", ["title": "Confirm your e-mail address", "prompt": prompt, "token": token]))))
         } catch let problem as Problem where problem.status.kind == .clientError {
             return .badRequest(.init(body: .html(try linkProblem(problem))))
@@ -30,7 +29,7 @@ struct AccountPagesController: Sendable {
     func submitEmailVerificationPage(_ input: Operations.SubmitEmailVerificationPage.Input) async throws -> Operations.SubmitEmailVerificationPage.Output {
         do {
             guard case .urlEncodedForm(let form)? = input.body else { throw AccountTokens.missing }
-            let redeemed = try await credentials.verifyEmail(token: try Self.present(form.token), now: .storageNow)
+            let redeemed = try await accountsFeature.credentials.verifyEmail(token: try Self.present(form.token), now: .storageNow)
             let message = redeemed.purpose == .changeEmail
                 ? "Your account's e-mail address is now \(redeemed.email). You can close this page."
                 : "\(redeemed.email) is verified. You can close this page and go back to the app."
@@ -45,7 +44,7 @@ struct AccountPagesController: Sendable {
     func getPasswordResetPage(_ input: Operations.GetPasswordResetPage.Input) async throws -> Operations.GetPasswordResetPage.Output {
         do {
             let token = try Self.present(input.query.token)
-            let email = try await credentials.checkResetToken(token, now: .storageNow)
+            let email = try await accountsFeature.credentials.checkResetToken(token, now: .storageNow)
             return .ok(.init(body: .html(try resetForm(token: token, email: email, error: nil))))
         } catch let problem as Problem where problem.status.kind == .clientError {
             return .badRequest(.init(body: .html(try linkProblem(problem))))
@@ -61,7 +60,7 @@ struct AccountPagesController: Sendable {
             guard case .urlEncodedForm(let body)? = input.body else { throw AccountTokens.missing }
             form = body
             token = try Self.present(form.token)
-            email = try await credentials.checkResetToken(token, now: now)
+            email = try await accountsFeature.credentials.checkResetToken(token, now: now)
         } catch let problem as Problem where problem.status.kind == .clientError {
             return .badRequest(.init(body: .html(try linkProblem(problem))))
         }
@@ -72,7 +71,7 @@ struct AccountPagesController: Sendable {
             return .badRequest(.init(body: .html(try resetForm(token: token, email: email, error: "The two passwords differ."))))
         }
         do {
-            try await credentials.resetPassword(token: token, newPassword: newPassword, now: now)
+            try await accountsFeature.credentials.resetPassword(token: token, newPassword: newPassword, now: now)
         } catch let problem as Problem where problem.code == .validationFailed {
             let reason = problem.fieldErrors.map { "The password \($0.message)." }.joined(separator: " ")
             return .badRequest(.init(body: .html(try resetForm(token: token, email: email, error: reason))))
@@ -100,7 +99,7 @@ struct AccountPagesController: Sendable {
     }
 
     private func page(_ name: String, _ values: [String: Any]) throws -> HTTPBody {
-        HTTPBody(try composer.page(name, values))
+        HTTPBody(try accountsFeature.composer.page(name, values))
     }
 }
 

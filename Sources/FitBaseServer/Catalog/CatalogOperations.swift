@@ -4,10 +4,11 @@ import Foundation
 import HTTPTypes
 
 /// Browsing the catalog (open to everyone) and managing it (administrators).
-struct CatalogController: Sendable {
-    let database: Database
-    let store: CatalogStore
-    let premiumAccess: any PremiumContentAccess
+protocol CatalogOperations: Sendable { var catalogFeature: CatalogFeature { get } }
+
+extension CatalogOperations {
+    /// The workout reads answered before the generated handler, for ``RoutingTransport``.
+    var catalogRoutes: [DirectRoute] { catalogFeature.responses.routes }
 
     func listWorkouts(_ input: Operations.ListWorkouts.Input) async throws -> Operations.ListWorkouts.Output {
         let q = input.query
@@ -40,17 +41,17 @@ struct CatalogController: Sendable {
     }
 
     func getWorkout(_ input: Operations.GetWorkout.Input) async throws -> Operations.GetWorkout.Output {
-        guard let id = WorkoutID(input.path.workoutId), let workout = try await store.workout(id) else {
+        guard let id = WorkoutID(input.path.workoutId), let workout = try await catalogFeature.store.workout(id) else {
             throw Problem.notFound("No workout \(input.path.workoutId).")
         }
-        let entitled = try await premiumAccess.isEntitled(RequestScope.current.caller)
+        let entitled = try await catalogFeature.premiumAccess.isEntitled(RequestScope.current.caller)
         return .ok(.init(body: .json(CatalogWire.wire(workout, entitled: entitled))))
     }
 
     func listPrograms(_ input: Operations.ListPrograms.Input) async throws -> Operations.ListPrograms.Output {
         let limit = try PageRequest.limit(input.query.limit)
         let offset = try input.query.cursor.map(PageRequest.offset(fromCursor:)) ?? 0
-        let programs = try await store.programs()
+        let programs = try await catalogFeature.store.programs()
         let page = programs.dropFirst(offset).prefix(limit)
         return .ok(.init(body: .json(.init(
             items: page.map(CatalogWire.wire), nextCursor: programs.count - min(offset, programs.count) > limit ? PageRequest.cursor(offset: offset + limit) : nil
@@ -58,7 +59,7 @@ struct CatalogController: Sendable {
     }
 
     func getProgram(_ input: Operations.GetProgram.Input) async throws -> Operations.GetProgram.Output {
-        guard let id = ProgramID(input.path.programId), let program = try await store.program(id) else {
+        guard let id = ProgramID(input.path.programId), let program = try await catalogFeature.store.program(id) else {
             throw Problem.notFound("No program \(input.path.programId).")
         }
         return .ok(.init(body: .json(CatalogWire.wire(program))))
@@ -70,27 +71,24 @@ struct CatalogController: Sendable {
         try Self.requireAdmin()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
         let workout = try Self.validated(body, id: WorkoutID())
-        try await save(workout)
+        try await catalogFeature.store.save(workout)
         return .created(.init(body: .json(CatalogWire.wire(workout, entitled: true))))
     }
 
     func replaceWorkout(_ input: Operations.ReplaceWorkout.Input) async throws -> Operations.ReplaceWorkout.Output {
         try Self.requireAdmin()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        guard let id = WorkoutID(input.path.workoutId), try await store.workout(id) != nil else {
+        guard let id = WorkoutID(input.path.workoutId), try await catalogFeature.store.workout(id) != nil else {
             throw Problem.notFound("No workout \(input.path.workoutId).")
         }
         let workout = try Self.validated(body, id: id)
-        try await save(workout)
+        try await catalogFeature.store.save(workout)
         return .ok(.init(body: .json(CatalogWire.wire(workout, entitled: true))))
     }
 
     func deleteWorkout(_ input: Operations.DeleteWorkout.Input) async throws -> Operations.DeleteWorkout.Output {
         try Self.requireAdmin()
-        let engine = database.engine
-        guard let id = WorkoutID(input.path.workoutId),
-            try await database.transaction({ db in try await CatalogStore.delete(id, engine: engine, on: db) })
-        else {
+        guard let id = WorkoutID(input.path.workoutId), try await catalogFeature.store.delete(id) else {
             throw Problem.notFound("No workout \(input.path.workoutId).")
         }
         return .noContent(.init())
@@ -98,16 +96,11 @@ struct CatalogController: Sendable {
 
     // MARK: Helpers
 
-    private func save(_ workout: CatalogWorkout) async throws {
-        let engine = database.engine
-        try await database.transaction { db in try await CatalogStore.upsert(workout, engine: engine, now: .storageNow, on: db) }
-    }
-
     private func page(_ query: WorkoutQuery, limit: Int?, cursor: String?) async throws -> Components.Schemas.WorkoutPage {
         let limit = try PageRequest.limit(limit)
         let offset = try cursor.map(PageRequest.offset(fromCursor:)) ?? 0
-        let (workouts, hasMore) = try await store.workouts(matching: query, offset: offset, limit: limit)
-        let entitled = try await premiumAccess.isEntitled(RequestScope.current.caller)
+        let (workouts, hasMore) = try await catalogFeature.store.workouts(matching: query, offset: offset, limit: limit)
+        let entitled = try await catalogFeature.premiumAccess.isEntitled(RequestScope.current.caller)
         return .init(
             items: workouts.map { CatalogWire.wire($0, entitled: entitled) },
             nextCursor: hasMore ? PageRequest.cursor(offset: offset + limit) : nil

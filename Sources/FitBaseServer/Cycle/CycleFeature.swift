@@ -1,0 +1,22 @@
+/// Periods and the cycle predicted from them: logged periods (REST and sync), today's phase and the forecast.
+struct CycleFeature: ServerFeature {
+    let store: CycleStore
+    let profiles: ProfileStore
+    /// Rules and writes.
+    let collection: PeriodsCollection
+    /// The cycle position other features read (recommendations, plans, workout logs, reminders).
+    let reckoner: CycleReckoner
+    private let audit: AuditLog
+
+    init(_ foundation: ServerFoundation) {
+        let store = CycleStore(database: foundation.database, vault: foundation.vault)
+        self.store = store
+        profiles = foundation.profiles
+        collection = PeriodsCollection(database: foundation.database, store: store, profiles: foundation.profiles, audit: foundation.audit)
+        reckoner = CycleReckoner(store: store, profiles: foundation.profiles)
+        audit = foundation.audit
+    }
+
+    var dataOwners: [any AccountDataOwner] { [CyclePeriodsOwner(store: store, audit: audit)] }
+    var syncedCollections: [any SyncedCollection] { [collection] }
+}
