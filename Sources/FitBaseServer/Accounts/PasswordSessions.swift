@@ -4,13 +4,6 @@ import Foundation
 /// The writes of a password sign-up and sign-in, each in one transaction: the account and its queued verification
 /// mail (sign-up), the new session, and the device token that lets this device past the sign-in throttle later.
 struct PasswordSessions: Sendable {
-    /// A session just opened: its id, its refresh token and the device's token, each shown once.
-    struct Opened: Sendable {
-        let session: SessionID
-        let refreshToken: String
-        let deviceToken: String
-    }
-
     let database: Database
     let sessions: SessionStore
     let throttle: SignInThrottle
@@ -33,5 +26,12 @@ struct PasswordSessions: Sendable {
             let (session, refreshToken) = try await sessions.start(user: user, deviceLabel: deviceLabel, now: now, on: db)
             return Opened(session: session, refreshToken: refreshToken, deviceToken: deviceToken)
         }
+    }
+
+    /// A session just opened: its id, its refresh token and the device's token, each shown once.
+    struct Opened: Sendable {
+        let session: SessionID
+        let refreshToken: String
+        let deviceToken: String
     }
 }

@@ -6,22 +6,20 @@ import ServiceLifecycle
 struct SocialFeature: ServerFeature {
     let database: Database
     let groups: GroupStore
-    let membership: GroupMembership
     let configuration: SocialConfiguration
     let publicURL: String
-    let notifications: NotificationStore
-    let challenges: ChallengeBoards
     private let logger: Logger
+
+    var membership: GroupMembership { GroupMembership(database: database) }
+    var notifications: NotificationStore { NotificationStore(database: database) }
+    var challenges: ChallengeBoards { ChallengeBoards(database: database) }
 
     init(_ foundation: ServerFoundation) {
         let database = foundation.database
         self.database = database
         groups = GroupStore(database: database)
-        membership = GroupMembership(database: database)
         configuration = foundation.configuration.social
         publicURL = foundation.configuration.publicURL
-        notifications = NotificationStore(database: database)
-        challenges = ChallengeBoards(database: database)
         logger = foundation.logger
     }
 
