@@ -24,7 +24,8 @@ public func buildApplication(
 }
 
 /// ``buildApplication(configuration:logger:onListening:)`` with the mailer and push provider chosen by the caller (tests
-/// record e-mail and pushes), and, for tests comparing the two, without the ``DirectRoute``s.
+/// record e-mail and pushes), and, for tests comparing the two, without the ``DirectRoute``s. `opened` is handed the
+/// foundation once it is open, so a test can read and write the application's own database.
 func buildApplication(
     configuration: ServerConfiguration,
     logger: Logger? = nil,
@@ -32,6 +33,7 @@ func buildApplication(
     pushProvider: (any PushProvider)? = nil,
     reminderClock: (@Sendable () -> Date)? = nil,
     directRoutes: Bool = true,
+    opened: (ServerFoundation) -> Void = { _ in },
     onListening: @escaping @Sendable (String) async -> Void = { _ in }
 ) async throws -> FitBaseApplication {
     let logger = logger ?? {
@@ -40,6 +42,7 @@ func buildApplication(
         return logger
     }()
     let foundation = try await ServerFoundation.open(configuration: configuration, logger: logger, mailer: mailer)
+    opened(foundation)
     let operations: ServerOperations
     do {
         operations = try await composeFeatures(foundation, pushProvider: pushProvider, reminderClock: reminderClock)
