@@ -10,13 +10,13 @@ import OpenAPIRuntime
 ///
 /// A GET never spends a token: mail scanners, link previews and prefetchers follow links, so opening one only shows a
 /// page whose button (a POST) acts. Every outcome is a page, a missing token included — a person never gets JSON.
-protocol AccountPagesOperations: Sendable { var accountsFeature: AccountsFeature { get } }
+protocol AccountPagesOperations: FeatureOperations { var accountsFeature: AccountsFeature { get } }
 
 extension AccountPagesOperations {
     func getEmailVerificationPage(_ input: Operations.GetEmailVerificationPage.Input) async throws -> Operations.GetEmailVerificationPage.Output {
         do {
             let token = try Self.present(input.query.token)
-            let link = try await accountsFeature.credentials.checkVerificationToken(token, now: .storageNow)
+            let link = try await accountsFeature.credentials.checkVerificationToken(token, now: clock.now)
             let prompt = link.purpose == .changeEmail
                 ? "Make \(link.email) the e-mail address of your \(accountsFeature.composer.appName) account?"
                 : "Confirm \(link.email) as the e-mail address of your \(accountsFeature.composer.appName) account?"
@@ -29,7 +29,7 @@ extension AccountPagesOperations {
     func submitEmailVerificationPage(_ input: Operations.SubmitEmailVerificationPage.Input) async throws -> Operations.SubmitEmailVerificationPage.Output {
         do {
             guard case .urlEncodedForm(let form)? = input.body else { throw AccountTokens.missing }
-            let redeemed = try await accountsFeature.credentials.verifyEmail(token: try Self.present(form.token), now: .storageNow)
+            let redeemed = try await accountsFeature.credentials.verifyEmail(token: try Self.present(form.token), now: clock.now)
             let message = redeemed.purpose == .changeEmail
                 ? "Your account's e-mail address is now \(redeemed.email). You can close this page."
                 : "\(redeemed.email) is verified. You can close this page and go back to the app."
@@ -44,7 +44,7 @@ extension AccountPagesOperations {
     func getPasswordResetPage(_ input: Operations.GetPasswordResetPage.Input) async throws -> Operations.GetPasswordResetPage.Output {
         do {
             let token = try Self.present(input.query.token)
-            let email = try await accountsFeature.credentials.checkResetToken(token, now: .storageNow)
+            let email = try await accountsFeature.credentials.checkResetToken(token, now: clock.now)
             return .ok(.init(body: .html(try resetForm(token: token, email: email, error: nil))))
         } catch let problem as Problem where problem.status.kind == .clientError {
             return .badRequest(.init(body: .html(try linkProblem(problem))))
@@ -52,7 +52,7 @@ extension AccountPagesOperations {
     }
 
     func submitPasswordResetPage(_ input: Operations.SubmitPasswordResetPage.Input) async throws -> Operations.SubmitPasswordResetPage.Output {
-        let now = Date.storageNow
+        let now = clock.now
         let form: Components.Schemas.PasswordResetForm
         let token: String
         let email: String

@@ -3,7 +3,7 @@ import FitBaseCore
 import Foundation
 
 /// Sign-up, sign-in, session rotation and sign-out, and the key set that verifies access tokens.
-protocol AuthOperations: Sendable { var accountsFeature: AccountsFeature { get } }
+protocol AuthOperations: FeatureOperations { var accountsFeature: AccountsFeature { get } }
 
 extension AuthOperations {
     func getJWKS(_ input: Operations.GetJWKS.Input) async throws -> Operations.GetJWKS.Output {
@@ -21,12 +21,12 @@ extension AuthOperations {
         guard let email, errors.isEmpty else { throw Problem.validationFailed(errors) }
         // Checked before hashing so a taken address costs no bcrypt round; the unique index settles races.
         if try await accountsFeature.users.find(email: email) != nil { throw UserStore.emailTaken }
-        try await accountsFeature.credentials.admitSignUp(email, client: RequestScope.current.clientAddress, now: .storageNow)
+        try await accountsFeature.credentials.admitSignUp(email, client: RequestScope.current.clientAddress, now: clock.now)
 
         let passwordHash = try await accountsFeature.hasher.hash(body.password)
-        let now = Date.storageNow
+        let now = clock.now
         let user = UserRecord(
-            id: UserID(), email: email.value, passwordHash: passwordHash,
+            id: ids.make(), email: email.value, passwordHash: passwordHash,
             displayName: displayName?.isEmpty == false ? displayName : nil, role: .user, createdAt: now, updatedAt: now,
             lastSignInAt: now
         )
@@ -41,7 +41,7 @@ extension AuthOperations {
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
         let invalid = Problem.unauthenticated(.invalidCredentials, "The e-mail address or password is wrong.")
         guard let email = EmailAddress(body.email) else { throw invalid }
-        let now = Date.storageNow
+        let now = clock.now
         let attempt = try await accountsFeature.throttle.admit(email, deviceToken: body.deviceToken, client: RequestScope.current.clientAddress, now: now)
 
         let user = try await accountsFeature.users.find(email: email)
@@ -64,7 +64,7 @@ extension AuthOperations {
 
     func refreshSession(_ input: Operations.RefreshSession.Input) async throws -> Operations.RefreshSession.Output {
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        let now = Date.storageNow
+        let now = clock.now
         switch try await accountsFeature.sessions.rotate(body.refreshToken, now: now) {
         case .rotated(let session, let userID, let authenticatedAt, let newToken):
             guard let user = try await accountsFeature.users.find(id: userID) else {
@@ -82,7 +82,7 @@ extension AuthOperations {
 
     func signOut(_ input: Operations.SignOut.Input) async throws -> Operations.SignOut.Output {
         let caller = try RequestScope.requireCaller()
-        _ = try await accountsFeature.sessions.revoke(caller.session, of: caller.user, now: .storageNow)
+        _ = try await accountsFeature.sessions.revoke(caller.session, of: caller.user, now: clock.now)
         return .noContent(.init())
     }
 }

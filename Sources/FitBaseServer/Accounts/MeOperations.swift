@@ -9,7 +9,7 @@ import OpenAPIRuntime
 
 /// The signed-in user's own account: profile, consents, sessions, export and deletion. Every operation acts on the
 /// caller only; there is no way to name another user here.
-protocol MeOperations: Sendable { var accountsFeature: AccountsFeature { get } }
+protocol MeOperations: FeatureOperations { var accountsFeature: AccountsFeature { get } }
 
 extension MeOperations {
     private var database: Database { accountsFeature.database }
@@ -23,13 +23,13 @@ extension MeOperations {
     func updateMe(_ input: Operations.UpdateMe.Input) async throws -> Operations.UpdateMe.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let update) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        _ = try await accountsFeature.profiles.apply(update, of: caller.user, now: .storageNow)
+        _ = try await accountsFeature.profiles.apply(update, of: caller.user, now: clock.now)
         return .ok(.init(body: .json(try await wireUser(caller.user))))
     }
 
     func deleteMe(_ input: Operations.DeleteMe.Input) async throws -> Operations.DeleteMe.Output {
         let caller = try RequestScope.requireCaller()
-        guard Date.now.timeIntervalSince(caller.authenticatedAt) <= AccountsFeature.reauthenticationWindow else {
+        guard clock.now.timeIntervalSince(caller.authenticatedAt) <= AccountsFeature.reauthenticationWindow else {
             throw Problem.unauthenticated(
                 .reauthenticationRequired, "Deleting the account needs a sign-in from the last 5 minutes; sign in again first."
             )
@@ -44,7 +44,7 @@ extension MeOperations {
     func exportMe(_ input: Operations.ExportMe.Input) async throws -> Operations.ExportMe.Output {
         let caller = try RequestScope.requireCaller()
         var collected = Data()
-        try await registry.writeExport(caller.user, exportedAt: .now, database: database) { collected.append(contentsOf: $0.readableBytesView) }
+        try await registry.writeExport(caller.user, exportedAt: clock.now, database: database) { collected.append(contentsOf: $0.readableBytesView) }
         let document = try exportDecoder.decode(Components.Schemas.AccountExport.self, from: collected)
         // A bare `attachment`: the generated server percent-encodes header values, which would garble `; filename=`.
         return .ok(.init(headers: .init(contentDisposition: "attachment"), body: .json(document)))
@@ -65,7 +65,7 @@ extension MeOperations {
                     status: .ok, headers: [.contentType: "application/json; charset=utf-8", .contentDisposition: "attachment"],
                     body: ResponseBody { writer in
                         try await RequestScope.$current.withValue(scope) {
-                            try await registry.writeExport(caller.user, exportedAt: .now, database: database) { try await writer.write($0) }
+                            try await registry.writeExport(caller.user, exportedAt: clock.now, database: database) { try await writer.write($0) }
                         }
                         try await writer.finish(nil)
                     }
@@ -89,7 +89,7 @@ extension MeOperations {
             throw Problem.validationFailed([.init(field: "version", message: "must be 1–64 characters")])
         }
         let kind = body.kind
-        try await accountsFeature.consents.record(kind, version: version, granted: body.granted, for: caller.user, now: .storageNow)
+        try await accountsFeature.consents.record(kind, version: version, granted: body.granted, for: caller.user, now: clock.now)
         let history = try await accountsFeature.consents.history(of: caller.user, latest: ConsentStore.listedHistory)
         guard let consent = Self.wire(kind, history: history) else { throw Problem.internalError }
         return .created(.init(body: .json(consent)))
@@ -113,7 +113,7 @@ extension MeOperations {
     func deleteSession(_ input: Operations.DeleteSession.Input) async throws -> Operations.DeleteSession.Output {
         let caller = try RequestScope.requireCaller()
         guard let session = SessionID(input.path.sessionId),
-            try await accountsFeature.sessions.revoke(session, of: caller.user, now: .storageNow)
+            try await accountsFeature.sessions.revoke(session, of: caller.user, now: clock.now)
         else {
             throw Problem.notFound("No live session \(input.path.sessionId) belongs to you.")
         }

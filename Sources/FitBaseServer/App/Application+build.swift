@@ -24,7 +24,8 @@ public func buildApplication(
 }
 
 /// ``buildApplication(configuration:logger:onListening:)`` with the mailer and push provider chosen by the caller (tests
-/// record e-mail and pushes), and, for tests comparing the two, without the ``DirectRoute``s. `opened` is handed the
+/// record e-mail and pushes), the clock and id source (tests move time and predict ids), and, for tests comparing the
+/// two, without the ``DirectRoute``s. `opened` is handed the
 /// foundation once it is open, so a test can read and write the application's own database.
 func buildApplication(
     configuration: ServerConfiguration,
@@ -33,6 +34,8 @@ func buildApplication(
     pushProvider: (any PushProvider)? = nil,
     reminderClock: (@Sendable () -> Date)? = nil,
     directRoutes: Bool = true,
+    clock: ServerClock = .system,
+    ids: IDSource = .random,
     opened: (ServerFoundation) -> Void = { _ in },
     onListening: @escaping @Sendable (String) async -> Void = { _ in }
 ) async throws -> FitBaseApplication {
@@ -41,7 +44,7 @@ func buildApplication(
         logger.logLevel = configuration.logLevel
         return logger
     }()
-    let foundation = try await ServerFoundation.open(configuration: configuration, logger: logger, mailer: mailer)
+    let foundation = try await ServerFoundation.open(configuration: configuration, logger: logger, mailer: mailer, clock: clock, ids: ids)
     opened(foundation)
     let operations: ServerOperations
     do {
@@ -110,7 +113,8 @@ private func composeFeatures(
     )
     return ServerOperations(
         status: status, accounts: accounts, catalog: catalog, cycle: cycle, history: history, plans: plans, recommendations: recommendations,
-        sync: sync, billing: billing, health: health, social: social, realtime: RealtimeFeature(foundation), push: push
+        sync: sync, billing: billing, health: health, social: social, realtime: RealtimeFeature(foundation), push: push,
+        clock: foundation.clock, ids: foundation.ids
     )
 }
 

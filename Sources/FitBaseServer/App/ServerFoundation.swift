@@ -7,7 +7,7 @@ import ServiceLifecycle
 /// What every feature shares: the database pools, the health data keys and the vault over them, the audit log, the
 /// outbound HTTP client, mail, the session signer and the user's profile.
 ///
-/// ``open(configuration:logger:mailer:)`` checks everything that can fail on configuration (the master key against
+/// ``open(configuration:logger:mailer:clock:ids:)`` checks everything that can fail on configuration (the master key against
 /// the stored data keys) while opening; once it returns, the caller owns the pools and the client until the
 /// application's services take them over (``services``), or hands them back with ``close()`` if it fails before that.
 struct ServerFoundation: Sendable {
@@ -29,9 +29,14 @@ struct ServerFoundation: Sendable {
     let signer: SessionTokenSigner
     let hasher: PasswordHasher
     let profiles: ProfileStore
+    /// Where every part reads the time and takes new ids.
+    let clock: ServerClock
+    let ids: IDSource
 
     /// Opens the databases, checks the master key and builds the shared parts.
-    static func open(configuration: ServerConfiguration, logger: Logger, mailer: (any Mailer)?) async throws -> ServerFoundation {
+    static func open(
+        configuration: ServerConfiguration, logger: Logger, mailer: (any Mailer)?, clock: ServerClock, ids: IDSource
+    ) async throws -> ServerFoundation {
         // Everything that can fail on configuration comes first, before any resource that must be shut down.
         try createDataDirectory(configuration.dataDirectory)
         let masterKey = try MasterKey.load(for: configuration)
@@ -97,7 +102,7 @@ struct ServerFoundation: Sendable {
                 issuer: configuration.publicURL
             ),
             hasher: PasswordHasher(cost: configuration.bcryptCost, slots: configuration.accounts.passwordHashSlots),
-            profiles: ProfileStore(database: database, vault: vault)
+            profiles: ProfileStore(database: database, vault: vault), clock: clock, ids: ids
         )
     }
 
@@ -121,7 +126,7 @@ struct ServerFoundation: Sendable {
         try await signer.load()
     }
 
-    /// Closes the pools and the client when building the application fails after ``open(configuration:logger:mailer:)``.
+    /// Closes the pools and the client when building the application fails after ``open(configuration:logger:mailer:clock:ids:)``.
     func close() async {
         try? await httpClient.shutdown()
         try? await keystore?.shutdown()

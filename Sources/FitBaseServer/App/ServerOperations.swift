@@ -28,11 +28,13 @@ final class ServerOperations: APIProtocol,
     let socialFeature: SocialFeature
     let realtimeFeature: RealtimeFeature
     let pushFeature: PushFeature
+    let clock: ServerClock
+    let ids: IDSource
 
     init(
         status: ServiceStatusFeature, accounts: AccountsFeature, catalog: CatalogFeature, cycle: CycleFeature, history: HistoryFeature,
         plans: PlansFeature, recommendations: RecommendationsFeature, sync: SyncFeature, billing: BillingFeature, health: HealthFeature,
-        social: SocialFeature, realtime: RealtimeFeature, push: PushFeature
+        social: SocialFeature, realtime: RealtimeFeature, push: PushFeature, clock: ServerClock, ids: IDSource
     ) {
         statusFeature = status
         accountsFeature = accounts
@@ -47,6 +49,8 @@ final class ServerOperations: APIProtocol,
         socialFeature = social
         realtimeFeature = realtime
         pushFeature = push
+        self.clock = clock
+        self.ids = ids
     }
 
     /// The features in the order the application lists their services, data owners and start-up work.

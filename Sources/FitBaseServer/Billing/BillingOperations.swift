@@ -4,7 +4,7 @@ import Foundation
 import HTTPTypes
 
 /// Subscription status and features for the signed-in user, the app's StoreKit transactions, and the stores' webhooks.
-protocol BillingOperations: Sendable { var billingFeature: BillingFeature { get } }
+protocol BillingOperations: FeatureOperations { var billingFeature: BillingFeature { get } }
 
 extension BillingOperations {
     private var appStore: AppStoreSubscriptions? { billingFeature.appStore }
@@ -60,7 +60,7 @@ extension BillingOperations {
 
     /// The caller's entitlement and every subscription behind it, at one instant.
     private func status(of user: UserID) async throws -> Components.Schemas.SubscriptionStatus {
-        let now = Date.now
+        let now = clock.now
         let records = try await billingFeature.database.withConnection { db in try await SubscriptionStore.records(of: user, on: db) }
         let resolver = EntitlementResolver()
         let entitlement = resolver.resolve(records.map(\.state), at: now)

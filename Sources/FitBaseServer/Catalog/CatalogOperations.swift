@@ -4,7 +4,7 @@ import Foundation
 import HTTPTypes
 
 /// Browsing the catalog (open to everyone) and managing it (administrators).
-protocol CatalogOperations: Sendable { var catalogFeature: CatalogFeature { get } }
+protocol CatalogOperations: FeatureOperations { var catalogFeature: CatalogFeature { get } }
 
 extension CatalogOperations {
     /// The workout reads answered before the generated handler, for ``RoutingTransport``.
@@ -70,7 +70,7 @@ extension CatalogOperations {
     func createWorkout(_ input: Operations.CreateWorkout.Input) async throws -> Operations.CreateWorkout.Output {
         try Self.requireAdmin()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        let workout = try Self.validated(body, id: WorkoutID())
+        let workout = try Self.validated(body, id: ids.make())
         try await catalogFeature.store.save(workout)
         return .created(.init(body: .json(CatalogWire.wire(workout, entitled: true))))
     }

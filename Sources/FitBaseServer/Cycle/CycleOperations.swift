@@ -4,14 +4,14 @@ import Foundation
 import HTTPTypes
 
 /// Period logging, today's phase and predictions for the signed-in user. Periods are reachable only by their owner.
-protocol CycleOperations: Sendable { var cycleFeature: CycleFeature { get } }
+protocol CycleOperations: FeatureOperations { var cycleFeature: CycleFeature { get } }
 
 extension CycleOperations {
     func logPeriod(_ input: Operations.LogPeriod.Input) async throws -> Operations.LogPeriod.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        let period = try await cycleFeature.collection.validated(body, id: PeriodID(), user: caller.user)
-        try await cycleFeature.collection.save(period, of: caller.user, now: .storageNow)
+        let period = try await cycleFeature.collection.validated(body, id: ids.make(), user: caller.user)
+        try await cycleFeature.collection.save(period, of: caller.user, now: clock.now)
         return .created(.init(body: .json(CycleWire.wire(period))))
     }
 
@@ -22,13 +22,13 @@ extension CycleOperations {
             throw Problem.notFound("No period \(input.path.periodId) of yours.")
         }
         let period = try await cycleFeature.collection.validated(body, id: id, user: caller.user)
-        try await cycleFeature.collection.save(period, of: caller.user, now: .storageNow)
+        try await cycleFeature.collection.save(period, of: caller.user, now: clock.now)
         return .ok(.init(body: .json(CycleWire.wire(period))))
     }
 
     func deletePeriod(_ input: Operations.DeletePeriod.Input) async throws -> Operations.DeletePeriod.Output {
         let caller = try RequestScope.requireCaller()
-        guard let id = PeriodID(input.path.periodId), try await cycleFeature.collection.delete(id, of: caller.user, now: .storageNow) else {
+        guard let id = PeriodID(input.path.periodId), try await cycleFeature.collection.delete(id, of: caller.user, now: clock.now) else {
             throw Problem.notFound("No period \(input.path.periodId) of yours.")
         }
         return .noContent(.init())

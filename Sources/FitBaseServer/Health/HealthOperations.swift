@@ -4,7 +4,7 @@ import Foundation
 import HTTPTypes
 
 /// The caller's health samples, summaries and the audit trail of who touched them. Everything is the caller's own.
-protocol HealthOperations: Sendable { var healthFeature: HealthFeature { get } }
+protocol HealthOperations: FeatureOperations { var healthFeature: HealthFeature { get } }
 
 extension HealthOperations {
     func uploadHealthSamples(_ input: Operations.UploadHealthSamples.Input) async throws -> Operations.UploadHealthSamples.Output {
@@ -49,7 +49,7 @@ extension HealthOperations {
     func getHealthSummary(_ input: Operations.GetHealthSummary.Input) async throws -> Operations.GetHealthSummary.Output {
         let caller = try RequestScope.requireCaller()
         let type = try Self.type(input.query._type.rawValue)
-        let to = input.query.to ?? .now
+        let to = input.query.to ?? clock.now
         let from = input.query.from ?? to.addingTimeInterval(-7 * 86_400)
         try Self.checkRange(from: from, to: to)
         guard to.timeIntervalSince(from) <= 400 * 86_400 else {

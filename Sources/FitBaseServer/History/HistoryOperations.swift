@@ -4,14 +4,14 @@ import Foundation
 import HTTPTypes
 
 /// The caller's workout history and statistics. Logs are reachable only by their owner.
-protocol HistoryOperations: Sendable { var historyFeature: HistoryFeature { get } }
+protocol HistoryOperations: FeatureOperations { var historyFeature: HistoryFeature { get } }
 
 extension HistoryOperations {
     func logWorkout(_ input: Operations.LogWorkout.Input) async throws -> Operations.LogWorkout.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        let log = try await historyFeature.collection.validated(body, id: WorkoutLogID(), user: caller.user)
-        try await historyFeature.collection.save(log, of: caller.user, now: .storageNow)
+        let log = try await historyFeature.collection.validated(body, id: ids.make(), user: caller.user)
+        try await historyFeature.collection.save(log, of: caller.user, now: clock.now)
         return .created(.init(body: .json(HistoryWire.wire(log))))
     }
 
@@ -38,7 +38,7 @@ extension HistoryOperations {
 
     func deleteWorkoutLog(_ input: Operations.DeleteWorkoutLog.Input) async throws -> Operations.DeleteWorkoutLog.Output {
         let caller = try RequestScope.requireCaller()
-        guard let id = WorkoutLogID(input.path.logId), try await historyFeature.collection.delete(id, of: caller.user, now: .storageNow) else {
+        guard let id = WorkoutLogID(input.path.logId), try await historyFeature.collection.delete(id, of: caller.user, now: clock.now) else {
             throw Problem.notFound("No workout log \(input.path.logId) of yours.")
         }
         return .noContent(.init())

@@ -4,7 +4,7 @@ import Foundation
 import HTTPTypes
 
 /// The signed-in user's training plans. Plans are reachable only by their owner.
-protocol PlanOperations: Sendable { var plansFeature: PlansFeature { get } }
+protocol PlanOperations: FeatureOperations { var plansFeature: PlansFeature { get } }
 
 extension PlanOperations {
     func listPlans(_ input: Operations.ListPlans.Input) async throws -> Operations.ListPlans.Output {
@@ -20,8 +20,8 @@ extension PlanOperations {
     func createPlan(_ input: Operations.CreatePlan.Input) async throws -> Operations.CreatePlan.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        let plan = try await plansFeature.collection.validated(body, id: PlanID())
-        let saved = try await plansFeature.collection.create(plan, by: caller, now: .storageNow)
+        let plan = try await plansFeature.collection.validated(body, id: ids.make())
+        let saved = try await plansFeature.collection.create(plan, by: caller, now: clock.now)
         return .created(.init(body: .json(PlanWire.wire(saved))))
     }
 
@@ -37,7 +37,7 @@ extension PlanOperations {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
         guard let id = PlanID(input.path.planId) else { throw Problem.notFound("No plan \(input.path.planId) of yours.") }
-        let now = Date.storageNow
+        let now = clock.now
         let plan = try await plansFeature.collection.validated(body, id: id)
         guard let replaced = try await plansFeature.collection.replace(plan, of: caller.user, now: now) else {
             throw Problem.notFound("No plan \(input.path.planId) of yours.")
@@ -47,7 +47,7 @@ extension PlanOperations {
 
     func deletePlan(_ input: Operations.DeletePlan.Input) async throws -> Operations.DeletePlan.Output {
         let caller = try RequestScope.requireCaller()
-        guard let id = PlanID(input.path.planId), try await plansFeature.collection.delete(id, of: caller.user, now: .storageNow) else {
+        guard let id = PlanID(input.path.planId), try await plansFeature.collection.delete(id, of: caller.user, now: clock.now) else {
             throw Problem.notFound("No plan \(input.path.planId) of yours.")
         }
         return .noContent(.init())

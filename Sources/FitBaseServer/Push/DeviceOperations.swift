@@ -5,14 +5,14 @@ import Foundation
 /// `/v1/me/devices`: the caller's devices registered for push notifications. Every operation acts on the caller's own
 /// devices; another account's token is never shown and cannot be deleted (it can be taken over by registering it:
 /// the phone it names is now signed in here).
-protocol DeviceOperations: Sendable { var pushFeature: PushFeature { get } }
+protocol DeviceOperations: FeatureOperations { var pushFeature: PushFeature { get } }
 
 extension DeviceOperations {
     func registerDevice(_ input: Operations.RegisterDevice.Input) async throws -> Operations.RegisterDevice.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
         let (token, registration) = try Self.checked(token: input.path.deviceToken, body)
-        let now = Date.storageNow
+        let now = clock.now
         let (device, created) = try await pushFeature.store.register(token, registration, user: caller.user, session: caller.session, now: now)
         let wire = DeviceWire.wire(device, current: caller.session)
         return created ? .created(.init(body: .json(wire))) : .ok(.init(body: .json(wire)))

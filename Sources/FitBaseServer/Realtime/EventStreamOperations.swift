@@ -16,7 +16,7 @@ import Synchronization
 /// it. Then the ``EventHub`` hands it new events as they commit on any instance. The stream ends with its session
 /// (sign-out, revocation, a reused refresh token, account deletion) and when its access token expires; the client
 /// reconnects with a fresh token and resumes from the last id it received.
-protocol EventStreamOperations: Sendable { var realtimeFeature: RealtimeFeature { get } }
+protocol EventStreamOperations: FeatureOperations { var realtimeFeature: RealtimeFeature { get } }
 
 extension EventStreamOperations {
     private var database: Database { realtimeFeature.database }

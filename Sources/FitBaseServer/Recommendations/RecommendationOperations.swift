@@ -4,7 +4,7 @@ import Foundation
 import Logging
 
 /// Today's and the week's recommendations for the signed-in user, from the rules or the configured language model.
-protocol RecommendationOperations: Sendable { var recommendationsFeature: RecommendationsFeature { get } }
+protocol RecommendationOperations: FeatureOperations { var recommendationsFeature: RecommendationsFeature { get } }
 
 extension RecommendationOperations {
     private var catalog: CatalogStore { recommendationsFeature.catalog }
@@ -103,7 +103,7 @@ extension RecommendationOperations {
                 items: answer.recommendations.map { .init(workoutId: $0.workout.id.description, reason: $0.reason) },
                 phaseGuidance: answer.phaseGuidance, alternativeIfLowEnergy: answer.alternativeIfLowEnergy?.id.description
             ),
-            generatedAt: .storageNow
+            generatedAt: clock.now
         )
         try await recommendationsFeature.store.keep(kept, for: user)
         return (answer, kept)

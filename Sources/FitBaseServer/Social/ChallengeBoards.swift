@@ -5,17 +5,18 @@ import Foundation
 /// A group's weekly challenges and their boards: this week's made on first use, earlier weeks' read as they were.
 struct ChallengeBoards: Sendable {
     let database: Database
+    let clock: ServerClock
 
     /// This week's two challenges of the group, created on first use (read first: only the week's first request
     /// writes).
     func current(of group: SocialGroup) async throws -> [Challenge] {
-        let week = ChallengeWeek.containing(.now, in: LocalCalendar.timeZone(group.timeZone))
+        let week = ChallengeWeek.containing(clock.now, in: LocalCalendar.timeZone(group.timeZone))
         let existing = try await existing(of: group.id, in: week)
         if existing.count == ChallengeKind.allCases.count { return existing }
         return try await database.transaction { db in
             var challenges: [Challenge] = []
             for kind in ChallengeKind.allCases {
-                challenges.append(try await ChallengeScoring.ensureChallenge(group: group.id, kind: kind, week: week, now: .storageNow, on: db))
+                challenges.append(try await ChallengeScoring.ensureChallenge(group: group.id, kind: kind, week: week, now: clock.now, on: db))
             }
             return challenges
         }

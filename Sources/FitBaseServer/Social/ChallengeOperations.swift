@@ -25,7 +25,7 @@ extension ChallengeOperations {
         let caller = try RequestScope.requireCaller()
         let (group, membership) = try await membership(in: input.path.groupId)
         let zone = LocalCalendar.timeZone(group.timeZone)
-        let now = Date.now
+        let now = clock.now
         let thisWeek = ChallengeWeek.containing(now, in: zone)
         var week = thisWeek
         if let text = input.query.week {
@@ -49,7 +49,7 @@ extension ChallengeOperations {
         let caller = try RequestScope.requireCaller()
         let limit = try PageRequest.limit(input.query.limit)
         let offset = try input.query.cursor.map(PageRequest.offset(fromCursor:)) ?? 0
-        let page = try await socialFeature.notifications.notifications(of: caller.user, now: .now, offset: offset, limit: limit + 1)
+        let page = try await socialFeature.notifications.notifications(of: caller.user, now: clock.now, offset: offset, limit: limit + 1)
         return .ok(.init(body: .json(.init(
             items: page.items.prefix(limit).map { item in
                 .init(
@@ -63,7 +63,7 @@ extension ChallengeOperations {
 
     func markNotificationRead(_ input: Operations.MarkNotificationRead.Input) async throws -> Operations.MarkNotificationRead.Output {
         let caller = try RequestScope.requireCaller()
-        guard let id = NotificationID(input.path.notificationId), try await socialFeature.notifications.markRead(id, of: caller.user, now: .storageNow) else {
+        guard let id = NotificationID(input.path.notificationId), try await socialFeature.notifications.markRead(id, of: caller.user, now: clock.now) else {
             throw Problem.notFound("No notification \(input.path.notificationId) of yours.")
         }
         return .noContent(.init())
@@ -71,7 +71,7 @@ extension ChallengeOperations {
 
     func markAllNotificationsRead(_ input: Operations.MarkAllNotificationsRead.Input) async throws -> Operations.MarkAllNotificationsRead.Output {
         let caller = try RequestScope.requireCaller()
-        try await socialFeature.notifications.markAllRead(of: caller.user, now: .storageNow)
+        try await socialFeature.notifications.markAllRead(of: caller.user, now: clock.now)
         return .noContent(.init())
     }
 }

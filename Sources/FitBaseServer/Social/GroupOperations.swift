@@ -5,7 +5,7 @@ import HTTPTypes
 
 /// Groups, their members and invites. A group is visible to its members only (404 to everyone else); deleting it and
 /// removing members need its admin role (403 for other members).
-protocol GroupOperations: Sendable { var socialFeature: SocialFeature { get } }
+protocol GroupOperations: FeatureOperations { var socialFeature: SocialFeature { get } }
 
 extension GroupOperations {
     private var membership: GroupMembership { socialFeature.membership }
@@ -19,7 +19,7 @@ extension GroupOperations {
         } catch {
             throw Problem.validationFailed(error)
         }
-        let group = try await membership.create(name: checked.name, timeZone: checked.timeZone, by: caller.user, now: .storageNow)
+        let group = try await membership.create(name: checked.name, timeZone: checked.timeZone, by: caller.user, now: clock.now)
         return .created(.init(body: .json(GroupWire.wire(group, role: .admin))))
     }
 
@@ -44,7 +44,7 @@ extension GroupOperations {
     func removeGroupMember(_ input: Operations.RemoveGroupMember.Input) async throws -> Operations.RemoveGroupMember.Output {
         let (group, role) = try await memberGroup(input.path.groupId)
         guard role == .admin else { throw Problem.groupAdminOnly }
-        guard let member = UserID(input.path.userId), try await membership.remove(member, from: group.id, now: .storageNow) else {
+        guard let member = UserID(input.path.userId), try await membership.remove(member, from: group.id, now: clock.now) else {
             throw Problem.notFound("\(input.path.userId) is not a member of this group.")
         }
         return .noContent(.init())
@@ -53,14 +53,14 @@ extension GroupOperations {
     func leaveGroup(_ input: Operations.LeaveGroup.Input) async throws -> Operations.LeaveGroup.Output {
         let caller = try RequestScope.requireCaller()
         let (group, _) = try await memberGroup(input.path.groupId)
-        _ = try await membership.remove(caller.user, from: group.id, now: .storageNow)
+        _ = try await membership.remove(caller.user, from: group.id, now: clock.now)
         return .noContent(.init())
     }
 
     func createGroupInvite(_ input: Operations.CreateGroupInvite.Input) async throws -> Operations.CreateGroupInvite.Output {
         let caller = try RequestScope.requireCaller()
         let (group, _) = try await memberGroup(input.path.groupId)
-        let now = Date.storageNow
+        let now = clock.now
         var expiresAt = now.addingTimeInterval(GroupStore.inviteLifetime)
         var maxUses: Int?
         if case .json(let body) = input.body {
@@ -87,7 +87,7 @@ extension GroupOperations {
     func listGroupInvites(_ input: Operations.ListGroupInvites.Input) async throws -> Operations.ListGroupInvites.Output {
         let (group, role) = try await memberGroup(input.path.groupId)
         guard role == .admin else { throw Problem.groupAdminOnly }
-        let invites = try await socialFeature.groups.invites(of: group.id, now: .storageNow)
+        let invites = try await socialFeature.groups.invites(of: group.id, now: clock.now)
         return .ok(.init(body: .json(.init(items: invites.map { invite in
             .init(
                 id: invite.id.description, createdBy: invite.createdBy.description, createdAt: invite.createdAt, expiresAt: invite.expiresAt,
@@ -99,7 +99,7 @@ extension GroupOperations {
     func revokeGroupInvite(_ input: Operations.RevokeGroupInvite.Input) async throws -> Operations.RevokeGroupInvite.Output {
         let caller = try RequestScope.requireCaller()
         let (group, role) = try await memberGroup(input.path.groupId)
-        let now = Date.storageNow
+        let now = clock.now
         guard let id = InviteID(input.path.inviteId), let invite = try await socialFeature.groups.invite(id, of: group.id, now: now) else { throw Problem.inviteGone }
         guard role == .admin || invite.createdBy == caller.user else {
             throw Problem(.forbidden, code: .forbidden, detail: "Only the invite's creator or the group's admin can revoke it.")
@@ -128,7 +128,7 @@ extension GroupOperations {
     func acceptInvite(_ input: Operations.AcceptInvite.Input) async throws -> Operations.AcceptInvite.Output {
         let caller = try RequestScope.requireCaller()
         let (invite, _) = try await liveInvite(input.path.token)
-        let group = try await membership.join(caller.user, group: invite.group, invite: input.path.token, now: .storageNow)
+        let group = try await membership.join(caller.user, group: invite.group, invite: input.path.token, now: clock.now)
         return .ok(.init(body: .json(GroupWire.wire(group, role: .member))))
     }
 
@@ -139,7 +139,7 @@ extension GroupOperations {
         guard invite.createdBy == caller.user || (membership?.group == group.id && membership?.role == .admin) else {
             throw Problem(.forbidden, code: .forbidden, detail: "Only the invite's creator or the group's admin can revoke it.")
         }
-        try await socialFeature.groups.revokeInvite(input.path.token, now: .storageNow)
+        try await socialFeature.groups.revokeInvite(input.path.token, now: clock.now)
         return .noContent(.init())
     }
 
@@ -171,7 +171,7 @@ extension GroupOperations {
     }
 
     private func liveInvite(_ token: String) async throws -> (GroupInvite, SocialGroup) {
-        guard let invite = try await socialFeature.groups.invite(token, now: .storageNow), let group = try await socialFeature.groups.group(invite.group) else { throw Problem.inviteGone }
+        guard let invite = try await socialFeature.groups.invite(token, now: clock.now), let group = try await socialFeature.groups.group(invite.group) else { throw Problem.inviteGone }
         return (invite, group)
     }
 

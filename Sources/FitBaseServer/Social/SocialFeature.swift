@@ -5,21 +5,22 @@ import ServiceLifecycle
 /// Groups, invites, weekly challenges with their leaderboards, and the notifications they send.
 struct SocialFeature: ServerFeature {
     let database: Database
-    let groups: GroupStore
     let configuration: SocialConfiguration
     let publicURL: String
+    let clock: ServerClock
     private let logger: Logger
 
+    var groups: GroupStore { GroupStore(database: database) }
     var membership: GroupMembership { GroupMembership(database: database) }
     var notifications: NotificationStore { NotificationStore(database: database) }
-    var challenges: ChallengeBoards { ChallengeBoards(database: database) }
+    var challenges: ChallengeBoards { ChallengeBoards(database: database, clock: clock) }
 
     init(_ foundation: ServerFoundation) {
         let database = foundation.database
         self.database = database
-        groups = GroupStore(database: database)
         configuration = foundation.configuration.social
         publicURL = foundation.configuration.publicURL
+        clock = foundation.clock
         logger = foundation.logger
     }
 

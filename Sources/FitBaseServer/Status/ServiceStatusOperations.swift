@@ -7,7 +7,7 @@ import NIOCore
 import OpenAPIRuntime
 
 /// Liveness, readiness and the contract: the endpoints operators and load balancers call.
-protocol ServiceStatusOperations: Sendable { var statusFeature: ServiceStatusFeature { get } }
+protocol ServiceStatusOperations: FeatureOperations { var statusFeature: ServiceStatusFeature { get } }
 
 extension ServiceStatusOperations {
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {

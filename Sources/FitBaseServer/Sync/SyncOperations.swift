@@ -6,7 +6,7 @@ import OpenAPIRuntime
 import SQLKit
 
 /// The caller's change feed. Every query is scoped to the caller: a cursor never reaches another user's changes.
-protocol SyncOperations: Sendable { var syncFeature: SyncFeature { get } }
+protocol SyncOperations: FeatureOperations { var syncFeature: SyncFeature { get } }
 
 extension SyncOperations {
     private var collections: SyncedCollections { syncFeature.collections }

@@ -7,7 +7,7 @@ import Logging
 
 /// Sign in with Apple and Google using the ID token the app got from the provider's SDK, and Apple's
 /// server-to-server notifications about those accounts.
-protocol ProviderSignInOperations: Sendable { var accountsFeature: AccountsFeature { get } }
+protocol ProviderSignInOperations: FeatureOperations { var accountsFeature: AccountsFeature { get } }
 
 extension ProviderSignInOperations {
     private var appleTokens: AppleTokenRevoker? { accountsFeature.appleTokens }
@@ -18,7 +18,7 @@ extension ProviderSignInOperations {
         let identity = try await verifier.verify(body.identityToken, nonce: .sha256Hex(of: body.rawNonce))
         let name = [body.fullName?.givenName, body.fullName?.familyName].compactMap { $0?.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }.joined(separator: " ")
-        let now = Date.storageNow
+        let now = clock.now
         let outcome = try await accountsFeature.linker.signIn(
             identity, displayName: name.isEmpty ? nil : String(name.prefix(100)),
             deviceLabel: AuthSessionBuilder.deviceLabel(body.deviceName), now: now
@@ -36,7 +36,7 @@ extension ProviderSignInOperations {
             throw IdentityTokenVerifier.reject(.identityTokenNonceMismatch, "This server requires the nonce the Google token was minted with.")
         }
         let identity = try await verifier.verify(body.idToken, nonce: body.nonce.map { .equal(to: $0) } ?? .none)
-        let now = Date.storageNow
+        let now = clock.now
         let outcome = try await accountsFeature.linker.signIn(
             identity, displayName: identity.name.map { String($0.prefix(100)) },
             deviceLabel: AuthSessionBuilder.deviceLabel(body.deviceName), now: now
@@ -64,7 +64,7 @@ extension ProviderSignInOperations {
         guard let jti = claims.jti, !jti.isEmpty, let issuedAt = claims.iat else {
             throw Problem.invalidRequest("The notification has no jti or iat claim.")
         }
-        let now = Date.storageNow
+        let now = clock.now
         guard issuedAt > now.addingTimeInterval(-AccountsFeature.appleNotificationMaximumAge), issuedAt < now.addingTimeInterval(IdentityTokenVerifier.leeway) else {
             accountsFeature.logger.warning("stale Apple notification ignored", metadata: ["type": "\(event.type)", "iat": "\(issuedAt)"])
             return .ok(.init())
@@ -101,7 +101,7 @@ extension ProviderSignInOperations {
         case "email-enabled":
             try await accountsFeature.identities.setEmailRelayEnabled(true, provider: .apple, subject: event.sub)
         case "consent-revoked":
-            try await accountsFeature.sessions.revokeAll(of: identity.user, now: .storageNow)
+            try await accountsFeature.sessions.revokeAll(of: identity.user, now: clock.now)
         case "account-delete":
             try await accountsFeature.registry.deleteAccount(identity.user, database: accountsFeature.database)
         default:
