@@ -187,13 +187,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        /// Sync through the SDK against a running server (`scripts/bench-sync.sh`).
+        /// Sync through the SDK against a running server (`scripts/bench/bench-sync.sh`).
         .executableTarget(
             name: "fitbase-sync-bench",
             dependencies: ["FitBaseClient", "FitBaseCore", "FitBaseAPI"],
             swiftSettings: swiftSettings
         ),
-        /// The bare Hummingbird route FitBase's /healthz is compared with (`scripts/bench-vs-pocketbase.sh`).
+        /// The bare Hummingbird route FitBase's /healthz is compared with (`scripts/bench/bench-vs-pocketbase.sh`).
         .executableTarget(
             name: "bench-bare-hello",
             dependencies: [
@@ -208,7 +208,7 @@ let package = Package(
         // MARK: Benchmarks
 
         /// The storage layer alone: primary-key reads and insert transactions through `Database`
-        /// (`scripts/bench-storage.sh`).
+        /// (`scripts/bench/bench-storage.sh`).
         .executableTarget(
             name: "fitbase-storage-bench",
             dependencies: [
@@ -219,7 +219,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        /// Push throughput: `APNsProvider` against `fitbase-fake-apns` in another process (`scripts/bench-apns.sh`).
+        /// Push throughput: `APNsProvider` against `fitbase-fake-apns` in another process
+        /// (`scripts/bench/bench-apns.sh`).
         .executableTarget(
             name: "fitbase-apns-bench",
             dependencies: [
@@ -230,7 +231,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         /// A `week_ended` fanned out to many devices through the outbox, `PushWorker` and `APNsProvider` against
-        /// `fitbase-fake-apns` (`scripts/bench-push.sh`).
+        /// `fitbase-fake-apns` (`scripts/bench/bench-push.sh`).
         .executableTarget(
             name: "fitbase-push-bench",
             dependencies: [

@@ -1,4 +1,4 @@
-// Measures the storage layer alone (see scripts/bench-storage.sh): single-row primary-key SELECTs and single-row
+// Measures the storage layer alone (see scripts/bench/bench-storage.sh): single-row primary-key SELECTs and single-row
 // INSERT transactions through `Database`, one at a time (latency) and from 16 tasks at once (throughput).
 //
 //   fitbase-storage-bench [SELECTS [INSERTS [DATABASE_URL]]]

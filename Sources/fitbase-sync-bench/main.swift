@@ -1,4 +1,4 @@
-// Measures offline-first sync through the SDK against a running server (see scripts/bench-sync.sh):
+// Measures offline-first sync through the SDK against a running server (see scripts/bench/bench-sync.sh):
 // one device queues N changes offline and pushes them; a second device of the same user pulls them all.
 //
 //   fitbase-sync-bench SERVER_URL [COUNT [EMAIL PASSWORD]]

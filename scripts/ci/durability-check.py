@@ -23,7 +23,7 @@ engine by default (the second load on the restarted server, then a second kill),
 again after a clean stop. Exit status 1, naming every missing write, when anything acknowledged is not found or the
 audit chain does not verify; 2 for a broken set-up.
 
-    scripts/durability-check.py [--bin PATH] [--engines sqlite,postgres] [--postgres-url URL] [--cycles N]
+    scripts/ci/durability-check.py [--bin PATH] [--engines sqlite,postgres] [--postgres-url URL] [--cycles N]
 
 The binary is `--bin`, else `$FITBASE_BIN`, else `.build/debug/fitbase`. PostgreSQL runs when `--postgres-url` or
 `$FITBASE_TEST_POSTGRES_URL` names a server where the user may create databases (a database `fitbase_durability_…`

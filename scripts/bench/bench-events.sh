@@ -4,13 +4,13 @@
 # at once: the instance's RSS while holding them and (PostgreSQL) the table reads per second at rest, without and with
 # the streams open.
 #
-#   scripts/bench-events.sh [subscribers] [rounds] [idle-streams]
+#   scripts/bench/bench-events.sh [subscribers] [rounds] [idle-streams]
 #
 # SQLite by default; set FITBASE_DATABASE_URL=postgres://… to measure PostgreSQL, and BENCH_INSTANCES=2 as well to run
 # two instances on it (same master key, own data directories): the streams are spread over both, the workouts are
 # logged through the first, the idle streams are held by the first.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 subscribers="${1:-100}"
 rounds="${2:-30}"
 idle="${3:-1000}"
@@ -24,8 +24,8 @@ if [ "$instances" -gt 1 ]; then
     [ -n "${FITBASE_DATABASE_URL:-}" ] || { echo "BENCH_INSTANCES=2 needs FITBASE_DATABASE_URL=postgres://…"; exit 1; }
     export FITBASE_MASTER_KEY="${FITBASE_MASTER_KEY:-$(head -c 32 /dev/urandom | base64)}"
 fi
-# shellcheck source=scripts/bench-server.sh
-source scripts/bench-server.sh
+# shellcheck source=scripts/bench/bench-server.sh
+source scripts/bench/bench-server.sh
 urls="$url"
 pids="$pid"
 if [ "$instances" -gt 1 ]; then
@@ -58,7 +58,7 @@ at_rest() {
 }
 [ -n "${FITBASE_DATABASE_URL:-}" ] && echo "database at rest, no streams open: $(at_rest) table reads/s"
 
-python3 scripts/bench-events.py "$urls" "$subscribers" "$rounds" "$idle" "$work/ready" "$work/done" &
+python3 scripts/bench/bench-events.py "$urls" "$subscribers" "$rounds" "$idle" "$work/ready" "$work/done" &
 bench=$!
 while kill -0 "$bench" 2>/dev/null && [ ! -f "$work/ready" ]; do sleep 0.2; done
 if [ -f "$work/ready" ]; then

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Health data figures against a running FitBase server (see scripts/bench-health.sh).
+"""Health data figures against a running FitBase server (see scripts/bench/bench-health.sh).
 
 Signs up a user, grants the healthData consent, uploads DAYS days of minute-level heart rate in batches of 1,000
 samples (HealthKit's shape: count/min, a source id, a device, metadata) and reports the ingest throughput; then

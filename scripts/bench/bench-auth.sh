@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Measures sign-in and refresh throughput of a release `fitbase serve` on loopback with wrk.
 #
-#   scripts/bench-auth.sh [duration-seconds] [connections]
+#   scripts/bench/bench-auth.sh [duration-seconds] [connections]
 #
 # Builds the release binary, starts it on a temp data dir (SQLite, or PostgreSQL when FITBASE_DATABASE_URL is set),
 # creates users, then runs wrk against POST /v1/auth/signin (bcrypt at FITBASE_BCRYPT_COST, default 12) and
 # POST /v1/auth/refresh (each connection keeps rotating its own chain of refresh tokens). Prints wrk's summaries.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 duration="${1:-15}"
 connections="${2:-8}"
-# shellcheck source=scripts/bench-server.sh
-source scripts/bench-server.sh
+# shellcheck source=scripts/bench/bench-server.sh
+source scripts/bench/bench-server.sh
 echo "server: $url (bcrypt cost ${FITBASE_BCRYPT_COST:-12}, database $(grep '^Database' "$work/out" | cut -d' ' -f2-))"
 
 # One account to sign in to, and a pool of sessions whose refresh tokens the refresh run rotates.

@@ -3,15 +3,15 @@
 # (half training plans, half workout logs) and pushes them in batches of 500; a second device pulls them all.
 # Prints both times and the server's peak RSS (VmHWM) over the run.
 #
-#   scripts/bench-sync.sh [count]
+#   scripts/bench/bench-sync.sh [count]
 #
 # SQLite by default; set FITBASE_DATABASE_URL=postgres://… to measure PostgreSQL.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 count="${1:-10000}"
 BENCH_NEEDS_WRK=0
-# shellcheck source=scripts/bench-server.sh
-source scripts/bench-server.sh
+# shellcheck source=scripts/bench/bench-server.sh
+source scripts/bench/bench-server.sh
 swift build -c release --product fitbase-sync-bench >/dev/null
 echo "server: $url (RSS at start: $(awk '/VmRSS/ {print $2, $3}' /proc/$pid/status))"
 # Half the changes are training plans, and a free account keeps one: sign up, then grant the bench account pro.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Realtime figures against running FitBase servers (see scripts/bench-events.sh).
+"""Realtime figures against running FitBase servers (see scripts/bench/bench-events.sh).
 
 1. Latency: a group of 10 members, each with SUBSCRIBERS/10 open event streams (devices), spread over the servers in
    turn; one member logs ROUNDS workouts one after another through the first server; for each, the time from sending

@@ -5,7 +5,7 @@ Inserts DAYS days of samples (one a minute, 1,000 per transaction, 250 rows per 
 table laid out like `health_samples` (id: a random UUID as upper-case text), WAL mode, synchronous=NORMAL, a 64 MiB
 cache, with a background thread checkpointing PASSIVE every 25 ms and copying the last tail while holding the writer
 lock once the log is past 32,768 pages (as `SQLiteCheckpointer` does). Prints rows/s and the writer's time per
-transaction: the floor under `scripts/bench-health.sh`, whose uploads take turns at the one writer.
+transaction: the floor under `scripts/bench/bench-health.sh`, whose uploads take turns at the one writer.
 
     bench-sqlite-floor.py [DAYS] [LAYOUT] [PAGE_SIZE]
 

@@ -7,7 +7,7 @@ NAME.json (envelope sender and recipients, whether TLS was on, the authenticated
 and each file appears at once, whole (written to a temporary name, then renamed).
 
 It prints "ready HOST:PORT" once it accepts connections, and stops on SIGTERM or SIGINT, or, with --exit-with-pid,
-once that process is gone. scripts/smtp-ci-setup.sh starts it.
+once that process is gone. scripts/ci/smtp-ci-setup.sh starts it.
 """
 
 import argparse

@@ -2,11 +2,11 @@
 # Measures APNsProvider's throughput against fitbase-fake-apns (HTTP/2 over TLS on loopback, every request checked as
 # Apple does: provider token signature, headers, payload) in a second process. Release build.
 #
-#   scripts/bench-apns.sh [pushes [in-flight]]
+#   scripts/bench/bench-apns.sh [pushes [in-flight]]
 #
 # Prints the provider's pushes/s, then the fake's count of accepted pushes, provider tokens and TCP connections.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 pushes="${1:-10000}"
 concurrency="${2:-1000}"
 swift build -c release --product fitbase-fake-apns >/dev/null

@@ -4,15 +4,15 @@
 # (every read appends to A's audit chain), then while a user without the consent floods the same endpoint (refusals
 # are counted, not written). Release `fitbase serve` on loopback.
 #
-#   scripts/bench-audit.sh [readers] [seconds]
+#   scripts/bench/bench-audit.sh [readers] [seconds]
 #
 # SQLite by default; set FITBASE_DATABASE_URL=postgres://… to measure PostgreSQL.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 readers="${1:-50}"
 seconds="${2:-10}"
 BENCH_NEEDS_WRK=0
-# shellcheck source=scripts/bench-server.sh
-source scripts/bench-server.sh
+# shellcheck source=scripts/bench/bench-server.sh
+source scripts/bench/bench-server.sh
 echo "server: $url"
-python3 scripts/bench-audit.py "$url" "$readers" "$seconds"
+python3 scripts/bench/bench-audit.py "$url" "$readers" "$seconds"

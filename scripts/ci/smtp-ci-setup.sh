@@ -1,4 +1,4 @@
-# Sourced by .ci/run before `swift test`: starts a real SMTP server (scripts/smtp-test-server.py, aiosmtpd from PyPI)
+# Sourced by .ci/run before `swift test`: starts a real SMTP server (scripts/ci/smtp-test-server.py, aiosmtpd from PyPI)
 # with STARTTLS, AUTH and a throw-away CA, for SMTPMailerTests' real-server test, and exports what that test reads:
 #   FITBASE_TEST_SMTP_URL      smtp://USER:PASSWORD@localhost:PORT (STARTTLS required, AUTH required)
 #   FITBASE_TEST_SMTP_MAILDIR  where the server writes each message (NAME.eml, NAME.json)

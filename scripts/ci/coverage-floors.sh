@@ -2,12 +2,12 @@
 # Line coverage of FitBaseKit's services and view models against the floors of seed 002 (services 90 %, view models
 # 85 %). Run after `swift test --enable-code-coverage` (add `--filter 'Kit|Client'` to run only the SDK's suites):
 #
-#   swift test --enable-code-coverage --filter 'Kit|Client' && scripts/coverage-floors.sh
+#   swift test --enable-code-coverage --filter 'Kit|Client' && scripts/ci/coverage-floors.sh
 #
 # Prints each folder's line coverage and every file under it; exits 1 when a folder is below its floor, 2 when the
 # coverage data is missing. A folder that does not exist yet (ViewModels before its first screen) is skipped.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 build_dir=${BUILD_DIR:-.build/debug}
 profdata=$(ls -t "$build_dir"/codecov/*.profdata 2>/dev/null | head -1 || true)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The export's server memory (see scripts/bench-export.sh).
+"""The export's server memory (see scripts/bench/bench-export.sh).
 
     bench-export.py SERVER_URL SERVER_PID SAMPLES
 """

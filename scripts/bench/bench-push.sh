@@ -3,7 +3,7 @@
 # outbox, sent by PushWorker through APNsProvider to fitbase-fake-apns (HTTP/2 over TLS on loopback, every request
 # checked as Apple does). Release build.
 #
-#   scripts/bench-push.sh [DEVICES] [DATABASE_URL]
+#   scripts/bench/bench-push.sh [DEVICES] [DATABASE_URL]
 #
 # DEVICES defaults to 10000 (500 accounts of 20 devices, in 50 groups of 10). DATABASE_URL defaults to SQLite in a
 # throw-away directory; give postgres://… to measure on PostgreSQL (the database is used as it is: give an empty one).
@@ -11,7 +11,7 @@
 # `fitbase-push-bench fanout` closes the week and sends, as one more instance on the database would. Prints the time
 # to queue the pushes, the time until the last is acknowledged, and pushes/s; then the fake's own count.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 devices="${1:-10000}"
 database="${2:-}"
 for product in fitbase fitbase-fake-apns fitbase-push-bench; do swift build -c release --product "$product" >/dev/null; done

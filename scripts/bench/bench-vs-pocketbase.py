@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """FitBase and PocketBase side by side: the same five tests on both, in one run, on the same data, on loopback
-(see scripts/bench-vs-pocketbase.sh, which installs PocketBase and wrk and builds the binaries).
+(see scripts/bench/bench-vs-pocketbase.sh, which installs PocketBase and wrk and builds the binaries).
 
     FITBASE_BIN=… POCKETBASE_BIN=… BARE_HELLO_BIN=… bench-vs-pocketbase.py [SECONDS] [CONNECTIONS]
 
