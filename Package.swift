@@ -187,10 +187,26 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+
+        // MARK: Benchmarks
+
+        /// The storage layer alone: primary-key reads and insert transactions through `Database`
+        /// (`scripts/bench/bench-storage.sh`).
+        .executableTarget(
+            name: "fitbase-storage-bench",
+            dependencies: [
+                "FitBaseServer",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/StorageBench",
+            swiftSettings: swiftSettings
+        ),
         /// Sync through the SDK against a running server (`scripts/bench/bench-sync.sh`).
         .executableTarget(
             name: "fitbase-sync-bench",
             dependencies: ["FitBaseClient", "FitBaseCore", "FitBaseAPI"],
+            path: "Benchmarks/SyncBench",
             swiftSettings: swiftSettings
         ),
         /// The bare Hummingbird route FitBase's /healthz is compared with (`scripts/bench/bench-vs-pocketbase.sh`).
@@ -204,21 +220,6 @@ let package = Package(
             path: "Benchmarks/BareHello",
             swiftSettings: swiftSettings
         ),
-
-        // MARK: Benchmarks
-
-        /// The storage layer alone: primary-key reads and insert transactions through `Database`
-        /// (`scripts/bench/bench-storage.sh`).
-        .executableTarget(
-            name: "fitbase-storage-bench",
-            dependencies: [
-                "FitBaseServer",
-                .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-
         /// Push throughput: `APNsProvider` against `fitbase-fake-apns` in another process
         /// (`scripts/bench/bench-apns.sh`).
         .executableTarget(
@@ -246,23 +247,6 @@ let package = Package(
             path: "Benchmarks/PushBench",
             swiftSettings: swiftSettings
         ),
-        /// A fake Apple push gateway (HTTP/2 over TLS, Apple's checks and error answers), for the tests and benchmarks.
-        .target(
-            name: "FitBaseFakeAPNs",
-            dependencies: [
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-            ],
-            path: "Benchmarks/FakeAPNs",
-            swiftSettings: swiftSettings
-        ),
         /// The fake gateway in its own process: prints its port, writes its CA (and a key) for the provider.
         .executableTarget(
             name: "fitbase-fake-apns",
@@ -288,6 +272,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/FitBaseTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        /// A fake Apple push gateway (HTTP/2 over TLS, Apple's checks and error answers), for the tests and benchmarks.
+        .target(
+            name: "FitBaseFakeAPNs",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            path: "Tests/FakeAPNs",
             swiftSettings: swiftSettings
         ),
         .testTarget(
