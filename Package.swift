@@ -187,13 +187,29 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        /// Sync through the SDK against a running server (`scripts/bench-sync.sh`).
+
+        // MARK: Benchmarks
+
+        /// The storage layer alone: primary-key reads and insert transactions through `Database`
+        /// (`scripts/bench/bench-storage.sh`).
+        .executableTarget(
+            name: "fitbase-storage-bench",
+            dependencies: [
+                "FitBaseServer",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/StorageBench",
+            swiftSettings: swiftSettings
+        ),
+        /// Sync through the SDK against a running server (`scripts/bench/bench-sync.sh`).
         .executableTarget(
             name: "fitbase-sync-bench",
             dependencies: ["FitBaseClient", "FitBaseCore", "FitBaseAPI"],
+            path: "Benchmarks/SyncBench",
             swiftSettings: swiftSettings
         ),
-        /// The bare Hummingbird route FitBase's /healthz is compared with (`scripts/bench-vs-pocketbase.sh`).
+        /// The bare Hummingbird route FitBase's /healthz is compared with (`scripts/bench/bench-vs-pocketbase.sh`).
         .executableTarget(
             name: "bench-bare-hello",
             dependencies: [
@@ -204,22 +220,8 @@ let package = Package(
             path: "Benchmarks/BareHello",
             swiftSettings: swiftSettings
         ),
-
-        // MARK: Benchmarks
-
-        /// The storage layer alone: primary-key reads and insert transactions through `Database`
-        /// (`scripts/bench-storage.sh`).
-        .executableTarget(
-            name: "fitbase-storage-bench",
-            dependencies: [
-                "FitBaseServer",
-                .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-
-        /// Push throughput: `APNsProvider` against `fitbase-fake-apns` in another process (`scripts/bench-apns.sh`).
+        /// Push throughput: `APNsProvider` against `fitbase-fake-apns` in another process
+        /// (`scripts/bench/bench-apns.sh`).
         .executableTarget(
             name: "fitbase-apns-bench",
             dependencies: [
@@ -230,7 +232,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         /// A `week_ended` fanned out to many devices through the outbox, `PushWorker` and `APNsProvider` against
-        /// `fitbase-fake-apns` (`scripts/bench-push.sh`).
+        /// `fitbase-fake-apns` (`scripts/bench/bench-push.sh`).
         .executableTarget(
             name: "fitbase-push-bench",
             dependencies: [
@@ -243,23 +245,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/PushBench",
-            swiftSettings: swiftSettings
-        ),
-        /// A fake Apple push gateway (HTTP/2 over TLS, Apple's checks and error answers), for the tests and benchmarks.
-        .target(
-            name: "FitBaseFakeAPNs",
-            dependencies: [
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-            ],
-            path: "Benchmarks/FakeAPNs",
             swiftSettings: swiftSettings
         ),
         /// The fake gateway in its own process: prints its port, writes its CA (and a key) for the provider.
@@ -287,6 +272,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/FitBaseTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        /// A fake Apple push gateway (HTTP/2 over TLS, Apple's checks and error answers), for the tests and benchmarks.
+        .target(
+            name: "FitBaseFakeAPNs",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            path: "Tests/FakeAPNs",
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,4 +1,4 @@
-// Measures APNsProvider against a fake gateway (see scripts/bench-apns.sh): PUSHES pushes with at most CONCURRENCY in
+// Measures APNsProvider against a fake gateway (see scripts/bench/bench-apns.sh): PUSHES pushes with at most CONCURRENCY in
 // flight, after one push that opens the connection and signs the provider token.
 //
 //   FITBASE_APNS_TEAM_ID=… FITBASE_APNS_KEY_ID=… FITBASE_APNS_KEY_FILE=… FITBASE_APNS_TOPIC=… \
@@ -22,7 +22,7 @@ struct APNsBenchmark {
         var logger = Logger(label: "fitbase.apns-bench")
         logger.logLevel = .error
         guard let configuration = try APNsConfiguration(environment: ProcessInfo.processInfo.environment) else {
-            FileHandle.standardError.write(Data("set FITBASE_APNS_* (see scripts/bench-apns.sh)\n".utf8))
+            FileHandle.standardError.write(Data("set FITBASE_APNS_* (see scripts/bench/bench-apns.sh)\n".utf8))
             exit(64)
         }
         let provider = APNsProvider(configuration: configuration, logger: logger)

@@ -1,4 +1,4 @@
-// The floor FitBase's /healthz is measured against (`scripts/bench-vs-pocketbase.sh`): a bare Hummingbird server
+// The floor FitBase's /healthz is measured against (`scripts/bench/bench-vs-pocketbase.sh`): a bare Hummingbird server
 // with one route, GET /healthz answering {"status":"ok"}, and nothing else — no middleware, no OpenAPI layer.
 //
 //   bench-bare-hello [--port N]      (or PORT=N; 0, the default, picks a free port)

@@ -3,7 +3,7 @@ import Crypto
 import FitBaseFakeAPNs
 import Foundation
 
-/// `fitbase-fake-apns`: a ``FakeAPNsServer`` in its own process, for benchmarks (`scripts/bench-apns.sh`).
+/// `fitbase-fake-apns`: a ``FakeAPNsServer`` in its own process, for benchmarks (`scripts/bench/bench-apns.sh`).
 ///
 /// Prints `port <n>` once listening, writes its CA certificate to `--ca-out` (for `FITBASE_APNS_TEST_CA_FILE`) and,
 /// with `--key-out`, a fresh APNs auth key (for `FITBASE_APNS_KEY_FILE`) whose public half it then checks tokens

@@ -1,4 +1,4 @@
-// A `week_ended` fanned out to many devices (see scripts/bench-push.sh), in two steps:
+// A `week_ended` fanned out to many devices (see scripts/bench/bench-push.sh), in two steps:
 //
 //   fitbase-push-bench seed URL DEVICES
 //       Over FitBase's HTTP API at URL: DEVICES / 20 accounts with notifications on, in groups of ten (a group's
@@ -104,7 +104,7 @@ struct PushBenchmark {
         logger.logLevel = .error
         guard let location = DatabaseLocation(parsing: url) else { throw BenchError("not a database URL: \(url)") }
         guard let configuration = try APNsConfiguration(environment: ProcessInfo.processInfo.environment) else {
-            throw BenchError("set FITBASE_APNS_* (see scripts/bench-push.sh)")
+            throw BenchError("set FITBASE_APNS_* (see scripts/bench/bench-push.sh)")
         }
         let database = try await Database.open(location, logger: logger)
         let provider = APNsProvider(configuration: configuration, logger: logger)

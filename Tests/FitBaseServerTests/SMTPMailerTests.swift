@@ -248,7 +248,7 @@ import Testing
         #expect(server.commands.isEmpty)
     }
 
-    /// Sends one message through a real SMTP server (aiosmtpd, started by `scripts/smtp-ci-setup.sh`) with STARTTLS
+    /// Sends one message through a real SMTP server (aiosmtpd, started by `scripts/ci/smtp-ci-setup.sh`) with STARTTLS
     /// and `AUTH`, and finds it in the directory the server writes messages to.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["FITBASE_TEST_SMTP_URL"] != nil, "FITBASE_TEST_SMTP_URL is not set"))
     func deliversThroughARealServer() async throws {
@@ -293,7 +293,7 @@ import Testing
         #expect(details.user == configuration.credentials?.user)
     }
 
-    /// The `NAME.json` that `scripts/smtp-test-server.py` writes beside each message.
+    /// The `NAME.json` that `scripts/ci/smtp-test-server.py` writes beside each message.
     private struct ServerDetails: Decodable {
         var mailFrom: String
         var rcptTos: [String]

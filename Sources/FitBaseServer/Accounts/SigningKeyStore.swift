@@ -1,24 +1,6 @@
 import Foundation
 import SQLKit
 
-/// `signing_keys`: the deployment's access-token signing keys, shared by every instance on the database.
-struct CreateSigningKeys: Migration {
-    let name = "2026-11-23.accounts.create-signing-keys"
-
-    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
-        try await database.create(table: "signing_keys")
-            .column("kid", type: .text, .primaryKey(autoIncrement: false))
-            .column("state", type: .text, .notNull)
-            .column("public_key", type: .text, .notNull)
-            .column("sealed_private_key", type: engine.bytes, .notNull)
-            .column("created_at", type: engine.instant, .notNull)
-            .column("demoted_at", type: engine.instant)
-            .run()
-        // At most one current key, whatever instances race to insert one.
-        try await database.raw("CREATE UNIQUE INDEX signing_keys_one_current ON signing_keys (state) WHERE state = 'current'").run()
-    }
-}
-
 /// What a signing key is for.
 enum SigningKeyState: String, Sendable {
     /// Signs new access tokens (exactly one key), verifies and is published.

@@ -132,20 +132,6 @@ struct AuditCheckpoint: Codable, Sendable, Equatable {
     }()
 }
 
-/// `audit_checkpoints` (signed statements of every chain's head, see ``AuditCheckpoint``) and `audit_digests.prev_mac`
-/// (each digest's link to the one before it).
-struct AddAuditCheckpoints: Migration {
-    let name = "2026-11-25.audit.checkpoints-and-chained-digests"
-
-    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
-        try await database.alter(table: "audit_digests").column("prev_mac", type: .text).run()
-        try await database.create(table: "audit_checkpoints")
-            .column("at", type: engine.instant, .primaryKey(autoIncrement: false))
-            .column("document", type: engine.bytes, .notNull)
-            .run()
-    }
-}
-
 /// Why a checkpoint cannot be made.
 enum AuditCheckpointError: Error, CustomStringConvertible {
     case noAuditKey

@@ -2,32 +2,6 @@ import FitBaseCore
 import Foundation
 import SQLKit
 
-/// `health_rollups`: per user, type and 15-minute slot, the totals of the samples that count by their start
-/// (``HealthSlotTotals``), sealed under the user's data key like the samples themselves. A summary over a year of
-/// minute-level heart rate reads ~35,000 of these instead of 525,600 samples.
-///
-/// `health_rollups_pending`: users whose samples were stored before rollups existed; their rollups are built from the
-/// samples on their next summary.
-struct CreateHealthRollups: Migration {
-    let name = "2026-11-23.health.rollups"
-
-    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
-        try await database.create(table: "health_rollups")
-            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
-            .column("type", type: .text, .notNull)
-            .column("slot", type: .bigint, .notNull)
-            .column("key_id", type: .text, .notNull)
-            .column("sealed", type: engine.bytes, .notNull)
-            .column("stale", type: engine.boolean, .notNull)
-            .primaryKey("user_id", "type", "slot")
-            .run()
-        try await database.create(table: "health_rollups_pending")
-            .column("user_id", type: engine.uuid, .primaryKey(autoIncrement: false), .references("users", "id", onDelete: .cascade))
-            .run()
-        try await database.raw("INSERT INTO health_rollups_pending (user_id) SELECT DISTINCT user_id FROM health_samples").run()
-    }
-}
-
 /// Keeps the slot totals of every user's samples, exactly.
 ///
 /// * Storing samples adds the new ones to their slots' totals (``add(_:of:key:vault:on:)``), in the transaction that

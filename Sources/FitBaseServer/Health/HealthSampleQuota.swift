@@ -31,16 +31,3 @@ enum HealthSampleQuota {
         try await db.delete(from: "health_sample_counts").where("user_id", .equal, user.rawValue).run()
     }
 }
-
-/// `health_sample_counts`: each account's number of stored health samples, counted from the rows already there.
-struct CreateHealthSampleCounts: Migration {
-    let name = "2026-11-25.health.create-health-sample-counts"
-
-    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
-        try await database.create(table: "health_sample_counts")
-            .column("user_id", type: engine.uuid, .primaryKey(autoIncrement: false), .references("users", "id", onDelete: .cascade))
-            .column("count", type: .bigint, .notNull)
-            .run()
-        try await database.raw("INSERT INTO health_sample_counts (user_id, count) SELECT user_id, COUNT(*) FROM health_samples GROUP BY user_id").run()
-    }
-}

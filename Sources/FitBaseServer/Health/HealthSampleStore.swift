@@ -3,61 +3,6 @@ import Foundation
 import SQLKit
 import Synchronization
 
-/// `health_samples`: one row per HealthKit sample. The id (HealthKit's UUID), owner, type and time bounds are in
-/// clear for indexing; everything else is one AES-256-GCM ciphertext under the owner's data key (`key_id` names it).
-struct CreateHealthSamples: Migration {
-    let name = "2026-11-22.health.samples"
-
-    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
-        try await database.create(table: "health_samples")
-            .column("id", type: engine.uuid, .primaryKey(autoIncrement: false))
-            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
-            .column("type", type: .text, .notNull)
-            .column("start_at", type: engine.instant, .notNull)
-            .column("end_at", type: engine.instant)
-            .column("key_id", type: .text, .notNull)
-            .column("sealed", type: engine.bytes, .notNull)
-            .column("created_at", type: engine.instant, .notNull)
-            .run()
-        try await database.create(index: "health_samples_user_type_start").on("health_samples")
-            .column("user_id").column("type").column("start_at").run()
-    }
-}
-
-/// Health samples carry their own feed entries (``SyncFeed/rowFeeds``): `seq`, `version` and `updated_at` columns,
-/// unique by (`user_id`, `seq`). Each stored sample's live `sync_changes` row moves onto the sample; tombstones stay.
-struct MoveHealthSampleFeedEntries: Migration {
-    let name = "2026-11-24.health.feed-entries-on-rows"
-
-    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
-        try await database.raw(#"ALTER TABLE "health_samples" ADD COLUMN "seq" BIGINT NOT NULL DEFAULT 0"#).run()
-        try await database.raw(#"ALTER TABLE "health_samples" ADD COLUMN "version" BIGINT NOT NULL DEFAULT 1"#).run()
-        try await database.alter(table: "health_samples").column("updated_at", type: engine.instant).run()
-        try await database.update("health_samples").set(SQLIdentifier("updated_at"), to: SQLIdentifier("created_at")).run()
-        // Feed record ids are lower-case UUIDs; SQLite keeps UUID columns as upper-case text.
-        let recordID = engine == .postgres ? #""health_samples"."id"::text"# : #"lower("health_samples"."id")"#
-        try await database.raw("""
-            UPDATE "health_samples" SET "seq" = "c"."seq", "version" = "c"."version", "updated_at" = "c"."updated_at"
-            FROM "sync_changes" AS "c"
-            WHERE "c"."user_id" = "health_samples"."user_id" AND "c"."collection" = \(bind: SyncCollection.healthSamples.rawValue)
-            AND "c"."record_id" = \(unsafeRaw: recordID) AND "c"."deleted" = \(bind: false)
-            """).run()
-        // A sample without a live entry (none is expected) gets one now, so every stored sample is in the feed.
-        let orphans = try await database.select().columns("user_id", "id").from("health_samples").where("seq", .equal, 0)
-            .orderBy("user_id").orderBy("start_at").all()
-        for (user, rows) in Dictionary(grouping: try orphans.map { (try $0.decode(column: "user_id", as: UUID.self), try $0.decode(column: "id", as: UUID.self)) }, by: \.0) {
-            var seq = try await SyncFeed.reserve(rows.count, of: UserID(rawValue: user), on: database)
-            for (_, id) in rows {
-                try await database.update("health_samples").set("seq", to: seq).where("id", .equal, id).run()
-                seq += 1
-            }
-        }
-        try await database.delete(from: "sync_changes").where("collection", .equal, SyncCollection.healthSamples.rawValue)
-            .where("deleted", .equal, false).run()
-        try await database.create(index: "health_samples_user_seq").unique().on("health_samples").column("user_id").column("seq").run()
-    }
-}
-
 /// A row as stored: clear fields and the ciphertext.
 struct SealedSample: Sendable {
     var id: HealthSampleID

@@ -1,45 +1,6 @@
 import FitBaseCore
 import Foundation
-import OpenAPIRuntime
 import SQLKit
-
-/// `workout_logs`: completed workouts, with the local day and cycle position fixed when they were logged.
-struct CreateWorkoutLogs: Migration {
-    let name = "2026-11-22.history.create-workout-logs"
-
-    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
-        try await database.create(table: "workout_logs")
-            .column("id", type: engine.uuid, .primaryKey(autoIncrement: false))
-            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
-            .column("workout_id", type: engine.uuid, .notNull)  // no foreign key: history outlives catalog edits
-            .column("workout_type", type: .text, .notNull)
-            .column("workout_title", type: .text, .notNull)
-            .column("completed_at", type: engine.instant, .notNull)
-            .column("local_date", type: .text, .notNull)  // YYYY-MM-DD in the user's time zone when logged
-            .column("duration_minutes", type: .int, .notNull)
-            .column("rating", type: .int)
-            .column("energy_before", type: .int)
-            .column("energy_after", type: .int)
-            .column("notes", type: .text)
-            .column("cycle_phase", type: .text)
-            .column("cycle_day", type: .int)
-            .column("created_at", type: engine.instant, .notNull)
-            .run()
-        try await database.create(index: "workout_logs_user_completed").on("workout_logs").column("user_id").column("completed_at").run()
-    }
-}
-
-/// The private fields of workout logs sealed (energy before and after, notes, cycle phase and day): two columns for
-/// the owner's data key id and the ciphertext. The clear columns of earlier versions stay in the table, emptied as
-/// the server starts (``CycleDataSealing``) and never written again.
-struct SealWorkoutLogFields: Migration {
-    let name = "2026-11-24.history.seal-private-fields"
-
-    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
-        try await database.alter(table: "workout_logs").column("key_id", type: .text).run()
-        try await database.alter(table: "workout_logs").column("sealed", type: engine.bytes).run()
-    }
-}
 
 /// SQL for `workout_logs`, always scoped to one user; seals the private fields it writes and opens those it reads.
 struct HistoryStore: Sendable {
@@ -47,39 +8,6 @@ struct HistoryStore: Sendable {
     let vault: HealthVault
 
     static let table = "workout_logs"
-
-    /// The fields of a log that say something about the body: sealed under the owner's data key.
-    struct PrivateFields: Codable, Equatable {
-        var energyBefore: Int?
-        var energyAfter: Int?
-        var notes: String?
-        var cyclePhase: String?
-        var cycleDay: Int?
-
-        init(_ log: WorkoutLog) {
-            self.init(energyBefore: log.energyBefore, energyAfter: log.energyAfter, notes: log.notes, cyclePhase: log.cyclePhase?.rawValue, cycleDay: log.cycleDay)
-        }
-
-        init(energyBefore: Int?, energyAfter: Int?, notes: String?, cyclePhase: String?, cycleDay: Int?) {
-            self.energyBefore = energyBefore
-            self.energyAfter = energyAfter
-            self.notes = notes
-            self.cyclePhase = cyclePhase
-            self.cycleDay = cycleDay
-        }
-
-        /// The fields as JSON (absent ones left out, as `JSONEncoder` does), written by hand: the encoder cost 3 % of
-        /// the CPU of a workout log write. Read back with `JSONDecoder`.
-        var json: Data {
-            var parts: [String] = []
-            if let cycleDay { parts.append(#""cycleDay":\#(cycleDay)"#) }
-            if let cyclePhase { parts.append(#""cyclePhase":"# + AuditChain.jsonString(cyclePhase)) }
-            if let energyAfter { parts.append(#""energyAfter":\#(energyAfter)"#) }
-            if let energyBefore { parts.append(#""energyBefore":\#(energyBefore)"#) }
-            if let notes { parts.append(#""notes":"# + AuditChain.jsonString(notes)) }
-            return Data(("{" + parts.joined(separator: ",") + "}").utf8)
-        }
-    }
 
     /// `log`'s private fields sealed under its owner's data key (made on their first sensitive write).
     func sealed(_ log: WorkoutLog, of user: UserID) async throws -> SealedFields {
@@ -174,39 +102,5 @@ struct HistoryStore: Sendable {
                 cyclePhase: fields.cyclePhase.flatMap(CyclePhase.init(rawValue:)), cycleDay: fields.cycleDay
             )
         }
-    }
-}
-
-/// Workout history in the account export and deletion.
-struct WorkoutLogsOwner: InMemoryAccountDataOwner {
-    let store: HistoryStore
-    let audit: AuditLog
-    let section = "workoutHistory"
-
-    func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
-        let rows = try await HistoryStore.select(on: db).where("user_id", .equal, user.rawValue).orderBy("completed_at").all()
-        let opened = try await store.open(rows, of: user)
-        if !opened.isEmpty {
-            try await audit.append(AuditEvent(actor: user, subject: user, action: .export, resource: WorkoutLogsCollection.resource, count: opened.count))
-        }
-        let logs: [(any Sendable)?] = opened.map { log in
-            [
-                "workoutId": log.workout.description,
-                "workoutTitle": log.workoutTitle,
-                "completedAt": log.completedAt.formatted(.iso8601),
-                "durationMinutes": log.durationMinutes,
-                "rating": log.rating,
-                "energyBefore": log.energyBefore,
-                "energyAfter": log.energyAfter,
-                "notes": log.notes,
-                "cyclePhase": log.cyclePhase?.rawValue,
-                "cycleDay": log.cycleDay,
-            ] as [String: (any Sendable)?]
-        }
-        return try OpenAPIValueContainer(unvalidatedValue: logs)
-    }
-
-    func delete(_ user: UserID, on db: any SQLDatabase) async throws {
-        try await db.delete(from: "workout_logs").where("user_id", .equal, user.rawValue).run()
     }
 }

@@ -4,23 +4,6 @@ import NIOCore
 import SQLKit
 import Synchronization
 
-/// `events`: what realtime subscribers are told, each with a durable, increasing id, written in the transaction of
-/// its cause (an outbox). Topics are `group:<id>` (its leaderboards) and `user:<id>` (their notifications).
-struct CreateEvents: Migration {
-    let name = "2026-11-22.realtime.events"
-
-    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
-        try await database.create(table: "events")
-            .column("id", type: engine == .postgres ? .bigint : .int, .primaryKey(autoIncrement: true))
-            .column("topic", type: .text, .notNull)
-            .column("type", type: .text, .notNull)
-            .column("data", type: .text, .notNull)
-            .column("created_at", type: engine.instant, .notNull)
-            .run()
-        try await database.create(index: "events_topic").on("events").column("topic").column("id").run()
-    }
-}
-
 /// Who an event is for: a user (their notifications and sync nudges), a group (its leaderboards) or a session (its
 /// end, which closes its streams).
 enum EventTopic: Hashable, Sendable {
@@ -202,7 +185,6 @@ enum EventLog {
 
     private static let lockKey: Int64 = 0x6669_7465_7665_6e74  // "fitevent"
 }
-
 
 /// The log did not say which id it gave an event (a replay bound on it would then let a member see the group's past).
 enum EventLogError: Error {
