@@ -276,8 +276,8 @@ public actor SyncEngine {
     private func adoptSignedInUser() async throws(FitBaseError) {
         guard let user = await client.currentUserID() else { throw (.notSignedIn) }
         try await storage {
-            if let owner = try await store.state("user_id"), owner != user { try await store.erase() }
-            try await store.setState("user_id", to: user)
+            if let owner = try await store.state("user_id"), owner != user.description { try await store.erase() }
+            try await store.setState("user_id", to: user.description)
         }
     }
 

@@ -32,8 +32,8 @@ import Testing
 
     @Test func aRefusedMarkIsPutBack() async {
         let fixture = Fixture(.populated)
-        fixture.fakes.notifications.knobs.fail("markRead", with: .offline)
-        fixture.fakes.notifications.knobs.fail("markAllRead", with: .offline)
+        fixture.fakes.notifications.knobs.fail(.markRead, with: .offline)
+        fixture.fakes.notifications.knobs.fail(.markAllRead, with: .offline)
         let model = NotificationsModel(dependencies: fixture.dependencies)
         await model.load()
         let unread = model.notifications.first { !$0.isRead }!
@@ -47,7 +47,7 @@ import Testing
         let fixture = Fixture(.empty)
         for index in 0..<120 {
             await fixture.fakes.notifications.deliver(
-                FeedNotification(id: "n\(index)", kind: .newMember, groupID: nil, message: "m", isRead: false, createdAt: fixture.clock.now))
+                FeedNotification(id: NotificationID(), kind: .newMember, group: nil, message: "m", isRead: false, createdAt: fixture.clock.now))
         }
         let model = NotificationsModel(dependencies: fixture.dependencies)
         await model.refreshBadge()
@@ -71,7 +71,7 @@ import Testing
         let fixture = Fixture(.populated)
         let model = NotificationsModel(dependencies: fixture.dependencies, pageSize: 2)
         await model.load()
-        fixture.fakes.notifications.knobs.failOnce("feed", with: KitError(.server))
+        fixture.fakes.notifications.knobs.failOnce(.feed, with: KitError(.server))
         await model.loadMore()
         #expect(model.error?.kind == .server && model.notifications.count == 2 && model.hasMore)
     }
