@@ -6,7 +6,8 @@ import Testing
     private let groupID = FakeData.group(now: TestKitClock().now).0.id
 
     @Test func followsTheBoardAndHighlightsRankChanges() async throws {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.unimplemented)
+        fixture.fakes.groups.knobs.implement(.leaderboard)
         let model = LeaderboardModel(groupID: groupID, dependencies: fixture.dependencies)
         model.appear()
         #expect(model.isLive)
@@ -25,7 +26,8 @@ import Testing
     }
 
     @Test func disappearingStopsFollowing() async throws {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.unimplemented)
+        fixture.fakes.groups.knobs.implement(.leaderboard)
         let model = LeaderboardModel(groupID: groupID, dependencies: fixture.dependencies)
         model.appear()
         await eventually { model.board != nil }
@@ -39,7 +41,8 @@ import Testing
     }
 
     @Test func switchingTheChallengeRestartsTheStream() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.unimplemented)
+        fixture.fakes.groups.knobs.implement(.leaderboard)
         let model = LeaderboardModel(groupID: groupID, dependencies: fixture.dependencies)
         model.select(.checkIns)
         model.appear()
@@ -52,7 +55,8 @@ import Testing
     }
 
     @Test func theStreamEndsWhenTheUserLeaves() async throws {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.unimplemented)
+        fixture.fakes.groups.knobs.implement(.leaderboard, .leave)
         let model = LeaderboardModel(groupID: groupID, dependencies: fixture.dependencies)
         model.appear()
         await eventually { model.board != nil }
@@ -62,7 +66,8 @@ import Testing
     }
 
     @Test func offlineEndsTheStreamWithARetryableError() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.unimplemented)
+        fixture.fakes.groups.knobs.implement(.leaderboard)
         fixture.fakes.groups.knobs.fail(.leaderboard, with: .offline)
         let model = LeaderboardModel(groupID: groupID, dependencies: fixture.dependencies)
         model.appear()

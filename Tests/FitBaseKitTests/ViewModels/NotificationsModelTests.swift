@@ -4,7 +4,8 @@ import Testing
 
 @MainActor @Suite struct NotificationsModelTests {
     @Test func theFeedAndItsBadge() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.unimplemented)
+        fixture.fakes.notifications.knobs.implement(.feed)
         let model = NotificationsModel(dependencies: fixture.dependencies, pageSize: 3)
         await model.load()
         #expect(model.notifications.count == 3 && model.hasMore && model.unreadCount == 2 && model.badge == "2" && !model.isEmpty)
@@ -15,7 +16,8 @@ import Testing
     }
 
     @Test func openingMarksReadAndMarkAll() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.unimplemented)
+        fixture.fakes.notifications.knobs.implement(.feed, .markRead, .markAllRead, .unreadCount)
         let model = NotificationsModel(dependencies: fixture.dependencies)
         await model.load()
         let unread = model.notifications.first { !$0.isRead }!
@@ -31,7 +33,8 @@ import Testing
     }
 
     @Test func aRefusedMarkIsPutBack() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.unimplemented)
+        fixture.fakes.notifications.knobs.implement(.feed, .markRead, .markAllRead)
         fixture.fakes.notifications.knobs.fail(.markRead, with: .offline)
         fixture.fakes.notifications.knobs.fail(.markAllRead, with: .offline)
         let model = NotificationsModel(dependencies: fixture.dependencies)
@@ -58,7 +61,8 @@ import Testing
         let empty = NotificationsModel(dependencies: Fixture(.empty).dependencies)
         await empty.load()
         #expect(empty.isEmpty && empty.badge == nil)
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.unimplemented)
+        fixture.fakes.notifications.knobs.implement(.feed, .unreadCount)
         fixture.fakes.notifications.knobs.failEverything(with: .offline)
         let model = NotificationsModel(dependencies: fixture.dependencies)
         await model.load()
@@ -68,7 +72,8 @@ import Testing
     }
 
     @Test func aFailedNextPageKeepsTheFirst() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.unimplemented)
+        fixture.fakes.notifications.knobs.implement(.feed)
         let model = NotificationsModel(dependencies: fixture.dependencies, pageSize: 2)
         await model.load()
         fixture.fakes.notifications.knobs.failOnce(.feed, with: KitError(.server))
