@@ -57,6 +57,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         // Tests only: reading openapi.yaml for the access matrix.
         .package(url: "https://github.com/jpsim/Yams.git", "5.0.1"..<"7.0.0"),
+        // FitBaseKit's fakes: a call a test did not set up reports an issue (in a test run; nothing in an app).
+        .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay.git", exact: "1.13.1"),
     ],
     targets: [
         // MARK: Shared by server and client
@@ -170,6 +172,7 @@ let package = Package(
                 "FitBaseAPI",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -349,6 +352,8 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                // Hears the issues the fakes report (IssueReporting finds Swift Testing through it off Apple platforms).
+                .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
             ],
             swiftSettings: swiftSettings
         ),

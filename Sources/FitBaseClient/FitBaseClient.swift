@@ -1,4 +1,5 @@
 import FitBaseAPI
+import FitBaseCore
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
@@ -137,7 +138,7 @@ public final class FitBaseClient: Sendable {
     }
 
     /// The signed-in user's id, or `nil` when signed out.
-    public func currentUserID() async -> String? {
+    public func currentUserID() async -> UserID? {
         try? await session.current()?.userID
     }
 
@@ -166,14 +167,15 @@ public final class FitBaseClient: Sendable {
     }
 
     private func begin(_ body: Components.Schemas.AuthSession) async throws(FitBaseError) -> SignedInUser {
+        let opened = try StoredSession(body)
         do {
-            try await session.replace(with: StoredSession(body))
+            try await session.replace(with: opened)
             if let deviceToken = body.deviceToken { try await session.keepDeviceToken(deviceToken) }
         } catch {
             throw .storage(String(describing: error))
         }
         return SignedInUser(
-            id: body.user.id, email: body.user.email, displayName: body.user.displayName, emailVerified: body.user.emailVerified,
+            id: opened.userID, email: body.user.email, displayName: body.user.displayName, emailVerified: body.user.emailVerified,
             isNewUser: body.isNewUser ?? false
         )
     }
@@ -234,7 +236,7 @@ public final class FitBaseClient: Sendable {
 
 /// The account a sign-in opened a session for.
 public struct SignedInUser: Sendable, Equatable {
-    public var id: String
+    public var id: UserID
     public var email: String?
     public var displayName: String?
     /// Whether the address is proven (a link sent to it was opened, or Apple or Google vouched for it).

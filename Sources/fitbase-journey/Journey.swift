@@ -121,7 +121,7 @@ struct Journey {
         let today = TodayModel(dependencies: ana.dependencies)
         await today.load()
         let suggested = try require(today.recommendations?.workouts.first, "today's workouts load (\(String(describing: today.error)))")
-        try await complete(suggested.workout.id.description, on: ana)
+        try await complete(suggested.workout.id, on: ana)
         step("Ana saw \(today.recommendations?.workouts.count ?? 0) suggestions and logged \(suggested.workout.title)")
 
         // A group and its link.
@@ -152,7 +152,7 @@ struct Journey {
         try await until("Bea sees the join preview") { bea.app.groups.preview != nil && bea.app.destination == .joinGroup(code: invitation.code) }
         await bea.app.groups.acceptInvite()
         try await until("Bea is in the group") { bea.app.groups.group?.id == group.id }
-        try await complete(suggested.workout.id.description, on: bea)
+        try await complete(suggested.workout.id, on: bea)
         try await until("Ana's live leaderboard shows Bea's workout", timeout: .seconds(30)) {
             leaderboard.rows.contains { $0.displayName == "Bea" && $0.value == 1 }
         }
@@ -177,7 +177,7 @@ struct Journey {
         // Offline: a workout logged without a network waits, then syncs when the network is back.
         ana.network.setOnline(false)
         let history = HistoryModel(dependencies: ana.dependencies)
-        try await complete(suggested.workout.id.description, on: ana)
+        try await complete(suggested.workout.id, on: ana)
         await history.load()
         try check(history.logs.count == 2 && history.logs.contains { $0.isPendingSync }, "the offline log shows, waiting to sync")
         ana.network.setOnline(true)
@@ -230,7 +230,7 @@ struct Journey {
     }
 
     /// Opens `workoutID`'s detail on `phone`, starts and completes it.
-    static func complete(_ workoutID: String, on phone: Phone) async throws {
+    static func complete(_ workoutID: WorkoutID, on phone: Phone) async throws {
         let detail = WorkoutDetailModel(workoutID: workoutID, dependencies: phone.dependencies)
         await detail.load()
         detail.start()

@@ -111,7 +111,7 @@ import Testing
         #expect(Entitlement.free.effective(at: now) == .free)
         let snapshot = Entitlements.Snapshot(
             entitlement: active, features: [.premiumContent: .init(allowed: true, requiredTier: .premium), .basicPlans: .init(allowed: true, requiredTier: .free)],
-            fetchedAt: now, userID: "u")
+            fetchedAt: now, userID: UserID())
         let expired = snapshot.effective(at: now.addingTimeInterval(120))
         #expect(expired.features[.premiumContent]?.allowed == false && expired.features[.basicPlans]?.allowed == true)
     }

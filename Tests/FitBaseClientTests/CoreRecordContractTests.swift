@@ -101,12 +101,64 @@ import Testing
             ("PeriodFlow", PeriodFlow.allCases.map(\.rawValue)), ("GroupRole", GroupRole.allCases.map(\.rawValue)),
             ("NotificationKind", NotificationKind.allCases.map(\.rawValue)), ("ChallengeKind", ChallengeKind.allCases.map(\.rawValue)),
             ("ConsentKind", ConsentKind.allCases.map(\.rawValue)), ("ProblemCode", ProblemCode.allCases.map(\.rawValue)),
+            ("PredictionConfidence", CyclePredictor.Confidence.allCases.map(\.rawValue)), ("CyclePattern", CyclePredictor.Pattern.allCases.map(\.rawValue)),
+            ("SleepStage", SleepStage.allCases.map(\.rawValue)), ("HealthSummaryBucketSize", HealthSummaryBucketSize.allCases.map(\.rawValue)),
+            ("ProgressionAction", PlanProgression.Action.allCases.map(\.rawValue)), ("EnergyTrend", PlanProgression.EnergyTrend.allCases.map(\.rawValue)),
         ]
         for (schema, core) in enums {
             let contract = try contractEnum(schema)
             #expect(!contract.isEmpty && Set(contract) == Set(core) && contract.count == core.count, "\(schema): the contract lists \(contract)")
         }
         #expect(Set(Components.Schemas.SyncMutation.OpPayload.allCases.map(\.rawValue)) == Set(SyncOperation.allCases.map(\.rawValue)))
+    }
+
+    /// Encodes `record`, reads it as the contract's `Wire`, and reads the wire value's JSON back as the record: both
+    /// directions hold the same fields under the same names.
+    static func roundTrip<Record: Codable & Equatable, Wire: Codable>(_ record: Record, as wire: Wire.Type) throws -> Wire {
+        let written = try encoder.encode(record)
+        let served = try JSONDecoder.withInternetDates.decode(Wire.self, from: written)
+        let echoed = try encoder.encode(served)
+        #expect(try keys(written) == keys(echoed))
+        #expect(try JSONDecoder.withInternetDates.decode(Record.self, from: echoed) == record)
+        return served
+    }
+
+    static let instant = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test func aGroupIsTheContractsGroup() throws {
+        let group = SocialGroup(id: GroupID(), name: "Morning Movers", timeZone: "Europe/Berlin", memberCount: 4, createdAt: Self.instant, role: .admin)
+        let wire = try Self.roundTrip(group, as: Components.Schemas.Group.self)
+        #expect(wire.id == group.id.description && wire.role == .admin && wire.memberCount == 4 && wire.timeZone == "Europe/Berlin")
+    }
+
+    @Test func aMemberIsTheContractsGroupMember() throws {
+        let member = GroupMember(user: UserID(), displayName: "Bea", photoURL: "https://example.com/b.png", role: .member, joinedAt: Self.instant)
+        let wire = try Self.roundTrip(member, as: Components.Schemas.GroupMember.self)
+        #expect(wire.userId == member.user.description && wire.displayName == "Bea" && wire.role == .member)
+        let unnamed = GroupMember(user: UserID(), displayName: "Member 1234", role: .admin, joinedAt: Self.instant)
+        #expect(try Self.roundTrip(unnamed, as: Components.Schemas.GroupMember.self).photoURL == nil)
+    }
+
+    @Test func aLeaderboardEntryIsTheContractsLeaderboardEntry() throws {
+        let entry = LeaderboardEntry(user: UserID(), displayName: "Carla", value: 5, rank: 2, reachedAt: Self.instant)
+        let wire = try Self.roundTrip(entry, as: Components.Schemas.LeaderboardEntry.self)
+        #expect(wire.userId == entry.user.description && wire.value == 5 && wire.rank == 2 && wire.reachedAt == Self.instant)
+    }
+
+    @Test func aFeedNotificationIsTheContractsNotification() throws {
+        let notification = FeedNotification(
+            id: NotificationID(), kind: .rankChange, group: GroupID(), message: "You moved up", isRead: false, createdAt: Self.instant)
+        let wire = try Self.roundTrip(notification, as: Components.Schemas.Notification.self)
+        #expect(wire.id == notification.id.description && wire._type == .rankChange && wire.groupId == notification.group?.description)
+        let general = FeedNotification(id: NotificationID(), kind: .weekEnded, group: nil, message: "Week over", isRead: true, createdAt: Self.instant)
+        #expect(try Self.roundTrip(general, as: Components.Schemas.Notification.self).groupId == nil)
+    }
+
+    @Test func aRecordWithAnIdThatIsNotOneIsNotARecord() throws {
+        let text = #"{"userId":"u1","displayName":"A","role":"member","joinedAt":"2027-01-15T08:00:00Z"}"#
+        #expect(throws: DecodingError.self) { try JSONDecoder.withInternetDates.decode(GroupMember.self, from: Data(text.utf8)) }
+        let kind = #"{"id":"\#(NotificationID())","type":"poke","message":"m","isRead":false,"createdAt":"2027-01-15T08:00:00Z"}"#
+        #expect(throws: DecodingError.self) { try JSONDecoder.withInternetDates.decode(FeedNotification.self, from: Data(kind.utf8)) }
     }
 }
 

@@ -32,7 +32,7 @@ import Testing
                 #expect(await entitlements.isAllowed(.workoutTracking))
                 #expect(await entitlements.requiresUpgrade(for: .premiumContent) == .premium)
 
-                try await database.grant(.premium, toUser: user.id)
+                try await database.grant(.premium, toUser: user.id.description)
                 let premium = try await entitlements.refresh()
                 #expect(premium.entitlement.tier == .premium && premium.entitlement.source == .promotional)
                 #expect(await entitlements.requiresUpgrade(for: .premiumContent) == nil)

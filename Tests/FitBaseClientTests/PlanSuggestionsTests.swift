@@ -35,7 +35,7 @@ import Testing
             let upgrade = await problem { () async throws(FitBaseError) in try await fitbase.planProgression(planId: planID, week: 2) }
             #expect(upgrade?.code == .upgradeRequired && upgrade?.status == 402 && upgrade?.requiredTier == .premium)
 
-            try await database.grant(.premium, toUser: user.id)
+            try await database.grant(.premium, toUser: user.id.description)
             let next = try await fitbase.planProgression(planId: planID, week: 2)
             #expect(next.week == 2 && next.planId == plan.id && next.startDate == monday.adding(days: 7).description)
             #expect(next.sessions.map(\.plannedWorkoutId) == [workout.id] && next.sessions.first?.action == .keep)

@@ -11,13 +11,13 @@ import Testing
 @Suite struct PushClientTests {
     static let rankChange = Data("""
         {"aps":{"alert":{"title":"You were overtaken","body":"You were overtaken in this week's streak: now #2 (was #1)."},"badge":3,"sound":"default","thread-id":"group-g1"},
-         "fitbase":{"type":"rank_change","notificationId":"n1","groupId":"g1"}}
+         "fitbase":{"type":"rank_change","notificationId":"8d4c1d02-5d7a-4b55-9a3c-0f1e2d3c4b5a","groupId":"0b7e6a9c-1f2d-4e3c-8b5a-6d7c8e9f0a1b"}}
         """.utf8)
 
     @Test func aFeedPushParsesFromJSONAndFromUserInfo() throws {
         let parsed = try #require(FitBaseNotification(payload: Self.rankChange))
         guard case .rankChange(let push) = parsed else { Issue.record("parsed as \(parsed)"); return }
-        #expect(push.notificationID == "n1" && push.groupID == "g1")
+        #expect(push.notificationID == NotificationID("8d4c1d02-5d7a-4b55-9a3c-0f1e2d3c4b5a") && push.groupID == GroupID("0b7e6a9c-1f2d-4e3c-8b5a-6d7c8e9f0a1b"))
         #expect(push.alert == .init(title: "You were overtaken", body: "You were overtaken in this week's streak: now #2 (was #1).", badge: 3))
         #expect(parsed.type == "rank_change")
 

@@ -22,7 +22,7 @@ import Testing
             let invite = try await ana.api.createGroupInvite(path: .init(groupId: group.id)).created.body.json
             _ = try await bea.api.acceptInvite(path: .init(token: invite.token)).ok.body.json
 
-            var boards = ana.observeLeaderboard(groupId: group.id, type: .checkIns).makeAsyncIterator()
+            var boards = ana.observeLeaderboard(groupId: try #require(GroupID(group.id)), type: .checkIns).makeAsyncIterator()
             let first = try #require(try await boards.next())
             #expect(first.entries.isEmpty && first.challenge._type == .checkIns)
             try await Task.sleep(for: .milliseconds(300))  // the stream is connected
@@ -31,13 +31,13 @@ import Testing
             _ = try logged.created.body.json
             let beaID = try #require(await bea.currentUserID())
             let updated = try #require(try await boards.next())
-            #expect(updated.entries.map(\.userId) == [beaID] && updated.entries.first?.value == 1 && updated.entries.first?.rank == 1)
+            #expect(updated.entries.map(\.userId) == [beaID.description] && updated.entries.first?.value == 1 && updated.entries.first?.rank == 1)
             #expect(updated.currentUserEntry == nil)
 
             // The raw stream names the change and resumes after a given id.
             var events = ana.events(resumingAfter: "0").makeAsyncIterator()
             let replayed = try #require(try await events.next())
-            #expect(replayed.kind == .leaderboard(challengeID: updated.challenge.id, type: .checkIns) || {
+            #expect(replayed.kind == .leaderboard(challengeID: try #require(ChallengeID(updated.challenge.id)), type: .checkIns) || {
                 if case .notification = replayed.kind { return true } else { return false }
             }())
         }
@@ -50,7 +50,7 @@ import Testing
             let ana = FitBaseClient(serverURL: server)
             try await ana.signUp(email: SyncEngineTests.email(), password: SyncEngineTests.password)
             let group = try await ana.api.createGroup(body: .json(.init(name: "Crew"))).created.body.json
-            var boards = ana.observeLeaderboard(groupId: group.id, type: .streak).makeAsyncIterator()
+            var boards = ana.observeLeaderboard(groupId: try #require(GroupID(group.id)), type: .streak).makeAsyncIterator()
             #expect(try await boards.next()?.challenge._type == .streak)
             try await Task.sleep(for: .milliseconds(300))  // the stream is connected
             // The session ends on the server (this device's tokens stay): the stream is closed, and connecting again

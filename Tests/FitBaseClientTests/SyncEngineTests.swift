@@ -204,7 +204,7 @@ import Testing
             let tablet = try Device(server)
             try await phone.client.signUp(email: email, password: Self.password)
             try await tablet.client.signIn(email: email, password: Self.password)
-            try await testDatabase.grant(.pro, toUser: try #require(await phone.client.currentUserID()))  // more than one plan
+            try await testDatabase.grant(.pro, toUser: try #require(await phone.client.currentUserID()).description)  // more than one plan
             let kept = Self.plan("Kept")
             let gone = Self.plan("Gone")
             try await phone.engine.plans.save(kept)
@@ -333,7 +333,7 @@ import Testing
             try await tokens.save(broken)
             let again = FitBaseClient(serverURL: server, tokenStore: tokens)
             let me = try await again.api.getMe().ok.body.json
-            #expect(me.id == user.id)
+            #expect(me.id == user.id.description)
             let refreshed = try #require(try await tokens.load())
             #expect(refreshed.refreshToken != signedIn.refreshToken)
             // Many calls needing a refresh at once share one (a second use of a refresh token would end the session).

@@ -21,7 +21,7 @@ import Testing
             _ = try await device.dependencies.cycle.logPeriod(
                 Period(start: today.adding(days: -2), flow: .heavy, symptoms: ["MARKER-CYCLE-SYMPTOM"], notes: "MARKER-CYCLE-NOTE"))
             _ = try await device.dependencies.history.log(
-                WorkoutCompletion(workoutID: workout.id.description, completedAt: device.clock.now, durationMinutes: 20, notes: "MARKER-LOG-NOTE"))
+                WorkoutCompletion(workoutID: workout.id, completedAt: device.clock.now, durationMinutes: 20, notes: "MARKER-LOG-NOTE"))
             // Health samples uploaded elsewhere reach the device through sync, decrypted by the server.
             let other = FitBaseClient(serverURL: server)
             try await other.signIn(email: email, password: LiveDevice.password)

@@ -38,12 +38,12 @@ import Testing
 
     @Test func knobsFailOnceThenRecover() async throws {
         let fakes = FakeServices(scenario: .populated, clock: clock)
-        fakes.catalog.knobs.failOnce("workouts", with: .offline)
+        fakes.catalog.knobs.failOnce(.workouts, with: .offline)
         let error = await #expect(throws: KitError.self) { try await fakes.catalog.workouts(matching: .all, page: .first(), policy: .cacheFirst) }
         #expect(error?.kind == .offline && error?.isRetryable == true)
         let page = try await fakes.catalog.workouts(matching: .all, page: .first(5), policy: .cacheFirst)
         #expect(page.value.items.count == 5 && page.value.hasMore)
-        #expect(fakes.catalog.knobs.callCount("workouts") == 2)
+        #expect(fakes.catalog.knobs.callCount(.workouts) == 2)
     }
 
     @Test func latencyRunsOnTheInjectedClock() async throws {
@@ -58,13 +58,13 @@ import Testing
     @Test func aPurchaseUnlocksPremiumVideosUntilTheEntitlementExpires() async throws {
         let fakes = FakeServices(scenario: .populated, clock: clock)
         let premium = try #require(FakeData.workouts.first { $0.isPremium })
-        #expect(try await fakes.catalog.workout(id: premium.id.description, policy: .cacheFirst).value.isVideoLocked)
+        #expect(try await fakes.catalog.workout(id: premium.id, policy: .cacheFirst).value.isVideoLocked)
         #expect(await fakes.billing.requiresUpgrade(for: .premiumContent) == .premium)
 
         let result = try await fakes.billing.purchase(productID: "fitbase.premium.monthly")
         guard case .purchased(let state) = result else { Issue.record("not purchased: \(result)"); return }
         #expect(state.entitlement.tier == .premium)
-        #expect(try await fakes.catalog.workout(id: premium.id.description, policy: .cacheFirst).value.isVideoLocked == false)
+        #expect(try await fakes.catalog.workout(id: premium.id, policy: .cacheFirst).value.isVideoLocked == false)
 
         clock.advance(by: .seconds(31 * 86_400))
         #expect(await fakes.billing.requiresUpgrade(for: .premiumContent) == .premium)
@@ -92,13 +92,13 @@ import Testing
     @Test func loggingAWorkoutMovesTheStreakAndTheChart() async throws {
         let fakes = FakeServices(scenario: .empty, clock: clock)
         let workout = FakeData.workouts[0]
-        _ = try await fakes.history.log(WorkoutCompletion(workoutID: workout.id.description, completedAt: clock.now, durationMinutes: 20, rating: 5))
+        _ = try await fakes.history.log(WorkoutCompletion(workoutID: workout.id, completedAt: clock.now, durationMinutes: 20, rating: 5))
         let stats = try await fakes.history.stats()
         #expect(stats.totalWorkouts == 1 && stats.currentStreak == 1 && stats.totalMinutes == 20)
         let series = try await fakes.history.weeklySeries(.minutes, weeks: 4)
         #expect(series.count == 4 && series.last?.value == 20)
         let error = await #expect(throws: KitError.self) {
-            try await fakes.history.log(WorkoutCompletion(workoutID: "nope", completedAt: clock.now, durationMinutes: 0))
+            try await fakes.history.log(WorkoutCompletion(workoutID: WorkoutID(), completedAt: clock.now, durationMinutes: 0))
         }
         #expect(error?.fieldErrors.keys.sorted() == ["duration", "workoutId"])
     }
@@ -118,6 +118,30 @@ import Testing
         try await fakes.groups.leave(groupID: group.id)
         guard case .ended(let error)? = await live.next() else { Issue.record("not ended"); return }
         #expect(error.kind == .notFound)
+    }
+
+    @Test func aTestsFakesAnswerOnlyWhatTheTestSetUp() async throws {
+        let fakes = FakeServices(scenario: .unimplemented, clock: clock)
+        fakes.groups.knobs.implement(.currentGroup)
+        let group = try #require(try await fakes.groups.currentGroup())
+        #expect(group.name == "Morning Movers")
+        await withKnownIssue {
+            let error = await #expect(throws: KitError.self) { try await fakes.groups.members(groupID: group.id) }
+            #expect(error?.code == "unimplemented_fake" && error?.message.contains("FakeGroupService.members") == true)
+        }
+        await withKnownIssue {
+            _ = try? await fakes.notifications.feed(page: PageRequest(limit: 5))
+        }
+        #expect(fakes.groups.knobs.calls == [.currentGroup, .members] && fakes.notifications.knobs.callCount(.feed) == 1)
+    }
+
+    @Test func theLeaderboardIsRankedAsTheServerRanksIt() async throws {
+        let fakes = FakeServices(scenario: .populated, clock: clock)
+        let group = try #require(try await fakes.groups.currentGroup())
+        let board = try await fakes.groups.leaderboard(groupID: group.id, type: .checkIns)
+        let standings = board.rows.map { LeaderboardStanding(userID: $0.user.description, value: $0.value, reachedAt: $0.reachedAt) }
+        #expect(LeaderboardRanker.rank(standings).map(\.rank) == board.rows.map(\.rank))
+        #expect(LeaderboardRanker.rank(standings).map(\.standing.userID) == board.rows.map(\.user.description))
     }
 
     @Test func deletingTheAccountNeedsThePasswordAndSignsOut() async throws {

@@ -103,9 +103,9 @@ import Testing
 
     /// Every event the app can record, with its parameters.
     static let everyEvent: [AnalyticsEvent] = [
-        .signedUp(.apple), .signedIn(.email), .signedOut, .accountDeleted, .onboardingCompleted, .screenViewed(.home), .workoutStarted(workoutID: "w"),
-        .workoutCompleted(workoutID: "w"), .workoutFailed(workoutID: "w", reason: .offline), .workoutSynced(succeeded: true), .periodLogged, .planSaved,
-        .recommendationOpened(workoutID: "w"), .groupCreated, .groupJoined(.code), .groupLeft, .inviteShared,
+        .signedUp(.apple), .signedIn(.email), .signedOut, .accountDeleted, .onboardingCompleted, .screenViewed(.home), .workoutStarted(workoutID: WorkoutID()),
+        .workoutCompleted(workoutID: WorkoutID()), .workoutFailed(workoutID: WorkoutID(), reason: .offline), .workoutSynced(succeeded: true), .periodLogged, .planSaved,
+        .recommendationOpened(workoutID: WorkoutID()), .groupCreated, .groupJoined(.code), .groupLeft, .inviteShared,
         .paywallShown(feature: .analytics, requiredTier: .pro), .paywallShown(feature: nil, requiredTier: .premium), .purchaseStarted(productID: "p"),
         .purchaseCompleted(productID: "p", tier: .pro), .purchaseCancelled(productID: "p"), .purchaseFailed(productID: "p", reason: .purchaseFailed),
         .purchasesRestored(tier: .free), .healthChartViewed(.heartRate), .deepLinkOpened(.invite), .deepLinkRejected, .notificationOpened(.rankChange),

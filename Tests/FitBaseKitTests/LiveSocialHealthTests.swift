@@ -55,7 +55,7 @@ import Testing
             #expect(try await admin.dependencies.notifications.unreadCount() == feed.unreadCount - 1)
             try await admin.dependencies.notifications.markAllRead()
             #expect(try await admin.dependencies.notifications.unreadCount() == 0)
-            let missing = await #expect(throws: KitError.self) { try await admin.dependencies.notifications.markRead(id: UUID().uuidString) }
+            let missing = await #expect(throws: KitError.self) { try await admin.dependencies.notifications.markRead(id: NotificationID()) }
             #expect(missing?.kind == .notFound)
 
             try await member.dependencies.groups.leave(groupID: group.id)

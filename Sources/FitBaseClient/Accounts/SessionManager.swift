@@ -1,4 +1,5 @@
 import FitBaseAPI
+import FitBaseCore
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
@@ -123,7 +124,7 @@ actor SessionManager {
         switch output {
         case .ok(let ok):
             let body = try FitBaseError.decoding { try ok.body.json }
-            let renewed = StoredSession(body)
+            let renewed = try StoredSession(body)
             self.session = renewed
             try await store.save(renewed)
             return renewed
@@ -141,9 +142,11 @@ actor SessionManager {
 }
 
 extension StoredSession {
-    init(_ session: Components.Schemas.AuthSession) {
+    /// The session a sign-in or refresh answered with; an answer whose user id is not one is not understood.
+    init(_ session: Components.Schemas.AuthSession) throws(FitBaseError) {
+        guard let user = UserID(session.user.id) else { throw .unexpectedResponse(statusCode: 200) }
         self.init(
-            userID: session.user.id, accessToken: session.accessToken, refreshToken: session.refreshToken,
+            userID: user, accessToken: session.accessToken, refreshToken: session.refreshToken,
             accessTokenExpiresAt: Date.now.addingTimeInterval(TimeInterval(session.expiresIn))
         )
     }
@@ -179,7 +182,7 @@ struct AuthenticationMiddleware: ClientMiddleware {
 /// Whether a session is open, as ``FitBaseClient/sessionStates()`` reports it.
 public enum SessionState: Sendable, Equatable {
     /// A session is open for this user.
-    case signedIn(userID: String)
+    case signedIn(userID: UserID)
     /// No session; why the last one ended.
     case signedOut(SessionEnd)
 }

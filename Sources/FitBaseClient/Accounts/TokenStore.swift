@@ -1,9 +1,10 @@
+import FitBaseCore
 import Foundation
 
 /// The tokens of a signed-in session, as the SDK keeps them between launches.
 public struct StoredSession: Codable, Sendable, Equatable {
     /// The signed-in user's id.
-    public var userID: String
+    public var userID: UserID
     /// Sent as `Authorization: Bearer …`; short-lived.
     public var accessToken: String
     /// Traded for new tokens when the access token expires; single use.
@@ -11,7 +12,7 @@ public struct StoredSession: Codable, Sendable, Equatable {
     /// When the access token stops working (the SDK refreshes a little before).
     public var accessTokenExpiresAt: Date
 
-    public init(userID: String, accessToken: String, refreshToken: String, accessTokenExpiresAt: Date) {
+    public init(userID: UserID, accessToken: String, refreshToken: String, accessTokenExpiresAt: Date) {
         self.userID = userID
         self.accessToken = accessToken
         self.refreshToken = refreshToken

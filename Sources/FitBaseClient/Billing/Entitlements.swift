@@ -22,7 +22,7 @@ public actor Entitlements {
         /// When the server answered.
         public var fetchedAt: Date
         /// The user it belongs to (a snapshot of another user is never used).
-        public var userID: String
+        public var userID: UserID
 
         /// One feature's answer.
         public struct Access: Sendable, Equatable, Codable {
@@ -37,7 +37,7 @@ public actor Entitlements {
         }
 
         /// Makes a snapshot (the SDK builds these from the server's answers; previews and tests make their own).
-        public init(entitlement: Entitlement, features: [Feature: Access], fetchedAt: Date, userID: String) {
+        public init(entitlement: Entitlement, features: [Feature: Access], fetchedAt: Date, userID: UserID) {
             self.entitlement = entitlement
             self.features = features
             self.fetchedAt = fetchedAt
@@ -150,7 +150,7 @@ public actor Entitlements {
         return fresh
     }
 
-    static func snapshot(status: Components.Schemas.SubscriptionStatus, features: Components.Schemas.FeatureAccessList, user: String) -> Snapshot {
+    static func snapshot(status: Components.Schemas.SubscriptionStatus, features: Components.Schemas.FeatureAccessList, user: UserID) -> Snapshot {
         var access: [Feature: Snapshot.Access] = [:]
         for item in features.features {
             access[item.feature] = .init(allowed: item.allowed, requiredTier: item.requiredTier)

@@ -1,3 +1,4 @@
+import FitBaseCore
 import Foundation
 
 /// A push from a FitBase server, parsed from what the app received: `userInfo` of `UNNotificationContent` /
@@ -32,12 +33,12 @@ public enum FitBaseNotification: Sendable, Equatable {
     /// A push of the notification feed (the same notification `GET /v1/notifications` lists).
     public struct FeedPush: Sendable, Equatable {
         /// The feed notification's id (mark it read with `POST /v1/notifications/{id}/read`).
-        public var notificationID: String?
+        public var notificationID: NotificationID?
         /// The group it concerns.
-        public var groupID: String?
+        public var groupID: GroupID?
         public var alert: PushAlert
 
-        public init(notificationID: String?, groupID: String?, alert: PushAlert) {
+        public init(notificationID: NotificationID?, groupID: GroupID?, alert: PushAlert) {
             self.notificationID = notificationID
             self.groupID = groupID
             self.alert = alert
@@ -84,7 +85,9 @@ public enum FitBaseNotification: Sendable, Equatable {
         default:
             break
         }
-        let feed = FeedPush(notificationID: fitbase["notificationId"] as? String, groupID: fitbase["groupId"] as? String, alert: alert)
+        let feed = FeedPush(
+            notificationID: (fitbase["notificationId"] as? String).flatMap(NotificationID.init), groupID: (fitbase["groupId"] as? String).flatMap(GroupID.init),
+            alert: alert)
         let reminder = ReminderPush(date: fitbase["date"] as? String, alert: alert)
         switch type {
         case "new_member": self = .newMember(feed)

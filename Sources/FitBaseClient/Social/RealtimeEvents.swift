@@ -11,14 +11,14 @@ public struct FitBaseEvent: Sendable, Equatable {
     /// What happened.
     public enum Kind: Sendable, Equatable {
         /// A leaderboard of the user's group changed.
-        case leaderboard(challengeID: String, type: LeaderboardType)
-        /// A notification for the user (`new_member`, `rank_change`, `week_ended`).
-        case notification(id: String, type: String, message: String)
+        case leaderboard(challengeID: ChallengeID, type: LeaderboardType)
+        /// A notification for the user.
+        case notification(id: NotificationID, type: NotificationKind, message: String)
         /// A week of the user's group ended.
         case weekEnded(weekStart: String)
         /// The user's data changed on another device: pull from the sync cursor.
         case sync(cursor: String)
-        /// An event this SDK version does not know.
+        /// An event this SDK version does not know, or one whose data it cannot read.
         case other(name: String)
     }
 
@@ -128,7 +128,7 @@ extension FitBaseClient {
     /// The group's leaderboard of `type`: the current board at once, then a fresh one each time it changes (as the
     /// seed's `observeLeaderboard`). Ends by throwing as ``events(resumingAfter:)`` does, or when a board cannot be
     /// read (`.problem` with `notFound` once the user is no longer in the group).
-    public func observeLeaderboard(groupId: String, type: LeaderboardType) -> FitBaseStream<LeaderboardSnapshot> {
+    public func observeLeaderboard(groupId: GroupID, type: LeaderboardType) -> FitBaseStream<LeaderboardSnapshot> {
         let (stream, continuation) = AsyncThrowingStream<LeaderboardSnapshot, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let task = Task {
             do {
@@ -149,8 +149,8 @@ extension FitBaseClient {
     }
 
     /// The group's current leaderboard of `type`.
-    public func leaderboard(groupId: String, type: LeaderboardType) async throws(FitBaseError) -> LeaderboardSnapshot {
-        switch try await call({ try await self.api.getLeaderboard(path: .init(groupId: groupId, _type: type)) }) {
+    public func leaderboard(groupId: GroupID, type: LeaderboardType) async throws(FitBaseError) -> LeaderboardSnapshot {
+        switch try await call({ try await self.api.getLeaderboard(path: .init(groupId: groupId.description, _type: type)) }) {
         case .ok(let ok): return try FitBaseError.decoding { try ok.body.json }
         case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
         case .notFound(let response): throw .from(statusCode: 404, problem: try? response.body.applicationProblemJson)
@@ -163,12 +163,21 @@ extension FitBaseClient {
         let json = (try? JSONSerialization.jsonObject(with: Data(data.utf8))) as? [String: Any] ?? [:]
         let kind: FitBaseEvent.Kind = switch name {
         case "leaderboard":
-            if let type = (json["type"] as? String).flatMap(LeaderboardType.init(rawValue:)) {
-                .leaderboard(challengeID: json["challengeId"] as? String ?? "", type: type)
+            if let type = (json["type"] as? String).flatMap(LeaderboardType.init(rawValue:)),
+                let challenge = (json["challengeId"] as? String).flatMap(ChallengeID.init)
+            {
+                .leaderboard(challengeID: challenge, type: type)
             } else {
                 .other(name: name)
             }
-        case "notification": .notification(id: json["id"] as? String ?? "", type: json["type"] as? String ?? "", message: json["message"] as? String ?? "")
+        case "notification":
+            if let id = (json["id"] as? String).flatMap(NotificationID.init), let type = (json["type"] as? String).flatMap(NotificationKind.init(rawValue:)),
+                let message = json["message"] as? String
+            {
+                .notification(id: id, type: type, message: message)
+            } else {
+                .other(name: name)
+            }
         case "week_ended": .weekEnded(weekStart: json["weekStart"] as? String ?? "")
         case "sync": .sync(cursor: json["cursor"] as? String ?? "")
         default: .other(name: name)

@@ -65,7 +65,8 @@ public final class LocalStore: Sendable {
         }
     }
 
-    private static func context(_ collection: String, _ id: String) -> String { collection + "/" + id }
+    /// What a sealed value is bound to: its collection and id (`cache` and the key for a cached answer).
+    static func context(_ collection: String, _ id: String) -> String { collection + "/" + id }
 
     private static func migrator(_ sealer: RecordSealer) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -180,94 +181,6 @@ public final class LocalStore: Sendable {
         }
     }
 
-    // MARK: Queue
-
-    /// A queued mutation, with the server version of its record as the device knows it now.
-    struct PendingMutation: Sendable {
-        var mutationID: String
-        var collection: SyncCollection
-        var recordID: String
-        var operation: SyncOperation
-        var baseVersion: Int?
-        var updatedAt: Date
-        var data: Data?
-    }
-
-    public func pendingCount() async throws -> Int {
-        try await queue.read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM pending_mutations")) ?? 0 }
-    }
-
-    /// The next mutations to push, oldest first, at most one per record (a later change of the same record waits for
-    /// the answer to the earlier one, whose result gives its base version). Marks them sent.
-    func nextBatch(limit: Int) async throws -> [PendingMutation] {
-        let sealer = try self.sealer()
-        return try await queue.write { db in
-            let rows = try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT p.seq, p.mutation_id, p.collection, p.record_id, p.op, p.data, p.updated_at, r.version
-                FROM pending_mutations p LEFT JOIN records r ON r.collection = p.collection AND r.id = p.record_id
-                ORDER BY p.seq LIMIT ?
-                """), arguments: [limit * 4])
-            var seen = Set<String>()
-            var batch: [PendingMutation] = []
-            var sequence: [Int64] = []
-            for row in rows where batch.count < limit {
-                let collectionName: String = row["collection"]
-                let recordID: String = row["record_id"]
-                guard seen.insert(collectionName + "/" + recordID).inserted, let collection = SyncCollection(rawValue: collectionName) else { continue }
-                let version: Int? = row["version"]
-                let sealed: Data? = row["data"]
-                batch.append(PendingMutation(
-                    mutationID: row["mutation_id"], collection: collection, recordID: recordID,
-                    operation: SyncOperation(rawValue: row["op"]) ?? .upsert, baseVersion: (version ?? 0) > 0 ? version : nil,
-                    updatedAt: Date(timeIntervalSince1970: row["updated_at"]),
-                    data: try sealed.map { try sealer.open($0, context: Self.context(collectionName, recordID)) }
-                ))
-                sequence.append(row["seq"])
-            }
-            for seq in sequence {
-                try db.run(sql: "UPDATE pending_mutations SET sent = 1 WHERE seq = ?", arguments: [seq])
-            }
-            return batch
-        }
-    }
-
-    /// What the server answered for one pushed mutation.
-    enum Settlement: Sendable {
-        case applied(version: Int)
-        /// The server's copy stands: `data` (nil for a tombstone) at `version`.
-        case serverWins(version: Int, data: Data?, updatedAt: Date)
-        case rejected
-    }
-
-    /// Removes answered mutations from the queue and brings the records in line with the answers, in one transaction.
-    func settle(_ answers: [(PendingMutation, Settlement)]) async throws {
-        let sealer = try self.sealer()
-        try await queue.write { db in
-            for (mutation, settlement) in answers {
-                let arguments: StatementArguments = [mutation.collection.rawValue, mutation.recordID]
-                try db.run(sql: "DELETE FROM pending_mutations WHERE mutation_id = ?", arguments: [mutation.mutationID])
-                let waiting = try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM pending_mutations WHERE collection = ? AND record_id = ?)"), arguments: arguments) ?? false
-                switch settlement {
-                case .applied(let version):
-                    if mutation.operation == .delete && !waiting {
-                        try db.run(sql: "DELETE FROM records WHERE collection = ? AND id = ?", arguments: arguments)
-                    } else {
-                        try db.run(sql: "UPDATE records SET version = ? WHERE collection = ? AND id = ?", arguments: [version] + arguments)
-                    }
-                case .serverWins(let version, let data, let updatedAt):
-                    if waiting {
-                        // A newer local change is queued: it will be settled against this version in turn.
-                        try db.run(sql: "UPDATE records SET version = ? WHERE collection = ? AND id = ?", arguments: [version] + arguments)
-                    } else {
-                        try Self.put(mutation.collection, id: mutation.recordID, data: data, version: version, updatedAt: updatedAt, sealer: sealer, in: db)
-                    }
-                case .rejected:
-                    break
-                }
-            }
-        }
-    }
-
     // MARK: Pulling
 
     /// Applies a page of the change feed and moves the cursor, in one transaction. Records with queued local changes
@@ -315,7 +228,7 @@ public final class LocalStore: Sendable {
         }
     }
 
-    private static func put(
+    static func put(
         _ collection: SyncCollection, id: String, data plaintext: Data?, version: Int, updatedAt: Date, sealer: RecordSealer, in db: GRDB.Database
     ) throws {
         guard let plaintext else {
@@ -346,65 +259,6 @@ public final class LocalStore: Sendable {
         try db.run(sql: "INSERT INTO sync_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", arguments: [key, value])
     }
 
-    // MARK: Cached responses
-
-    /// A server answer kept for cache-first reads.
-    package struct CachedResponse: Sendable, Equatable {
-        /// The answer's body.
-        package var body: Data
-        /// Its validator (`ETag`), when the server sent one.
-        package var etag: String?
-        /// When the server last gave or confirmed it.
-        package var fetchedAt: Date
-
-        package init(body: Data, etag: String?, fetchedAt: Date) {
-            self.body = body
-            self.etag = etag
-            self.fetchedAt = fetchedAt
-        }
-    }
-
-    /// The answer kept under `key`, if any.
-    package func cachedResponse(_ key: String) async throws -> CachedResponse? {
-        let sealer = try self.sealer()
-        return try await queue.read { db in
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT body, etag, fetched_at FROM cached_responses WHERE key = ?"), arguments: [key]) else {
-                return nil
-            }
-            return CachedResponse(
-                body: try sealer.open(row["body"], context: Self.context("cache", key)), etag: row["etag"], fetchedAt: Date(timeIntervalSince1970: row["fetched_at"])
-            )
-        }
-    }
-
-    /// Keeps `response` under `key`, replacing what was there.
-    package func storeCachedResponse(_ response: CachedResponse, for key: String) async throws {
-        let body = try self.sealer().seal(response.body, context: Self.context("cache", key))
-        try await queue.write { db in
-            try db.run(
-                sql: """
-                    INSERT INTO cached_responses (key, body, etag, fetched_at) VALUES (?, ?, ?, ?)
-                    ON CONFLICT (key) DO UPDATE SET body = excluded.body, etag = excluded.etag, fetched_at = excluded.fetched_at
-                    """,
-                arguments: [key, body, response.etag, response.fetchedAt.timeIntervalSince1970]
-            )
-        }
-    }
-
-    /// Marks the answer under `key` as confirmed by the server at `date` (a `304 Not Modified`).
-    package func touchCachedResponse(_ key: String, at date: Date) async throws {
-        try await queue.write { db in
-            try db.run(sql: "UPDATE cached_responses SET fetched_at = ? WHERE key = ?", arguments: [date.timeIntervalSince1970, key])
-        }
-    }
-
-    /// Forgets the cached answers whose key starts with `prefix` (all of them for an empty prefix).
-    package func removeCachedResponses(prefix: String) async throws {
-        try await queue.write { db in
-            try db.run(sql: "DELETE FROM cached_responses WHERE substr(key, 1, ?) = ?", arguments: [prefix.utf8.count, prefix])
-        }
-    }
-
     // MARK: Erasing
 
     /// Deletes everything — records, queue, cursor, cached answers — and destroys the key that sealed them, so not even
@@ -429,7 +283,7 @@ public final class LocalStore: Sendable {
 extension GRDB.Database {
     /// `execute(sql:arguments:)` with the statement prepared once per connection (GRDB's statement cache): syncing
     /// runs the same few statements thousands of times.
-    fileprivate func run(sql: String, arguments: StatementArguments = []) throws {
+    func run(sql: String, arguments: StatementArguments = []) throws {
         try cachedStatement(sql: sql).execute(arguments: arguments)
     }
 }

@@ -37,11 +37,13 @@ public struct CyclePredictor: Sendable {
         public let variability: Double
     }
 
-    public enum Confidence: String, Sendable {
+    /// How far a prediction can be trusted (the contract's `PredictionConfidence`).
+    public enum Confidence: String, Sendable, Hashable, Codable, CaseIterable {
         case high, medium, low
     }
 
-    public enum Pattern: String, Sendable, CaseIterable {
+    /// A FIGO 2018 irregularity of the cycles a prediction rests on (the contract's `CyclePattern`).
+    public enum Pattern: String, Sendable, Hashable, Codable, CaseIterable {
         case irregular, infrequent, frequent, prolonged
     }
 

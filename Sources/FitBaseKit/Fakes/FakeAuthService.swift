@@ -4,9 +4,13 @@ import Foundation
 /// An in-memory ``AuthService``: accounts live in memory, tokens of e-mail links are known to it, and the session
 /// can be ended "by the server" (``endSession()``) to show the signed-out banner.
 public actor FakeAuthService: AuthService {
-    /// Latency and failures (operation names: `signUp`, `signIn`, `signInWithApple`, `signInWithGoogle`,
-    /// `requestPasswordReset`, `resetPassword`, `verifyEmail`, `resendVerification`).
-    public nonisolated let knobs = FakeKnobs()
+    /// What the knobs name: the service's operations.
+    public enum Operation: String, FakeOperation {
+        case signUp, signIn, signInWithApple, signInWithGoogle, signOut, requestPasswordReset, resetPassword, verifyEmail, resendVerification
+    }
+
+    /// Latency, failures, the operations a test set up, and the calls received.
+    public nonisolated let knobs = FakeKnobs<Operation>("FakeAuthService")
     private let clock: any KitClock
     private var accounts: [String: (password: String, user: AccountUser)] = [:]
     private var state: AuthState
@@ -60,7 +64,7 @@ public actor FakeAuthService: AuthService {
     }
 
     public func signUp(email: String, password: String, displayName: String?) async throws(KitError) -> AccountUser {
-        try await knobs.enter("signUp", clock: clock)
+        try await knobs.enter(.signUp, clock: clock)
         let address = email.trimmingCharacters(in: .whitespaces).lowercased()
         var fields: [String: String] = [:]
         if EmailAddress(address) == nil { fields["email"] = "must be an e-mail address" }
@@ -69,7 +73,7 @@ public actor FakeAuthService: AuthService {
         guard accounts[address] == nil else {
             throw KitError(.conflict, message: "An account already uses this e-mail address.", code: "email_taken")
         }
-        let user = AccountUser(id: UUID().uuidString.lowercased(), email: address, displayName: displayName, emailVerified: false, isNewUser: true)
+        let user = AccountUser(id: UserID(), email: address, displayName: displayName, emailVerified: false, isNewUser: true)
         accounts[address] = (password, user)
         let token = UUID().uuidString
         verificationTokens[token] = address
@@ -79,7 +83,7 @@ public actor FakeAuthService: AuthService {
     }
 
     public func signIn(email: String, password: String) async throws(KitError) -> AccountUser {
-        try await knobs.enter("signIn", clock: clock)
+        try await knobs.enter(.signIn, clock: clock)
         guard let account = accounts[email.trimmingCharacters(in: .whitespaces).lowercased()], account.password == password else {
             throw KitError(.invalidCredentials, code: "invalid_credentials")
         }
@@ -88,12 +92,12 @@ public actor FakeAuthService: AuthService {
     }
 
     public func signInWithApple(_ credential: AppleCredential) async throws(KitError) -> AccountUser {
-        try await knobs.enter("signInWithApple", clock: clock)
+        try await knobs.enter(.signInWithApple, clock: clock)
         return try providerSignIn(token: credential.identityToken, name: credential.givenName)
     }
 
     public func signInWithGoogle(idToken: String, nonce: String?) async throws(KitError) -> AccountUser {
-        try await knobs.enter("signInWithGoogle", clock: clock)
+        try await knobs.enter(.signInWithGoogle, clock: clock)
         return try providerSignIn(token: idToken, name: nil)
     }
 
@@ -107,14 +111,14 @@ public actor FakeAuthService: AuthService {
             publish(.signedIn(userID: existing.id))
             return existing
         }
-        let user = AccountUser(id: UUID().uuidString.lowercased(), email: address, displayName: name, emailVerified: true, isNewUser: true)
+        let user = AccountUser(id: UserID(), email: address, displayName: name, emailVerified: true, isNewUser: true)
         accounts[address] = ("", user)
         publish(.signedIn(userID: user.id))
         return user
     }
 
     public func signOut() async {
-        knobs.record("signOut")
+        knobs.record(.signOut)
         if state.userID != nil { publish(.signedOut(.signedOut)) }
     }
 
@@ -137,7 +141,7 @@ public actor FakeAuthService: AuthService {
     }
 
     public func requestPasswordReset(email: String) async throws(KitError) {
-        try await knobs.enter("requestPasswordReset", clock: clock)
+        try await knobs.enter(.requestPasswordReset, clock: clock)
         let address = email.trimmingCharacters(in: .whitespaces).lowercased()
         guard EmailAddress(address) != nil else {
             throw KitError(.invalidInput, message: "Enter a valid e-mail address.", fieldErrors: ["email": "must be an e-mail address"])
@@ -149,7 +153,7 @@ public actor FakeAuthService: AuthService {
     }
 
     public func resetPassword(token: String, newPassword: String) async throws(KitError) {
-        try await knobs.enter("resetPassword", clock: clock)
+        try await knobs.enter(.resetPassword, clock: clock)
         guard let address = resetTokens.removeValue(forKey: token) else {
             throw KitError(.invalidInput, message: "This link has expired or was already used. Ask for a new one.", code: "invalid_link_token")
         }
@@ -162,7 +166,7 @@ public actor FakeAuthService: AuthService {
     }
 
     public func verifyEmail(token: String) async throws(KitError) -> VerifiedEmail {
-        try await knobs.enter("verifyEmail", clock: clock)
+        try await knobs.enter(.verifyEmail, clock: clock)
         guard let address = verificationTokens.removeValue(forKey: token) else {
             throw KitError(.invalidInput, message: "This link has expired or was already used. Ask for a new one.", code: "invalid_link_token")
         }
@@ -171,7 +175,7 @@ public actor FakeAuthService: AuthService {
     }
 
     public func resendVerification() async throws(KitError) {
-        try await knobs.enter("resendVerification", clock: clock)
+        try await knobs.enter(.resendVerification, clock: clock)
         guard let user = signedInUser(), let address = user.email else { throw .notSignedIn }
         guard !user.emailVerified else { throw KitError(.conflict, message: "Your address is already verified.", code: "already_verified") }
         let token = UUID().uuidString

@@ -4,8 +4,13 @@ import Foundation
 /// The store the fakes buy from: sells ``FakeBillingService/products`` and answers purchases with
 /// ``nextOutcome`` — a "signed transaction" that is just `fake-jws:<product id>`.
 public actor FakePurchaseProvider: PurchaseProvider {
-    /// Latency and failures (operation names: `products`, `purchase`, `restore`).
-    public nonisolated let knobs = FakeKnobs()
+    /// What the knobs name: the service's operations.
+    public enum Operation: String, FakeOperation {
+        case products, purchase, restore
+    }
+
+    /// Latency, failures, the operations a test set up, and the calls received.
+    public nonisolated let knobs = FakeKnobs<Operation>("FakePurchaseProvider")
     private let clock: any KitClock
     /// What the next purchase ends in (`nil`: purchased).
     public var nextOutcome: StorePurchaseOutcome?
@@ -23,14 +28,14 @@ public actor FakePurchaseProvider: PurchaseProvider {
     }
 
     public func products(ids: [String]) async throws -> [StoreProduct] {
-        try await knobs.enter("products", clock: clock)
+        try await knobs.enter(.products, clock: clock)
         return FakeBillingService.products.filter { ids.contains($0.id) }.map {
             StoreProduct(id: $0.id, displayName: $0.displayName, displayPrice: $0.displayPrice, hasFreeTrial: $0.hasFreeTrial)
         }
     }
 
     public func purchase(productID: String, appAccountToken: UUID?) async throws -> StorePurchaseOutcome {
-        try await knobs.enter("purchase", clock: clock)
+        try await knobs.enter(.purchase, clock: clock)
         let outcome = nextOutcome ?? .purchased(signedTransaction: "fake-jws:" + productID)
         nextOutcome = nil
         if case .purchased = outcome { owned.append(productID) }
@@ -38,7 +43,7 @@ public actor FakePurchaseProvider: PurchaseProvider {
     }
 
     public func restore() async throws -> [String] {
-        try await knobs.enter("restore", clock: clock)
+        try await knobs.enter(.restore, clock: clock)
         return owned.map { "fake-jws:" + $0 }
     }
 }
@@ -47,8 +52,13 @@ public actor FakePurchaseProvider: PurchaseProvider {
 /// purchase through the ``FakePurchaseProvider`` grants the product's tier for a month or a year, and an entitlement
 /// whose expiry has passed on the clock counts as free.
 public actor FakeBillingService: BillingService {
-    /// Latency and failures (operation names: `offers`, `entitlement`, `purchase`, `restorePurchases`).
-    public nonisolated let knobs = FakeKnobs()
+    /// What the knobs name: the service's operations.
+    public enum Operation: String, FakeOperation {
+        case offers, entitlement, purchase, restorePurchases
+    }
+
+    /// Latency, failures, the operations a test set up, and the calls received.
+    public nonisolated let knobs = FakeKnobs<Operation>("FakeBillingService")
     /// The store.
     public nonisolated let store: FakePurchaseProvider
     private let clock: any KitClock
@@ -83,14 +93,14 @@ public actor FakeBillingService: BillingService {
     }
 
     public func offers() async throws(KitError) -> [TierOffer] {
-        try await knobs.enter("offers", clock: clock)
+        try await knobs.enter(.offers, clock: clock)
         return SubscriptionTier.allCases.sorted().map { tier in
             TierOffer(tier: tier, features: TierFeatures.standard.features[tier] ?? [], products: Self.products.filter { $0.tier == tier })
         }
     }
 
     public func entitlement(policy: CachePolicy) async throws(KitError) -> Loaded<EntitlementState> {
-        try await knobs.enter("entitlement", clock: clock)
+        try await knobs.enter(.entitlement, clock: clock)
         return Loaded(state, source: policy == .cacheOnly ? .cache : .server, fetchedAt: clock.now)
     }
 
@@ -117,7 +127,7 @@ public actor FakeBillingService: BillingService {
     }
 
     public func purchase(productID: String) async throws(KitError) -> PurchaseResult {
-        try await knobs.enter("purchase", clock: clock)
+        try await knobs.enter(.purchase, clock: clock)
         guard let product = Self.products.first(where: { $0.id == productID }) else {
             throw KitError(.notFound, message: "This subscription is not available.")
         }
@@ -139,7 +149,7 @@ public actor FakeBillingService: BillingService {
     }
 
     public func restorePurchases() async throws(KitError) -> EntitlementState {
-        try await knobs.enter("restorePurchases", clock: clock)
+        try await knobs.enter(.restorePurchases, clock: clock)
         let transactions: [String]
         do {
             transactions = try await store.restore()

@@ -4,8 +4,13 @@ import Foundation
 /// An in-memory ``CatalogService`` over canned workouts, filtering, searching, sorting and paging as the server does.
 /// Premium videos are locked unless the billing fake's entitlement includes premium content.
 public actor FakeCatalogService: CatalogService {
-    /// Latency and failures (operation names: `workouts`, `featured`, `workout`).
-    public nonisolated let knobs = FakeKnobs()
+    /// What the knobs name: the service's operations.
+    public enum Operation: String, FakeOperation {
+        case workouts, featured, workout
+    }
+
+    /// Latency, failures, the operations a test set up, and the calls received.
+    public nonisolated let knobs = FakeKnobs<Operation>("FakeCatalogService")
     private let clock: any KitClock
     private let billing: FakeBillingService?
     /// The catalog (replace it to show other content).
@@ -28,7 +33,7 @@ public actor FakeCatalogService: CatalogService {
     }
 
     public func workouts(matching filter: WorkoutFilter, page: PageRequest, policy: CachePolicy) async throws(KitError) -> Loaded<Page<CatalogWorkout>> {
-        try await knobs.enter("workouts", clock: clock)
+        try await knobs.enter(.workouts, clock: clock)
         let entitled = await premiumEntitled()
         let matching = CatalogQuery.apply(filter, to: catalog).map { Self.locking($0, entitled: entitled) }
         let offset = page.cursor.flatMap(Int.init) ?? 0
@@ -39,14 +44,14 @@ public actor FakeCatalogService: CatalogService {
     }
 
     public func featured(policy: CachePolicy) async throws(KitError) -> Loaded<[CatalogWorkout]> {
-        try await knobs.enter("featured", clock: clock)
+        try await knobs.enter(.featured, clock: clock)
         let entitled = await premiumEntitled()
         return loaded(catalog.filter(\.isFeatured).map { Self.locking($0, entitled: entitled) }, policy)
     }
 
-    public func workout(id: String, policy: CachePolicy) async throws(KitError) -> Loaded<WorkoutDetail> {
-        try await knobs.enter("workout", clock: clock)
-        guard let workout = catalog.first(where: { $0.id.description == id.lowercased() }) else {
+    public func workout(id: WorkoutID, policy: CachePolicy) async throws(KitError) -> Loaded<WorkoutDetail> {
+        try await knobs.enter(.workout, clock: clock)
+        guard let workout = catalog.first(where: { $0.id == id }) else {
             throw KitError(.notFound, message: "This workout is no longer in the library.", code: "not_found")
         }
         let entitled = await premiumEntitled()

@@ -4,9 +4,13 @@ import Foundation
 /// An in-memory ``CycleService`` that predicts with FitBase's own ``CyclePredictor``: logging, editing or deleting a
 /// period changes today's phase, the forecast and the month grid at once.
 public actor FakeCycleService: CycleService {
-    /// Latency and failures (operation names: `periods`, `logPeriod`, `updatePeriod`, `deletePeriod`, `current`,
-    /// `forecast`, `month`).
-    public nonisolated let knobs = FakeKnobs()
+    /// What the knobs name: the service's operations.
+    public enum Operation: String, FakeOperation {
+        case periods, logPeriod, updatePeriod, deletePeriod, current, forecast, month
+    }
+
+    /// Latency, failures, the operations a test set up, and the calls received.
+    public nonisolated let knobs = FakeKnobs<Operation>("FakeCycleService")
     private let clock: any KitClock
     private let timeZone: TimeZone
     private let predictor: CyclePredictor
@@ -30,12 +34,12 @@ public actor FakeCycleService: CycleService {
     }
 
     public func periods() async throws(KitError) -> [Period] {
-        try await knobs.enter("periods", clock: clock)
+        try await knobs.enter(.periods, clock: clock)
         return stored.sorted { ($0.start, $0.id.description) < ($1.start, $1.id.description) }
     }
 
     public func logPeriod(_ period: Period) async throws(KitError) -> Period {
-        try await knobs.enter("logPeriod", clock: clock)
+        try await knobs.enter(.logPeriod, clock: clock)
         let checked = try check(period)
         stored.removeAll { $0.id == checked.id }
         stored.append(checked)
@@ -43,7 +47,7 @@ public actor FakeCycleService: CycleService {
     }
 
     public func updatePeriod(_ period: Period) async throws(KitError) -> Period {
-        try await knobs.enter("updatePeriod", clock: clock)
+        try await knobs.enter(.updatePeriod, clock: clock)
         guard stored.contains(where: { $0.id == period.id }) else { throw KitError(.notFound, message: "This period is no longer logged.") }
         let checked = try check(period)
         stored.removeAll { $0.id == checked.id }
@@ -52,12 +56,12 @@ public actor FakeCycleService: CycleService {
     }
 
     public func deletePeriod(id: PeriodID) async throws(KitError) {
-        try await knobs.enter("deletePeriod", clock: clock)
+        try await knobs.enter(.deletePeriod, clock: clock)
         stored.removeAll { $0.id == id }
     }
 
     public func current() async throws(KitError) -> CurrentCycle? {
-        try await knobs.enter("current", clock: clock)
+        try await knobs.enter(.current, clock: clock)
         guard let prediction else { return nil }
         let today = prediction.today
         return CurrentCycle(
@@ -67,12 +71,12 @@ public actor FakeCycleService: CycleService {
     }
 
     public func forecast() async throws(KitError) -> CycleForecast? {
-        try await knobs.enter("forecast", clock: clock)
+        try await knobs.enter(.forecast, clock: clock)
         return prediction.map(CycleForecast.init)
     }
 
     public func month(year: Int, month: Int) async throws(KitError) -> CycleMonth {
-        try await knobs.enter("month", clock: clock)
+        try await knobs.enter(.month, clock: clock)
         guard (1...12).contains(month) else { throw KitError(.invalidInput, fieldErrors: ["month": "must be 1 to 12"]) }
         return CycleMonth.build(year: year, month: month, periods: stored, prediction: prediction, today: today, defaultPeriodLength: predictor.profilePeriodLength)
     }

@@ -5,7 +5,7 @@ import Foundation
 /// The canned content the fakes start with (the seeds' mock data, made consistent with each other).
 public enum FakeData {
     /// The signed-in user of the populated and empty scenarios.
-    public static let user = AccountUser(id: "00000000-0000-4000-8000-0000000000a1", email: "ana@example.com", displayName: "Ana", emailVerified: true)
+    public static let user = AccountUser(id: UserID("00000000-0000-4000-8000-0000000000a1")!, email: "ana@example.com", displayName: "Ana", emailVerified: true)
     /// Ana's password in the fakes.
     public static let password = "correct horse battery"
 
@@ -95,19 +95,19 @@ public enum FakeData {
         let names = ["Ana", "Bea", "Carla", "Dani", "Eva"]
         let members = names.enumerated().map { index, name in
             GroupMember(
-                userID: index == 0 ? user.id : uuid(0x500 + index).uuidString.lowercased(), displayName: name, role: index == 0 ? .admin : .member,
+                user: index == 0 ? user.id : UserID(rawValue: uuid(0x500 + index)), displayName: name, role: index == 0 ? .admin : .member,
                 joinedAt: now.addingTimeInterval(-Double(30 - index) * 86_400)
             )
         }
         let group = SocialGroup(
-            id: uuid(0x600).uuidString.lowercased(), name: "Morning Movers", timeZone: "UTC", memberCount: members.count, role: .admin,
-            createdAt: now.addingTimeInterval(-30 * 86_400)
+            id: GroupID(rawValue: uuid(0x600)), name: "Morning Movers", timeZone: "UTC", memberCount: members.count,
+            createdAt: now.addingTimeInterval(-30 * 86_400), role: .admin
         )
         return (group, members)
     }
 
     /// A mix of read and unread notifications, newest first.
-    public static func notifications(now: Date, groupID: String) -> [FeedNotification] {
+    public static func notifications(now: Date, groupID: GroupID) -> [FeedNotification] {
         let rows: [(NotificationKind, String, Bool)] = [
             (.rankChange, "You moved up to 2nd place in check-ins!", false),
             (.newMember, "Eva joined Morning Movers.", false),
@@ -116,7 +116,7 @@ public enum FakeData {
         ]
         return rows.enumerated().map { index, row in
             FeedNotification(
-                id: uuid(0x700 + index).uuidString.lowercased(), kind: row.0, groupID: groupID, message: row.1, isRead: row.2,
+                id: NotificationID(rawValue: uuid(0x700 + index)), kind: row.0, group: groupID, message: row.1, isRead: row.2,
                 createdAt: now.addingTimeInterval(-Double(index + 1) * 3 * 3_600)
             )
         }

@@ -3,8 +3,13 @@ import Foundation
 
 /// An in-memory ``HealthService`` summarising canned samples (or none) per metric and bucket.
 public actor FakeHealthService: HealthService {
-    /// Latency and failures (operation names: `summaries`, `series`).
-    public nonisolated let knobs = FakeKnobs()
+    /// What the knobs name: the service's operations.
+    public enum Operation: String, FakeOperation {
+        case summaries, series
+    }
+
+    /// Latency, failures, the operations a test set up, and the calls received.
+    public nonisolated let knobs = FakeKnobs<Operation>("FakeHealthService")
     private let clock: any KitClock
     private let timeZone: TimeZone
     private var samples: [HealthSample]
@@ -22,7 +27,7 @@ public actor FakeHealthService: HealthService {
     }
 
     public func summaries(days: Int) async throws(KitError) -> [HealthMetricSummary] {
-        try await knobs.enter("summaries", clock: clock)
+        try await knobs.enter(.summaries, clock: clock)
         guard days > 0 else { throw KitError(.invalidInput, fieldErrors: ["days": "must be at least 1"]) }
         let from = clock.now.addingTimeInterval(-Double(days) * 86_400)
         let recent = samples.filter { $0.start >= from && $0.start <= clock.now }
@@ -30,7 +35,7 @@ public actor FakeHealthService: HealthService {
     }
 
     public func series(_ metric: HealthSampleType, bucket: HealthBucket, from: Date, to: Date) async throws(KitError) -> [ChartPoint] {
-        try await knobs.enter("series", clock: clock)
+        try await knobs.enter(.series, clock: clock)
         guard from < to else { throw KitError(.invalidInput, fieldErrors: ["from": "must be before to"]) }
         let chosen = samples.filter { $0.type == metric && $0.start >= from && $0.start < to }
         return HealthFigures.series(metric, chosen, bucket: bucket, from: from, to: to, timeZone: timeZone)

@@ -4,8 +4,13 @@ import Foundation
 /// An in-memory ``HistoryService``: logs are checked by the server's rules against the catalog fake, and the
 /// statistics and series are computed from them, so logging a workout moves the streak and the chart.
 public actor FakeHistoryService: HistoryService {
-    /// Latency and failures (operation names: `log`, `history`, `deleteLog`, `stats`, `weeklySeries`).
-    public nonisolated let knobs = FakeKnobs()
+    /// What the knobs name: the service's operations.
+    public enum Operation: String, FakeOperation {
+        case log, history, deleteLog, stats, weeklySeries
+    }
+
+    /// Latency, failures, the operations a test set up, and the calls received.
+    public nonisolated let knobs = FakeKnobs<Operation>("FakeHistoryService")
     private let clock: any KitClock
     private let timeZone: TimeZone
     private let catalog: FakeCatalogService
@@ -20,10 +25,10 @@ public actor FakeHistoryService: HistoryService {
     }
 
     public func log(_ completion: WorkoutCompletion) async throws(KitError) -> LoggedWorkout {
-        try await knobs.enter("log", clock: clock)
-        let workout = await catalog.catalog.first { $0.id.description == completion.workoutID.lowercased() }
+        try await knobs.enter(.log, clock: clock)
+        let workout = await catalog.catalog.first { $0.id == completion.workoutID }
         let draft = WorkoutLogDraft(
-            workoutId: completion.workoutID, completedAt: completion.completedAt, duration: completion.durationMinutes, rating: completion.rating,
+            workoutId: completion.workoutID.description, completedAt: completion.completedAt, duration: completion.durationMinutes, rating: completion.rating,
             energyBefore: completion.energyBefore, energyAfter: completion.energyAfter, notes: completion.notes
         )
         let checked: CheckedWorkoutLog
@@ -38,22 +43,22 @@ public actor FakeHistoryService: HistoryService {
     }
 
     public func history() async throws(KitError) -> [LoggedWorkout] {
-        try await knobs.enter("history", clock: clock)
+        try await knobs.enter(.history, clock: clock)
         return logs.sorted { ($0.log.completedAt, $0.id.description) > ($1.log.completedAt, $1.id.description) }
     }
 
     public func deleteLog(id: WorkoutLogID) async throws(KitError) {
-        try await knobs.enter("deleteLog", clock: clock)
+        try await knobs.enter(.deleteLog, clock: clock)
         logs.removeAll { $0.id == id }
     }
 
     public func stats() async throws(KitError) -> WorkoutStats {
-        try await knobs.enter("stats", clock: clock)
+        try await knobs.enter(.stats, clock: clock)
         return HistoryFigures.stats(logs, today: CalendarDay(clock.now, in: timeZone))
     }
 
     public func weeklySeries(_ metric: HistoryMetric, weeks: Int) async throws(KitError) -> [ChartPoint] {
-        try await knobs.enter("weeklySeries", clock: clock)
+        try await knobs.enter(.weeklySeries, clock: clock)
         return HistoryFigures.weekly(metric, logs, weeks: weeks, today: CalendarDay(clock.now, in: timeZone), timeZone: timeZone)
     }
 }

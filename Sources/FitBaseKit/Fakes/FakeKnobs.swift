@@ -1,24 +1,49 @@
 import FitBaseCore
 import Foundation
+import IssueReporting
 import Synchronization
 
-/// The controls of a fake service: latency, failures (of every operation or of one by name), and the calls it
-/// received — to show a loading state, an error state or a retry in previews and tests.
+/// The operations of one fake service, named by the protocol method's base name (`logPeriod`, `workouts`, `join` …):
+/// what its knobs fail, slow down, count and — in a test's fakes — leave unimplemented.
+public protocol FakeOperation: RawRepresentable<String>, Hashable, Sendable, CaseIterable {}
+
+/// The controls shared by every fake's knobs, whatever its operations: to fail or slow down all fakes at once.
+public protocol AnyFakeKnobs: AnyObject, Sendable {
+    /// How long every operation takes.
+    var latency: Duration { get set }
+    /// Makes every operation fail with `error` (`nil` to stop).
+    func failEverything(with error: KitError?)
+    /// Stops every injected failure.
+    func clearFailures()
+    /// From now on only the operations named by `implement(_:)` answer; a call of any other reports an issue.
+    func unimplementAll()
+}
+
+/// The controls of a fake service: latency, failures (of every operation or of one), which operations a test set up,
+/// and the calls it received — to show a loading state, an error state or a retry in previews and tests.
 ///
-/// Operation names are the protocol method's base name (`logPeriod`, `workouts`, `join` …).
-public final class FakeKnobs: Sendable {
+/// A fake made for a test (``FakeScenario/unimplemented``, or ``unimplementAll()``) answers only the operations the
+/// test named with ``implement(_:)``; any other call reports an issue — the test fails where it touched what it did not set up — and
+/// throws ``unimplementedError(_:)`` instead of answering with canned data.
+public final class FakeKnobs<Operation: FakeOperation>: AnyFakeKnobs {
     private struct State {
         var latency: Duration = .zero
         var failEverything: KitError?
-        var failures: [String: KitError] = [:]
-        var failOnce: [String: KitError] = [:]
-        var calls: [String] = []
+        var failures: [Operation: KitError] = [:]
+        var failOnce: [Operation: KitError] = [:]
+        var calls: [Operation] = []
+        /// `nil`: every operation answers (previews); otherwise only these do.
+        var implemented: Set<Operation>?
     }
 
-    private let state = Mutex(State())
+    private let service: String
+    private let state: Mutex<State>
 
-    /// Knobs with no latency and no failures.
-    public init() {}
+    /// Knobs of the fake named `service` (in issues), with no latency, no failures and every operation answering.
+    init(_ service: String) {
+        self.service = service
+        self.state = Mutex(State())
+    }
 
     /// How long every operation takes (waited on the services' clock).
     public var latency: Duration {
@@ -32,12 +57,12 @@ public final class FakeKnobs: Sendable {
     }
 
     /// Makes `operation` fail with `error` until ``clearFailures()``.
-    public func fail(_ operation: String, with error: KitError = .offline) {
+    public func fail(_ operation: Operation, with error: KitError = .offline) {
         state.withLock { $0.failures[operation] = error }
     }
 
     /// Makes the next call of `operation` fail with `error`, and the ones after succeed (a retry).
-    public func failOnce(_ operation: String, with error: KitError = .offline) {
+    public func failOnce(_ operation: Operation, with error: KitError = .offline) {
         state.withLock { $0.failOnce[operation] = error }
     }
 
@@ -50,23 +75,50 @@ public final class FakeKnobs: Sendable {
         }
     }
 
-    /// The operations called so far, in order.
-    public var calls: [String] { state.withLock { $0.calls } }
-
-    /// How many times `operation` was called.
-    public func callCount(_ operation: String) -> Int { calls.filter { $0 == operation }.count }
-
-    /// Records a call of `operation` that cannot fail.
-    func record(_ operation: String) {
-        state.withLock { $0.calls.append(operation) }
+    /// From now on only the operations named by ``implement(_:)`` answer; a call of any other reports an issue.
+    public func unimplementAll() {
+        state.withLock { $0.implemented = [] }
     }
 
-    /// Records a call of `operation`, waits the latency, and throws the failure injected for it, if any.
-    func enter(_ operation: String, clock: any KitClock) async throws(KitError) {
-        let (latency, failure) = state.withLock { state -> (Duration, KitError?) in
+    /// Lets `operations` answer from the fake's state (a test's fakes answer nothing it did not name).
+    public func implement(_ operations: Operation...) {
+        state.withLock { state in state.implemented?.formUnion(operations) }
+    }
+
+    /// The operations called so far, in order.
+    public var calls: [Operation] { state.withLock { $0.calls } }
+
+    /// How many times `operation` was called.
+    public func callCount(_ operation: Operation) -> Int { calls.filter { $0 == operation }.count }
+
+    /// What a call of an operation the test did not set up throws (after reporting the issue).
+    public func unimplementedError(_ operation: Operation) -> KitError {
+        KitError(.server, message: "\(service).\(operation.rawValue) is unimplemented: the test did not set it up.", code: "unimplemented_fake")
+    }
+
+    /// Records a call of `operation` that cannot fail; reports an issue when the test did not set it up.
+    func record(_ operation: Operation) {
+        let implemented = state.withLock { state in
+            state.calls.append(operation)
+            return state.implemented?.contains(operation) ?? true
+        }
+        if !implemented {
+            reportIssue(unimplementedError(operation).message)
+        }
+    }
+
+    /// Records a call of `operation`, waits the latency, and throws the failure injected for it, if any — or, when
+    /// the test did not set `operation` up, reports an issue and throws ``unimplementedError(_:)``.
+    func enter(_ operation: Operation, clock: any KitClock) async throws(KitError) {
+        let (latency, failure, implemented) = state.withLock { state -> (Duration, KitError?, Bool) in
             state.calls.append(operation)
             let failure = state.failOnce.removeValue(forKey: operation) ?? state.failures[operation] ?? state.failEverything
-            return (state.latency, failure)
+            return (state.latency, failure, state.implemented?.contains(operation) ?? true)
+        }
+        guard implemented else {
+            let error = unimplementedError(operation)
+            reportIssue(error.message)
+            throw error
         }
         if latency > .zero {
             do { try await clock.sleep(for: latency) } catch { throw .cancelled }
@@ -79,10 +131,13 @@ public final class FakeKnobs: Sendable {
 /// What the fakes start with.
 public enum FakeScenario: Sendable, Equatable {
     /// Signed in with a filled-in profile, a few months of periods and workouts, a group with members, notifications,
-    /// two weeks of health samples: every screen has something to show.
+    /// two weeks of health samples: every screen has something to show (previews, demos).
     case populated
     /// Signed in with nothing recorded yet: every screen's empty state.
     case empty
     /// Nobody signed in (the sign-in and onboarding screens).
     case signedOut
+    /// For a test: the populated data, but every operation of every fake is unimplemented until the test names it
+    /// (`fakes.groups.knobs.implement(.members)`); touching another reports an issue and throws.
+    case unimplemented
 }

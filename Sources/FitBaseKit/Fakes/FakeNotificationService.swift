@@ -4,8 +4,13 @@ import Foundation
 /// An in-memory ``NotificationService``: a feed newest first, paged, with an unread count that marking read lowers.
 /// ``deliver(_:)`` adds one, as a live event would.
 public actor FakeNotificationService: NotificationService {
-    /// Latency and failures (operation names: `feed`, `unreadCount`, `markRead`, `markAllRead`).
-    public nonisolated let knobs = FakeKnobs()
+    /// What the knobs name: the service's operations.
+    public enum Operation: String, FakeOperation {
+        case feed, unreadCount, markRead, markAllRead
+    }
+
+    /// Latency, failures, the operations a test set up, and the calls received.
+    public nonisolated let knobs = FakeKnobs<Operation>("FakeNotificationService")
     private let clock: any KitClock
     private var items: [FeedNotification]
 
@@ -21,11 +26,11 @@ public actor FakeNotificationService: NotificationService {
     }
 
     private var ordered: [FeedNotification] {
-        items.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
+        items.sorted { ($0.createdAt, $0.id.description) > ($1.createdAt, $1.id.description) }
     }
 
     public func feed(page: PageRequest) async throws(KitError) -> NotificationFeed {
-        try await knobs.enter("feed", clock: clock)
+        try await knobs.enter(.feed, clock: clock)
         let all = ordered
         let offset = page.cursor.flatMap(Int.init) ?? 0
         let slice = Array(all.dropFirst(offset).prefix(max(page.limit, 0)))
@@ -34,12 +39,12 @@ public actor FakeNotificationService: NotificationService {
     }
 
     public func unreadCount() async throws(KitError) -> Int {
-        try await knobs.enter("unreadCount", clock: clock)
+        try await knobs.enter(.unreadCount, clock: clock)
         return items.filter { !$0.isRead }.count
     }
 
-    public func markRead(id: String) async throws(KitError) {
-        try await knobs.enter("markRead", clock: clock)
+    public func markRead(id: NotificationID) async throws(KitError) {
+        try await knobs.enter(.markRead, clock: clock)
         guard let index = items.firstIndex(where: { $0.id == id }) else {
             throw KitError(.notFound, message: "This notification is no longer available.", code: "not_found")
         }
@@ -47,7 +52,7 @@ public actor FakeNotificationService: NotificationService {
     }
 
     public func markAllRead() async throws(KitError) {
-        try await knobs.enter("markAllRead", clock: clock)
+        try await knobs.enter(.markAllRead, clock: clock)
         for index in items.indices { items[index].isRead = true }
     }
 }

@@ -5,8 +5,13 @@ import Foundation
 /// An in-memory ``PlanService``. Saves are "pending" until ``syncNow()`` (or at once with `autoSync`), so previews can
 /// show the pending badge and the syncing state.
 public actor FakePlanService: PlanService {
-    /// Latency and failures (operation names: `plans`, `plan`, `save`, `delete`, `syncNow`).
-    public nonisolated let knobs = FakeKnobs()
+    /// What the knobs name: the service's operations.
+    public enum Operation: String, FakeOperation {
+        case plans, plan, save, delete, syncNow
+    }
+
+    /// Latency, failures, the operations a test set up, and the calls received.
+    public nonisolated let knobs = FakeKnobs<Operation>("FakePlanService")
     private let clock: any KitClock
     private let catalog: FakeCatalogService?
     private var stored: [PlanID: TrainingPlan]
@@ -23,17 +28,17 @@ public actor FakePlanService: PlanService {
     }
 
     public func plans() async throws(KitError) -> [TrainingPlan] {
-        try await knobs.enter("plans", clock: clock)
+        try await knobs.enter(.plans, clock: clock)
         return stored.values.sorted { ($0.startDate, $0.id.description) > ($1.startDate, $1.id.description) }
     }
 
     public func plan(id: PlanID) async throws(KitError) -> TrainingPlan? {
-        try await knobs.enter("plan", clock: clock)
+        try await knobs.enter(.plan, clock: clock)
         return stored[id]
     }
 
     public func save(_ plan: TrainingPlan) async throws(KitError) -> TrainingPlan {
-        try await knobs.enter("save", clock: clock)
+        try await knobs.enter(.save, clock: clock)
         let draft = PlanDraft(plan)
         let known = await catalog?.catalog.map(\.id)
         do throws(InvalidFields) {
@@ -54,7 +59,7 @@ public actor FakePlanService: PlanService {
     }
 
     public func delete(id: PlanID) async throws(KitError) {
-        try await knobs.enter("delete", clock: clock)
+        try await knobs.enter(.delete, clock: clock)
         guard stored.removeValue(forKey: id) != nil else { return }
         pending.insert(id)
         publish(state: .idle)
@@ -63,7 +68,7 @@ public actor FakePlanService: PlanService {
     public func syncNow() async throws(KitError) {
         publish(state: .syncing)
         do throws(KitError) {
-            try await knobs.enter("syncNow", clock: clock)
+            try await knobs.enter(.syncNow, clock: clock)
         } catch {
             publish(state: error.kind == .offline ? .offline : .error(error.message))
             throw error

@@ -4,13 +4,17 @@ import Foundation
 /// An in-memory ``ProfileService`` over a ``FakeAuthService``'s signed-in account. Deleting the account signs the
 /// auth fake out with `.accountDeleted`.
 public actor FakeProfileService: ProfileService {
-    /// Latency and failures (operation names: `profile`, `saveProfile`, `setShareWorkoutData`, `consents`,
-    /// `recordConsent`, `exportData`, `changePassword`, `deleteAccount`).
-    public nonisolated let knobs = FakeKnobs()
+    /// What the knobs name: the service's operations.
+    public enum Operation: String, FakeOperation {
+        case profile, saveProfile, setShareWorkoutData, consents, recordConsent, exportData, changePassword, deleteAccount
+    }
+
+    /// Latency, failures, the operations a test set up, and the calls received.
+    public nonisolated let knobs = FakeKnobs<Operation>("FakeProfileService")
     private let auth: FakeAuthService
     private let clock: any KitClock
-    private var profiles: [String: Profile] = [:]
-    private var consentRecords: [String: [ConsentKind: ConsentRecord]] = [:]
+    private var profiles: [UserID: Profile] = [:]
+    private var consentRecords: [UserID: [ConsentKind: ConsentRecord]] = [:]
 
     /// A fake whose signed-in user starts with `profile` (Ana's filled-in profile by default).
     public init(auth: FakeAuthService, profile: Profile = FakeData.profile, clock: any KitClock = SystemKitClock()) {
@@ -25,13 +29,13 @@ public actor FakeProfileService: ProfileService {
     }
 
     public func profile() async throws(KitError) -> UserProfile {
-        try await knobs.enter("profile", clock: clock)
+        try await knobs.enter(.profile, clock: clock)
         let user = try await signedIn()
         return UserProfile(id: user.id, email: user.email, emailVerified: user.emailVerified, profile: profiles[user.id] ?? Profile(displayName: user.displayName))
     }
 
     public func saveProfile(_ profile: Profile) async throws(KitError) -> UserProfile {
-        try await knobs.enter("saveProfile", clock: clock)
+        try await knobs.enter(.saveProfile, clock: clock)
         let user = try await signedIn()
         var fields: [String: String] = [:]
         if !Profile.cycleLengthRange.contains(profile.averageCycleLength) { fields["averageCycleLength"] = "must be between 21 and 45 days" }
@@ -44,7 +48,7 @@ public actor FakeProfileService: ProfileService {
     }
 
     public func setShareWorkoutData(_ share: Bool) async throws(KitError) -> UserProfile {
-        try await knobs.enter("setShareWorkoutData", clock: clock)
+        try await knobs.enter(.setShareWorkoutData, clock: clock)
         let user = try await signedIn()
         var profile = profiles[user.id] ?? Profile(displayName: user.displayName)
         profile.shareWorkoutData = share
@@ -53,13 +57,13 @@ public actor FakeProfileService: ProfileService {
     }
 
     public func consents() async throws(KitError) -> [ConsentRecord] {
-        try await knobs.enter("consents", clock: clock)
+        try await knobs.enter(.consents, clock: clock)
         let user = try await signedIn()
         return ConsentKind.allCases.compactMap { consentRecords[user.id]?[$0] }
     }
 
     public func recordConsent(_ kind: ConsentKind, version: String, granted: Bool) async throws(KitError) -> ConsentRecord {
-        try await knobs.enter("recordConsent", clock: clock)
+        try await knobs.enter(.recordConsent, clock: clock)
         let user = try await signedIn()
         guard !version.isEmpty, version.count <= 64 else {
             throw KitError(.invalidInput, fieldErrors: ["version": "must be 1 to 64 characters"], code: "validation_failed")
@@ -70,11 +74,11 @@ public actor FakeProfileService: ProfileService {
     }
 
     public func exportData() async throws(KitError) -> AccountExport {
-        try await knobs.enter("exportData", clock: clock)
+        try await knobs.enter(.exportData, clock: clock)
         let user = try await signedIn()
         let profile = profiles[user.id] ?? Profile()
         let document: [String: Any] = [
-            "userId": user.id, "exportedAt": InternetDateTime.string(from: clock.now),
+            "userId": user.id.description, "exportedAt": InternetDateTime.string(from: clock.now),
             "sections": ["account": ["email": user.email ?? "", "displayName": profile.displayName ?? ""]],
         ]
         let json = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])) ?? Data("{}".utf8)
@@ -83,14 +87,14 @@ public actor FakeProfileService: ProfileService {
     }
 
     public func changePassword(current: String, new: String) async throws(KitError) {
-        try await knobs.enter("changePassword", clock: clock)
+        try await knobs.enter(.changePassword, clock: clock)
         _ = try await signedIn()
         guard await auth.checkPassword(current) else { throw KitError(.invalidCredentials, message: "Your current password is not right.") }
         guard new.count >= 10 else { throw KitError(.invalidInput, fieldErrors: ["newPassword": "must be at least 10 characters"]) }
     }
 
     public func deleteAccount(_ reauthentication: Reauthentication) async throws(KitError) {
-        try await knobs.enter("deleteAccount", clock: clock)
+        try await knobs.enter(.deleteAccount, clock: clock)
         let user = try await signedIn()
         switch reauthentication {
         case .password(let password):

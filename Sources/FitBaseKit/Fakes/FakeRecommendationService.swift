@@ -4,8 +4,13 @@ import Foundation
 /// An in-memory ``RecommendationService`` that picks from the catalog fake by today's phase (from the cycle fake),
 /// the phase's recommended types and intensity, and the reported energy; premium workouts only when entitled.
 public actor FakeRecommendationService: RecommendationService {
-    /// Latency and failures (operation names: `today`, `refresh`).
-    public nonisolated let knobs = FakeKnobs()
+    /// What the knobs name: the service's operations.
+    public enum Operation: String, FakeOperation {
+        case today, refresh
+    }
+
+    /// Latency, failures, the operations a test set up, and the calls received.
+    public nonisolated let knobs = FakeKnobs<Operation>("FakeRecommendationService")
     private let clock: any KitClock
     private let timeZone: TimeZone
     private let cycle: FakeCycleService?
@@ -25,12 +30,12 @@ public actor FakeRecommendationService: RecommendationService {
     }
 
     public func today(energy: EnergyLevel?, policy: CachePolicy) async throws(KitError) -> Loaded<TodayRecommendations> {
-        try await knobs.enter("today", clock: clock)
+        try await knobs.enter(.today, clock: clock)
         return Loaded(try await make(energy: energy), source: policy == .cacheOnly ? .cache : .server, fetchedAt: clock.now)
     }
 
     public func refresh(energy: EnergyLevel?) async throws(KitError) -> TodayRecommendations {
-        try await knobs.enter("refresh", clock: clock)
+        try await knobs.enter(.refresh, clock: clock)
         return try await make(energy: energy)
     }
 

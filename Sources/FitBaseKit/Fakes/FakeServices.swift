@@ -6,8 +6,9 @@ import Foundation
 /// a period moves recommendations, deleting the account signs out), over one clock.
 ///
 /// ```swift
-/// let fakes = FakeServices(scenario: .populated, clock: TestKitClock())
-/// fakes.catalog.knobs.fail("workouts", with: .offline)
+/// let fakes = FakeServices(scenario: .unimplemented, clock: TestKitClock())
+/// fakes.catalog.knobs.implement(.workouts)
+/// fakes.catalog.knobs.fail(.workouts, with: .offline)
 /// let model = LibraryModel(dependencies: .fake(fakes))
 /// ```
 public struct FakeServices: Sendable {
@@ -30,7 +31,7 @@ public struct FakeServices: Sendable {
     public init(scenario: FakeScenario = .populated, clock: any KitClock = SystemKitClock(), timeZone: TimeZone = .gmt) {
         let now = clock.now
         let today = CalendarDay(now, in: timeZone)
-        let populated = scenario == .populated
+        let populated = scenario == .populated || scenario == .unimplemented
         let deepLinks = DeepLinkParser(appScheme: "fitbase", publicURLs: [URL(string: "https://fitbase.example.com")!])
         self.clock = clock
         self.deepLinks = deepLinks
@@ -47,10 +48,13 @@ public struct FakeServices: Sendable {
         notifications = FakeNotificationService(notifications: populated ? FakeData.notifications(now: now, groupID: group.id) : [], clock: clock)
         health = FakeHealthService(samples: populated ? FakeData.healthSamples(now: now) : [], timeZone: timeZone, clock: clock)
         analytics = RecordingAnalytics()
+        if scenario == .unimplemented {
+            for knobs in allKnobs { knobs.unimplementAll() }
+        }
     }
 
     /// Every fake's knobs, to fail or slow down everything at once.
-    public var allKnobs: [FakeKnobs] {
+    public var allKnobs: [any AnyFakeKnobs] {
         [auth.knobs, profile.knobs, cycle.knobs, catalog.knobs, recommendations.knobs, history.knobs, plans.knobs, billing.knobs, groups.knobs,
          notifications.knobs, health.knobs, billing.store.knobs]
     }

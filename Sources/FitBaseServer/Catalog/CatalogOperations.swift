@@ -25,7 +25,7 @@ extension CatalogOperations {
             minDuration: q.minDuration, maxDuration: q.maxDuration,
             targetArea: q.targetArea,
             featured: q.featured, premium: q.premium, text: q.q,
-            sort: q.sort.flatMap { WorkoutSort(rawValue: $0.rawValue) } ?? .featured
+            sort: q.sort.map(CatalogWire.sort) ?? .featured
         )
         return .ok(.init(body: .json(try await page(query, limit: q.limit, cursor: q.cursor))))
     }

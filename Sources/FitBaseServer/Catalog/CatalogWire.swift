@@ -20,10 +20,21 @@ enum CatalogWire {
         )
     }
 
+    /// A listing's order as the query names it, case by case (the compiler holds the two lists equal).
+    static func sort(_ sort: Operations.ListWorkouts.Input.Query.SortPayload) -> WorkoutSort {
+        switch sort {
+        case .featured: .featured
+        case .newest: .newest
+        case .title: .title
+        case .shortest: .shortest
+        case .longest: .longest
+        }
+    }
+
     static func wire(_ program: CatalogProgram) -> Components.Schemas.Program {
         .init(
             id: program.id.description, title: program.title, description: program.description,
-            level: .init(rawValue: program.level.rawValue) ?? .beginner, isPremium: program.isPremium,
+            level: program.level, isPremium: program.isPremium,
             weeks: program.weeks.enumerated().map { .init(week: $0.offset + 1, workoutIds: $0.element.map(\.description)) }
         )
     }

@@ -53,7 +53,7 @@ extension CycleOperations {
         let today = prediction.today
         return .ok(.init(body: .json(.init(
             phase: today.phase, cycleDay: today.cycleDay, daysUntilNextPhase: today.daysUntilNextPhase,
-            nextPhase: today.nextPhase, confidence: .init(rawValue: prediction.confidence.rawValue) ?? .low,
+            nextPhase: today.nextPhase, confidence: prediction.confidence,
             isLate: today.isLate
         ))))
     }
@@ -79,8 +79,8 @@ extension CycleOperations {
             fertileWindow: .init(start: prediction.fertileWindow.lowerBound.description, end: prediction.fertileWindow.upperBound.description),
             calendar: calendar,
             basis: .init(cyclesUsed: prediction.basis.cyclesUsed, meanLength: prediction.basis.meanLength, variability: prediction.basis.variability),
-            confidence: .init(rawValue: prediction.confidence.rawValue) ?? .low,
-            patterns: CyclePredictor.Pattern.allCases.filter(prediction.patterns.contains).compactMap { .init(rawValue: $0.rawValue) }
+            confidence: prediction.confidence,
+            patterns: CyclePredictor.Pattern.allCases.filter(prediction.patterns.contains)
         ))))
     }
 

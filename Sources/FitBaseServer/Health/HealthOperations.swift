@@ -17,7 +17,7 @@ extension HealthOperations {
         let outcomes = try await healthFeature.records.upload(body.samples.map(HealthWire.input), by: caller.user)
         return .ok(.init(body: .json(.init(
             results: outcomes.map { outcome in
-                .init(id: outcome.id, status: .init(rawValue: outcome.status.rawValue) ?? .rejected, problem: outcome.problem?.wire(instance: "/v1/health/samples"))
+                .init(id: outcome.id, status: HealthWire.wire(outcome.status), problem: outcome.problem?.wire(instance: "/v1/health/samples"))
             },
             created: outcomes.count { $0.status == .created }, duplicates: outcomes.count { $0.status == .duplicate },
             rejected: outcomes.count { $0.status == .rejected }
@@ -55,12 +55,12 @@ extension HealthOperations {
         guard to.timeIntervalSince(from) <= 400 * 86_400 else {
             throw Problem.invalidRequest("A summary covers at most 400 days.", fieldErrors: [.init(field: "from", message: "must be at most 400 days before to")])
         }
-        let bucket = HealthSummaryBucketSize(rawValue: input.query.bucket?.rawValue ?? "day") ?? .day
+        let bucket = input.query.bucket ?? .day
         try await healthFeature.records.requireConsent(of: caller.user, toUpload: false, resource: "healthSummary")
         let timeZone = LocalCalendar.timeZone(try await healthFeature.profiles.profile(of: caller.user).timeZone)
         let buckets = try await healthFeature.records.summary(of: caller.user, type: type, from: from, to: to, bucket: bucket, timeZone: timeZone)
         return .ok(.init(body: .json(.init(
-            _type: type, bucket: .init(rawValue: bucket.rawValue) ?? .day, timeZone: timeZone.identifier,
+            _type: type, bucket: bucket, timeZone: timeZone.identifier,
             from: from, to: to, buckets: buckets.map(HealthWire.wire)
         ))))
     }

@@ -12,6 +12,15 @@ enum HealthWire {
         )
     }
 
+    /// An uploaded sample's outcome, case by case (the compiler holds the two lists equal).
+    static func wire(_ status: HealthRecords.Outcome.Status) -> Components.Schemas.HealthUploadStatus {
+        switch status {
+        case .created: .created
+        case .duplicate: .duplicate
+        case .rejected: .rejected
+        }
+    }
+
     static func wire(_ sample: HealthSample) -> Components.Schemas.HealthSample {
         var wire = Components.Schemas.HealthSample(
             id: sample.id.description, _type: sample.type, unit: sample.type.canonicalUnit,
@@ -20,7 +29,7 @@ enum HealthWire {
         )
         switch sample.value {
         case .heartRate(let value), .steps(let value), .oxygenSaturation(let value): wire.value = value
-        case .sleep(let stage): wire.stage = .init(rawValue: stage.rawValue)
+        case .sleep(let stage): wire.stage = stage
         case .bloodPressure(let systolic, let diastolic):
             wire.systolic = systolic
             wire.diastolic = diastolic

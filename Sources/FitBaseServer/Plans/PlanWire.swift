@@ -13,7 +13,7 @@ enum PlanWire {
                 .init(
                     day: session.day, date: session.date.description, phase: session.phase,
                     plannedWorkoutId: session.plannedWorkout.description, workoutId: session.workout.description,
-                    action: .init(rawValue: session.action.rawValue) ?? .keep, plannedDuration: session.plannedDuration,
+                    action: session.action, plannedDuration: session.plannedDuration,
                     suggestedDuration: session.suggestedDuration, reason: session.reason
                 )
             },
@@ -22,7 +22,7 @@ enum PlanWire {
                 plannedSessions: summary.plannedSessions, completedSessions: summary.completedSessions, completionRate: summary.completionRate,
                 loggedWorkouts: summary.loggedWorkouts, ratedWorkouts: summary.ratedWorkouts, averageRating: summary.averageRating,
                 averageEnergyBefore: summary.averageEnergyBefore, averageEnergyAfter: summary.averageEnergyAfter,
-                energyTrend: summary.energyTrend.flatMap { .init(rawValue: $0.rawValue) }, deload: summary.isDeload,
+                energyTrend: summary.energyTrend, deload: summary.isDeload,
                 enoughHistory: summary.hasEnoughHistory, note: summary.note
             )
         )

@@ -44,7 +44,7 @@ import Testing
 
     @Test func anUnreachableProfileStillOpensTheApp() async {
         let fixture = Fixture(.empty)
-        fixture.fakes.profile.knobs.fail("profile", with: .offline)
+        fixture.fakes.profile.knobs.fail(.profile, with: .offline)
         let model = AppModel(dependencies: fixture.dependencies)
         await model.start()
         #expect(model.route == .main)

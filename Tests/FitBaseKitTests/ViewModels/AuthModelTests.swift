@@ -32,7 +32,7 @@ import Testing
         await model.signUp()
         #expect(model.fieldErrors.keys.sorted() == ["email", "password"])
         #expect(model.error?.kind == .invalidInput)
-        #expect(fixture.fakes.auth.knobs.callCount("signUp") == 0)
+        #expect(fixture.fakes.auth.knobs.callCount(.signUp) == 0)
     }
 
     @Test func signUpSignsInAndTracksIt() async {
@@ -83,7 +83,7 @@ import Testing
 
     @Test func signInOfflineIsRetryable() async {
         let fixture = Fixture(.signedOut)
-        fixture.fakes.auth.knobs.fail("signIn", with: .offline)
+        fixture.fakes.auth.knobs.fail(.signIn, with: .offline)
         let model = AuthModel(dependencies: fixture.dependencies)
         model.email = FakeData.user.email!
         model.password = FakeData.password
@@ -159,7 +159,7 @@ import Testing
 
     @Test func aCancelledSignInShowsNothing() async {
         let fixture = Fixture(.signedOut)
-        fixture.fakes.auth.knobs.fail("signIn", with: .cancelled)
+        fixture.fakes.auth.knobs.fail(.signIn, with: .cancelled)
         let model = AuthModel(dependencies: fixture.dependencies)
         model.email = FakeData.user.email!
         model.password = FakeData.password

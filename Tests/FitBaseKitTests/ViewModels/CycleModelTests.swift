@@ -76,7 +76,7 @@ import Testing
         model.draft?.start = today.adding(days: 3)
         await model.savePeriod()
         #expect(model.fieldErrors["start"] != nil && model.draft != nil)
-        #expect(fixture.fakes.cycle.knobs.callCount("logPeriod") == 0)
+        #expect(fixture.fakes.cycle.knobs.callCount(.logPeriod) == 0)
         model.cancelLogging()
         #expect(model.draft == nil)
         await model.savePeriod()
@@ -93,13 +93,13 @@ import Testing
 
     @Test func offlineShowsARetryableError() async {
         let fixture = Fixture(.populated)
-        fixture.fakes.cycle.knobs.failOnce("month", with: .offline)
+        fixture.fakes.cycle.knobs.failOnce(.month, with: .offline)
         let model = CycleModel(dependencies: fixture.dependencies, timeZone: .gmt)
         await model.load()
         #expect(model.error?.isOffline == true && model.error?.isRetryable == true && !model.isLoading && model.calendar == nil)
         await model.load()
         #expect(model.error == nil && model.calendar != nil)
-        fixture.fakes.cycle.knobs.fail("deletePeriod", with: .offline)
+        fixture.fakes.cycle.knobs.fail(.deletePeriod, with: .offline)
         await model.delete(model.periods[0])
         #expect(model.error?.isOffline == true && model.periods.count == 4)
     }

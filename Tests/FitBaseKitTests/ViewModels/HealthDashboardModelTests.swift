@@ -14,7 +14,7 @@ import Testing
         let model = HealthDashboardModel(dependencies: fixture.dependencies, timeZone: .gmt)
         await model.load()
         #expect(model.consentRequired && model.summaries.isEmpty)
-        #expect(fixture.fakes.health.knobs.callCount("summaries") == 0)
+        #expect(fixture.fakes.health.knobs.callCount(.summaries) == 0)
         await model.grantConsent()
         #expect(!model.consentRequired && model.summaries.count == 5)
     }
@@ -44,11 +44,11 @@ import Testing
 
     @Test func offlineAndAFailedConsent() async throws {
         let fixture = try await consentingFixture()
-        fixture.fakes.health.knobs.fail("summaries", with: .offline)
+        fixture.fakes.health.knobs.fail(.summaries, with: .offline)
         let model = HealthDashboardModel(dependencies: fixture.dependencies, timeZone: .gmt)
         await model.load()
         #expect(model.error?.isOffline == true && !model.isLoading && !model.consentRequired)
-        fixture.fakes.profile.knobs.fail("recordConsent", with: .offline)
+        fixture.fakes.profile.knobs.fail(.recordConsent, with: .offline)
         await model.grantConsent()
         #expect(model.error?.isOffline == true)
         #expect(fixture.events.allSatisfy { $0.name == "operation_failed" })

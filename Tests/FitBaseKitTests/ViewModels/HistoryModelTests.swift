@@ -34,13 +34,13 @@ import Testing
 
     @Test func offlineAndAFailedDelete() async {
         let fixture = Fixture(.populated)
-        fixture.fakes.history.knobs.failOnce("stats", with: .offline)
+        fixture.fakes.history.knobs.failOnce(.stats, with: .offline)
         let model = HistoryModel(dependencies: fixture.dependencies)
         await model.load()
         #expect(model.error?.isOffline == true && !model.isLoading && !model.isEmpty)
         await model.load()
         #expect(model.error == nil && model.logs.count == 19)
-        fixture.fakes.history.knobs.fail("deleteLog", with: KitError(.server))
+        fixture.fakes.history.knobs.fail(.deleteLog, with: KitError(.server))
         await model.delete(model.logs[0])
         #expect(model.error?.kind == .server && model.logs.count == 19)
         #expect(fixture.events.last == .operationFailed(feature: .history, reason: .server))

@@ -6,12 +6,13 @@ import Testing
     private let groupID = FakeData.group(now: TestKitClock().now).0.id
 
     @Test func followsTheBoardAndHighlightsRankChanges() async throws {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.unimplemented)
+        fixture.fakes.groups.knobs.implement(.leaderboard)
         let model = LeaderboardModel(groupID: groupID, dependencies: fixture.dependencies)
         model.appear()
         #expect(model.isLive)
         await eventually { model.board != nil }
-        #expect(model.rows.count == 5 && model.rankChanges.isEmpty && model.currentUser?.userID == FakeData.user.id && !model.isEmpty)
+        #expect(model.rows.count == 5 && model.rankChanges.isEmpty && model.currentUser?.user == FakeData.user.id && !model.isEmpty)
         // Check-ins start Bea 5, Carla 4, Dani 3, Eva 2, Ana 1: Ana checking in four times ends level with Bea.
         for count in 2...5 {
             await fixture.fakes.groups.checkIn(userID: FakeData.user.id)
@@ -19,13 +20,14 @@ import Testing
         }
         #expect(model.currentUser?.rank == 1)
         let carla = try #require(model.rows.first { $0.displayName == "Carla" })
-        #expect(model.rankChanges[FakeData.user.id] == .up(1) && model.rankChanges[carla.userID] == .down(1))
+        #expect(model.rankChanges[FakeData.user.id] == .up(1) && model.rankChanges[carla.user] == .down(1))
         model.disappear()
         #expect(!model.isLive)
     }
 
     @Test func disappearingStopsFollowing() async throws {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.unimplemented)
+        fixture.fakes.groups.knobs.implement(.leaderboard)
         let model = LeaderboardModel(groupID: groupID, dependencies: fixture.dependencies)
         model.appear()
         await eventually { model.board != nil }
@@ -33,13 +35,14 @@ import Testing
         model.disappear()
         await model.waitUntilEnded()
         let last = try #require(model.rows.last)
-        await fixture.fakes.groups.checkIn(userID: last.userID)
+        await fixture.fakes.groups.checkIn(userID: last.user)
         for _ in 0..<1_000 { await Task.yield() }
         #expect(model.board == before && !model.isLive)
     }
 
     @Test func switchingTheChallengeRestartsTheStream() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.unimplemented)
+        fixture.fakes.groups.knobs.implement(.leaderboard)
         let model = LeaderboardModel(groupID: groupID, dependencies: fixture.dependencies)
         model.select(.checkIns)
         model.appear()
@@ -52,7 +55,8 @@ import Testing
     }
 
     @Test func theStreamEndsWhenTheUserLeaves() async throws {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.unimplemented)
+        fixture.fakes.groups.knobs.implement(.leaderboard, .leave)
         let model = LeaderboardModel(groupID: groupID, dependencies: fixture.dependencies)
         model.appear()
         await eventually { model.board != nil }
@@ -62,8 +66,9 @@ import Testing
     }
 
     @Test func offlineEndsTheStreamWithARetryableError() async {
-        let fixture = Fixture(.populated)
-        fixture.fakes.groups.knobs.fail("leaderboard", with: .offline)
+        let fixture = Fixture(.unimplemented)
+        fixture.fakes.groups.knobs.implement(.leaderboard)
+        fixture.fakes.groups.knobs.fail(.leaderboard, with: .offline)
         let model = LeaderboardModel(groupID: groupID, dependencies: fixture.dependencies)
         model.appear()
         await model.waitUntilEnded()
@@ -84,11 +89,12 @@ import Testing
     }
 
     @Test func rankChangesBetweenBoards() {
-        let old = [LeaderboardRow(userID: "a", displayName: "A", value: 3, rank: 1), LeaderboardRow(userID: "b", displayName: "B", value: 1, rank: 2)]
-        let new = [
-            LeaderboardRow(userID: "b", displayName: "B", value: 4, rank: 1), LeaderboardRow(userID: "a", displayName: "A", value: 3, rank: 2),
-            LeaderboardRow(userID: "c", displayName: "C", value: 1, rank: 3),
-        ]
-        #expect(LeaderboardModel.changes(from: old, to: new) == ["a": .down(1), "b": .up(1), "c": .new])
+        let (a, b, c) = (UserID(), UserID(), UserID())
+        func row(_ user: UserID, _ name: String, value: Int, rank: Int) -> LeaderboardEntry {
+            LeaderboardEntry(user: user, displayName: name, value: value, rank: rank, reachedAt: Date(timeIntervalSince1970: 0))
+        }
+        let old = [row(a, "A", value: 3, rank: 1), row(b, "B", value: 1, rank: 2)]
+        let new = [row(b, "B", value: 4, rank: 1), row(a, "A", value: 3, rank: 2), row(c, "C", value: 1, rank: 3)]
+        #expect(LeaderboardModel.changes(from: old, to: new) == [a: .down(1), b: .up(1), c: .new])
     }
 }

@@ -4,7 +4,8 @@ import Testing
 
 @MainActor @Suite struct NotificationsModelTests {
     @Test func theFeedAndItsBadge() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.unimplemented)
+        fixture.fakes.notifications.knobs.implement(.feed)
         let model = NotificationsModel(dependencies: fixture.dependencies, pageSize: 3)
         await model.load()
         #expect(model.notifications.count == 3 && model.hasMore && model.unreadCount == 2 && model.badge == "2" && !model.isEmpty)
@@ -15,7 +16,8 @@ import Testing
     }
 
     @Test func openingMarksReadAndMarkAll() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.unimplemented)
+        fixture.fakes.notifications.knobs.implement(.feed, .markRead, .markAllRead, .unreadCount)
         let model = NotificationsModel(dependencies: fixture.dependencies)
         await model.load()
         let unread = model.notifications.first { !$0.isRead }!
@@ -31,9 +33,10 @@ import Testing
     }
 
     @Test func aRefusedMarkIsPutBack() async {
-        let fixture = Fixture(.populated)
-        fixture.fakes.notifications.knobs.fail("markRead", with: .offline)
-        fixture.fakes.notifications.knobs.fail("markAllRead", with: .offline)
+        let fixture = Fixture(.unimplemented)
+        fixture.fakes.notifications.knobs.implement(.feed, .markRead, .markAllRead)
+        fixture.fakes.notifications.knobs.fail(.markRead, with: .offline)
+        fixture.fakes.notifications.knobs.fail(.markAllRead, with: .offline)
         let model = NotificationsModel(dependencies: fixture.dependencies)
         await model.load()
         let unread = model.notifications.first { !$0.isRead }!
@@ -47,7 +50,7 @@ import Testing
         let fixture = Fixture(.empty)
         for index in 0..<120 {
             await fixture.fakes.notifications.deliver(
-                FeedNotification(id: "n\(index)", kind: .newMember, groupID: nil, message: "m", isRead: false, createdAt: fixture.clock.now))
+                FeedNotification(id: NotificationID(), kind: .newMember, group: nil, message: "m", isRead: false, createdAt: fixture.clock.now))
         }
         let model = NotificationsModel(dependencies: fixture.dependencies)
         await model.refreshBadge()
@@ -58,7 +61,8 @@ import Testing
         let empty = NotificationsModel(dependencies: Fixture(.empty).dependencies)
         await empty.load()
         #expect(empty.isEmpty && empty.badge == nil)
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.unimplemented)
+        fixture.fakes.notifications.knobs.implement(.feed, .unreadCount)
         fixture.fakes.notifications.knobs.failEverything(with: .offline)
         let model = NotificationsModel(dependencies: fixture.dependencies)
         await model.load()
@@ -68,10 +72,11 @@ import Testing
     }
 
     @Test func aFailedNextPageKeepsTheFirst() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.unimplemented)
+        fixture.fakes.notifications.knobs.implement(.feed)
         let model = NotificationsModel(dependencies: fixture.dependencies, pageSize: 2)
         await model.load()
-        fixture.fakes.notifications.knobs.failOnce("feed", with: KitError(.server))
+        fixture.fakes.notifications.knobs.failOnce(.feed, with: KitError(.server))
         await model.loadMore()
         #expect(model.error?.kind == .server && model.notifications.count == 2 && model.hasMore)
     }

@@ -70,7 +70,7 @@ import Testing
 
     @Test func aFailedSaveKeepsTheAnswersAndCanBeRetried() async {
         let fixture = Fixture(.empty)
-        fixture.fakes.profile.knobs.failOnce("saveProfile", with: .offline)
+        fixture.fakes.profile.knobs.failOnce(.saveProfile, with: .offline)
         let model = OnboardingModel(dependencies: fixture.dependencies, timeZone: .gmt)
         await model.load()
         await fillEveryStep(model, today: CalendarDay(fixture.clock.now, in: .gmt))
@@ -82,7 +82,7 @@ import Testing
 
     @Test func loadingOfflineShowsTheError() async {
         let fixture = Fixture(.empty)
-        fixture.fakes.profile.knobs.fail("profile", with: .offline)
+        fixture.fakes.profile.knobs.fail(.profile, with: .offline)
         let model = OnboardingModel(dependencies: fixture.dependencies)
         await model.load()
         #expect(model.error?.kind == .offline && !model.isLoading)

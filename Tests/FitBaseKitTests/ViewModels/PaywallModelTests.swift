@@ -46,7 +46,7 @@ import Testing
 
     @Test func aFailedPurchaseIsRetryable() async throws {
         let fixture = Fixture(.populated)
-        fixture.fakes.billing.knobs.failOnce("purchase", with: KitError(.purchaseFailed))
+        fixture.fakes.billing.knobs.failOnce(.purchase, with: KitError(.purchaseFailed))
         let model = PaywallModel(dependencies: fixture.dependencies)
         await model.appear()
         let product = try #require(model.upgradeOffers.first?.products.first)
@@ -67,14 +67,14 @@ import Testing
         await model.restore()
         #expect(model.outcome == .restored(.pro) && model.currentTier == .pro && !model.isRestoring)
         #expect(fixture.events.last == .purchasesRestored(tier: .pro))
-        fixture.fakes.billing.knobs.fail("restorePurchases", with: .offline)
+        fixture.fakes.billing.knobs.fail(.restorePurchases, with: .offline)
         await model.restore()
         #expect(model.error?.isOffline == true)
     }
 
     @Test func offlineOffers() async {
         let fixture = Fixture(.populated)
-        fixture.fakes.billing.knobs.fail("offers", with: .offline)
+        fixture.fakes.billing.knobs.fail(.offers, with: .offline)
         let model = PaywallModel(dependencies: fixture.dependencies)
         await model.appear()
         #expect(model.error?.isOffline == true && model.offers.isEmpty && !model.isLoading)

@@ -34,7 +34,7 @@ import Testing
         let model = PlansModel(dependencies: fixture.dependencies)
         await model.appear()
         #expect(model.isEmpty)
-        fixture.fakes.plans.knobs.fail("syncNow", with: .offline)
+        fixture.fakes.plans.knobs.fail(.syncNow, with: .offline)
 
         await model.create()
         model.draft?.name = "  Spring block "
@@ -70,7 +70,7 @@ import Testing
         model.cancelEditing()
         #expect(model.draft == nil)
         await model.save()
-        #expect(fixture.fakes.plans.knobs.callCount("save") == 0)
+        #expect(fixture.fakes.plans.knobs.callCount(.save) == 0)
     }
 
     @Test func aRefusedSaveKeepsTheEditorOpen() async throws {
@@ -85,17 +85,17 @@ import Testing
 
     @Test func failures() async {
         let fixture = Fixture(.populated)
-        fixture.fakes.plans.knobs.fail("plans", with: KitError(.storage))
-        fixture.fakes.plans.knobs.fail("syncNow", with: KitError(.server))
+        fixture.fakes.plans.knobs.fail(.plans, with: KitError(.storage))
+        fixture.fakes.plans.knobs.fail(.syncNow, with: KitError(.server))
         let model = PlansModel(dependencies: fixture.dependencies)
         await model.appear()
         #expect(model.error?.kind == .server && model.plans.isEmpty && !model.isEmpty)
         await model.loadLocal()
         #expect(model.error?.kind == .storage)
-        fixture.fakes.plans.knobs.fail("delete", with: KitError(.storage))
+        fixture.fakes.plans.knobs.fail(.delete, with: KitError(.storage))
         await model.delete(FakeData.plan(start: CalendarDay(fixture.clock.now, in: .gmt)))
         #expect(model.error?.kind == .storage)
-        fixture.fakes.plans.knobs.fail("save", with: .upgradeRequired(.pro))
+        fixture.fakes.plans.knobs.fail(.save, with: .upgradeRequired(.pro))
         model.edit(FakeData.plan(start: CalendarDay(fixture.clock.now, in: .gmt)))
         await model.save()
         #expect(model.paywall?.requiredTier == .pro)

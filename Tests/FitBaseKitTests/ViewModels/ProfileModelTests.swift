@@ -24,7 +24,7 @@ import Testing
         model.draft.averagePeriodLength = 11
         await model.save()
         #expect(model.fieldErrors.keys.sorted() == ["averageCycleLength", "averagePeriodLength", "displayName"])
-        #expect(fixture.fakes.profile.knobs.callCount("saveProfile") == 0)
+        #expect(fixture.fakes.profile.knobs.callCount(.saveProfile) == 0)
         model.draft = model.profile!.profile
         model.draft.displayName = String(repeating: "a", count: 101)
         #expect(model.problems()["displayName"] != nil)

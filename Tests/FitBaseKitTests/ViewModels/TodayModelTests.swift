@@ -20,14 +20,14 @@ import Testing
         #expect(model.energy == .low && model.recommendations?.energy == .low)
         #expect(model.lowEnergyAlternative?.intensity == .low)
         #expect(model.recommendations?.workouts.allSatisfy { $0.workout.intensity != .high } == true)
-        let refreshes = fixture.fakes.recommendations.knobs.callCount("refresh")
+        let refreshes = fixture.fakes.recommendations.knobs.callCount(.refresh)
         await model.selectEnergy(.low)
-        #expect(fixture.fakes.recommendations.knobs.callCount("refresh") == refreshes)
+        #expect(fixture.fakes.recommendations.knobs.callCount(.refresh) == refreshes)
     }
 
     @Test func cachedThenFresh() async throws {
         let fixture = Fixture(.populated)
-        fixture.fakes.recommendations.knobs.fail("refresh", with: .offline)
+        fixture.fakes.recommendations.knobs.fail(.refresh, with: .offline)
         let model = TodayModel(dependencies: fixture.dependencies)
         await model.load(policy: .cacheOnly)
         #expect(model.isCached && model.source == .cache)
@@ -39,7 +39,7 @@ import Testing
         #expect(model.error == nil && model.source == .server && model.fetchedAt == fixture.clock.now)
         let recommendation = try #require(model.recommendations?.workouts.first)
         model.open(recommendation)
-        #expect(fixture.events.last == .recommendationOpened(workoutID: recommendation.workout.id.description))
+        #expect(fixture.events.last == .recommendationOpened(workoutID: recommendation.workout.id))
     }
 
     @Test func withoutCycleDataTheRulesStillSuggest() async {
@@ -58,7 +58,7 @@ import Testing
 
     @Test func offlineFirstLoad() async {
         let fixture = Fixture(.populated)
-        fixture.fakes.recommendations.knobs.fail("today", with: .offline)
+        fixture.fakes.recommendations.knobs.fail(.today, with: .offline)
         let model = TodayModel(dependencies: fixture.dependencies)
         await model.load()
         #expect(model.error?.isRetryable == true && model.recommendations == nil && !model.isLoading)

@@ -8,7 +8,7 @@ import Testing
 
     @Test func startingAndCompletingLogsTheWorkoutWithAnalytics() async throws {
         let fixture = Fixture(.populated)
-        let id = free.id.description
+        let id = free.id
         let model = WorkoutDetailModel(workoutID: id, dependencies: fixture.dependencies)
         await model.load()
         #expect(model.detail?.workout.title == free.title && !model.isLocked && !model.isPremium)
@@ -28,7 +28,7 @@ import Testing
 
     @Test func completingWithoutTimingUsesTheWorkoutsLength() async {
         let fixture = Fixture(.populated)
-        let model = WorkoutDetailModel(workoutID: free.id.description, dependencies: fixture.dependencies)
+        let model = WorkoutDetailModel(workoutID: free.id, dependencies: fixture.dependencies)
         await model.load()
         await model.complete()
         guard case .completed(let logged) = model.session else { Issue.record("not completed"); return }
@@ -37,7 +37,7 @@ import Testing
 
     @Test func aLockedWorkoutLeadsToThePaywall() async {
         let fixture = Fixture(.populated)
-        let model = WorkoutDetailModel(workoutID: premium.id.description, dependencies: fixture.dependencies)
+        let model = WorkoutDetailModel(workoutID: premium.id, dependencies: fixture.dependencies)
         await model.load()
         #expect(model.isLocked && model.isPremium)
         model.start()
@@ -49,7 +49,7 @@ import Testing
 
     @Test func aPurchaseUnlocksIt() async throws {
         let fixture = Fixture(.populated)
-        let model = WorkoutDetailModel(workoutID: premium.id.description, dependencies: fixture.dependencies)
+        let model = WorkoutDetailModel(workoutID: premium.id, dependencies: fixture.dependencies)
         _ = try await fixture.fakes.billing.purchase(productID: "fitbase.premium.monthly")
         await model.load()
         model.start()
@@ -58,7 +58,7 @@ import Testing
 
     @Test func theFormIsCheckedAndAFailedLogIsTracked() async {
         let fixture = Fixture(.populated)
-        let id = free.id.description
+        let id = free.id
         let model = WorkoutDetailModel(workoutID: id, dependencies: fixture.dependencies)
         await model.load()
         model.rating = 9
@@ -67,7 +67,7 @@ import Testing
         #expect(model.fieldErrors.keys.sorted() == ["notes", "rating"] && model.session == .idle)
         model.rating = 4
         model.notes = ""
-        fixture.fakes.history.knobs.fail("log", with: KitError(.storage))
+        fixture.fakes.history.knobs.fail(.log, with: KitError(.storage))
         await model.complete()
         #expect(model.error?.kind == .storage && model.error?.isRetryable == true)
         #expect(fixture.events == [.workoutFailed(workoutID: id, reason: .storage)])
@@ -75,21 +75,21 @@ import Testing
 
     @Test func anUpgradeRequiredFailureOpensThePaywall() async {
         let fixture = Fixture(.populated)
-        fixture.fakes.catalog.knobs.fail("workout", with: .upgradeRequired(.premium))
-        let model = WorkoutDetailModel(workoutID: premium.id.description, dependencies: fixture.dependencies)
+        fixture.fakes.catalog.knobs.fail(.workout, with: .upgradeRequired(.premium))
+        let model = WorkoutDetailModel(workoutID: premium.id, dependencies: fixture.dependencies)
         await model.load()
         #expect(model.error?.upgrade?.requiredTier == .premium && model.paywall?.requiredTier == .premium)
     }
 
     @Test func anUnknownOrOfflineWorkout() async {
         let fixture = Fixture(.populated)
-        let missing = WorkoutDetailModel(workoutID: "nope", dependencies: fixture.dependencies)
+        let missing = WorkoutDetailModel(workoutID: WorkoutID(), dependencies: fixture.dependencies)
         await missing.load()
         #expect(missing.error?.kind == .notFound && missing.detail == nil)
         missing.start()
         #expect(missing.session == .idle)
-        fixture.fakes.catalog.knobs.fail("workout", with: .offline)
-        let offline = WorkoutDetailModel(workoutID: free.id.description, dependencies: fixture.dependencies)
+        fixture.fakes.catalog.knobs.fail(.workout, with: .offline)
+        let offline = WorkoutDetailModel(workoutID: free.id, dependencies: fixture.dependencies)
         await offline.load()
         #expect(offline.error?.isOffline == true && !offline.isLoading)
     }

@@ -57,18 +57,18 @@ import Testing
         let fixture = Fixture(.populated)
         let model = WorkoutLibraryModel(dependencies: fixture.dependencies)
         await model.load()
-        let before = fixture.fakes.catalog.knobs.callCount("workouts")
+        let before = fixture.fakes.catalog.knobs.callCount(.workouts)
         model.searchText = "yo"
         await fixture.clock.waitForSleepers()
         fixture.clock.advance(by: .milliseconds(200))
         model.searchText = "yoga"
-        #expect(fixture.fakes.catalog.knobs.callCount("workouts") == before)
+        #expect(fixture.fakes.catalog.knobs.callCount(.workouts) == before)
         await fixture.clock.waitForSleepers()
         fixture.clock.advance(by: .milliseconds(299))
-        #expect(fixture.fakes.catalog.knobs.callCount("workouts") == before)
+        #expect(fixture.fakes.catalog.knobs.callCount(.workouts) == before)
         fixture.clock.advance(by: .milliseconds(1))
         await model.waitForSearch()
-        #expect(fixture.fakes.catalog.knobs.callCount("workouts") == before + 1)
+        #expect(fixture.fakes.catalog.knobs.callCount(.workouts) == before + 1)
         #expect(!model.items.isEmpty && model.items.allSatisfy { $0.workout.description.lowercased().contains("yoga") })
     }
 
@@ -80,7 +80,7 @@ import Testing
         await fixture.clock.waitForSleepers()
         fixture.clock.advance(by: .milliseconds(300))
         // The "yoga" request is now in flight, waiting out the catalog's latency.
-        await eventually { fixture.fakes.catalog.knobs.callCount("workouts") == 1 }
+        await eventually { fixture.fakes.catalog.knobs.callCount(.workouts) == 1 }
         await fixture.clock.waitForSleepers()
         fixture.fakes.catalog.knobs.latency = .zero
         model.searchText = "strength"
@@ -114,19 +114,19 @@ import Testing
         #expect(fixture.clock.sleeperCount == 0)
         fixture.clock.advance(by: .seconds(1))
         await model.waitForSearch()
-        #expect(fixture.fakes.catalog.knobs.callCount("workouts") == 1)
+        #expect(fixture.fakes.catalog.knobs.callCount(.workouts) == 1)
     }
 
     @Test func offlineShowsARetryableErrorThenTheStaleBadgeNever() async {
         let fixture = Fixture(.populated)
-        fixture.fakes.catalog.knobs.failOnce("workouts", with: .offline)
+        fixture.fakes.catalog.knobs.failOnce(.workouts, with: .offline)
         let model = WorkoutLibraryModel(dependencies: fixture.dependencies, pageSize: 5)
         await model.load()
         #expect(model.error?.isOffline == true && model.error?.isRetryable == true && model.items.isEmpty && !model.isEmpty)
         #expect(fixture.events == [.operationFailed(feature: .catalog, reason: .offline)])
         await model.load(policy: .cacheOnly)
         #expect(model.error == nil && model.source == .cache && !model.isShowingStaleContent)
-        fixture.fakes.catalog.knobs.failOnce("workouts", with: KitError(.server))
+        fixture.fakes.catalog.knobs.failOnce(.workouts, with: KitError(.server))
         await model.loadMore()
         #expect(model.error?.kind == .server && model.items.count == 5)
     }

@@ -1,10 +1,11 @@
+import FitBaseClient
 import FitBaseCore
 import Foundation
 
 /// The account a session is open for.
 public struct AccountUser: Sendable, Equatable, Hashable {
     /// The user's id.
-    public var id: String
+    public var id: UserID
     /// The e-mail address, when the account has one.
     public var email: String?
     /// The name shown to the user and on leaderboards.
@@ -15,7 +16,7 @@ public struct AccountUser: Sendable, Equatable, Hashable {
     public var isNewUser: Bool
 
     /// Makes an account value.
-    public init(id: String, email: String? = nil, displayName: String? = nil, emailVerified: Bool = false, isNewUser: Bool = false) {
+    public init(id: UserID, email: String? = nil, displayName: String? = nil, emailVerified: Bool = false, isNewUser: Bool = false) {
         self.id = id
         self.email = email
         self.displayName = displayName
@@ -27,28 +28,20 @@ public struct AccountUser: Sendable, Equatable, Hashable {
 /// Whether someone is signed in — what the app's root view switches on.
 public enum AuthState: Sendable, Equatable {
     /// A session is open for the user with this id.
-    case signedIn(userID: String)
+    case signedIn(userID: UserID)
     /// Nobody is signed in; the reason tells a "you were signed out" banner apart from a plain launch.
     case signedOut(SignOutReason)
 
     /// The signed-in user's id, `nil` when signed out.
-    public var userID: String? {
+    public var userID: UserID? {
         if case .signedIn(let id) = self { return id }
         return nil
     }
 }
 
-/// Why nobody is signed in.
-public enum SignOutReason: String, Sendable, Equatable {
-    /// Nobody has signed in on this device yet (or since the last sign-out).
-    case notSignedIn
-    /// The user signed out.
-    case signedOut
-    /// The server ended the session (revoked elsewhere, password reset, refresh token expired or reused).
-    case sessionEnded
-    /// The account was deleted.
-    case accountDeleted
-}
+/// Why nobody is signed in: the SDK's own reasons (a plain launch, a sign-out, the server ended the session, the account
+/// was deleted), so a reason the SDK adds cannot be mistaken for another.
+public typealias SignOutReason = SessionEnd
 
 /// What Sign in with Apple's `ASAuthorizationAppleIDCredential` hands the app.
 public struct AppleCredential: Sendable, Equatable {

@@ -99,7 +99,7 @@ extension AuthState {
     init(_ state: SessionState) {
         switch state {
         case .signedIn(let id): self = .signedIn(userID: id)
-        case .signedOut(let end): self = .signedOut(SignOutReason(rawValue: end.rawValue) ?? .notSignedIn)
+        case .signedOut(let end): self = .signedOut(end)
         }
     }
 }
@@ -131,7 +131,7 @@ public struct LiveProfileService: ProfileService {
     public func profile() async throws(KitError) -> UserProfile {
         try await kit { () async throws(FitBaseError) in
             switch try await client.call({ try await client.api.getMe() }) {
-            case .ok(let ok): return UserProfile(wire: try FitBaseError.decoding { try ok.body.json })
+            case .ok(let ok): return try UserProfile(wire: try FitBaseError.decoding { try ok.body.json })
             case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
             case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
             case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
@@ -150,7 +150,7 @@ public struct LiveProfileService: ProfileService {
     private func update(_ body: Components.Schemas.UserUpdate) async throws(KitError) -> UserProfile {
         try await kit { () async throws(FitBaseError) in
             switch try await client.call({ try await client.api.updateMe(body: .json(body)) }) {
-            case .ok(let ok): return UserProfile(wire: try FitBaseError.decoding { try ok.body.json })
+            case .ok(let ok): return try UserProfile(wire: try FitBaseError.decoding { try ok.body.json })
             case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
             case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
             case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)

@@ -4,7 +4,7 @@ import Foundation
 /// The signed-in user's account as the profile and settings screens show it.
 public struct UserProfile: Sendable, Equatable {
     /// The user's id.
-    public var id: String
+    public var id: UserID
     /// The e-mail address, when the account has one.
     public var email: String?
     /// Whether the address is proven.
@@ -15,7 +15,7 @@ public struct UserProfile: Sendable, Equatable {
     public var onboardingCompleted: Bool { profile.onboardingCompleted }
 
     /// Makes a profile value.
-    public init(id: String, email: String?, emailVerified: Bool, profile: Profile) {
+    public init(id: UserID, email: String?, emailVerified: Bool, profile: Profile) {
         self.id = id
         self.email = email
         self.emailVerified = emailVerified

@@ -28,15 +28,15 @@ public enum AnalyticsEvent: Sendable, Equatable, Hashable {
     case onboardingCompleted
     /// A screen appeared (the app's screen name, e.g. `library`).
     case screenViewed(AnalyticsScreen)
-    case workoutStarted(workoutID: String)
-    case workoutCompleted(workoutID: String)
-    case workoutFailed(workoutID: String, reason: KitError.Kind)
+    case workoutStarted(workoutID: WorkoutID)
+    case workoutCompleted(workoutID: WorkoutID)
+    case workoutFailed(workoutID: WorkoutID, reason: KitError.Kind)
     /// A completed workout reached (or failed to reach) the server.
     case workoutSynced(succeeded: Bool)
     /// A period was logged (no date: cycle data stays on the device and the server).
     case periodLogged
     case planSaved
-    case recommendationOpened(workoutID: String)
+    case recommendationOpened(workoutID: WorkoutID)
     case groupCreated
     case groupJoined(JoinSource)
     case groupLeft
@@ -95,8 +95,8 @@ public enum AnalyticsEvent: Sendable, Equatable, Hashable {
         case .signedUp(let method), .signedIn(let method): ["method": method.rawValue]
         case .signedOut, .accountDeleted, .onboardingCompleted, .periodLogged, .planSaved, .groupCreated, .groupLeft, .inviteShared, .deepLinkRejected: [:]
         case .screenViewed(let screen): ["screen": screen.rawValue]
-        case .workoutStarted(let id), .workoutCompleted(let id), .recommendationOpened(let id): ["workout_id": id]
-        case .workoutFailed(let id, let reason): ["workout_id": id, "reason": reason.rawValue]
+        case .workoutStarted(let id), .workoutCompleted(let id), .recommendationOpened(let id): ["workout_id": id.description]
+        case .workoutFailed(let id, let reason): ["workout_id": id.description, "reason": reason.rawValue]
         case .workoutSynced(let succeeded): ["succeeded": succeeded ? "true" : "false"]
         case .groupJoined(let source): ["source": source.rawValue]
         case .paywallShown(let feature, let tier): ["feature": feature?.rawValue ?? "none", "required_tier": tier.rawValue]

@@ -96,7 +96,7 @@ public struct LiveBillingService: BillingService {
         analytics.track(.purchaseStarted(productID: productID))
         let outcome: StorePurchaseOutcome
         do {
-            outcome = try await store.purchase(productID: productID, appAccountToken: UUID(uuidString: userID))
+            outcome = try await store.purchase(productID: productID, appAccountToken: userID.rawValue)
         } catch {
             let failure = (error as? KitError) ?? KitError(.purchaseFailed)
             analytics.track(.purchaseFailed(productID: productID, reason: failure.kind))

@@ -74,5 +74,5 @@ public protocol CatalogService: Sendable {
     /// The featured workouts.
     func featured(policy: CachePolicy) async throws(KitError) -> Loaded<[CatalogWorkout]>
     /// One workout.
-    func workout(id: String, policy: CachePolicy) async throws(KitError) -> Loaded<WorkoutDetail>
+    func workout(id: WorkoutID, policy: CachePolicy) async throws(KitError) -> Loaded<WorkoutDetail>
 }

@@ -37,9 +37,9 @@ public struct LiveCatalogService: CatalogService {
         return loaded.map { _ in wire.items.compactMap(CatalogWorkout.init(wire:)) }
     }
 
-    public func workout(id: String, policy: CachePolicy) async throws(KitError) -> Loaded<WorkoutDetail> {
+    public func workout(id: WorkoutID, policy: CachePolicy) async throws(KitError) -> Loaded<WorkoutDetail> {
         let loaded = try await cache.get(
-            "/v1/workouts/" + ServerAPI.segment(id), operationID: "getWorkout", key: "catalog:workout:" + id.lowercased(), ttl: ttl, policy: policy)
+            "/v1/workouts/\(id)", operationID: "getWorkout", key: "catalog:workout:\(id)", ttl: ttl, policy: policy)
         let wire = try WireCoding.decode(Components.Schemas.Workout.self, from: loaded.value)
         guard let workout = CatalogWorkout(wire: wire) else { throw KitError(.server) }
         return loaded.map { _ in WorkoutDetail(workout: workout, isVideoLocked: wire.videoLocked) }

@@ -1,10 +1,8 @@
 import FitBaseCore
 import Foundation
 
-/// The length of a health chart's buckets.
-public enum HealthBucket: String, Sendable, Equatable, CaseIterable {
-    case day, week
-}
+/// The length of a health chart's buckets: Core's, as the server's summary takes it.
+public typealias HealthBucket = HealthSummaryBucketSize
 
 /// One metric's figures over a period, for a summary card. Values are in the metric's canonical unit (count/min,
 /// steps, %, mmHg; hours asleep for sleep).

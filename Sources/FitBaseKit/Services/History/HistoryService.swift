@@ -4,7 +4,7 @@ import Foundation
 /// A completed workout as the user logs it at the end of a session.
 public struct WorkoutCompletion: Sendable, Equatable {
     /// The catalog workout done.
-    public var workoutID: String
+    public var workoutID: WorkoutID
     /// When it ended.
     public var completedAt: Date
     /// Minutes trained (1–600).
@@ -19,7 +19,7 @@ public struct WorkoutCompletion: Sendable, Equatable {
 
     /// Makes a completion.
     public init(
-        workoutID: String, completedAt: Date, durationMinutes: Int, rating: Int? = nil, energyBefore: Int? = nil, energyAfter: Int? = nil,
+        workoutID: WorkoutID, completedAt: Date, durationMinutes: Int, rating: Int? = nil, energyBefore: Int? = nil, energyAfter: Int? = nil,
         notes: String? = nil
     ) {
         self.workoutID = workoutID

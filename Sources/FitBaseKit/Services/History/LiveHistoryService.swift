@@ -23,7 +23,7 @@ public struct LiveHistoryService: HistoryService {
             workout = nil
         }
         let draft = WorkoutLogDraft(
-            workoutId: completion.workoutID, completedAt: completion.completedAt, duration: completion.durationMinutes, rating: completion.rating,
+            workoutId: completion.workoutID.description, completedAt: completion.completedAt, duration: completion.durationMinutes, rating: completion.rating,
             energyBefore: completion.energyBefore, energyAfter: completion.energyAfter, notes: completion.notes
         )
         let checked: CheckedWorkoutLog
@@ -34,7 +34,7 @@ public struct LiveHistoryService: HistoryService {
         }
         let log = checked.log(id: WorkoutLogID(), localDate: CalendarDay(completion.completedAt, in: timeZone()), cycle: nil)
         try await storage { try await engine.history.save(log) }
-        await syncTracker.logged(log.id.description)
+        await syncTracker.logged(log.id)
         return LoggedWorkout(log: log, isPendingSync: true)
     }
 

@@ -1,27 +1,6 @@
 import FitBaseCore
 import Foundation
 
-/// One entry of the notification feed.
-public struct FeedNotification: Sendable, Equatable, Identifiable, Hashable {
-    public var id: String
-    public var kind: NotificationKind
-    /// The group it is about, if any.
-    public var groupID: String?
-    public var message: String
-    public var isRead: Bool
-    public var createdAt: Date
-
-    /// Makes a notification.
-    public init(id: String, kind: NotificationKind, groupID: String?, message: String, isRead: Bool, createdAt: Date) {
-        self.id = id
-        self.kind = kind
-        self.groupID = groupID
-        self.message = message
-        self.isRead = isRead
-        self.createdAt = createdAt
-    }
-}
-
 /// A page of the feed with the unread count.
 public struct NotificationFeed: Sendable, Equatable {
     public var page: Page<FeedNotification>
@@ -42,7 +21,7 @@ public protocol NotificationService: Sendable {
     /// Unread notifications in all.
     func unreadCount() async throws(KitError) -> Int
     /// Marks one notification read.
-    func markRead(id: String) async throws(KitError)
+    func markRead(id: NotificationID) async throws(KitError)
     /// Marks every notification read.
     func markAllRead() async throws(KitError)
 }

@@ -13,7 +13,7 @@ public struct LiveGroupService: GroupService {
 
     public func currentGroup() async throws(KitError) -> SocialGroup? {
         do throws(KitError) {
-            return SocialGroup(wire: try await api.get(Components.Schemas.Group.self, "/v1/groups/current", operationID: "getCurrentGroup"))
+            return try await api.get(SocialGroup.self, "/v1/groups/current", operationID: "getCurrentGroup")
         } catch where error.kind == .notFound {
             return nil
         }
@@ -21,33 +21,33 @@ public struct LiveGroupService: GroupService {
 
     public func createGroup(name: String, timeZone: String) async throws(KitError) -> SocialGroup {
         let group = try await api.send(
-            .post, "/v1/groups", json: Components.Schemas.GroupInput(name: name, timeZone: timeZone), as: Components.Schemas.Group.self,
+            .post, "/v1/groups", json: Components.Schemas.GroupInput(name: name, timeZone: timeZone), as: SocialGroup.self,
             operationID: "createGroup")
         analytics.track(.groupCreated)
-        return SocialGroup(wire: group)
+        return group
     }
 
-    public func createInvitation(groupID: String) async throws(KitError) -> GroupInvitation {
+    public func createInvitation(groupID: GroupID) async throws(KitError) -> GroupInvitation {
         let invite = try await api.send(
-            .post, "/v1/groups/\(ServerAPI.segment(groupID))/invites", json: Components.Schemas.GroupInviteInput(), as: Components.Schemas.GroupInvite.self,
+            .post, "/v1/groups/\(groupID)/invites", json: Components.Schemas.GroupInviteInput(), as: Components.Schemas.GroupInvite.self,
             operationID: "createGroupInvite")
         guard let url = URL(string: invite.url), let deepLink = URL(string: invite.deepLink) else { throw KitError(.server) }
         analytics.track(.inviteShared)
         return GroupInvitation(
-            id: invite.id, code: invite.token, url: url, deepLink: deepLink, expiresAt: invite.expiresAt, maxUses: invite.maxUses, useCount: invite.useCount)
+            id: try InviteID(wire: invite.id), code: invite.token, url: url, deepLink: deepLink, expiresAt: invite.expiresAt, maxUses: invite.maxUses, useCount: invite.useCount)
     }
 
     public func previewInvitation(code: String) async throws(KitError) -> InvitationPreview {
         let preview = try await api.get(Components.Schemas.InvitePreview.self, "/v1/invites/\(ServerAPI.segment(try token(code)))", operationID: "previewInvite")
-        return InvitationPreview(groupID: preview.groupId, groupName: preview.groupName, memberCount: preview.memberCount, isFull: preview.isFull)
+        return InvitationPreview(groupID: try GroupID(wire: preview.groupId), groupName: preview.groupName, memberCount: preview.memberCount, isFull: preview.isFull)
     }
 
     public func join(code: String) async throws(KitError) -> SocialGroup {
         let group = try await api.send(
-            .post, "/v1/invites/\(ServerAPI.segment(try token(code)))/accept", json: ServerAPI.Empty(), as: Components.Schemas.Group.self,
+            .post, "/v1/invites/\(ServerAPI.segment(try token(code)))/accept", json: ServerAPI.Empty(), as: SocialGroup.self,
             operationID: "acceptInvite")
         analytics.track(.groupJoined(code.contains("/") ? .link : .code))
-        return SocialGroup(wire: group)
+        return group
     }
 
     /// The invite token of a code or link as typed, pasted or opened.
@@ -58,29 +58,37 @@ public struct LiveGroupService: GroupService {
         return code
     }
 
-    public func leave(groupID: String) async throws(KitError) {
-        try await api.send(.post, "/v1/groups/\(ServerAPI.segment(groupID))/leave", json: ServerAPI.Empty(), operationID: "leaveGroup")
+    public func leave(groupID: GroupID) async throws(KitError) {
+        try await api.send(.post, "/v1/groups/\(groupID)/leave", json: ServerAPI.Empty(), operationID: "leaveGroup")
         analytics.track(.groupLeft)
     }
 
-    public func members(groupID: String) async throws(KitError) -> [GroupMember] {
-        let list = try await api.get(Components.Schemas.GroupMemberList.self, "/v1/groups/\(ServerAPI.segment(groupID))/members", operationID: "listGroupMembers")
-        return list.items.map {
-            GroupMember(userID: $0.userId, displayName: $0.displayName, photoURL: $0.photoURL, role: $0.role == .admin ? .admin : .member, joinedAt: $0.joinedAt)
-        }
-        .sorted { ($0.role == .admin ? 0 : 1, $0.joinedAt) < ($1.role == .admin ? 0 : 1, $1.joinedAt) }
+    public func members(groupID: GroupID) async throws(KitError) -> [GroupMember] {
+        try await api.get(MemberList.self, "/v1/groups/\(groupID)/members", operationID: "listGroupMembers").items.sorted(by: GroupMember.listedBefore)
     }
 
-    public func leaderboard(groupID: String, type: LeaderboardType) async throws(KitError) -> GroupLeaderboard {
-        GroupLeaderboard(wire: try await kit { () async throws(FitBaseError) in try await client.leaderboard(groupId: groupID, type: type) })
+    /// The body of `listGroupMembers`: the contract's `GroupMemberList`, of Core's members.
+    private struct MemberList: Decodable {
+        var items: [GroupMember]
     }
 
-    public func liveLeaderboard(groupID: String, type: LeaderboardType) -> AsyncStream<LeaderboardUpdate> {
+    public func leaderboard(groupID: GroupID, type: LeaderboardType) async throws(KitError) -> GroupLeaderboard {
+        try GroupLeaderboard(wire: try await kit { () async throws(FitBaseError) in try await client.leaderboard(groupId: groupID, type: type) })
+    }
+
+    public func liveLeaderboard(groupID: GroupID, type: LeaderboardType) -> AsyncStream<LeaderboardUpdate> {
         let boards = client.observeLeaderboard(groupId: groupID, type: type)
         let (stream, continuation) = AsyncStream<LeaderboardUpdate>.makeStream(bufferingPolicy: .bufferingNewest(4))
         let task = Task {
             do throws(FitBaseError) {
-                for try await board in boards { continuation.yield(.board(GroupLeaderboard(wire: board))) }
+                for try await board in boards {
+                    do throws(KitError) {
+                        continuation.yield(.board(try GroupLeaderboard(wire: board)))
+                    } catch {
+                        continuation.yield(.ended(error))
+                        break
+                    }
+                }
             } catch {
                 if !Task.isCancelled { continuation.yield(.ended(KitError(error))) }
             }
@@ -98,16 +106,23 @@ public struct LiveNotificationService: NotificationService {
     public func feed(page: PageRequest) async throws(KitError) -> NotificationFeed {
         var query = [URLQueryItem(name: "limit", value: String(page.limit))]
         if let cursor = page.cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
-        let wire = try await api.get(Components.Schemas.NotificationPage.self, "/v1/notifications", query: query, operationID: "listNotifications")
-        return NotificationFeed(page: Page(items: wire.items.map(FeedNotification.init(wire:)), nextCursor: wire.nextCursor), unreadCount: wire.unreadCount)
+        let body = try await api.get(NotificationPage.self, "/v1/notifications", query: query, operationID: "listNotifications")
+        return NotificationFeed(page: Page(items: body.items, nextCursor: body.nextCursor), unreadCount: body.unreadCount)
+    }
+
+    /// The body of `listNotifications`: the contract's `NotificationPage`, of Core's notifications.
+    private struct NotificationPage: Decodable {
+        var items: [FeedNotification]
+        var nextCursor: String?
+        var unreadCount: Int
     }
 
     public func unreadCount() async throws(KitError) -> Int {
         try await feed(page: PageRequest(limit: 1)).unreadCount
     }
 
-    public func markRead(id: String) async throws(KitError) {
-        try await api.send(.post, "/v1/notifications/\(ServerAPI.segment(id))/read", json: ServerAPI.Empty(), operationID: "markNotificationRead")
+    public func markRead(id: NotificationID) async throws(KitError) {
+        try await api.send(.post, "/v1/notifications/\(id)/read", json: ServerAPI.Empty(), operationID: "markNotificationRead")
     }
 
     public func markAllRead() async throws(KitError) {

@@ -41,37 +41,36 @@ extension Profile {
 }
 
 extension UserProfile {
-    init(wire user: Components.Schemas.User) {
-        self.init(id: user.id, email: user.email, emailVerified: user.emailVerified, profile: Profile(wire: user))
+    /// The profile a `User` answer holds; an answer whose id is not a user id is not understood.
+    init(wire user: Components.Schemas.User) throws(FitBaseError) {
+        guard let id = UserID(user.id) else { throw .unexpectedResponse(statusCode: 200) }
+        self.init(id: id, email: user.email, emailVerified: user.emailVerified, profile: Profile(wire: user))
     }
 }
 
-extension SocialGroup {
-    init(wire group: Components.Schemas.Group) {
-        self.init(
-            id: group.id, name: group.name, timeZone: group.timeZone, memberCount: group.memberCount, role: group.role == .admin ? .admin : .member,
-            createdAt: group.createdAt
-        )
+extension Identifier {
+    /// The id a server answer names; one that is not an id is the server's fault, reported as such rather than skipped.
+    init(wire text: String) throws(KitError) {
+        guard let id = Self(text) else { throw KitError(.server) }
+        self = id
     }
 }
 
 extension GroupLeaderboard {
-    init(wire board: Components.Schemas.Leaderboard) {
-        func row(_ entry: Components.Schemas.LeaderboardEntry) -> LeaderboardRow {
-            LeaderboardRow(userID: entry.userId, displayName: entry.displayName, photoURL: entry.photoURL, value: entry.value, rank: entry.rank)
+    init(wire board: Components.Schemas.Leaderboard) throws(KitError) {
+        func entry(_ entry: Components.Schemas.LeaderboardEntry) throws(KitError) -> LeaderboardEntry {
+            LeaderboardEntry(
+                user: try UserID(wire: entry.userId), displayName: entry.displayName, photoURL: entry.photoURL, value: entry.value, rank: entry.rank,
+                reachedAt: entry.reachedAt)
         }
+        guard let weekStart = CalendarDay(board.challenge.weekStart) else {
+            throw KitError(.server)
+        }
+        var rows: [LeaderboardEntry] = []
+        for row in board.entries { rows.append(try entry(row)) }
         self.init(
-            type: board.challenge._type == .streak ? .streak : .checkIns, weekStart: CalendarDay(board.challenge.weekStart) ?? CalendarDay(daysSince1970: 0),
-            endsAt: board.challenge.endsAt, rows: board.entries.map(row), currentUser: board.currentUserEntry.map(row)
-        )
-    }
-}
-
-extension FeedNotification {
-    init(wire notification: Components.Schemas.Notification) {
-        self.init(
-            id: notification.id, kind: notification._type, groupID: notification.groupId, message: notification.message, isRead: notification.isRead,
-            createdAt: notification.createdAt
+            type: board.challenge._type, weekStart: weekStart, endsAt: board.challenge.endsAt, rows: rows,
+            currentUser: try board.currentUserEntry.map(entry)
         )
     }
 }

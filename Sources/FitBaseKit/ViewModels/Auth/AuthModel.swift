@@ -12,14 +12,14 @@ public final class AuthModel {
         /// Not known yet (before ``start()`` has read it).
         case unknown
         /// A session is open for this user.
-        case signedIn(userID: String)
+        case signedIn(userID: UserID)
         /// Nobody is signed in, and why (a plain launch, a sign-out, the server ended the session …).
         case signedOut(SignOutReason)
         /// The last attempt to sign in or up failed while nobody was signed in.
         case error(ScreenError)
 
         /// The signed-in user's id.
-        public var userID: String? {
+        public var userID: UserID? {
             if case .signedIn(let id) = self { return id }
             return nil
         }

@@ -18,13 +18,13 @@ public final class LeaderboardModel {
     }
 
     /// The group.
-    public let groupID: String
+    public let groupID: GroupID
     /// The challenge showing.
     public private(set) var type: LeaderboardType
     /// The board (`nil` until the first arrives).
     public private(set) var board: GroupLeaderboard?
     /// The rows whose rank changed with the last update, by user id (highlight them).
-    public private(set) var rankChanges: [String: RankChange] = [:]
+    public private(set) var rankChanges: [UserID: RankChange] = [:]
     /// The stream is running.
     public private(set) var isLive = false
     public private(set) var error: ScreenError?
@@ -34,7 +34,7 @@ public final class LeaderboardModel {
     @ObservationIgnored private var streamTask: Task<Void, Never>?
 
     /// A leaderboard of `groupID`'s `type` challenge over the services of `dependencies`.
-    public init(groupID: String, type: LeaderboardType = .checkIns, dependencies: FitBaseDependencies) {
+    public init(groupID: GroupID, type: LeaderboardType = .checkIns, dependencies: FitBaseDependencies) {
         self.groupID = groupID
         self.type = type
         groups = dependencies.groups
@@ -42,9 +42,9 @@ public final class LeaderboardModel {
     }
 
     /// The rows, best first.
-    public var rows: [LeaderboardRow] { board?.rows ?? [] }
+    public var rows: [LeaderboardEntry] { board?.rows ?? [] }
     /// The user's own row.
-    public var currentUser: LeaderboardRow? { board?.currentUser }
+    public var currentUser: LeaderboardEntry? { board?.currentUser }
     /// The board arrived, and nobody has scored yet.
     public var isEmpty: Bool { board.map { board in board.rows.allSatisfy { $0.value == 0 } } ?? false }
 
@@ -104,16 +104,16 @@ public final class LeaderboardModel {
     }
 
     /// How each member's rank moved from board `old` to board `new` (members whose rank held are left out).
-    public static func changes(from old: [LeaderboardRow], to new: [LeaderboardRow]) -> [String: RankChange] {
-        let before = Dictionary(old.map { ($0.userID, $0.rank) }, uniquingKeysWith: { first, _ in first })
-        var changes: [String: RankChange] = [:]
+    public static func changes(from old: [LeaderboardEntry], to new: [LeaderboardEntry]) -> [UserID: RankChange] {
+        let before = Dictionary(old.map { ($0.user, $0.rank) }, uniquingKeysWith: { first, _ in first })
+        var changes: [UserID: RankChange] = [:]
         for row in new {
-            guard let previous = before[row.userID] else {
-                changes[row.userID] = .new
+            guard let previous = before[row.user] else {
+                changes[row.user] = .new
                 continue
             }
-            if row.rank < previous { changes[row.userID] = .up(previous - row.rank) }
-            if row.rank > previous { changes[row.userID] = .down(row.rank - previous) }
+            if row.rank < previous { changes[row.user] = .up(previous - row.rank) }
+            if row.rank > previous { changes[row.user] = .down(row.rank - previous) }
         }
         return changes
     }

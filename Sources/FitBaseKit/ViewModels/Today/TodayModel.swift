@@ -78,7 +78,7 @@ public final class TodayModel {
 
     /// The user opened a suggestion.
     public func open(_ recommendation: RecommendedWorkout) {
-        analytics.track(.recommendationOpened(workoutID: recommendation.workout.id.description))
+        analytics.track(.recommendationOpened(workoutID: recommendation.workout.id))
     }
 
     private func apply(_ value: TodayRecommendations, source: LoadSource, fetchedAt: Date) {

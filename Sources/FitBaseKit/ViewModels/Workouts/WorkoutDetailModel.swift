@@ -18,7 +18,7 @@ public final class WorkoutDetailModel {
     }
 
     /// The workout's id.
-    public let workoutID: String
+    public let workoutID: WorkoutID
     /// The workout (`nil` until loaded).
     public private(set) var detail: WorkoutDetail?
     public private(set) var isLoading = false
@@ -41,7 +41,7 @@ public final class WorkoutDetailModel {
     private let clock: any KitClock
 
     /// A model of the workout `workoutID` over the services of `dependencies`.
-    public init(workoutID: String, dependencies: FitBaseDependencies) {
+    public init(workoutID: WorkoutID, dependencies: FitBaseDependencies) {
         self.workoutID = workoutID
         catalog = dependencies.catalog
         history = dependencies.history

@@ -115,7 +115,12 @@ extension ProviderSignInOperations {
             outcome.user, session: outcome.session, refreshToken: outcome.refreshToken, authenticatedAt: now, now: now,
             isNewUser: outcome.isNewUser
         )
-        answer.linked = outcome.linked.flatMap { .init(rawValue: $0.rawValue) }
+        answer.linked = outcome.linked.map { linked in
+            switch linked {
+            case .created: .created
+            case .joined: .joined
+            }
+        }
         return answer
     }
 
