@@ -9,7 +9,7 @@ struct ChallengeBoards: Sendable {
 
     /// This week's two challenges of the group, created on first use (read first: only the week's first request
     /// writes).
-    func current(of group: SocialGroup) async throws -> [Challenge] {
+    func current(of group: StoredGroup) async throws -> [Challenge] {
         let week = ChallengeWeek.containing(clock.now, in: LocalCalendar.timeZone(group.timeZone))
         let existing = try await existing(of: group.id, in: week)
         if existing.count == ChallengeKind.allCases.count { return existing }

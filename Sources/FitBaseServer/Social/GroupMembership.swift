@@ -38,8 +38,8 @@ struct GroupMembership: Sendable {
     let database: Database
 
     /// Creates a group with `user` as its admin; `alreadyInGroup` when they are in one.
-    func create(name: String, timeZone: String, by user: UserID, now: Date) async throws -> SocialGroup {
-        let group = SocialGroup(id: GroupID(), name: name, timeZone: timeZone, memberCount: 1, createdAt: now)
+    func create(name: String, timeZone: String, by user: UserID, now: Date) async throws -> StoredGroup {
+        let group = StoredGroup(id: GroupID(), name: name, timeZone: timeZone, memberCount: 1, createdAt: now)
         do {
             try await database.transaction { db in
                 if try await GroupStore.membership(of: user, on: db) != nil { throw GroupMembershipError.alreadyInGroup }
@@ -54,7 +54,7 @@ struct GroupMembership: Sendable {
     /// Adds `user` to the group through the invite `token`, spending one of its uses, and tells the members;
     /// `alreadyInGroup`, `full`, `inviteGone` (it expired, was used up or revoked meanwhile), or `noSuchGroup` when the
     /// group is gone. Joining the group one is in already changes nothing (and spends nothing).
-    func join(_ user: UserID, group id: GroupID, invite token: String, now: Date) async throws -> SocialGroup {
+    func join(_ user: UserID, group id: GroupID, invite token: String, now: Date) async throws -> StoredGroup {
         do {
             return try await database.transaction { db in
                 guard var group = try await GroupStore.group(id, on: db, locking: true) else { throw GroupMembershipError.noSuchGroup(id) }

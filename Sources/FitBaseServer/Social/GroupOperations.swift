@@ -156,13 +156,13 @@ extension GroupOperations {
     // MARK: Helpers
 
     /// The group the caller is a member of, with their role; 404 for a group they are not in (it is not theirs to see).
-    func memberGroup(_ id: String) async throws -> (SocialGroup, GroupRole) {
+    func memberGroup(_ id: String) async throws -> (StoredGroup, GroupRole) {
         let (group, membership) = try await membership(in: id)
         return (group, membership.role)
     }
 
     /// ``memberGroup(_:)`` with the caller's whole membership (when they joined, too).
-    func membership(in id: String) async throws -> (SocialGroup, GroupMembershipRecord) {
+    func membership(in id: String) async throws -> (StoredGroup, GroupMembershipRecord) {
         let caller = try RequestScope.requireCaller()
         guard let groupID = GroupID(id), let membership = try await socialFeature.groups.membership(of: caller.user), membership.group == groupID,
             let group = try await socialFeature.groups.group(groupID)
@@ -170,7 +170,7 @@ extension GroupOperations {
         return (group, membership)
     }
 
-    private func liveInvite(_ token: String) async throws -> (GroupInvite, SocialGroup) {
+    private func liveInvite(_ token: String) async throws -> (GroupInvite, StoredGroup) {
         guard let invite = try await socialFeature.groups.invite(token, now: clock.now), let group = try await socialFeature.groups.group(invite.group) else { throw Problem.inviteGone }
         return (invite, group)
     }

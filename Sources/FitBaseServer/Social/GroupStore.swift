@@ -5,8 +5,8 @@ import HTTPTypes
 import OpenAPIRuntime
 import SQLKit
 
-/// A group as stored.
-struct SocialGroup: Sendable, Equatable {
+/// A group's row (Core's `SocialGroup` is a group as one member reads it, with their role: ``GroupWire`` makes it).
+struct StoredGroup: Sendable, Equatable {
     var id: GroupID
     var name: String
     var timeZone: String
@@ -14,8 +14,8 @@ struct SocialGroup: Sendable, Equatable {
     var createdAt: Date
 }
 
-/// A member as listed.
-struct GroupMember: Sendable, Equatable {
+/// A member's row as listed (its display name may be absent; Core's `GroupMember` shows "Member N" instead).
+struct StoredMember: Sendable, Equatable {
     var user: UserID
     var role: GroupRole
     var displayName: String?
@@ -38,15 +38,15 @@ struct GroupStore: Sendable {
 
     // MARK: Reading
 
-    func group(_ id: GroupID) async throws -> SocialGroup? {
+    func group(_ id: GroupID) async throws -> StoredGroup? {
         try await database.withConnection { db in try await Self.group(id, on: db) }
     }
 
-    static func group(_ id: GroupID, on db: any SQLDatabase, locking: Bool = false) async throws -> SocialGroup? {
+    static func group(_ id: GroupID, on db: any SQLDatabase, locking: Bool = false) async throws -> StoredGroup? {
         var query = db.select().columns("id", "name", "time_zone", "member_count", "created_at").from("groups").where("id", .equal, id.rawValue)
         if locking { query = query.for(.update) }
         return try await query.first().map { row in
-            SocialGroup(
+            StoredGroup(
                 id: GroupID(rawValue: try row.decode(column: "id", as: UUID.self)), name: try row.decode(column: "name", as: String.self),
                 timeZone: try row.decode(column: "time_zone", as: String.self), memberCount: try row.decode(column: "member_count", as: Int.self),
                 createdAt: try row.decode(column: "created_at", as: Date.self)
@@ -74,7 +74,7 @@ struct GroupStore: Sendable {
     }
 
     /// Members, earliest first, with their display names.
-    static func members(of group: GroupID, on db: any SQLDatabase) async throws -> [GroupMember] {
+    static func members(of group: GroupID, on db: any SQLDatabase) async throws -> [StoredMember] {
         try await db.select()
             .columns(
                 SQLColumn("user_id", table: "group_members"), SQLColumn("role", table: "group_members"), SQLColumn("joined_at", table: "group_members"),
@@ -84,7 +84,7 @@ struct GroupStore: Sendable {
             .where(SQLColumn("group_id", table: "group_members"), .equal, SQLBind(group.rawValue))
             .orderBy(SQLColumn("joined_at", table: "group_members")).orderBy(SQLColumn("user_id", table: "group_members")).all()
             .map { row in
-                GroupMember(
+                StoredMember(
                     user: UserID(rawValue: try row.decode(column: "user_id", as: UUID.self)),
                     role: GroupRole(rawValue: try row.decode(column: "role", as: String.self)) ?? .member,
                     displayName: try row.decode(column: "display_name", as: String?.self), photoURL: try row.decode(column: "photo_url", as: String?.self),
@@ -93,7 +93,7 @@ struct GroupStore: Sendable {
             }
     }
 
-    func members(of group: GroupID) async throws -> [GroupMember] {
+    func members(of group: GroupID) async throws -> [StoredMember] {
         try await database.withConnection { db in try await Self.members(of: group, on: db) }
     }
 
@@ -108,14 +108,14 @@ struct GroupStore: Sendable {
     // MARK: Membership rows
 
     /// Inserts a group of one, `user` its admin. The caller's transaction; effects are ``GroupMembership``'s.
-    static func insertGroup(_ group: SocialGroup, admin user: UserID, on db: any SQLDatabase) async throws {
+    static func insertGroup(_ group: StoredGroup, admin user: UserID, on db: any SQLDatabase) async throws {
         try await db.insert(into: "groups").columns("id", "name", "time_zone", "created_by", "member_count", "created_at")
             .values(SQLBind(group.id.rawValue), SQLBind(group.name), SQLBind(group.timeZone), SQLBind(user.rawValue), SQLBind(1), SQLBind(group.createdAt)).run()
         try await insertMember(user, into: group.id, role: .admin, now: group.createdAt, on: db)
     }
 
     /// Adds `user` as a member of `group`, whose row the caller holds, and counts them.
-    static func addMember(_ user: UserID, to group: inout SocialGroup, now: Date, on db: any SQLDatabase) async throws {
+    static func addMember(_ user: UserID, to group: inout StoredGroup, now: Date, on db: any SQLDatabase) async throws {
         try await insertMember(user, into: group.id, role: .member, now: now, on: db)
         group.memberCount += 1
         try await db.update("groups").set("member_count", to: group.memberCount).where("id", .equal, group.id.rawValue).run()
@@ -124,7 +124,7 @@ struct GroupStore: Sendable {
     /// Deletes `user`'s membership row of the group, whose row the caller holds: the admin role passes to the
     /// longest-standing member and the count follows; the last member out deletes the group. Returns the members left,
     /// or `nil` when `user` was not a member.
-    static func deleteMember(_ user: UserID, from id: GroupID, on db: any SQLDatabase) async throws -> [GroupMember]? {
+    static func deleteMember(_ user: UserID, from id: GroupID, on db: any SQLDatabase) async throws -> [StoredMember]? {
         let removed = try await db.delete(from: "group_members").where("user_id", .equal, user.rawValue).where("group_id", .equal, id.rawValue)
             .returning("role").all()
         guard let role = try removed.first?.decode(column: "role", as: String.self) else { return nil }
