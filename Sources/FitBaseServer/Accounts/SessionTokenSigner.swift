@@ -21,6 +21,8 @@ actor SessionTokenSigner {
     static let audience = "fitbase"
 
     nonisolated let issuer: String
+    /// The clock a token's expiry is checked against.
+    nonisolated let clock: ServerClock
     /// `nil` for a signer with one fixed key.
     private let keys: SigningKeys?
     /// The least time between two reads of the keys caused by tokens naming keys the signer does not hold.
@@ -30,8 +32,9 @@ actor SessionTokenSigner {
     private var lastUnknownKeyLookup: ContinuousClock.Instant?
 
     /// A signer over the deployment's keys in the database; ``load()`` reads them.
-    init(keys: SigningKeys, issuer: String, unknownKeyLookupInterval: Duration = .seconds(5)) {
+    init(keys: SigningKeys, issuer: String, clock: ServerClock = .system, unknownKeyLookupInterval: Duration = .seconds(5)) {
         self.issuer = issuer
+        self.clock = clock
         self.keys = keys
         self.unknownKeyLookupInterval = unknownKeyLookupInterval
     }
@@ -39,6 +42,7 @@ actor SessionTokenSigner {
     /// A signer with one key and no database (tests forge tokens with it).
     init(key: ES256PrivateKey, issuer: String) async {
         self.issuer = issuer
+        self.clock = .system
         self.keys = nil
         self.unknownKeyLookupInterval = .zero
         // A ring of one current key cannot fail to build.
@@ -93,7 +97,7 @@ actor SessionTokenSigner {
     /// decodings saved on every signed-in request), else verified now. A change of the signing keys (a key retired)
     /// forgets every token verified before it.
     nonisolated func verify(_ token: String) async throws(Problem) -> AccessClaims {
-        let now = Date()
+        let now = clock.now
         if let known = verified.withLock({ $0[token] }), now < known.expiresAt { return known.claims }
         let (claims, expiresAt) = try await verifyUncached(token)
         verified.withLock { verified in
@@ -118,6 +122,10 @@ actor SessionTokenSigner {
             throw .unauthenticated(.tokenExpired, "The access token has expired; refresh the session.")
         } catch {
             throw .unauthenticated(.invalidToken, "The access token is not valid.")
+        }
+        // Expiry is checked here, against the server's clock, rather than by the payload against the system's.
+        guard payload.exp.value > clock.now else {
+            throw .unauthenticated(.tokenExpired, "The access token has expired; refresh the session.")
         }
         guard payload.iss.value == issuer, payload.aud.value.contains(Self.audience),
             let user = UserID(payload.sub.value), let session = SessionID(payload.sid)
@@ -212,7 +220,6 @@ private struct AccessTokenPayload: JWTPayload {
     var iss: IssuerClaim
     var aud: AudienceClaim
 
-    func verify(using algorithm: some JWTAlgorithm) async throws {
-        try exp.verifyNotExpired()
-    }
+    /// The signature only: ``SessionTokenSigner`` checks the expiry against its clock.
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
 }

@@ -99,7 +99,7 @@ struct ServerFoundation: Sendable {
                     store: SigningKeyStore(database: database), masterKey: masterKey,
                     legacyKeyFile: SigningKeys.legacyKeyFile(in: configuration.dataDirectory), logger: logger
                 ),
-                issuer: configuration.publicURL
+                issuer: configuration.publicURL, clock: clock
             ),
             hasher: PasswordHasher(cost: configuration.bcryptCost, slots: configuration.accounts.passwordHashSlots),
             profiles: ProfileStore(database: database, vault: vault), clock: clock, ids: ids
@@ -112,10 +112,10 @@ struct ServerFoundation: Sendable {
             DatabaseService(database: database), DatabaseService(database: keystore), HTTPClientService(client: httpClient), hasher,
             OutboxWorker(
                 database: database, outbox: outbox, mailer: mailer, sender: configuration.accounts.sender, appleTokens: appleTokenClient,
-                logger: logger
+                logger: logger, clock: clock
             ),
             SigningKeyRefresh(signer: signer, logger: logger),
-            AuditService(audit: audit, key: auditKey, logger: logger),
+            AuditService(audit: audit, key: auditKey, logger: logger, clock: clock),
         ]
     }
 

@@ -109,6 +109,7 @@ struct AuditService: Service {
     let audit: AuditLog
     let key: AuditKey
     let logger: Logger
+    var clock = ServerClock.system
     var interval: Duration = .seconds(60)
     var checkpointInterval: TimeInterval = 3600
 
@@ -125,9 +126,9 @@ struct AuditService: Service {
             do {
                 try await audit.flushRefusals()
                 try await AuditDigests.sign(with: key, database: audit.database)
-                if Date.now.timeIntervalSince(lastCheckpoint) >= checkpointInterval {
+                if clock.now.timeIntervalSince(lastCheckpoint) >= checkpointInterval {
                     _ = try await AuditCheckpoint.make(with: key, database: audit.database)
-                    lastCheckpoint = .now
+                    lastCheckpoint = clock.now
                 }
             } catch {
                 logger.error("audit digest run failed", metadata: ["error": "\(error)"])

@@ -28,6 +28,7 @@ struct OutboxWorker: Service {
     /// Apple's token endpoint; `nil` when Sign in with Apple has no key configured (nothing is queued for it then).
     let appleTokens: (any AppleTokenClient)?
     let logger: Logger
+    var clock = ServerClock.system
     var pollInterval: Duration = .seconds(5)
 
     func run() async throws {
@@ -38,7 +39,8 @@ struct OutboxWorker: Service {
 
     /// Claims and delivers up to one batch of due jobs; returns how many it claimed.
     @discardableResult
-    func deliverDueJobs(now: Date = .storageNow) async throws -> Int {
+    func deliverDueJobs(now: Date? = nil) async throws -> Int {
+        let now = now ?? clock.now
         let leaseEnd = now.addingTimeInterval(Self.lease)
         let lockClause = database.engine == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
         let claimed = try await database.transaction { db in
@@ -97,7 +99,7 @@ struct OutboxWorker: Service {
     }
 
     private func settle(_ id: UUID, outcome: DeliveryOutcome, attempts: Int, lease: Date, kind: String) async throws {
-        let now = Date.storageNow
+        let now = clock.now
         try await database.transaction { db in
             var update = db.update("outbox").set("claimed_until", to: SQLLiteral.null)
             switch outcome {

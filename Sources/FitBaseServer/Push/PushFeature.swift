@@ -18,12 +18,12 @@ struct PushFeature: ServerFeature {
         workers = [
             // The provider's connections close after the worker has stopped (services stop in reverse order).
             APNsProviderService(provider: apns),
-            PushWorker(database: database, provider: provider ?? apns ?? LogPushProvider(logger: logger), logger: logger),
+            PushWorker(database: database, provider: provider ?? apns ?? LogPushProvider(logger: logger), logger: logger, clock: foundation.clock),
             ReminderService(
                 scheduler: ReminderScheduler(
                     database: database, cycle: cycle.reckoner, claimKey: foundation.masterKey.derivedKey(for: "push reminder claims")
                 ),
-                logger: logger, now: reminderClock ?? { .storageNow }
+                logger: logger, now: reminderClock ?? { [clock = foundation.clock] in clock.now }
             ),
         ]
     }

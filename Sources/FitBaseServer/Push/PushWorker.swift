@@ -21,12 +21,14 @@ package struct PushWorker: Service {
     let database: Database
     let provider: any PushProvider
     let logger: Logger
+    var clock: ServerClock
     var pollInterval: Duration = .seconds(2)
 
-    package init(database: Database, provider: any PushProvider, logger: Logger, pollInterval: Duration = .seconds(2)) {
+    package init(database: Database, provider: any PushProvider, logger: Logger, clock: ServerClock = .system, pollInterval: Duration = .seconds(2)) {
         self.database = database
         self.provider = provider
         self.logger = logger
+        self.clock = clock
         self.pollInterval = pollInterval
     }
 
@@ -45,7 +47,8 @@ package struct PushWorker: Service {
 
     /// Claims, sends and settles up to one batch of due push jobs; returns how many it claimed.
     @discardableResult
-    package func deliverDueJobs(now: Date = .storageNow) async throws -> Int {
+    package func deliverDueJobs(now: Date? = nil) async throws -> Int {
+        let now = now ?? clock.now
         let leaseEnd = now.addingTimeInterval(OutboxWorker.lease)
         let lockClause = database.engine == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
         let claimed = try await database.transaction { db in
@@ -103,7 +106,7 @@ package struct PushWorker: Service {
 
     /// Writes every outcome of a batch in one transaction: one statement for all the sent, one per other outcome.
     private func settle(_ outcomes: [(Claimed, PushOutcome)], lease: Date) async throws {
-        let now = Date.storageNow
+        let now = clock.now
         let logger = self.logger
         try await database.transaction { db in
             var sent: [UUID] = []

@@ -25,5 +25,5 @@ struct SocialFeature: ServerFeature {
     }
 
     var dataOwners: [any AccountDataOwner] { [GroupMembershipOwner(), NotificationsOwner()] }
-    var services: [any Service] { [WeekRolloverService(rollover: WeekRollover(database: database), logger: logger)] }
+    var services: [any Service] { [WeekRolloverService(rollover: WeekRollover(database: database), logger: logger, clock: clock)] }
 }

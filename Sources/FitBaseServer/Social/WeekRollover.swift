@@ -65,6 +65,7 @@ package struct WeekRollover: Sendable {
 struct WeekRolloverService: Service {
     let rollover: WeekRollover
     let logger: Logger
+    var clock = ServerClock.system
     var interval: Duration = .seconds(60)
 
     func run() async throws {
@@ -76,7 +77,7 @@ struct WeekRolloverService: Service {
                 return
             }
             do {
-                let closed = try await rollover.rollOver(at: .storageNow)
+                let closed = try await rollover.rollOver(at: clock.now)
                 if closed > 0 { logger.info("closed challenge weeks", metadata: ["challenges": "\(closed)"]) }
             } catch {
                 logger.error("week rollover failed", metadata: ["error": "\(error)"])

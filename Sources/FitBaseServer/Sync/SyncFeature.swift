@@ -25,7 +25,7 @@ struct SyncFeature: ServerFeature {
             unverifiedAccounts: configuration.accounts.unverifiedAccountDays.map {
                 UnverifiedAccountSweeper(database: database, registry: registry, lifetime: TimeInterval($0) * 86_400, logger: logger)
             },
-            logger: logger, firstRun: configuration.housekeeping.first, interval: configuration.housekeeping.interval
+            logger: logger, clock: foundation.clock, firstRun: configuration.housekeeping.first, interval: configuration.housekeeping.interval
         )
     }
 

@@ -48,6 +48,6 @@ extension SyncOperations {
     func pushSyncMutations(_ input: Operations.PushSyncMutations.Input) async throws -> Operations.PushSyncMutations.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        return .ok(.init(body: .json(.init(results: try await syncFeature.pusher.push(body, by: caller)))))
+        return .ok(.init(body: .json(.init(results: try await syncFeature.pusher.push(body, by: caller, now: clock.now)))))
     }
 }

@@ -23,13 +23,12 @@ struct SyncPusher: Sendable {
     /// What each collection checks, writes and shows.
     let collections: SyncedCollections
 
-    /// Applies `body`'s mutations for `caller`, answering one result per mutation in order.
-    func push(_ body: Components.Schemas.SyncPush, by caller: Caller) async throws -> [Components.Schemas.SyncMutationResult] {
+    /// Applies `body`'s mutations for `caller` at `now`, answering one result per mutation in order.
+    func push(_ body: Components.Schemas.SyncPush, by caller: Caller, now: Date) async throws -> [Components.Schemas.SyncMutationResult] {
         guard body.mutations.count <= Self.maximumMutations else {
             throw Problem.batchTooLarge("mutations", maximum: Self.maximumMutations, noun: "mutations", request: "A push")
         }
         let user = caller.user
-        let now = Date.storageNow
         let reads = PushReads(caller: caller)
         let byCollection = Dictionary(grouping: body.mutations) { $0.collection }
         for collection in collections.all {

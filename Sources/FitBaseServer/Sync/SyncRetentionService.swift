@@ -11,6 +11,7 @@ struct SyncRetentionService: Service {
     /// `FITBASE_UNVERIFIED_ACCOUNT_DAYS`; `nil` when off.
     let unverifiedAccounts: UnverifiedAccountSweeper?
     let logger: Logger
+    var clock = ServerClock.system
     var firstRun: Duration = .seconds(600)
     var interval: Duration = .seconds(6 * 3600)
 
@@ -25,16 +26,17 @@ struct SyncRetentionService: Service {
             }
             wait = interval
             do {
-                let purged = try await SyncFeed.purge(before: Date.now.addingTimeInterval(-SyncFeed.tombstoneRetention), database: database)
+                let now = clock.now
+                let purged = try await SyncFeed.purge(before: now.addingTimeInterval(-SyncFeed.tombstoneRetention), database: database)
                 if purged > 0 { logger.info("purged sync tombstones", metadata: ["count": "\(purged)"]) }
                 // Realtime events past their replay window go on the same schedule.
-                try await EventLog.purge(before: Date.now.addingTimeInterval(-EventLog.retention), database: database)
+                try await EventLog.purge(before: now.addingTimeInterval(-EventLog.retention), database: database)
                 // Challenges (their boards and counted workouts go with them) once their week is past the 90 days of results.
-                try await ChallengeScoring.purge(startedBefore: Date.now.addingTimeInterval(-ChallengeScoring.retention), database: database)
+                try await ChallengeScoring.purge(startedBefore: now.addingTimeInterval(-ChallengeScoring.retention), database: database)
                 // And the accounts' short-lived rows: spent counters, expired links, delivered e-mail.
-                try await AccountsRetention.purge(now: .storageNow, database: database)
-                try await registry.finishInterruptedDeletions(database: database, startedBefore: Date.storageNow.addingTimeInterval(-600))
-                try await unverifiedAccounts?.sweep(now: .storageNow)
+                try await AccountsRetention.purge(now: now, database: database)
+                try await registry.finishInterruptedDeletions(database: database, startedBefore: now.addingTimeInterval(-600))
+                try await unverifiedAccounts?.sweep(now: now)
             } catch {
                 logger.error("sync tombstone purge failed", metadata: ["error": "\(error)"])
             }
