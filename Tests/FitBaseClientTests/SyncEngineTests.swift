@@ -44,17 +44,20 @@ import Testing
         }
     }
 
-    /// One device: its own network, token store and local store (in a file when `directory` is given).
+    /// One device: its own network, token store and local store (in a file when `directory` is given), and its own
+    /// clock, `clockOffset` seconds from the machine's.
     struct Device {
         let network = Network()
         let client: FitBaseClient
         let engine: SyncEngine
 
-        init(_ server: URL, directory: URL? = nil) throws {
+        init(_ server: URL, directory: URL? = nil, clockOffset: TimeInterval = 0) throws {
             let tokens: any TokenStore = directory.map { FileTokenStore(fileURL: $0.appendingPathComponent("session.json")) } ?? InMemoryTokenStore()
             client = FitBaseClient(serverURL: server, tokenStore: tokens, transport: network)
             let store = try directory.map { try LocalStore(path: $0.appendingPathComponent("fitbase.sqlite").path) } ?? LocalStore.inMemory()
-            engine = SyncEngine(client: client, store: store)
+            var configuration = SyncEngine.Configuration()
+            configuration.clock = { Date.now.addingTimeInterval(clockOffset) }
+            engine = SyncEngine(client: client, store: store, configuration: configuration)
         }
     }
 
@@ -84,7 +87,8 @@ import Testing
     func twoDevicesEditOfflineAndConverge(engine: DatabaseEngine) async throws {
         try await Self.withServer(engine) { server, _, workout in
             let email = Self.email()
-            let phone = try Device(server)
+            // The phone's clock is two seconds behind: its edit is the earlier one, without the test waiting.
+            let phone = try Device(server, clockOffset: -2)
             let watch = try Device(server)
             try await phone.client.signUp(email: email, password: Self.password)
             try await watch.client.signIn(email: email, password: Self.password)
@@ -95,12 +99,11 @@ import Testing
             try await watch.engine.syncNow()
             #expect(try await watch.engine.plans.get(shared.id) == shared)
 
-            // Both offline: each edits the plan and logs a workout; the watch edits a second later.
+            // Both offline: each edits the plan and logs a workout; the watch's edit is the later one.
             phone.network.offline = true
             watch.network.offline = true
             try await phone.engine.plans.save(Self.plan("Phone edit", id: shared.id))
             try await phone.engine.history.log(workout, completedAt: Date.now.addingTimeInterval(-3600), duration: 30)
-            try await Task.sleep(for: .milliseconds(1100))
             try await watch.engine.plans.save(Self.plan("Watch edit", id: shared.id))
             try await watch.engine.history.log(workout, completedAt: Date.now.addingTimeInterval(-600), duration: 45)
             await #expect(throws: FitBaseError.self) { try await phone.engine.syncNow() }

@@ -20,13 +20,13 @@ public struct Repository<Record: SyncedRecord>: Sendable {
 
     /// Saves `record` (new or changed) and queues it for the server.
     public func save(_ record: Record) async throws {
-        try await store.change(Record.collection, id: record.id.description, data: RecordCoding.encode(record))
+        try await store.change(Record.collection, id: record.id.description, data: RecordCoding.encode(record), at: engine.configuration.clock())
         await engine.localChangeQueued()
     }
 
     /// Deletes the record and queues the deletion for the server.
     public func delete(_ id: Record.ID) async throws {
-        try await store.change(Record.collection, id: id.description, data: nil)
+        try await store.change(Record.collection, id: id.description, data: nil, at: engine.configuration.clock())
         await engine.localChangeQueued()
     }
 }

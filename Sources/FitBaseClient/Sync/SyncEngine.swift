@@ -65,6 +65,9 @@ public actor SyncEngine {
         public var initialBackoff: Duration = .seconds(2)
         /// Longest retry delay.
         public var maximumBackoff: Duration = .seconds(300)
+        /// The device's clock: when a local change was made (a conflict with another device's change of the same
+        /// record is settled by it) and when the last sync ended. Tests hand in one they move.
+        public var clock: @Sendable () -> Date = { Date.now }
 
         public init() {}
     }
@@ -257,7 +260,7 @@ public actor SyncEngine {
             try await pushQueued()
             if pulling {
                 try await pullChanges()
-                let now = Date.now
+                let now = configuration.clock()
                 status.lastSyncedAt = now
                 try? await store.setState("last_synced_at", to: String(now.timeIntervalSince1970))
             }
@@ -299,7 +302,7 @@ public actor SyncEngine {
                     let record = result.serverRecord
                     var data: Data?
                     if let record, !record.deleted, let payload = record.data { data = try Self.json(payload) }
-                    answers.append((mutation, .serverWins(version: record?.version ?? result.version ?? 0, data: data, updatedAt: record?.updatedAt ?? .now)))
+                    answers.append((mutation, .serverWins(version: record?.version ?? result.version ?? 0, data: data, updatedAt: record?.updatedAt ?? configuration.clock())))
                 case .rejected:
                     answers.append((mutation, .rejected))
                     if let problem = result.problem {
