@@ -167,7 +167,7 @@ import Testing
             #expect(changes.first?.stamp.version == 4)
             // New changes continue the sequence.
             let next = try await database.transaction { db in
-                try await SyncFeed.record(.plans, id: plan.uuidString.lowercased(), of: UserID(rawValue: user), deleted: true, updatedAt: now, on: db)
+                try await SyncFeed.record(.plans, id: plan.uuidString.lowercased(), of: UserID(rawValue: user), deleted: true, updatedAt: now, changedAt: now, on: db)
             }
             #expect(next.seq == 2 && next.stamp.version == 5)
             try await database.shutdown()

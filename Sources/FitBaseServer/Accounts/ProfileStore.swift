@@ -77,7 +77,7 @@ struct ProfileStore: Sendable {
                 (Self.columns + ["updated_at"]).reduce(conflict) { $0.set(excludedValueOf: $1) }
             }
             .run()
-        try await SyncFeed.record(.preferences, id: SyncFeed.preferencesID, of: user, deleted: false, updatedAt: now, on: db)
+        try await SyncFeed.record(.preferences, id: SyncFeed.preferencesID, of: user, deleted: false, updatedAt: now, changedAt: now, on: db)
         return profile
     }
 

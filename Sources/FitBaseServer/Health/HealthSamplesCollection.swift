@@ -77,7 +77,9 @@ struct HealthSamplesCollection: SyncedCollection {
     func delete(_ id: String, _ write: FeedWrite, on db: any SQLDatabase) async throws -> SyncChange? {
         guard let sample = HealthSampleID(id), let deleted = try await HealthSampleStore.deleteRow(sample, of: write.user, on: db) else { return nil }
         // The row held the sample's feed entry: the tombstone takes over from its version.
-        let change = try await SyncFeed.record(.healthSamples, id: id, of: write.user, deleted: true, updatedAt: write.updatedAt, currentVersion: deleted.version, on: db)
+        let change = try await SyncFeed.record(
+            .healthSamples, id: id, of: write.user, deleted: true, updatedAt: write.updatedAt, changedAt: write.now, currentVersion: deleted.version, on: db
+        )
         try await HealthRollups.markStale(type: deleted.type, start: deleted.start, of: write.user, on: db)
         try await HealthSampleQuota.count(-1, of: write.user, limit: .max, on: db)
         return change

@@ -20,16 +20,18 @@ enum SyncFeed {
 
     /// Enters a change of `collection`/`id` into the feed: the next sequence number of the user, the next version.
     /// `updatedAt` is the writer's time (the server's for REST writes, the client's for pushed ones).
-    /// Pass `currentVersion` (0 for a new record) when the caller has just read the record's stamp.
+    /// `changedAt` is the server's time of the write. Pass `currentVersion` (0 for a new record) when the caller has
+    /// just read the record's stamp.
     @discardableResult
     static func record(
-        _ collection: SyncCollection, id: String, of user: UserID, deleted: Bool, updatedAt: Date, currentVersion: Int? = nil, on db: any SQLDatabase
+        _ collection: SyncCollection, id: String, of user: UserID, deleted: Bool, updatedAt: Date, changedAt: Date, currentVersion: Int? = nil,
+        on db: any SQLDatabase
     ) async throws -> SyncChange {
         let current = if let currentVersion { currentVersion } else { try await stamp(collection, id: id, of: user, on: db)?.version ?? 0 }
         let version = current + 1
         let seq = try await nextSequence(of: user, on: db)
         nudge(user)
-        try await upsertChange(user.rawValue, collection.rawValue, id, seq, version, deleted, updatedAt, Date.storageNow).run(on: db)
+        try await upsertChange(user.rawValue, collection.rawValue, id, seq, version, deleted, updatedAt, changedAt).run(on: db)
         return SyncChange(collection: collection, recordID: id, seq: seq, stamp: RecordStamp(version: version, updatedAt: updatedAt, deleted: deleted))
     }
 

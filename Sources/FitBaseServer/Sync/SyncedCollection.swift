@@ -116,7 +116,7 @@ struct FeedWrite: Sendable {
 
     /// Enters the change of `collection`/`id` into the feed.
     func record(_ collection: SyncCollection, id: String, deleted: Bool, on db: any SQLDatabase) async throws -> SyncChange {
-        try await SyncFeed.record(collection, id: id, of: user, deleted: deleted, updatedAt: updatedAt, currentVersion: currentVersion, on: db)
+        try await SyncFeed.record(collection, id: id, of: user, deleted: deleted, updatedAt: updatedAt, changedAt: now, currentVersion: currentVersion, on: db)
     }
 }
 
