@@ -264,13 +264,16 @@ let package = Package(
 
         // MARK: Tests
 
-        /// Shared by the test targets: throw-away databases on every engine, test configurations.
+        /// Shared by the test targets: throw-away databases on every engine, test configurations, live servers, problem
+        /// checks, waiting for a condition.
         .target(
             name: "FitBaseTestSupport",
             dependencies: [
                 "FitBaseAPI",
                 "FitBaseCore",
                 "FitBaseServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "Logging", package: "swift-log"),
             ],

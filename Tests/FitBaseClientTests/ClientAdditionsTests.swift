@@ -42,7 +42,7 @@ import Testing
             let first = SyncEngineTests.plan("Announced")
             try await phone.engine.plans.save(first)
             try await phone.engine.syncNow()
-            #expect(try await Self.eventually { try await tablet.engine.plans.get(first.id) != nil }, "no pull on the sync event")
+            #expect(await eventually { try await tablet.engine.plans.get(first.id) != nil }, "no pull on the sync event")
 
             await tablet.engine.stop()
         }
@@ -61,7 +61,7 @@ import Testing
             let network = ManualReachability(reachable: true)
             await tablet.engine.start()
             await tablet.engine.follow(serverEvents: false, reachability: network)
-            #expect(try await Self.eventually { await tablet.engine.status.lastSyncedAt != nil }, "no first sync")
+            #expect(await eventually { await tablet.engine.status.lastSyncedAt != nil }, "no first sync")
             let logs = { try await tablet.engine.history.history().count }
 
             // The tablet loses the network and its own log fails to sync; meanwhile the phone logs one.
@@ -75,15 +75,15 @@ import Testing
             #expect(await tablet.engine.status.pendingCount == 1)
             tablet.network.offline = false
             network.setReachable(true)
-            #expect(try await Self.eventually { try await logs() == 2 }, "no pull when the network came back")
-            #expect(try await Self.eventually { await tablet.engine.status.pendingCount == 0 }, "no push when the network came back")
+            #expect(await eventually { try await logs() == 2 }, "no pull when the network came back")
+            #expect(await eventually { await tablet.engine.status.pendingCount == 0 }, "no push when the network came back")
 
             // Again, after a flap that ends reachable: every return pulls.
             try await phone.engine.history.log(workout, completedAt: Date.now.addingTimeInterval(-600), duration: 40)
             try await phone.engine.syncNow()
             network.setReachable(false)
             network.setReachable(true)
-            #expect(try await Self.eventually { try await logs() == 3 }, "no pull after the second return")
+            #expect(await eventually { try await logs() == 3 }, "no pull after the second return")
             await tablet.engine.stop()
         }
     }
@@ -114,13 +114,5 @@ import Testing
             fetchedAt: now, userID: UserID())
         let expired = snapshot.effective(at: now.addingTimeInterval(120))
         #expect(expired.features[.premiumContent]?.allowed == false && expired.features[.basicPlans]?.allowed == true)
-    }
-
-    static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
-        for _ in 0..<100 {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        return false
     }
 }

@@ -10,14 +10,10 @@ import Testing
 @Suite struct ServerStatusTests {
     @Test(arguments: TestEngines.all)
     func serverStatusReportsAliveReadyAndTheEngine(engine: DatabaseEngine) async throws {
-        try await TestDatabase.with(engine) { database in
-            let app = try await buildApplication(configuration: .testing(database), logger: TestDatabase.logger)
-            try await app.test(.live) { client in
-                let port = try #require(client.port)
-                let fitbase = FitBaseClient(serverURL: URL(string: "http://127.0.0.1:\(port)")!)
-                let status = try await fitbase.serverStatus()
-                #expect(status == ServerStatus(alive: true, ready: true, database: engine.rawValue))
-            }
+        try await withLiveApp(engine) { server, _ in
+            let fitbase = FitBaseClient(serverURL: server)
+            let status = try await fitbase.serverStatus()
+            #expect(status == ServerStatus(alive: true, ready: true, database: engine.rawValue))
         }
     }
 

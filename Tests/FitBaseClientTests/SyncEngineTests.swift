@@ -65,13 +65,9 @@ import Testing
 
     /// A live server with the demo catalog; `body` gets its URL, its database and a workout of its catalog.
     static func withServer(_ engine: DatabaseEngine, _ body: @escaping @Sendable (URL, TestDatabase, Components.Schemas.Workout) async throws -> Void) async throws {
-        try await TestDatabase.with(engine) { database in
-            let app = try await buildApplication(configuration: .testing(database, demoCatalog: true), logger: TestDatabase.logger)
-            try await app.test(.live) { client in
-                let server = URL(string: "http://127.0.0.1:\(try #require(client.port))")!
-                let workouts = try await FitBaseClient(serverURL: server).api.listWorkouts(query: .init(limit: 2)).ok.body.json.items
-                try await body(server, database, try #require(workouts.first))
-            }
+        try await withLiveApp(engine, demoCatalog: true) { server, database in
+            let workouts = try await FitBaseClient(serverURL: server).api.listWorkouts(query: .init(limit: 2)).ok.body.json.items
+            try await body(server, database, try #require(workouts.first))
         }
     }
 

@@ -101,11 +101,6 @@ struct LiveDevice {
 
     /// Runs `body` with a live server (demo catalog loaded).
     static func withServer(_ body: @escaping @Sendable (URL, TestDatabase) async throws -> Void) async throws {
-        try await TestDatabase.with(.sqlite) { database in
-            let app = try await buildApplication(configuration: .testing(database, demoCatalog: true), logger: TestDatabase.logger)
-            try await app.test(.live) { client in
-                try await body(URL(string: "http://127.0.0.1:\(try #require(client.port))")!, database)
-            }
-        }
+        try await withLiveApp(.sqlite, demoCatalog: true, body)
     }
 }

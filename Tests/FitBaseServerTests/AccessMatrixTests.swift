@@ -320,8 +320,8 @@ import Yams
 
     @Test(arguments: TestEngines.all)
     func everyCallerGetsTheStatusTheRulesPromise(engine: DatabaseEngine) async throws {
-        try await withProviderApp(engine) { client, _, database in
-            let storage = try await Database.open(database.location, logger: TestDatabase.logger)
+        try await withProviderApp(engine) { client, _, app in
+            let storage = app.database
             let users = UserStore(database: storage)
             for row in Self.rows {
                 let used = CatalogTests.fixture[0]
@@ -395,7 +395,6 @@ import Yams
                     )
                 }
             }
-            try await storage.shutdown()
         }
     }
 

@@ -29,12 +29,12 @@ import Testing
             #expect(user["emailVerified"] as? Bool == true)
             // Every way back in for the attacker is gone.
             for session in [attacker, attackerTablet] {
-                try expectProblem(try await client.json(.get, "/v1/me", token: session.accessToken), code: "session_revoked")
-                try expectProblem(try await client.json(.post, "/v1/auth/refresh", body: ["refreshToken": session.refreshToken]), code: "invalid_refresh_token")
+                try expectProblem(try await client.json(.get, "/v1/me", token: session.accessToken), .sessionRevoked)
+                try expectProblem(try await client.json(.post, "/v1/auth/refresh", body: ["refreshToken": session.refreshToken]), .invalidRefreshToken)
             }
             try expectProblem(
                 try await client.json(.post, "/v1/auth/signin", body: ["email": "victim@gmail.com", "password": "attacker's password"]),
-                code: "invalid_credentials"
+                .invalidCredentials
             )
             // The owner's session works.
             let ownerToken = try #require(try json(owner)["accessToken"] as? String)
@@ -50,10 +50,10 @@ import Testing
             let owner = try await client.json(.post, "/v1/auth/apple", body: ["identityToken": token, "rawNonce": "n"])
             #expect(owner.status == .ok)
             #expect((try json(owner)["user"] as? [String: Any])?["signInMethods"] as? [String] == ["apple"])
-            try expectProblem(try await client.json(.get, "/v1/me", token: attacker.accessToken), code: "session_revoked")
+            try expectProblem(try await client.json(.get, "/v1/me", token: attacker.accessToken), .sessionRevoked)
             try expectProblem(
                 try await client.json(.post, "/v1/auth/signin", body: ["email": "maya@example.com", "password": "attacker's password"]),
-                code: "invalid_credentials"
+                .invalidCredentials
             )
         }
     }
@@ -64,7 +64,7 @@ import Testing
     func twentyConcurrentWrongPasswordsAreRefusedAfterTheFifth(engine: DatabaseEngine) async throws {
         // Enough hashing slots for the five admitted guesses to be checked at once: what is counted here is the
         // throttle, not the hasher's own bound (a 503 `busy`, tested below).
-        try await withMailApp(engine, accounts: AccountsConfiguration(passwordHashSlots: 8)) { client, _, _ in
+        try await withApp(engine, options: .init(mailer: RecordingMailer(), configure: { $0.accounts = AccountsConfiguration(passwordHashSlots: 8) })) { client, _ in
             let owner = try await client.signUp("target@example.com")
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for guess in 0..<20 {
@@ -78,20 +78,20 @@ import Testing
             #expect(statuses.filter { $0 == .tooManyRequests }.count == 15)
             // Even the right password waits now — unless it comes from a device the owner signed in on before.
             let locked = try await client.json(.post, "/v1/auth/signin", body: ["email": "target@example.com", "password": owner.password])
-            try expectProblem(locked, code: "too_many_attempts")
+            try expectProblem(locked, .tooManyAttempts)
             #expect(Int(locked.headers[.retryAfter] ?? "") ?? 0 > 0)
         }
     }
 
     @Test(arguments: TestEngines.all)
     func someoneWhoKnowsOnlyTheAddressCannotLockTheOwnersDeviceOut(engine: DatabaseEngine) async throws {
-        try await withMailApp(engine) { client, _, _ in
+        try await withApp(engine, options: .init(mailer: RecordingMailer())) { client, _ in
             let signUp = try await client.json(.post, "/v1/auth/signup", body: ["email": "owner@example.com", "password": "correct horse battery"])
             let deviceToken = try #require(try json(signUp)["deviceToken"] as? String)
             for guess in 0..<8 {
                 _ = try await client.json(.post, "/v1/auth/signin", body: ["email": "owner@example.com", "password": "attacker guess \(guess)"])
             }
-            try expectProblem(try await client.json(.post, "/v1/auth/signin", body: ["email": "owner@example.com", "password": "correct horse battery"]), code: "too_many_attempts")
+            try expectProblem(try await client.json(.post, "/v1/auth/signin", body: ["email": "owner@example.com", "password": "correct horse battery"]), .tooManyAttempts)
             let fromDevice = try await client.json(.post, "/v1/auth/signin", body: [
                 "email": "owner@example.com", "password": "correct horse battery", "deviceToken": deviceToken,
             ])
@@ -102,44 +102,42 @@ import Testing
             let strangerDevice = try #require(try json(stranger)["deviceToken"] as? String)
             try expectProblem(try await client.json(.post, "/v1/auth/signin", body: [
                 "email": "owner@example.com", "password": "correct horse battery", "deviceToken": strangerDevice,
-            ]), code: "too_many_attempts")
+            ]), .tooManyAttempts)
             for guess in 0..<5 {
                 _ = try await client.json(.post, "/v1/auth/signin", body: ["email": "owner@example.com", "password": "wrong \(guess)", "deviceToken": deviceToken])
             }
             try expectProblem(try await client.json(.post, "/v1/auth/signin", body: [
                 "email": "owner@example.com", "password": "correct horse battery", "deviceToken": deviceToken,
-            ]), code: "too_many_attempts")
+            ]), .tooManyAttempts)
         }
     }
 
     @Test func attemptsAreCountedPerClientAddressBehindATrustedProxy() async throws {
-        try await TestDatabase.with(.sqlite) { database in
-            var configuration = ServerConfiguration.testing(database)
-            configuration.accounts = AccountsConfiguration(trustedProxies: ["127.0.0.1"])
-            let app = try await buildApplication(configuration: configuration, logger: TestDatabase.logger, mailer: RecordingMailer())
-            try await app.test(.live) { client in
-                func signIn(_ email: String, from address: String) async throws -> HTTPResponse.Status {
-                    try await client.execute(
-                        uri: "/v1/auth/signin", method: .post,
-                        headers: [.contentType: "application/json", .xForwardedFor: "203.0.113.9, \(address)"],
-                        body: ByteBuffer(string: #"{"email":"\#(email)","password":"not it at all"}"#)
-                    ).status
-                }
-                // 30 failures on 30 addresses from one client: the 31st attempt from it is refused…
-                var statuses: [HTTPResponse.Status] = []
-                for index in 0..<30 { statuses.append(try await signIn("spray-\(index)@example.com", from: "198.51.100.7")) }
-                #expect(statuses.allSatisfy { $0 == .unauthorized })
-                let refused = try await signIn("spray-30@example.com", from: "198.51.100.7")
-                #expect(refused == .tooManyRequests)
-                // …while another client is not.
-                let other = try await signIn("spray-30@example.com", from: "198.51.100.8")
-                #expect(other == .unauthorized)
+        try await withApp(.sqlite, options: .init(live: true, mailer: RecordingMailer(), configure: { $0.accounts = AccountsConfiguration(trustedProxies: ["127.0.0.1"]) })) { client, app in
+            func signIn(_ email: String, from address: String) async throws -> HTTPResponse.Status {
+                try await client.execute(
+                    uri: "/v1/auth/signin", method: .post,
+                    headers: [.contentType: "application/json", .xForwardedFor: "203.0.113.9, \(address)"],
+                    body: ByteBuffer(string: #"{"email":"\#(email)","password":"not it at all"}"#)
+                ).status
             }
+            // 30 failures on 30 addresses from one client: the 31st attempt from it is refused…
+            var statuses: [HTTPResponse.Status] = []
+            for index in 0..<30 { statuses.append(try await signIn("spray-\(index)@example.com", from: "198.51.100.7")) }
+            #expect(statuses.allSatisfy { $0 == .unauthorized })
+            let refused = try await signIn("spray-30@example.com", from: "198.51.100.7")
+            #expect(refused == .tooManyRequests)
+            // …while another client is not.
+            let other = try await signIn("spray-30@example.com", from: "198.51.100.8")
+            #expect(other == .unauthorized)
         }
     }
 
     @Test func aBurstOfSignInsOnMadeUpAddressesGetsBusyInsteadOfWaiting() async throws {
-        try await withMailApp(.sqlite, accounts: AccountsConfiguration(passwordHashSlots: 1), bcryptCost: 10) { client, _, _ in
+        try await withApp(.sqlite, options: .init(mailer: RecordingMailer(), configure: {
+            $0.accounts = AccountsConfiguration(passwordHashSlots: 1)
+            $0.bcryptCost = 10
+        })) { client, _ in
             let statuses = try await withThrowingTaskGroup(of: (HTTPResponse.Status, String?).self) { group in
                 for index in 0..<12 {
                     group.addTask {
@@ -179,7 +177,7 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func replayedAppleNotificationsDoNothing(engine: DatabaseEngine) async throws {
-        try await withProviderApp(engine) { client, _, database in
+        try await withProviderApp(engine) { client, _, app in
             func signIn() async throws -> String {
                 let nonce = UUID().uuidString
                 let token = try await FakeIdentityProvider.appleToken(subject: "apple.replay", rawNonce: nonce)
@@ -192,7 +190,7 @@ import Testing
             let first = try await signIn()
             let revoke = try await FakeIdentityProvider.appleNotification(type: "consent-revoked", subject: "apple.replay")
             #expect(try await send(revoke) == .ok)
-            try expectProblem(try await client.json(.get, "/v1/me", token: first), code: "session_revoked")
+            try expectProblem(try await client.json(.get, "/v1/me", token: first), .sessionRevoked)
             let second = try await signIn()
             #expect(try await send(revoke) == .ok)
             #expect(try await client.json(.get, "/v1/me", token: second).status == .ok)
@@ -201,11 +199,11 @@ import Testing
             // even once the receipt is gone, because it was issued before the new identity was linked.
             let delete = try await FakeIdentityProvider.appleNotification(type: "account-delete", subject: "apple.replay")
             #expect(try await send(delete) == .ok)
-            try expectProblem(try await client.json(.get, "/v1/me", token: second), code: "session_revoked")
+            try expectProblem(try await client.json(.get, "/v1/me", token: second), .sessionRevoked)
             try await Task.sleep(for: .seconds(2.2))
             let reborn = try await signIn()
             #expect(try await send(delete) == .ok)
-            try await database.run { db in try await db.delete(from: "apple_notification_receipts").run() }
+            try await app.testDatabase.run { db in try await db.delete(from: "apple_notification_receipts").run() }
             #expect(try await send(delete) == .ok)
             #expect(try await client.json(.get, "/v1/me", token: reborn).status == .ok)
 

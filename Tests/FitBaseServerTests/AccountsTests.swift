@@ -38,7 +38,7 @@ import Testing
             _ = try await client.signUp("sam@example.com")
             let again = try await client.json(.post, "/v1/auth/signup", body: ["email": "SAM@example.com", "password": "another fine secret"])
             #expect(again.status == .conflict)
-            try expectProblem(again, code: "email_taken")
+            try expectProblem(again, .emailTaken)
         }
     }
 
@@ -52,7 +52,7 @@ import Testing
         try await withApp(.sqlite) { client, _ in
             let response = try await client.json(.post, "/v1/auth/signup", body: ["email": email, "password": password])
             #expect(response.status == .badRequest)
-            let problem = try expectProblem(response, code: "validation_failed")
+            let problem = try expectProblem(response, .validationFailed)
             let errors = try #require(problem["errors"] as? [[String: String]])
             #expect(errors.contains { $0["field"] == field && $0["message"]?.contains(rule) == true })
         }
@@ -62,7 +62,7 @@ import Testing
         try await withApp(.sqlite) { client, _ in
             let response = try await client.json(.post, "/v1/auth/signup", body: ["email": "x@example.com"])
             #expect(response.status == .badRequest)
-            let problem = try expectProblem(response, code: "invalid_request")
+            let problem = try expectProblem(response, .invalidRequest)
             #expect((problem["errors"] as? [[String: String]])?.first?["field"] == "password")
         }
     }
@@ -73,7 +73,7 @@ import Testing
                 uri: "/v1/auth/signin", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: #"{"email": "#)
             )
             #expect(response.status == .badRequest)
-            try expectProblem(response, code: "malformed_json")
+            try expectProblem(response, .malformedJson)
         }
     }
 
@@ -85,8 +85,8 @@ import Testing
             let unknownEmail = try await client.json(.post, "/v1/auth/signin", body: ["email": "nobody@example.com", "password": account.password])
             #expect(wrongPassword.status == .unauthorized)
             #expect(unknownEmail.status == .unauthorized)
-            let first = try expectProblem(wrongPassword, code: "invalid_credentials")
-            let second = try expectProblem(unknownEmail, code: "invalid_credentials")
+            let first = try expectProblem(wrongPassword, .invalidCredentials)
+            let second = try expectProblem(unknownEmail, .invalidCredentials)
             #expect(first["detail"] as? String == second["detail"] as? String)
             _ = try await client.signIn(account)
         }
@@ -103,7 +103,7 @@ import Testing
             // Even the right password is refused now, and the answer says when to come back.
             let locked = try await client.json(.post, "/v1/auth/signin", body: ["email": account.email, "password": account.password])
             #expect(locked.status == .tooManyRequests)
-            try expectProblem(locked, code: "too_many_attempts")
+            try expectProblem(locked, .tooManyAttempts)
             let retryAfter = try #require(locked.headers[.retryAfter].flatMap(Int.init))
             #expect((1...900).contains(retryAfter))
             // An address without an account is throttled the same way, so the limit reveals nothing.
@@ -126,12 +126,12 @@ import Testing
             // The first token again: theft. The session ends, with every token of it.
             let replay = try await client.json(.post, "/v1/auth/refresh", body: ["refreshToken": account.refreshToken])
             #expect(replay.status == .unauthorized)
-            try expectProblem(replay, code: "refresh_token_reused")
+            try expectProblem(replay, .refreshTokenReused)
             let successor = try await client.json(.post, "/v1/auth/refresh", body: ["refreshToken": next.refreshToken])
-            try expectProblem(successor, code: "invalid_refresh_token")
+            try expectProblem(successor, .invalidRefreshToken)
             let me = try await client.json(.get, "/v1/me", token: next.accessToken)
             #expect(me.status == .unauthorized)
-            try expectProblem(me, code: "session_revoked")
+            try expectProblem(me, .sessionRevoked)
 
             // Other sessions of the same account are untouched.
             let other = try await client.signIn(account)
@@ -143,7 +143,7 @@ import Testing
         try await withApp(.sqlite) { client, _ in
             let response = try await client.json(.post, "/v1/auth/refresh", body: ["refreshToken": "made-up"])
             #expect(response.status == .unauthorized)
-            try expectProblem(response, code: "invalid_refresh_token")
+            try expectProblem(response, .invalidRefreshToken)
         }
     }
 
@@ -152,8 +152,8 @@ import Testing
         try await withApp(engine) { client, _ in
             let account = try await client.signUp()
             #expect(try await client.json(.post, "/v1/auth/signout", token: account.accessToken).status == .noContent)
-            try expectProblem(try await client.json(.get, "/v1/me", token: account.accessToken), code: "session_revoked")
-            try expectProblem(try await client.json(.post, "/v1/auth/refresh", body: ["refreshToken": account.refreshToken]), code: "invalid_refresh_token")
+            try expectProblem(try await client.json(.get, "/v1/me", token: account.accessToken), .sessionRevoked)
+            try expectProblem(try await client.json(.post, "/v1/auth/refresh", body: ["refreshToken": account.refreshToken]), .invalidRefreshToken)
         }
     }
 
@@ -177,7 +177,7 @@ import Testing
 
             let watchID = try #require(items.last?["id"] as? String)
             #expect(try await client.json(.delete, "/v1/me/sessions/\(watchID)", token: laptop.accessToken).status == .noContent)
-            try expectProblem(try await client.json(.get, "/v1/me", token: watch.accessToken), code: "session_revoked")
+            try expectProblem(try await client.json(.get, "/v1/me", token: watch.accessToken), .sessionRevoked)
             #expect(try await client.json(.delete, "/v1/me/sessions/\(watchID)", token: laptop.accessToken).status == .notFound)
             #expect(try await client.json(.get, "/v1/me/sessions?limit=0", token: laptop.accessToken).status == .badRequest)
             #expect(try await client.json(.get, "/v1/me/sessions?cursor=garbage", token: laptop.accessToken).status == .badRequest)
@@ -185,29 +185,29 @@ import Testing
     }
 
     @Test func accessTokensAreRefusedWithADistinctCodeForEachFailure() async throws {
-        try await withApp(.sqlite) { client, database in
+        try await withApp(.sqlite) { client, app in
             let account = try await client.signUp()
             let anonymous = try await client.json(.get, "/v1/me")
             #expect(anonymous.headers[.wwwAuthenticate] == "Bearer")
-            try expectProblem(anonymous, code: "authentication_required")
-            try expectProblem(try await client.json(.get, "/v1/me", token: "not.a.jwt"), code: "invalid_token")
+            try expectProblem(anonymous, .authenticationRequired)
+            try expectProblem(try await client.json(.get, "/v1/me", token: "not.a.jwt"), .invalidToken)
 
-            let signer = await SessionTokenSigner(key: try await currentSigningKey(of: database), issuer: "http://127.0.0.1:0")
+            let signer = await SessionTokenSigner(key: try await currentSigningKey(of: app), issuer: "http://127.0.0.1:0")
             let claims = try await signer.verify(account.accessToken)
             let expired = try await signer.issue(user: claims.user, session: claims.session, authenticatedAt: .now, now: .now.addingTimeInterval(-3600)).token
-            try expectProblem(try await client.json(.get, "/v1/me", token: expired), code: "token_expired")
+            try expectProblem(try await client.json(.get, "/v1/me", token: expired), .tokenExpired)
 
             let stranger = await SessionTokenSigner(key: ES256PrivateKey(), issuer: "http://127.0.0.1:0")
             let forged = try await stranger.issue(user: claims.user, session: claims.session, authenticatedAt: .now, now: .now).token
-            try expectProblem(try await client.json(.get, "/v1/me", token: forged), code: "invalid_token")
+            try expectProblem(try await client.json(.get, "/v1/me", token: forged), .invalidToken)
 
             let parts = account.accessToken.split(separator: ".")
             let unsigned = Data(#"{"alg":"none","typ":"JWT"}"#.utf8).base64URLEncoded + "." + parts[1] + "."
-            try expectProblem(try await client.json(.get, "/v1/me", token: unsigned), code: "invalid_token")
+            try expectProblem(try await client.json(.get, "/v1/me", token: unsigned), .invalidToken)
 
-            let otherIssuer = await SessionTokenSigner(key: try await currentSigningKey(of: database), issuer: "https://elsewhere.example")
+            let otherIssuer = await SessionTokenSigner(key: try await currentSigningKey(of: app), issuer: "https://elsewhere.example")
             let wrongIssuer = try await otherIssuer.issue(user: claims.user, session: claims.session, authenticatedAt: .now, now: .now).token
-            try expectProblem(try await client.json(.get, "/v1/me", token: wrongIssuer), code: "invalid_token")
+            try expectProblem(try await client.json(.get, "/v1/me", token: wrongIssuer), .invalidToken)
         }
     }
 
@@ -230,11 +230,10 @@ import Testing
     }
 
     @Test func signingKeyLivesInTheDatabaseAndIsReused() async throws {
-        try await withApp(.sqlite) { client, database in
-            #expect(!FileManager.default.fileExists(atPath: database.dataDirectory + "/session-signing-key.pem"))
+        try await withApp(.sqlite) { client, app in
+            #expect(!FileManager.default.fileExists(atPath: app.testDatabase.dataDirectory + "/session-signing-key.pem"))
             let account = try await client.signUp()
-            let restarted = try await buildApplication(configuration: .testing(database), logger: TestDatabase.logger)
-            try await restarted.test(.router) { client async throws in
+            try await withApp(on: app.testDatabase) { client, _ async throws in
                 #expect(try await client.json(.get, "/v1/me", token: account.accessToken).status == .ok)
             }
         }

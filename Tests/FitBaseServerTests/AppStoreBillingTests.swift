@@ -13,8 +13,8 @@ import Testing
 @Suite struct AppStoreBillingTests {
     static let signer = BillingFixture.signer
 
-    static func withBillingApp(_ engine: DatabaseEngine, _ test: @escaping @Sendable (any TestClientProtocol, TestDatabase) async throws -> Void) async throws {
-        try await withApp(engine, billing: try BillingFixture.configuration(), test)
+    static func withBillingApp(_ engine: DatabaseEngine, _ test: @escaping @Sendable (any TestClientProtocol, TestApp) async throws -> Void) async throws {
+        try await withApp(engine, options: .init(billing: try BillingFixture.configuration()), test)
     }
 
     static func status(_ client: any TestClientProtocol, _ token: String) async throws -> [String: Any] {

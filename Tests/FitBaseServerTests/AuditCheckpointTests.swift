@@ -13,7 +13,7 @@ import Testing
 @Suite struct AuditCheckpointTests {
     @Test(arguments: TestEngines.all)
     func aCutADeletedChainAndAMissingDigestAreFound(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client, testDatabase in
+        try await withApp(engine) { client, app in
             let ana = try await client.signUp()
             let bo = try await client.signUp()
             func upload(_ account: TestAccount, _ minute: Int) async throws {
@@ -25,14 +25,14 @@ import Testing
                 try await upload(ana, minute)
                 try await upload(bo, minute)
             }
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
-            let (vault, keysDatabase) = try await SealedCycleDataTests.vault(testDatabase, database)
+            let database = app.database
+            let (vault, keysDatabase) = try await SealedCycleDataTests.vault(app.testDatabase, database)
             let keys = try await AuditKey.load(from: vault.keys, masterKey: vault.masterKey, creating: false)
             let key = try #require(AuditKey.current(of: keys))
             let log = AuditLog(database: database)
             let anaID = try #require(UUID(uuidString: ana.id))
             let boID = try #require(UUID(uuidString: bo.id))
-            let administration = HealthAdministration(configuration: .testing(testDatabase), logger: TestDatabase.logger)
+            let administration = HealthAdministration(configuration: .testing(app.testDatabase), logger: TestDatabase.logger)
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("checkpoint-\(UUID().uuidString.prefix(8)).json").path
             defer { try? FileManager.default.removeItem(atPath: file) }
 
@@ -101,7 +101,6 @@ import Testing
             try AuditCheckpoint.encoder.encode(forged).write(to: URL(fileURLWithPath: file))
             #expect(try await administration.verifyAuditChain(checkpointFile: file).firstBreak?.contains("not signed by the audit key") == true)
             if keysDatabase !== database { try await keysDatabase.shutdown() }
-            try await database.shutdown()
         }
     }
 }

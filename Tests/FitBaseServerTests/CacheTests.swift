@@ -48,7 +48,7 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func aRoleChangeIsSeenByTheNextRequest(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client, testDatabase in
+        try await withApp(engine) { client, app in
             let account = try await client.signUp()
             let userID = try #require(UserID(account.id))
             #expect(try await client.json(.get, "/v1/me", token: account.accessToken).status == .ok)
@@ -56,9 +56,8 @@ import Testing
             #expect(try await client.json(.delete, adminOnly, token: account.accessToken).status == .forbidden)
 
             // `fitbase admin grant-role` runs in another process with a pool of its own.
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let database = app.database
             try await UserStore(database: database).setRole(.admin, for: userID)
-            try await database.shutdown()
             // PostgreSQL: at once. SQLite: within the second the instance trusts what it read.
             if engine == .sqlite { try await Task.sleep(for: CacheGenerations.sqliteRecheck + .milliseconds(50)) }
             #expect(try await client.json(.delete, adminOnly, token: account.accessToken).status == .notFound)
@@ -105,8 +104,8 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func everyCatalogEditIsSeenByTheVeryNextRead(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client, testDatabase in
-            let admin = try await Self.admin(client, testDatabase)
+        try await withApp(engine) { client, app in
+            let admin = try await Self.admin(client, app.testDatabase)
             #expect(try await Self.listed(client) == [])  // the (empty) catalog is now held in memory
             let created = try await client.json(.post, "/v1/admin/workouts", body: Self.workoutBody, token: admin.accessToken)
             let id = try #require(try json(created)["id"] as? String)
@@ -124,10 +123,9 @@ import Testing
             #expect(try await Self.listed(client) == [])
 
             // `fitbase seed` writes from another process: PostgreSQL at once, SQLite within its recheck.
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let database = app.database
             let seeded = CatalogTests.fixture[1]
             try await CatalogImporter.importCatalog(([seeded], []), into: database)
-            try await database.shutdown()
             if engine == .sqlite { try await Task.sleep(for: CacheGenerations.sqliteRecheck + .milliseconds(50)) }
             #expect(try await Self.title(client, seeded.id.description) == seeded.title)
         }

@@ -56,7 +56,7 @@ import Testing
             #expect(try await workoutTitles(client, "q=glute&intensity=low") == [])
             #expect(try await workoutTitles(client, "sort=featured").prefix(2).sorted() == ["Restorative Yoga Flow", "Walking Pilates Basics"])
 
-            let extreme = try expectProblem(try await client.json(.get, "/v1/workouts?intensity=extreme"), code: "invalid_request")
+            let extreme = try expectProblem(try await client.json(.get, "/v1/workouts?intensity=extreme"), .invalidRequest)
             #expect((extreme["errors"] as? [[String: Any]])?.first?["field"] as? String == "intensity")
             #expect(try await client.json(.get, "/v1/workouts?minDuration=50&maxDuration=10").status == .badRequest)
             #expect(try await client.json(.get, "/v1/workouts?limit=101").status == .badRequest)
@@ -81,14 +81,14 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func premiumVideosAreForEntitledCallersOnly(engine: DatabaseEngine) async throws {
-        try await withCatalogApp(engine) { client, database in
+        try await withCatalogApp(engine) { client, app in
             let premium = try #require(Self.fixture.first { $0.isPremium })
             let anonymous = try json(try await client.json(.get, "/v1/workouts/\(premium.id)"))
             #expect(anonymous["videoURL"] == nil)
             #expect(anonymous["videoLocked"] as? Bool == true)
             let user = try await client.signUp()
             #expect(try json(try await client.json(.get, "/v1/workouts/\(premium.id)", token: user.accessToken))["videoURL"] == nil)
-            let admin = try await makeAdmin(client, database)
+            let admin = try await makeAdmin(client, app)
             let entitled = try json(try await client.json(.get, "/v1/workouts/\(premium.id)", token: admin.accessToken))
             #expect(entitled["videoURL"] as? String == premium.videoURL)
             let free = try #require(Self.fixture.first { !$0.isPremium })
@@ -99,7 +99,7 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func cachedAnswersRevalidateWithTheirEntityTag(engine: DatabaseEngine) async throws {
-        try await withCatalogApp(engine) { client, database in
+        try await withCatalogApp(engine) { client, app in
             func get(_ uri: String, token: String? = nil, ifNoneMatch: String? = nil) async throws -> TestResponse {
                 var headers: HTTPFields = [:]
                 if let token { headers[.authorization] = "Bearer \(token)" }
@@ -127,7 +127,7 @@ import Testing
             // The tag follows the caller: a premium workout's video is in the entitled answer only.
             let premium = try #require(Self.fixture.first { $0.isPremium })
             let anonymous = try await get("/v1/workouts/\(premium.id)")
-            let admin = try await makeAdmin(client, database)
+            let admin = try await makeAdmin(client, app)
             let entitled = try await get("/v1/workouts/\(premium.id)", token: admin.accessToken, ifNoneMatch: anonymous.headers[.eTag])
             #expect(entitled.status == .ok)
             #expect(try json(entitled)["videoURL"] as? String == premium.videoURL)
@@ -158,8 +158,8 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func administratorsManageTheCatalog(engine: DatabaseEngine) async throws {
-        try await withCatalogApp(engine) { client, database in
-            let admin = try await makeAdmin(client, database)
+        try await withCatalogApp(engine) { client, app in
+            let admin = try await makeAdmin(client, app)
             var body: [String: Any] = [
                 "title": "Core Ignite", "description": "Ten minutes of core.", "type": "pilates", "durationMinutes": 10,
                 "intensity": "medium", "phases": ["follicular"], "equipment": ["yogaMat"], "thumbnailURL": "https://cdn.example/c.jpg",
@@ -192,13 +192,13 @@ import Testing
             #expect(try await client.json(.delete, "/v1/admin/workouts/\(id)", token: admin.accessToken).status == .notFound)
 
             let user = try await client.signUp()
-            try expectProblem(try await client.json(.post, "/v1/admin/workouts", body: body, token: user.accessToken), code: "forbidden")
+            try expectProblem(try await client.json(.post, "/v1/admin/workouts", body: body, token: user.accessToken), .forbidden)
         }
     }
 
     @Test(arguments: TestEngines.all)
     func programsListTheirWorkoutsWeekByWeek(engine: DatabaseEngine) async throws {
-        try await withCatalogApp(engine) { client, database in
+        try await withCatalogApp(engine) { client, app in
             let programs = try json(try await client.json(.get, "/v1/programs"))
             let program = try #require((programs["items"] as? [[String: Any]])?.first)
             let id = try #require(program["id"] as? String)
@@ -209,15 +209,15 @@ import Testing
             #expect(try await client.json(.get, "/v1/programs/\(UUID())").status == .notFound)
 
             // A workout a program uses cannot be deleted out from under it.
-            let admin = try await makeAdmin(client, database)
+            let admin = try await makeAdmin(client, app)
             let inUse = try await client.json(.delete, "/v1/admin/workouts/\(Self.fixture[2].id)", token: admin.accessToken)
-            try expectProblem(inUse, code: "workout_in_use")
+            try expectProblem(inUse, .workoutInUse)
         }
     }
 
     @Test(arguments: TestEngines.all)
     func theDemoCatalogLoadsOnFirstStartAndImportsIdempotently(engine: DatabaseEngine) async throws {
-        try await withApp(engine, demoCatalog: true) { client, testDatabase in
+        try await withApp(engine, options: .init(demoCatalog: true)) { client, app in
             var total = 0
             var types = Set<String>()
             var phases = Set<String>()
@@ -235,13 +235,12 @@ import Testing
             #expect(try #require(json(try await client.json(.get, "/v1/programs"))["items"] as? [[String: Any]]).count >= 3)
 
             // Importing the same file again changes nothing.
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let database = app.database
             let url = try #require(Bundle.fitBaseServerResources.url(forResource: "demo-catalog", withExtension: "json"))
             try await CatalogImporter.importCatalog(try CatalogImporter.parse(Data(contentsOf: url)), into: database)
             let count = try await database.withConnection { db in
                 try await db.raw("SELECT COUNT(*) AS n FROM workouts").first()?.decode(column: "n", as: Int.self)
             }
-            try await database.shutdown()
             #expect(count == total)
         }
     }
@@ -268,11 +267,9 @@ import Testing
 
     // MARK: Helpers
 
-    private func makeAdmin(_ client: any TestClientProtocol, _ database: TestDatabase) async throws -> TestAccount {
+    private func makeAdmin(_ client: any TestClientProtocol, _ app: TestApp) async throws -> TestAccount {
         let admin = try await client.signUp()
-        let db = try await Database.open(database.location, logger: TestDatabase.logger)
-        try await UserStore(database: db).setRole(.admin, for: try #require(UserID(admin.id)))
-        try await db.shutdown()
+        try await UserStore(database: app.database).setRole(.admin, for: try #require(UserID(admin.id)))
         return admin
     }
 
@@ -281,18 +278,14 @@ import Testing
     }
 
     /// The app with the six fixture workouts and one two-week program.
-    private func withCatalogApp(
-        _ engine: DatabaseEngine, _ test: @escaping @Sendable (any TestClientProtocol, TestDatabase) async throws -> Void
-    ) async throws {
-        try await withApp(engine) { client, testDatabase in
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+    private func withCatalogApp(_ engine: DatabaseEngine, _ test: @escaping @Sendable (any TestClientProtocol, TestApp) async throws -> Void) async throws {
+        try await withApp(engine) { client, app in
             let program = CatalogProgram(
                 id: ProgramID(), title: "Two Week Start", description: "Begin gently.", level: .beginner, isPremium: false,
                 weeks: [[Self.fixture[3].id, Self.fixture[0].id], [Self.fixture[2].id, Self.fixture[0].id]]
             )
-            try await CatalogImporter.importCatalog((Self.fixture, [program]), into: database)
-            try await database.shutdown()
-            try await test(client, testDatabase)
+            try await CatalogImporter.importCatalog((Self.fixture, [program]), into: app.database)
+            try await test(client, app)
         }
     }
 }

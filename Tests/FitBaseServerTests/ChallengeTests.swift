@@ -70,8 +70,8 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func workoutsScoreOnceRankWithTiesAndCanBeTakenBack(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client, testDatabase in
-            let (groupID, m, workout) = try await Self.group(client, testDatabase, members: 4)
+        try await withApp(engine) { client, app in
+            let (groupID, m, workout) = try await Self.group(client, app.testDatabase, members: 4)
             try await Self.log(client, m[0], workout)
             var board = try await Self.board(client, m[1], groupID)
             #expect(Self.standings(board)[m[0].id]! == (1, 1))
@@ -125,8 +125,8 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func twoHundredConcurrentWorkoutsOfTenMembersLoseNothing(engine: DatabaseEngine) async throws {
-        try await withApp(engine, exclusive: true) { client, testDatabase in
-            let (groupID, members, workout) = try await Self.group(client, testDatabase, members: 10)
+        try await withApp(engine, options: .init(exclusive: true)) { client, app in
+            let (groupID, members, workout) = try await Self.group(client, app.testDatabase, members: 10)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for (index, member) in members.enumerated() {
                     for _ in 0..<(11 + index * 2) {  // 11, 13, … 29 workouts: 200 in all, logged at once
@@ -146,9 +146,9 @@ import Testing
     @Test(arguments: TestEngines.all)
     func streaksCountLocalDaysInHalfHourZones(engine: DatabaseEngine) async throws {
         for zone in ["Asia/Kolkata", "Asia/Kathmandu"] {
-            try await withApp(engine) { client, testDatabase in
+            try await withApp(engine) { client, app in
                 let timeZone = try #require(TimeZone(identifier: zone))
-                let (groupID, members, workout) = try await Self.group(client, testDatabase, members: 2, timeZone: zone)
+                let (groupID, members, workout) = try await Self.group(client, app.testDatabase, members: 2, timeZone: zone)
                 // Last week (all of it past): 00:10 local on Monday, Tuesday and Wednesday — in UTC, the evening before.
                 let week = ChallengeWeek.containing(.now, in: timeZone).previous(in: timeZone)
                 for day in week.days.prefix(3) {
@@ -159,13 +159,12 @@ import Testing
                     try await Self.log(client, members[1], workout, at: at)
                 }
                 try await Self.log(client, members[0], workout, at: week.days[5].midday(in: timeZone))
-                let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+                let database = app.database
                 let boards = try await database.transaction { db in
                     let streak = try await ChallengeScoring.ensureChallenge(group: GroupID(groupID)!, kind: .streak, week: week, now: .now, on: db)
                     let checkIns = try await ChallengeScoring.ensureChallenge(group: GroupID(groupID)!, kind: .checkIns, week: week, now: .now, on: db)
                     return (try await ChallengeScoring.entries(of: streak.id, on: db), try await ChallengeScoring.entries(of: checkIns.id, on: db))
                 }
-                try await database.shutdown()
                 #expect(boards.0.map(\.value) == [3, 1], "\(zone)")
                 #expect(boards.0.map(\.rank) == [1, 2])
                 #expect(boards.1.first { $0.user.description == members[1].id }?.value == 3)
@@ -188,12 +187,12 @@ extension CalendarDay {
 @Suite struct WeekRolloverTests {
     @Test(arguments: TestEngines.all)
     func aFinishedWeekClosesOnceWithFinalStandingsForEveryMember(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client, testDatabase in
-            let (groupID, members, workout) = try await ChallengeTests.group(client, testDatabase, members: 3)
+        try await withApp(engine) { client, app in
+            let (groupID, members, workout) = try await ChallengeTests.group(client, app.testDatabase, members: 3)
             try await ChallengeTests.log(client, members[1], workout)
             try await ChallengeTests.log(client, members[1], workout)
             try await ChallengeTests.log(client, members[2], workout)
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let database = app.database
             let rollover = WeekRollover(database: database)
             let week = ChallengeWeek.containing(.now, in: TimeZone(identifier: "UTC")!)
             #expect(try await rollover.rollOver(at: week.end.addingTimeInterval(-1)) == 0)  // not over yet
@@ -226,13 +225,12 @@ extension CalendarDay {
             try await rollover.rollOver(at: week.end.addingTimeInterval(WeekRollover.archiveRetention + 60))
             let left = try await database.withConnection { db in try await db.select().column("id").from("challenges").all().count }
             #expect(left == 0)
-            try await database.shutdown()
         }
     }
     @Test(arguments: TestEngines.all)
     func pastWeeksStayReadableAndNamelessMembersGetANumber(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client, database in
-            let (groupID, members, workout) = try await ChallengeTests.group(client, database, members: 1)
+        try await withApp(engine) { client, app in
+            let (groupID, members, workout) = try await ChallengeTests.group(client, app.testDatabase, members: 1)
             let nameless = try await client.signUp()
             let token = try #require(try json(try await client.json(.post, "/v1/groups/\(groupID)/invites", token: members[0].accessToken))["token"] as? String)
             try #require(try await client.json(.post, "/v1/invites/\(token)/accept", token: nameless.accessToken).status == .ok)
@@ -241,12 +239,11 @@ extension CalendarDay {
             let challenges = "/v1/groups/\(groupID)/challenges"
             let today = LocalCalendar.today(in: nil)
             // The group's founder has been in it for a month; the nameless member joined today.
-            let storage = try await Database.open(database.location, logger: TestDatabase.logger)
+            let storage = app.database
             let founder = try #require(UUID(uuidString: members[0].id))
             try await storage.transaction { db in
                 try await db.update("group_members").set("joined_at", to: Date.now.addingTimeInterval(-30 * 86_400)).where("user_id", .equal, founder).run()
             }
-            try await storage.shutdown()
             // A week that ended before one joined is not theirs to see.
             let beforeJoining = try json(try await client.json(.get, "\(challenges)?week=\(today.adding(days: -7))", token: nameless.accessToken))
             #expect((beforeJoining["items"] as? [Any])?.isEmpty == true)

@@ -57,7 +57,7 @@ import Testing
             #expect(try await client.json(.post, "/v1/cycle/periods", body: ["startDate": "2026-02-30"], token: account.accessToken).status == .badRequest)
             #expect(try await client.json(.post, "/v1/cycle/periods", body: ["startDate": today.description, "flow": "torrential"], token: account.accessToken).status == .badRequest)
             #expect(try await client.json(.post, "/v1/cycle/periods", body: ["startDate": today.description], token: account.accessToken).status == .created)
-            try expectProblem(try await client.json(.post, "/v1/cycle/periods", body: ["startDate": today.description], token: account.accessToken), code: "period_exists")
+            try expectProblem(try await client.json(.post, "/v1/cycle/periods", body: ["startDate": today.description], token: account.accessToken), .periodExists)
         }
     }
 
@@ -89,7 +89,7 @@ import Testing
                 })
                 #expect(results.allSatisfy { $0["status"] as? String == "applied" })
             }
-            try expectProblem(try await client.json(.post, "/v1/cycle/periods", body: ["startDate": today.description], token: token), code: "too_many_periods")
+            try expectProblem(try await client.json(.post, "/v1/cycle/periods", body: ["startDate": today.description], token: token), .tooManyPeriods)
             let pushed = try await SyncPushTests.push(client, token, [SyncPushTests.mutation("cycleLogs", UUID().uuidString, data: ["startDate": today.description])])
             #expect((pushed.first?["problem"] as? [String: Any])?["code"] as? String == "too_many_periods")
             let history = try #require(try json(try await client.json(.get, "/v1/cycle/history", token: token))["items"] as? [Any])
@@ -104,7 +104,7 @@ import Testing
     @Test func withoutLogsTheProfilesLastPeriodIsUsed() async throws {
         try await withApp(.sqlite) { client, _ in
             let account = try await client.signUp()
-            try expectProblem(try await client.json(.get, "/v1/cycle/current", token: account.accessToken), code: "no_cycle_data")
+            try expectProblem(try await client.json(.get, "/v1/cycle/current", token: account.accessToken), .noCycleData)
             try await client.json(.patch, "/v1/me", body: ["lastPeriodStartDate": today.adding(days: -30).description, "averageCycleLength": 28], token: account.accessToken)
             let current = try json(try await client.json(.get, "/v1/cycle/current", token: account.accessToken))
             #expect(current["cycleDay"] as? Int == 31)

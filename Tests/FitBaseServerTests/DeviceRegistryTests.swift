@@ -1,3 +1,4 @@
+import FitBaseCore
 import FitBaseTestSupport
 import Foundation
 import HTTPTypes
@@ -13,12 +14,12 @@ import Testing
         try await withPushApp(engine, provider: RecordingPushProvider()) { client, _, _ in
             let ana = try await client.signUp()
             for bad in ["abc", String(repeating: "a", count: 63), String(repeating: "a", count: 62), String(repeating: "g", count: 64), String(repeating: "a", count: 202)] {
-                let problem = try expectProblem(try await client.registerDevice(bad, for: ana), code: "validation_failed")
+                let problem = try expectProblem(try await client.registerDevice(bad, for: ana), .validationFailed)
                 #expect((problem["errors"] as? [[String: Any]])?.compactMap { $0["field"] as? String } == ["deviceToken"])
             }
             let body: [String: Any] = ["platform": "android", "environment": "staging", "bundleId": "com.example/app", "timeZone": "Mars/Olympus_Mons", "appVersion": ""]
             let problem = try expectProblem(
-                try await client.json(.put, "/v1/me/devices/\(deviceToken())", body: body, token: ana.accessToken), code: "validation_failed"
+                try await client.json(.put, "/v1/me/devices/\(deviceToken())", body: body, token: ana.accessToken), .validationFailed
             )
             #expect(Set((problem["errors"] as? [[String: Any]])?.compactMap { $0["field"] as? String } ?? []) == ["platform", "environment", "bundleId", "timeZone", "appVersion"])
 
@@ -164,7 +165,7 @@ import Testing
             // Mallory learned the token: without the install id, or with another, it stays Ana's.
             for install in [nil, "mallory-install-" + UUID().uuidString] {
                 let refused = try await register(mallory, install: install)
-                try expectProblem(refused, code: "id_taken")
+                try expectProblem(refused, .idTaken)
                 #expect(refused.status == .conflict)
             }
             #expect((try json(try await client.json(.get, "/v1/me/devices", token: ana.accessToken))["items"] as? [Any])?.count == 1)
@@ -175,7 +176,7 @@ import Testing
             #expect(try await register(bea, install: anasInstall).status == .created)
             #expect((try json(try await client.json(.get, "/v1/me/devices", token: ana.accessToken))["items"] as? [Any])?.isEmpty == true)
             // The install id is checked like every field.
-            try expectProblem(try await register(bea, install: "short"), code: "validation_failed")
+            try expectProblem(try await register(bea, install: "short"), .validationFailed)
         }
     }
 }

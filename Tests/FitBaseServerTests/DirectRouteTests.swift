@@ -26,17 +26,13 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func directRoutesSendWhatTheGeneratedHandlersSend(engine: DatabaseEngine) async throws {
-        try await withApp(engine, demoCatalog: true) { direct, testDatabase in
-            let generatedApp = try await buildApplication(
-                configuration: .testing(testDatabase, demoCatalog: true), logger: TestDatabase.logger, mailer: nil, directRoutes: false
-            )
-            try await generatedApp.test(.router) { generated in
+        try await withApp(engine, options: .init(demoCatalog: true)) { direct, app in
+            try await withApp(on: app.testDatabase, options: .init(demoCatalog: true, directRoutes: false)) { generated, _ in
                 let member = try await direct.signUp()
                 let admin = try await direct.signUp()
-                let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+                let database = app.database
                 try await UserStore(database: database).setRole(.admin, for: try #require(UserID(admin.id)))
                 let workouts = try await CatalogStore(database: database).allWorkouts()
-                try await database.shutdown()
                 #expect(workouts.contains { $0.isPremium } && workouts.contains { !$0.isPremium })
 
                 var paths = ["/healthz", "/v1/workouts/\(UUID())", "/v1/workouts/not-an-id", "/v1/workouts/\(workouts[0].id.description.uppercased())"]
@@ -74,11 +70,8 @@ import Testing
     /// conflicts); then bodies the direct route leaves to the generated handler go to both.
     @Test(arguments: TestEngines.all)
     func pushesAreAnsweredAsTheGeneratedHandlerAnswersThem(engine: DatabaseEngine) async throws {
-        try await withApp(engine, demoCatalog: true) { direct, testDatabase in
-            let generatedApp = try await buildApplication(
-                configuration: .testing(testDatabase, demoCatalog: true), logger: TestDatabase.logger, mailer: nil, directRoutes: false
-            )
-            try await generatedApp.test(.router) { generated in
+        try await withApp(engine, options: .init(demoCatalog: true)) { direct, app in
+            try await withApp(on: app.testDatabase, options: .init(demoCatalog: true, directRoutes: false)) { generated, _ in
                 let listing = try await direct.json(.get, "/v1/workouts?limit=1")
                 let workout = try #require(
                     ((try JSONSerialization.jsonObject(with: Data(listing.body.readableBytesView)) as? [String: Any])?["items"] as? [[String: Any]])?
@@ -157,9 +150,8 @@ import Testing
     /// leaves to the generated handler go to both, and both users' stored samples are read back and compared.
     @Test(arguments: TestEngines.all)
     func healthUploadsAreAnsweredAsTheGeneratedHandlerAnswersThem(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { direct, testDatabase in
-            let generatedApp = try await buildApplication(configuration: .testing(testDatabase), logger: TestDatabase.logger, mailer: nil, directRoutes: false)
-            try await generatedApp.test(.router) { generated in
+        try await withApp(engine) { direct, app in
+            try await withApp(on: app.testDatabase, options: .init(directRoutes: false)) { generated, _ in
                 let first = try await direct.signUp()
                 let second = try await direct.signUp()
                 let third = try await direct.signUp()

@@ -13,7 +13,8 @@ import Testing
 @Suite struct EmailCredentialsTests {
     @Test(arguments: TestEngines.all)
     func signUpSendsAVerificationLinkThatWorksOnce(engine: DatabaseEngine) async throws {
-        try await withMailApp(engine) { client, database, mailer in
+        let mailer = RecordingMailer()
+        try await withApp(engine, options: .init(mailer: mailer)) { client, app in
             let account = try await client.signUp("ana@example.com")
             var me = try json(try await client.json(.get, "/v1/me", token: account.accessToken))
             #expect(me["emailVerified"] as? Bool == false)
@@ -28,27 +29,27 @@ import Testing
             #expect(try json(verified)["purpose"] as? String == "verifyEmail")
             me = try json(try await client.json(.get, "/v1/me", token: account.accessToken))
             #expect(me["emailVerified"] as? Bool == true)
-            try expectProblem(try await client.json(.post, "/v1/auth/email/verify", body: ["token": token]), code: "token_used")
-            try expectProblem(try await client.json(.post, "/v1/auth/email/verify", body: ["token": "made-up"]), code: "token_invalid")
-            try expectProblem(try await client.json(.post, "/v1/auth/email/verification", token: account.accessToken), code: "email_already_verified")
-            _ = database
+            try expectProblem(try await client.json(.post, "/v1/auth/email/verify", body: ["token": token]), .tokenUsed)
+            try expectProblem(try await client.json(.post, "/v1/auth/email/verify", body: ["token": "made-up"]), .tokenInvalid)
+            try expectProblem(try await client.json(.post, "/v1/auth/email/verification", token: account.accessToken), .emailAlreadyVerified)
         }
     }
 
     @Test(arguments: TestEngines.all)
     func verificationLinksExpireAndTheResentOneReplacesThem(engine: DatabaseEngine) async throws {
-        try await withMailApp(engine) { client, database, mailer in
+        let mailer = RecordingMailer()
+        try await withApp(engine, options: .init(mailer: mailer)) { client, app in
             let account = try await client.signUp("bo@example.com")
             let first = try await mailer.token(to: "bo@example.com", subject: "Confirm")
             #expect(try await client.json(.post, "/v1/auth/email/verification", token: account.accessToken).status == .accepted)
             _ = try await mailer.received(by: "bo@example.com", atLeast: 2)
             let second = try await mailer.token(to: "bo@example.com", subject: "Confirm")
             #expect(first != second)
-            try expectProblem(try await client.json(.post, "/v1/auth/email/verify", body: ["token": first]), code: "token_invalid")
-            try await database.run { db in
+            try expectProblem(try await client.json(.post, "/v1/auth/email/verify", body: ["token": first]), .tokenInvalid)
+            try await app.testDatabase.run { db in
                 try await db.update("account_tokens").set("expires_at", to: Date.now.addingTimeInterval(-1)).run()
             }
-            try expectProblem(try await client.json(.post, "/v1/auth/email/verify", body: ["token": second]), code: "token_expired")
+            try expectProblem(try await client.json(.post, "/v1/auth/email/verify", body: ["token": second]), .tokenExpired)
             // The page says so too, as HTML.
             let page = try await client.execute(uri: "/auth/verify?token=\(second)", method: .get)
             #expect(page.status == .badRequest)
@@ -58,14 +59,15 @@ import Testing
             // Three verification e-mails an hour per mailbox, the sign-up's included: a third resend is one too many.
             #expect(try await client.json(.post, "/v1/auth/email/verification", token: account.accessToken).status == .accepted)
             let limited = try await client.json(.post, "/v1/auth/email/verification", token: account.accessToken)
-            try expectProblem(limited, code: "too_many_attempts")
+            try expectProblem(limited, .tooManyAttempts)
             #expect(limited.headers[.retryAfter] != nil)
         }
     }
 
     @Test(arguments: TestEngines.all)
     func openingTheVerificationLinkOnlyShowsAConfirmButton(engine: DatabaseEngine) async throws {
-        try await withMailApp(engine) { client, _, mailer in
+        let mailer = RecordingMailer()
+        try await withApp(engine, options: .init(mailer: mailer)) { client, _ in
             let account = try await client.signUp("cy@example.com")
             let token = try await mailer.token(to: "cy@example.com", subject: "Confirm")
             // A mail scanner, a link preview and a prefetch all GET the link: none of them proves the address.
@@ -93,7 +95,8 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func openingAnEmailChangeLinkChangesNothingUntilConfirmed(engine: DatabaseEngine) async throws {
-        try await withMailApp(engine) { client, _, mailer in
+        let mailer = RecordingMailer()
+        try await withApp(engine, options: .init(mailer: mailer)) { client, _ in
             let account = try await client.signUp("ida@example.com")
             #expect(try await client.json(.post, "/v1/me/email", body: ["newEmail": "ida.new@example.com", "password": account.password], token: account.accessToken).status == .accepted)
             let token = try await mailer.token(to: "ida.new@example.com", subject: "new")
@@ -106,7 +109,7 @@ import Testing
     }
 
     @Test func everyOutcomeOfTheLinkPagesIsAPage() async throws {
-        try await withMailApp(.sqlite) { client, _, _ in
+        try await withApp(.sqlite, options: .init(mailer: RecordingMailer())) { client, _ in
             let requests: [(String, TestResponse)] = [
                 ("GET /auth/verify without a token", try await client.execute(uri: "/auth/verify", method: .get)),
                 ("GET /auth/verify with an empty token", try await client.execute(uri: "/auth/verify?token=", method: .get)),
@@ -128,7 +131,8 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func forgotPasswordAnswersTheSameForKnownAndUnknownAddresses(engine: DatabaseEngine) async throws {
-        try await withMailApp(engine) { client, _, mailer in
+        let mailer = RecordingMailer()
+        try await withApp(engine, options: .init(mailer: mailer)) { client, _ in
             _ = try await client.signUp("known@example.com")
             let known = try await client.json(.post, "/v1/auth/password/forgot", body: ["email": "known@example.com"])
             let unknown = try await client.json(.post, "/v1/auth/password/forgot", body: ["email": "nobody@example.com"])
@@ -144,29 +148,30 @@ import Testing
             #expect(mailer.messages.allSatisfy { $0.to != "nobody@example.com" })
             // Limited per address, known or not.
             for _ in 0..<2 { _ = try await client.json(.post, "/v1/auth/password/forgot", body: ["email": "nobody@example.com"]) }
-            try expectProblem(try await client.json(.post, "/v1/auth/password/forgot", body: ["email": "nobody@example.com"]), code: "too_many_attempts")
+            try expectProblem(try await client.json(.post, "/v1/auth/password/forgot", body: ["email": "nobody@example.com"]), .tooManyAttempts)
         }
     }
 
     @Test(arguments: TestEngines.all)
     func resetSetsThePasswordEndsEverySessionAndWorksOnce(engine: DatabaseEngine) async throws {
-        try await withMailApp(engine) { client, _, mailer in
+        let mailer = RecordingMailer()
+        try await withApp(engine, options: .init(mailer: mailer)) { client, _ in
             let account = try await client.signUp("dee@example.com")
             let other = try await client.signIn(account, device: "iPad")
             #expect(try await client.json(.post, "/v1/auth/password/forgot", body: ["email": "dee@example.com"]).status == .accepted)
             let token = try await mailer.token(to: "dee@example.com", subject: "Reset")
 
             let weak = try await client.json(.post, "/v1/auth/password/reset", body: ["token": token, "newPassword": "short"])
-            #expect(try expectProblem(weak, code: "validation_failed")["errors"] != nil)
+            #expect(try expectProblem(weak, .validationFailed)["errors"] != nil)
             let reset = try await client.json(.post, "/v1/auth/password/reset", body: ["token": token, "newPassword": "a brand new passphrase"])
             #expect(reset.status == .noContent)
-            try expectProblem(try await client.json(.post, "/v1/auth/password/reset", body: ["token": token, "newPassword": "yet another passphrase"]), code: "token_used")
+            try expectProblem(try await client.json(.post, "/v1/auth/password/reset", body: ["token": token, "newPassword": "yet another passphrase"]), .tokenUsed)
 
             for session in [account, other] {
-                try expectProblem(try await client.json(.get, "/v1/me", token: session.accessToken), code: "session_revoked")
-                try expectProblem(try await client.json(.post, "/v1/auth/refresh", body: ["refreshToken": session.refreshToken]), code: "invalid_refresh_token")
+                try expectProblem(try await client.json(.get, "/v1/me", token: session.accessToken), .sessionRevoked)
+                try expectProblem(try await client.json(.post, "/v1/auth/refresh", body: ["refreshToken": session.refreshToken]), .invalidRefreshToken)
             }
-            try expectProblem(try await client.json(.post, "/v1/auth/signin", body: ["email": "dee@example.com", "password": account.password]), code: "invalid_credentials")
+            try expectProblem(try await client.json(.post, "/v1/auth/signin", body: ["email": "dee@example.com", "password": account.password]), .invalidCredentials)
             let signedIn = try await client.json(.post, "/v1/auth/signin", body: ["email": "dee@example.com", "password": "a brand new passphrase"])
             #expect(signedIn.status == .ok)
             // The link proved the address.
@@ -177,7 +182,8 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func linksSentBeforeAPasswordChangeAreUseless(engine: DatabaseEngine) async throws {
-        try await withMailApp(engine) { client, database, mailer in
+        let mailer = RecordingMailer()
+        try await withApp(engine, options: .init(mailer: mailer)) { client, app in
             let account = try await client.signUp("eve@example.com")
             let verification = try await mailer.token(to: "eve@example.com", subject: "Confirm")
             #expect(try await client.json(.post, "/v1/auth/password/forgot", body: ["email": "eve@example.com"]).status == .accepted)
@@ -185,36 +191,37 @@ import Testing
             let other = try await client.signIn(account)
 
             let wrong = try await client.json(.post, "/v1/me/password", body: ["currentPassword": "not the password", "newPassword": "another long secret"], token: account.accessToken)
-            try expectProblem(wrong, code: "wrong_password")
+            try expectProblem(wrong, .wrongPassword)
             let changed = try await client.json(.post, "/v1/me/password", body: ["currentPassword": account.password, "newPassword": "another long secret"], token: account.accessToken)
             #expect(changed.status == .noContent)
             // This session stays; the other one ends.
             #expect(try await client.json(.get, "/v1/me", token: account.accessToken).status == .ok)
-            try expectProblem(try await client.json(.get, "/v1/me", token: other.accessToken), code: "session_revoked")
+            try expectProblem(try await client.json(.get, "/v1/me", token: other.accessToken), .sessionRevoked)
 
-            try expectProblem(try await client.json(.post, "/v1/auth/password/reset", body: ["token": reset, "newPassword": "attacker's choice 123"]), code: "token_invalid")
-            try expectProblem(try await client.json(.post, "/v1/auth/email/verify", body: ["token": verification]), code: "token_invalid")
-            _ = database
+            try expectProblem(try await client.json(.post, "/v1/auth/password/reset", body: ["token": reset, "newPassword": "attacker's choice 123"]), .tokenInvalid)
+            try expectProblem(try await client.json(.post, "/v1/auth/email/verify", body: ["token": verification]), .tokenInvalid)
         }
     }
 
     @Test(arguments: TestEngines.all)
     func resetTokensExpireAfterThirtyMinutes(engine: DatabaseEngine) async throws {
-        try await withMailApp(engine) { client, database, mailer in
+        let mailer = RecordingMailer()
+        try await withApp(engine, options: .init(mailer: mailer)) { client, app in
             _ = try await client.signUp("fay@example.com")
             _ = try await client.json(.post, "/v1/auth/password/forgot", body: ["email": "fay@example.com"])
             let token = try await mailer.token(to: "fay@example.com", subject: "Reset")
-            try await database.run { db in
+            try await app.testDatabase.run { db in
                 try await db.update("account_tokens").set("expires_at", to: Date.now.addingTimeInterval(-1))
                     .where("purpose", .equal, "reset-password").run()
             }
-            try expectProblem(try await client.json(.post, "/v1/auth/password/reset", body: ["token": token, "newPassword": "a brand new passphrase"]), code: "token_expired")
+            try expectProblem(try await client.json(.post, "/v1/auth/password/reset", body: ["token": token, "newPassword": "a brand new passphrase"]), .tokenExpired)
         }
     }
 
     @Test(arguments: TestEngines.all)
     func theResetPageShowsAFormAndSetsThePassword(engine: DatabaseEngine) async throws {
-        try await withMailApp(engine) { client, _, mailer in
+        let mailer = RecordingMailer()
+        try await withApp(engine, options: .init(mailer: mailer)) { client, _ in
             let account = try await client.signUp("gus@example.com")
             _ = try await client.json(.post, "/v1/auth/password/forgot", body: ["email": "gus@example.com"])
             let token = try await mailer.token(to: "gus@example.com", subject: "Reset")
@@ -230,7 +237,7 @@ import Testing
             let done = try await submit("token=\(token)&newPassword=first+long+secret&confirmPassword=first+long+secret")
             #expect(done.status == .ok)
             #expect(String(buffer: done.body).contains("Password changed"))
-            try expectProblem(try await client.json(.get, "/v1/me", token: account.accessToken), code: "session_revoked")
+            try expectProblem(try await client.json(.get, "/v1/me", token: account.accessToken), .sessionRevoked)
             #expect(try await client.json(.post, "/v1/auth/signin", body: ["email": "gus@example.com", "password": "first long secret"]).status == .ok)
             #expect(try await submit("token=\(token)&newPassword=x&confirmPassword=x").status == .badRequest)
         }
@@ -238,16 +245,17 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func anEmailChangeTakesEffectWhenTheNewAddressConfirmsIt(engine: DatabaseEngine) async throws {
-        try await withMailApp(engine) { client, _, mailer in
+        let mailer = RecordingMailer()
+        try await withApp(engine, options: .init(mailer: mailer)) { client, _ in
             let account = try await client.signUp("hal@example.com")
             _ = try await client.signUp("taken@example.com")
             try expectProblem(
                 try await client.json(.post, "/v1/me/email", body: ["newEmail": "new-hal@example.com", "password": "wrong password!"], token: account.accessToken),
-                code: "wrong_password"
+                .wrongPassword
             )
             try expectProblem(
                 try await client.json(.post, "/v1/me/email", body: ["newEmail": "taken@example.com", "password": account.password], token: account.accessToken),
-                code: "email_taken"
+                .emailTaken
             )
             let asked = try await client.json(.post, "/v1/me/email", body: ["newEmail": " New-Hal@Example.com ", "password": account.password], token: account.accessToken)
             #expect(asked.status == .accepted)
@@ -267,7 +275,8 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func anSMTPOutageDuringSignUpLosesNoMessageAndSendsItOnce(engine: DatabaseEngine) async throws {
-        try await withMailApp(engine) { client, database, mailer in
+        let mailer = RecordingMailer()
+        try await withApp(engine, options: .init(mailer: mailer)) { client, app in
             mailer.setFailing(true)
             _ = try await client.signUp("ivy@example.com")
             // The worker tried and failed; the message waits in the outbox.
@@ -276,11 +285,11 @@ import Testing
             #expect(mailer.refusals >= 1)
             #expect(mailer.messages.isEmpty)
             // Let the worker record the failure (and release its claim) before another instance looks.
-            try await database.waitForAFailedDelivery()
+            try await app.testDatabase.waitForAFailedDelivery()
             mailer.setFailing(false)
             // Another instance's worker, later (past any backoff the first may have reached meanwhile), sends it.
-            let masterKey = try MasterKey.load(for: .testing(database))
-            let (delivered, again) = try await database.withStorage { opened in
+            let masterKey = try MasterKey.load(for: .testing(app.testDatabase))
+            let (delivered, again) = try await app.testDatabase.withStorage { opened in
                 let worker = OutboxWorker(
                     database: opened, outbox: Outbox(masterKey: masterKey, signal: WakeSignal()), mailer: mailer, sender: "FitBase <no-reply@localhost>",
                     appleTokens: nil, logger: TestDatabase.logger
@@ -342,46 +351,40 @@ extension TestDatabase {
         let up = try await FakeSMTPServer.start()
         let failing = SMTPConfiguration(host: "127.0.0.1", port: down.port, security: .none, credentials: nil, sender: "FitBase <no-reply@fitbase.test>")
         let working = SMTPConfiguration(host: "127.0.0.1", port: up.port, security: .none, credentials: nil, sender: "FitBase <no-reply@fitbase.test>")
-        try await TestDatabase.with(engine) { database in
-            var settings = ServerConfiguration.testing(database)
-            settings.accounts.smtp = failing
-            let configuration = settings
-            let app = try await buildApplication(configuration: configuration, logger: TestDatabase.logger)
-            try await app.test(.router) { client in
-                _ = try await client.signUp("outage@example.com")
-                let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-                while !down.commands.contains(where: { $0.hasPrefix("QUIT") || $0.hasPrefix("EHLO") }) && down.messages.isEmpty
-                    && ContinuousClock.now < deadline
-                {
-                    try await Task.sleep(for: .milliseconds(50))
-                }
-                try await database.waitForAFailedDelivery()
-                #expect(down.messages.isEmpty)
-                // Another instance, configured with the server that is back, delivers it after the backoff.
-                let masterKey = try MasterKey.load(for: configuration)
-                let (delivered, again) = try await database.withStorage { opened in
-                    let worker = OutboxWorker(
-                        database: opened, outbox: Outbox(masterKey: masterKey, signal: WakeSignal()),
-                        mailer: SMTPMailer(configuration: working), sender: "FitBase <no-reply@fitbase.test>", appleTokens: nil,
-                        logger: TestDatabase.logger
-                    )
-                    // Past any backoff the failing instance may have reached meanwhile (at most an hour, +20 %). The failing
-                    // instance may hold the job for an attempt of its own at that moment (claims skip locked jobs):
-                    // then it is asked again once that attempt has ended.
-                    var delivered = 0
-                    let deadline = ContinuousClock.now.advanced(by: .seconds(20))
-                    repeat {
-                        delivered += try await worker.deliverDueJobs(now: Date.storageNow.addingTimeInterval(5_000))
-                        if delivered == 0 { try await Task.sleep(for: .milliseconds(100)) }
-                    } while delivered == 0 && ContinuousClock.now < deadline
-                    return (delivered, try await worker.deliverDueJobs(now: Date.storageNow.addingTimeInterval(10_000)))
-                }
-                #expect(delivered == 1)
-                #expect(again == 0)
-                #expect(up.messages.count == 1)
-                #expect(up.messages.first?.recipients == ["outage@example.com"])
-                #expect(up.messages.first?.content.contains("Subject: Confirm your e-mail address") == true)
+        try await withApp(engine, options: .init(configure: { $0.accounts.smtp = failing })) { client, app in
+            _ = try await client.signUp("outage@example.com")
+            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+            while !down.commands.contains(where: { $0.hasPrefix("QUIT") || $0.hasPrefix("EHLO") }) && down.messages.isEmpty
+                && ContinuousClock.now < deadline
+            {
+                try await Task.sleep(for: .milliseconds(50))
             }
+            try await app.testDatabase.waitForAFailedDelivery()
+            #expect(down.messages.isEmpty)
+            // Another instance, configured with the server that is back, delivers it after the backoff.
+            let masterKey = app.foundation.masterKey
+            let (delivered, again) = try await app.testDatabase.withStorage { opened in
+                let worker = OutboxWorker(
+                    database: opened, outbox: Outbox(masterKey: masterKey, signal: WakeSignal()),
+                    mailer: SMTPMailer(configuration: working), sender: "FitBase <no-reply@fitbase.test>", appleTokens: nil,
+                    logger: TestDatabase.logger
+                )
+                // Past any backoff the failing instance may have reached meanwhile (at most an hour, +20 %). The failing
+                // instance may hold the job for an attempt of its own at that moment (claims skip locked jobs):
+                // then it is asked again once that attempt has ended.
+                var delivered = 0
+                let deadline = ContinuousClock.now.advanced(by: .seconds(20))
+                repeat {
+                    delivered += try await worker.deliverDueJobs(now: Date.storageNow.addingTimeInterval(5_000))
+                    if delivered == 0 { try await Task.sleep(for: .milliseconds(100)) }
+                } while delivered == 0 && ContinuousClock.now < deadline
+                return (delivered, try await worker.deliverDueJobs(now: Date.storageNow.addingTimeInterval(10_000)))
+            }
+            #expect(delivered == 1)
+            #expect(again == 0)
+            #expect(up.messages.count == 1)
+            #expect(up.messages.first?.recipients == ["outage@example.com"])
+            #expect(up.messages.first?.content.contains("Subject: Confirm your e-mail address") == true)
         }
         try await down.stop()
         try await up.stop()

@@ -140,34 +140,31 @@ import Testing
 @Suite struct EventStreamLimitTests {
     @Test(arguments: TestEngines.all)
     func anAccountsOldestStreamEndsAndAFullInstanceRefusesMore(engine: DatabaseEngine) async throws {
-        try await TestDatabase.with(engine) { testDatabase in
-            var configuration = ServerConfiguration.testing(testDatabase)
-            configuration.social.maxStreamsPerUser = 2
-            configuration.social.maxStreams = 2
-            let app = try await buildApplication(configuration: configuration, logger: TestDatabase.logger)
-            try await app.test(.live) { client in
-                let port = try #require(client.port)
-                let ana = try await client.signUp()
-                let bea = try await client.signUp()
-                let streams = [EventStreamTests.Subscriber(), EventStreamTests.Subscriber(), EventStreamTests.Subscriber()]
-                for stream in streams {
-                    await stream.start(port: port, token: ana.accessToken)
-                    #expect(await stream.waitUntil { $0.opened })
-                }
-                // Ana's third stream ended her first; the other two stay open.
-                #expect(await streams[0].waitUntil { $0.finished })
-                let stillOpen = [await streams[1].finished, await streams[2].finished]
-                #expect(stillOpen == [false, false])
-
-                // The instance holds two streams: Bea is refused, with a time to come back.
-                let refused = try await client.json(.get, "/v1/events", token: bea.accessToken)
-                #expect(refused.status == .serviceUnavailable)
-                #expect(refused.headers[.retryAfter] != nil)
-                #expect(try json(refused)["code"] as? String == "busy")
-
-                await streams[2].stop()
-                await streams[1].stop()
+        try await withApp(engine, options: .init(live: true, configure: {
+            $0.social.maxStreamsPerUser = 2
+            $0.social.maxStreams = 2
+        })) { client, app in
+            let port = try #require(client.port)
+            let ana = try await client.signUp()
+            let bea = try await client.signUp()
+            let streams = [EventStreamTests.Subscriber(), EventStreamTests.Subscriber(), EventStreamTests.Subscriber()]
+            for stream in streams {
+                await stream.start(port: port, token: ana.accessToken)
+                #expect(await stream.waitUntil { $0.opened })
             }
+            // Ana's third stream ended her first; the other two stay open.
+            #expect(await streams[0].waitUntil { $0.finished })
+            let stillOpen = [await streams[1].finished, await streams[2].finished]
+            #expect(stillOpen == [false, false])
+
+            // The instance holds two streams: Bea is refused, with a time to come back.
+            let refused = try await client.json(.get, "/v1/events", token: bea.accessToken)
+            #expect(refused.status == .serviceUnavailable)
+            #expect(refused.headers[.retryAfter] != nil)
+            #expect(try json(refused)["code"] as? String == "busy")
+
+            await streams[2].stop()
+            await streams[1].stop()
         }
     }
 }
@@ -239,13 +236,10 @@ extension EventStreamTests {
         _ engine: DatabaseEngine,
         _ test: @escaping @Sendable (any TestClientProtocol, Int, String, TestAccount, TestAccount, String) async throws -> Void
     ) async throws {
-        try await TestDatabase.with(engine) { testDatabase in
-            let app = try await buildApplication(configuration: .testing(testDatabase), logger: TestDatabase.logger)
-            try await app.test(.live) { client in
-                let port = try #require(client.port)
-                let (groupID, members, workout) = try await ChallengeTests.group(client, testDatabase, members: 2)
-                try await test(client, port, groupID, members[0], members[1], workout)
-            }
+        try await withApp(engine, options: .init(live: true)) { client, app in
+            let port = try #require(client.port)
+            let (groupID, members, workout) = try await ChallengeTests.group(client, app.testDatabase, members: 2)
+            try await test(client, port, groupID, members[0], members[1], workout)
         }
     }
 }
@@ -299,32 +293,29 @@ extension EventStreamTests {
 @Suite struct JoinReplayByEventIDTests {
     @Test(arguments: TestEngines.all)
     func anEventFromBeforeTheJoiningStaysHistoryWhateverItsClock(engine: DatabaseEngine) async throws {
-        try await TestDatabase.with(engine) { testDatabase in
-            let app = try await buildApplication(configuration: .testing(testDatabase), logger: TestDatabase.logger)
-            try await app.test(.live) { client in
-                let port = try #require(client.port)
-                let (groupID, members, workout) = try await ChallengeTests.group(client, testDatabase, members: 2)
-                let (ana, bea) = (members[0], members[1])
-                try await ChallengeTests.log(client, bea, workout)  // before Carl: the group's history
-                // That board was written by an instance whose clock runs ten minutes ahead.
-                try await testDatabase.run { db in
-                    try await db.update("events").set("created_at", to: Date.storageNow.addingTimeInterval(600)).where("type", .equal, "leaderboard").run()
-                }
-                let carl = try await client.signUp()
-                try #require(try await client.json(
-                    .post, "/v1/invites/\(try await GroupReplayTests.invite(client, groupID, by: ana))/accept", token: carl.accessToken
-                ).status == .ok)
-                let stream = EventStreamTests.Subscriber()
-                await stream.start(port: port, token: carl.accessToken, lastEventID: "0")
-                try await Task.sleep(for: .milliseconds(500))
-                try await ChallengeTests.log(client, ana, workout)  // after Carl joined
-                _ = await stream.waitFor(2) { $0.type == "leaderboard" }
-                try await Task.sleep(for: .milliseconds(300))
-                // Ana's workout on both boards (check-ins and streak); not Bea's two boards from before Carl joined.
-                let seen = await stream.events.filter { $0.type == "leaderboard" }
-                #expect(seen.count == 2)
-                await stream.stop()
+        try await withApp(engine, options: .init(live: true)) { client, app in
+            let port = try #require(client.port)
+            let (groupID, members, workout) = try await ChallengeTests.group(client, app.testDatabase, members: 2)
+            let (ana, bea) = (members[0], members[1])
+            try await ChallengeTests.log(client, bea, workout)  // before Carl: the group's history
+            // That board was written by an instance whose clock runs ten minutes ahead.
+            try await app.testDatabase.run { db in
+                try await db.update("events").set("created_at", to: Date.storageNow.addingTimeInterval(600)).where("type", .equal, "leaderboard").run()
             }
+            let carl = try await client.signUp()
+            try #require(try await client.json(
+                .post, "/v1/invites/\(try await GroupReplayTests.invite(client, groupID, by: ana))/accept", token: carl.accessToken
+            ).status == .ok)
+            let stream = EventStreamTests.Subscriber()
+            await stream.start(port: port, token: carl.accessToken, lastEventID: "0")
+            try await Task.sleep(for: .milliseconds(500))
+            try await ChallengeTests.log(client, ana, workout)  // after Carl joined
+            _ = await stream.waitFor(2) { $0.type == "leaderboard" }
+            try await Task.sleep(for: .milliseconds(300))
+            // Ana's workout on both boards (check-ins and streak); not Bea's two boards from before Carl joined.
+            let seen = await stream.events.filter { $0.type == "leaderboard" }
+            #expect(seen.count == 2)
+            await stream.stop()
         }
     }
 }
@@ -393,24 +384,21 @@ extension EventStreamTests {
 @Suite struct SyncNudgeTests {
     @Test(arguments: TestEngines.all)
     func aWriteNudgesTheWritersOtherDevicesOncePerTransaction(engine: DatabaseEngine) async throws {
-        try await TestDatabase.with(engine) { testDatabase in
-            let app = try await buildApplication(configuration: .testing(testDatabase), logger: TestDatabase.logger)
-            try await app.test(.live) { client in
-                let port = try #require(client.port)
-                let (_, members, workout) = try await ChallengeTests.group(client, testDatabase, members: 2)
-                let device = EventStreamTests.Subscriber()
-                let other = EventStreamTests.Subscriber()
-                await device.start(port: port, token: members[1].accessToken)
-                await other.start(port: port, token: members[0].accessToken)
-                try await Task.sleep(for: .milliseconds(300))
-                try await ChallengeTests.log(client, members[1], workout)
-                let nudges = await device.waitFor(1) { $0.type == "sync" && $0.data.contains("cursor") }
-                #expect(nudges.count == 1)
-                #expect(await other.waitFor(1) { $0.type == "leaderboard" }.isEmpty == false)
-                #expect(await other.events.filter { $0.type == "sync" }.isEmpty)
-                await device.stop()
-                await other.stop()
-            }
+        try await withApp(engine, options: .init(live: true)) { client, app in
+            let port = try #require(client.port)
+            let (_, members, workout) = try await ChallengeTests.group(client, app.testDatabase, members: 2)
+            let device = EventStreamTests.Subscriber()
+            let other = EventStreamTests.Subscriber()
+            await device.start(port: port, token: members[1].accessToken)
+            await other.start(port: port, token: members[0].accessToken)
+            try await Task.sleep(for: .milliseconds(300))
+            try await ChallengeTests.log(client, members[1], workout)
+            let nudges = await device.waitFor(1) { $0.type == "sync" && $0.data.contains("cursor") }
+            #expect(nudges.count == 1)
+            #expect(await other.waitFor(1) { $0.type == "leaderboard" }.isEmpty == false)
+            #expect(await other.events.filter { $0.type == "sync" }.isEmpty)
+            await device.stop()
+            await other.stop()
         }
     }
 }
@@ -429,27 +417,22 @@ extension TestClientProtocol {
 @Suite struct EventStreamBoundsTests {
     @Test(arguments: TestEngines.all)
     func aStreamResumesOnlyFromEventsThatExistAndEndsWithItsSession(engine: DatabaseEngine) async throws {
-        try await TestDatabase.with(engine) { testDatabase in
-            var configuration = ServerConfiguration.testing(testDatabase)
-            configuration.streamSessionCheck = .milliseconds(300)
-            let app = try await buildApplication(configuration: configuration, logger: TestDatabase.logger)
-            try await app.test(.live) { client in
-                let port = try #require(client.port)
-                let ana = try await client.signUp()
-                // An id past the newest event would have the stream ignore everything until the ids caught up with it.
-                let ahead = try await client.json(.get, "/v1/events", token: ana.accessToken, headers: ["Last-Event-ID": "9000000000"])
-                #expect(ahead.status == .badRequest)
-                #expect(try json(ahead)["code"] as? String == "invalid_request")
-                // A session ended by a hand-edited row (no event in the log): the stream ends at the next check.
-                let stream = EventStreamTests.Subscriber()
-                await stream.start(port: port, token: ana.accessToken)
-                #expect(await stream.waitUntil { $0.opened })
-                try await testDatabase.run { db in
-                    try await db.update("sessions").set("revoked_at", to: Date.storageNow).where("user_id", .equal, try #require(UUID(uuidString: ana.id))).run()
-                }
-                #expect(await stream.waitUntil { $0.finished })
-                await stream.stop()
+        try await withApp(engine, options: .init(live: true, configure: { $0.streamSessionCheck = .milliseconds(300) })) { client, app in
+            let port = try #require(client.port)
+            let ana = try await client.signUp()
+            // An id past the newest event would have the stream ignore everything until the ids caught up with it.
+            let ahead = try await client.json(.get, "/v1/events", token: ana.accessToken, headers: ["Last-Event-ID": "9000000000"])
+            #expect(ahead.status == .badRequest)
+            #expect(try json(ahead)["code"] as? String == "invalid_request")
+            // A session ended by a hand-edited row (no event in the log): the stream ends at the next check.
+            let stream = EventStreamTests.Subscriber()
+            await stream.start(port: port, token: ana.accessToken)
+            #expect(await stream.waitUntil { $0.opened })
+            try await app.testDatabase.run { db in
+                try await db.update("sessions").set("revoked_at", to: Date.storageNow).where("user_id", .equal, try #require(UUID(uuidString: ana.id))).run()
             }
+            #expect(await stream.waitUntil { $0.finished })
+            await stream.stop()
         }
     }
 }

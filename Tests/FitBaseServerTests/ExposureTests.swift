@@ -52,30 +52,25 @@ import Darwin
     }
 
     @Test func aClientThatNeverFinishesItsRequestIsDisconnected() async throws {
-        try await TestDatabase.with(.sqlite) { database in
-            var configuration = ServerConfiguration.testing(database)
-            configuration.httpIdleTimeout = .seconds(1)
-            let app = try await buildApplication(configuration: configuration, logger: TestDatabase.logger)
-            try await app.test(.live) { client in
-                let port = try #require(client.port)
-                // Half a request, then nothing: the connection is closed after the idle time.
-                let socket = try Self.connect(port: port)
-                defer { close(socket) }
-                _ = "GET /healthz HTTP/1.1\r\nHost: localhost\r\n".withCString { send(socket, $0, strlen($0), 0) }
-                let began = ContinuousClock.now
-                var byte: UInt8 = 0
-                let read = recv(socket, &byte, 1, 0)  // blocks until the server closes (0) or the 10 s receive timeout (-1)
-                #expect(read == 0)
-                #expect(ContinuousClock.now - began < .seconds(8))
-                // A whole request is still answered. (Over a socket of its own: the test client's connection, idle
-                // meanwhile, was closed too.)
-                let whole = try Self.connect(port: port)
-                defer { close(whole) }
-                _ = "GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".withCString { send(whole, $0, strlen($0), 0) }
-                var answer = [UInt8](repeating: 0, count: 64)
-                let count = recv(whole, &answer, answer.count, 0)
-                #expect(count > 0 && String(decoding: answer.prefix(max(count, 0)), as: UTF8.self).hasPrefix("HTTP/1.1 200"))
-            }
+        try await withApp(.sqlite, options: .init(live: true, configure: { $0.httpIdleTimeout = .seconds(1) })) { client, app in
+            let port = try #require(client.port)
+            // Half a request, then nothing: the connection is closed after the idle time.
+            let socket = try Self.connect(port: port)
+            defer { close(socket) }
+            _ = "GET /healthz HTTP/1.1\r\nHost: localhost\r\n".withCString { send(socket, $0, strlen($0), 0) }
+            let began = ContinuousClock.now
+            var byte: UInt8 = 0
+            let read = recv(socket, &byte, 1, 0)  // blocks until the server closes (0) or the 10 s receive timeout (-1)
+            #expect(read == 0)
+            #expect(ContinuousClock.now - began < .seconds(8))
+            // A whole request is still answered. (Over a socket of its own: the test client's connection, idle
+            // meanwhile, was closed too.)
+            let whole = try Self.connect(port: port)
+            defer { close(whole) }
+            _ = "GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".withCString { send(whole, $0, strlen($0), 0) }
+            var answer = [UInt8](repeating: 0, count: 64)
+            let count = recv(whole, &answer, answer.count, 0)
+            #expect(count > 0 && String(decoding: answer.prefix(max(count, 0)), as: UTF8.self).hasPrefix("HTTP/1.1 200"))
         }
     }
 

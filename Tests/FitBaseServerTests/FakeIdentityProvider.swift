@@ -79,8 +79,8 @@ final class FakeIdentityProvider: Sendable {
             box.withLock { $0?.state.withLock { $0.revoked.append(token) } }
             return Response(status: .ok)
         }
-        try await Application(router: router, logger: TestDatabase.logger).test(.live) { client in
-            let fake = FakeIdentityProvider(port: try #require(client.port))
+        try await withLiveServer(Application(router: router, logger: TestDatabase.logger)) { _, url in
+            let fake = FakeIdentityProvider(port: try #require(url.port))
             box.withLock { $0 = fake }
             try await body(fake)
         }

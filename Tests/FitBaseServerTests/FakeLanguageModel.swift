@@ -96,8 +96,8 @@ final class FakeLanguageModel: Sendable {
                 return try reply(["type": "error", "error": ["type": type, "message": "fake failure"]], status: status)
             }
         }
-        try await Application(router: router, logger: TestDatabase.logger).test(.live) { client in
-            let fake = FakeLanguageModel(port: try #require(client.port), behaviour: behaviour)
+        try await withLiveServer(Application(router: router, logger: TestDatabase.logger)) { _, url in
+            let fake = FakeLanguageModel(port: try #require(url.port), behaviour: behaviour)
             box.withLock { $0 = fake }
             try await body(fake)
         }

@@ -15,12 +15,11 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func aFreeAccountKeepsOnePlanAndBasicStatsUntilItUpgrades(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client, testDatabase in
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+        try await withApp(engine) { client, app in
+            let database = app.database
             let premiumWorkout = try #require(CatalogTests.fixture.first { $0.isPremium })
             let workout = CatalogTests.fixture[0]
             try await CatalogImporter.importCatalog(([workout, premiumWorkout], []), into: database)
-            try await database.shutdown()
             let account = try await client.signUp()
             let token = account.accessToken
 
@@ -54,7 +53,7 @@ import Testing
             #expect(try json(detailed)["requiredTier"] as? String == "pro")
             #expect(try json(try await client.json(.get, "/v1/workouts/\(premiumWorkout.id)", token: token))["videoURL"] == nil)
 
-            try await testDatabase.grant(.pro, toUser: account.id)
+            try await app.testDatabase.grant(.pro, toUser: account.id)
             #expect(try await client.json(.post, "/v1/plans", body: Self.planBody("Second", workout.id.description), token: token).status == .created)
             let full = try json(try await client.json(.get, "/v1/history/stats?detail=full", token: token))
             #expect(full["byType"] != nil && (full["weekly"] as? [Any])?.count == 12)
@@ -62,7 +61,7 @@ import Testing
             let status = try json(try await client.json(.get, "/v1/subscription", token: token))
             #expect(status["tier"] as? String == "pro" && status["source"] as? String == "promotional" && status["status"] as? String == "cancelled")
 
-            try await testDatabase.grant(.premium, toUser: account.id)
+            try await app.testDatabase.grant(.premium, toUser: account.id)
             let unlocked = try json(try await client.json(.get, "/v1/workouts/\(premiumWorkout.id)", token: token))
             #expect(unlocked["videoURL"] as? String == premiumWorkout.videoURL)
             #expect(try json(try await client.json(.get, "/v1/features", token: token))["tier"] as? String == "premium")

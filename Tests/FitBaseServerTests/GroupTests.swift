@@ -23,7 +23,7 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func groupsFollowTheSeedsChecklist(engine: DatabaseEngine) async throws {
-        try await withApp(engine, billing: .init()) { client, _ in
+        try await withApp(engine, options: .init(billing: .init())) { client, _ in
             let ana = try await client.signUp()
             let created = try await Self.create(client, ana, timeZone: "Asia/Kathmandu")
             #expect(created.status == .created)
@@ -103,26 +103,21 @@ import Testing
     }
 
     @Test func universalLinksNameTheConfiguredApps() async throws {
-        try await TestDatabase.with(.sqlite) { database in
-            var configuration = ServerConfiguration.testing(database)
-            configuration.social = SocialConfiguration(appScheme: "fittoday", appleAppIDs: ["ABCDE12345.com.fittoday.app"])
-            let app = try await buildApplication(configuration: configuration, logger: TestDatabase.logger)
-            try await app.test(.router) { client in
-                let association = try json(try await client.json(.get, "/.well-known/apple-app-site-association"))
-                let details = try #require((association["applinks"] as? [String: Any])?["details"] as? [[String: Any]])
-                #expect(details.first?["appIDs"] as? [String] == ["ABCDE12345.com.fittoday.app"])
-                #expect((details.first?["components"] as? [[String: String]])?.first?["/"] == "/group/invite/*")
-                let account = try await client.signUp()
-                let groupID = try #require(try json(try await Self.create(client, account))["id"] as? String)
-                #expect(try await Self.invite(client, account, groupID)["deepLink"] as? String != nil)
-                #expect((try await Self.invite(client, account, groupID)["deepLink"] as? String)?.hasPrefix("fittoday://group/invite/") == true)
-            }
+        try await withApp(.sqlite, options: .init(configure: { $0.social = SocialConfiguration(appScheme: "fittoday", appleAppIDs: ["ABCDE12345.com.fittoday.app"]) })) { client, app in
+            let association = try json(try await client.json(.get, "/.well-known/apple-app-site-association"))
+            let details = try #require((association["applinks"] as? [String: Any])?["details"] as? [[String: Any]])
+            #expect(details.first?["appIDs"] as? [String] == ["ABCDE12345.com.fittoday.app"])
+            #expect((details.first?["components"] as? [[String: String]])?.first?["/"] == "/group/invite/*")
+            let account = try await client.signUp()
+            let groupID = try #require(try json(try await Self.create(client, account))["id"] as? String)
+            #expect(try await Self.invite(client, account, groupID)["deepLink"] as? String != nil)
+            #expect((try await Self.invite(client, account, groupID)["deepLink"] as? String)?.hasPrefix("fittoday://group/invite/") == true)
         }
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.resolve(environment: ["FITBASE_APPLE_APP_IDS": "nodot"]) }
     }
     @Test(arguments: TestEngines.all)
     func invitesExpireRunOutAndEndWithTheirCreator(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client, testDatabase in
+        try await withApp(engine) { client, app in
             let ana = try await client.signUp()
             let groupID = try #require(try json(try await Self.create(client, ana))["id"] as? String)
             let invites = "/v1/groups/\(groupID)/invites"
@@ -156,11 +151,10 @@ import Testing
             let briefToken = try #require(brief["token"] as? String)
             #expect(try await client.json(.get, "/v1/invites/\(briefToken)", token: dan.accessToken).status == .ok)
             let briefID = try #require((brief["id"] as? String).flatMap(UUID.init(uuidString:)))
-            let storage = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let storage = app.database
             try await storage.transaction { db in
                 try await db.update("group_invites").set("expires_at", to: Date.now.addingTimeInterval(-1)).where("id", .equal, briefID).run()
             }
-            try await storage.shutdown()
             #expect(try await client.json(.get, "/v1/invites/\(briefToken)", token: dan.accessToken).status == .notFound)
             #expect(try await client.json(.post, "/v1/invites/\(briefToken)/accept", token: dan.accessToken).status == .notFound)
 

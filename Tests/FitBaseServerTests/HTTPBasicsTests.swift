@@ -1,3 +1,4 @@
+import FitBaseCore
 import FitBaseTestSupport
 import Foundation
 import HTTPTypes
@@ -45,7 +46,7 @@ import Testing
         try await withApp(.sqlite) { client, _ in
             let response = try await client.execute(uri: "/nope", method: .get)
             #expect(response.status == .notFound)
-            let problem = try expectProblem(response, code: "not_found")
+            let problem = try expectProblem(response, .notFound)
             #expect(problem["instance"] as? String == "/nope")
             #expect(problem["requestId"] as? String == response.headers[.requestID])
             #expect(problem["type"] as? String == "urn:fitbase:problem:not_found")
@@ -58,7 +59,7 @@ import Testing
             let response = try await client.execute(uri: "/healthz", method: .delete)
             #expect(response.status == .methodNotAllowed)
             #expect(response.headers[.allow] == "GET, HEAD")
-            _ = try expectProblem(response, code: "method_not_allowed")
+            _ = try expectProblem(response, .methodNotAllowed)
         }
     }
 
@@ -71,17 +72,17 @@ import Testing
     }
 
     @Test func bodyOverTheLimitIsProblem413() async throws {
-        try await withApp(.sqlite, maxBodyBytes: 1 << 20) { client, _ in
+        try await withApp(.sqlite, options: .init(maxBodyBytes: 1 << 20)) { client, _ in
             let body = ByteBuffer(repeating: UInt8(ascii: "a"), count: 2 << 20)
             let response = try await client.execute(uri: "/healthz", method: .post, body: body)
             #expect(response.status == .contentTooLarge)
-            let problem = try expectProblem(response, code: "payload_too_large")
+            let problem = try expectProblem(response, .payloadTooLarge)
             #expect((problem["detail"] as? String)?.contains("1048576") == true)
         }
     }
 
     @Test func bodyAtTheLimitIsNotRefused() async throws {
-        try await withApp(.sqlite, maxBodyBytes: 64) { client, _ in
+        try await withApp(.sqlite, options: .init(maxBodyBytes: 64)) { client, _ in
             let response = try await client.execute(uri: "/healthz", method: .post, body: ByteBuffer(repeating: 0x20, count: 64))
             #expect(response.status == .methodNotAllowed)
         }
@@ -111,21 +112,4 @@ import Testing
             #expect(first.headers[.requestID] != second.headers[.requestID])
         }
     }
-}
-
-/// Decodes a JSON object body.
-func json(_ response: TestResponse) throws -> [String: Any] {
-    try #require(JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])
-}
-
-/// Checks the RFC 9457 shape and the stable code, and returns the problem's fields.
-@discardableResult
-func expectProblem(_ response: TestResponse, code: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
-    #expect(response.headers[.contentType] == "application/problem+json", sourceLocation: sourceLocation)
-    let problem = try json(response)
-    #expect(problem["code"] as? String == code, sourceLocation: sourceLocation)
-    #expect(problem["status"] as? Int == Int(response.status.code), sourceLocation: sourceLocation)
-    #expect(problem["type"] as? String == "urn:fitbase:problem:\(code)", sourceLocation: sourceLocation)
-    #expect((problem["title"] as? String)?.isEmpty == false, sourceLocation: sourceLocation)
-    return problem
 }

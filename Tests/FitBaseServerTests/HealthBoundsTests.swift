@@ -12,44 +12,39 @@ import Testing
 @Suite struct HealthBoundsTests {
     @Test(arguments: TestEngines.all)
     func anAccountKeepsAtMostItsQuotaOfSamples(engine: DatabaseEngine) async throws {
-        try await TestDatabase.with(engine) { database in
-            var configuration = ServerConfiguration.testing(database)
-            configuration.healthSampleQuota = 3
-            let app = try await buildApplication(configuration: configuration, logger: TestDatabase.logger)
-            try await app.test(.router) { client in
-                let account = try await client.signUp()
-                let token = account.accessToken
-                try await HealthTests.consent(client, token)
-                func heart(_ minute: Int) -> [String: Any] {
-                    HealthTests.sample("heartRate", start: "2026-11-20T08:\(String(format: "%02d", minute)):00Z", ["value": 60 + minute])
-                }
-                let first = [heart(1), heart(2)]
-                #expect(try json(try await HealthTests.upload(client, token, first))["created"] as? Int == 2)
-                // Two more would pass the quota: the batch is refused whole, nothing of it stored.
-                let refused = try await HealthTests.upload(client, token, [heart(3), heart(4)])
-                try expectProblem(refused, code: "quota_exceeded")
-                #expect(refused.status == .conflict)
-                // Sending stored samples again costs nothing; one more fits.
-                #expect(try json(try await HealthTests.upload(client, token, first + [heart(5)]))["created"] as? Int == 1)
-                // Through sync, too: the mutation is refused on its own.
-                let mutation: [String: Any] = [
-                    "mutationId": "q-1", "collection": "healthSamples", "id": UUID().uuidString, "op": "upsert", "updatedAt": "2026-11-20T09:00:00Z",
-                    "data": heart(6),
-                ]
-                let pushed = try json(try await client.json(.post, "/v1/sync/push", body: ["mutations": [mutation]], token: token))
-                let result = try #require((pushed["results"] as? [[String: Any]])?.first)
-                #expect(result["status"] as? String == "rejected")
-                #expect((result["problem"] as? [String: Any])?["code"] as? String == "quota_exceeded")
-                // Deleting makes room again.
-                let stored = try json(try await client.json(.get, "/v1/health/samples?type=heartRate", token: token))
-                let id = try #require((stored["items"] as? [[String: Any]])?.first?["id"] as? String)
-                #expect(try await client.json(.delete, "/v1/health/samples/\(id)", token: token).status == .noContent)
-                #expect(try json(try await HealthTests.upload(client, token, [heart(7)]))["created"] as? Int == 1)
-                // Another account has its own.
-                let other = try await client.signUp()
-                try await HealthTests.consent(client, other.accessToken)
-                #expect(try json(try await HealthTests.upload(client, other.accessToken, [heart(1), heart(2), heart(3)]))["created"] as? Int == 3)
+        try await withApp(engine, options: .init(configure: { $0.healthSampleQuota = 3 })) { client, app in
+            let account = try await client.signUp()
+            let token = account.accessToken
+            try await HealthTests.consent(client, token)
+            func heart(_ minute: Int) -> [String: Any] {
+                HealthTests.sample("heartRate", start: "2026-11-20T08:\(String(format: "%02d", minute)):00Z", ["value": 60 + minute])
             }
+            let first = [heart(1), heart(2)]
+            #expect(try json(try await HealthTests.upload(client, token, first))["created"] as? Int == 2)
+            // Two more would pass the quota: the batch is refused whole, nothing of it stored.
+            let refused = try await HealthTests.upload(client, token, [heart(3), heart(4)])
+            try expectProblem(refused, .quotaExceeded)
+            #expect(refused.status == .conflict)
+            // Sending stored samples again costs nothing; one more fits.
+            #expect(try json(try await HealthTests.upload(client, token, first + [heart(5)]))["created"] as? Int == 1)
+            // Through sync, too: the mutation is refused on its own.
+            let mutation: [String: Any] = [
+                "mutationId": "q-1", "collection": "healthSamples", "id": UUID().uuidString, "op": "upsert", "updatedAt": "2026-11-20T09:00:00Z",
+                "data": heart(6),
+            ]
+            let pushed = try json(try await client.json(.post, "/v1/sync/push", body: ["mutations": [mutation]], token: token))
+            let result = try #require((pushed["results"] as? [[String: Any]])?.first)
+            #expect(result["status"] as? String == "rejected")
+            #expect((result["problem"] as? [String: Any])?["code"] as? String == "quota_exceeded")
+            // Deleting makes room again.
+            let stored = try json(try await client.json(.get, "/v1/health/samples?type=heartRate", token: token))
+            let id = try #require((stored["items"] as? [[String: Any]])?.first?["id"] as? String)
+            #expect(try await client.json(.delete, "/v1/health/samples/\(id)", token: token).status == .noContent)
+            #expect(try json(try await HealthTests.upload(client, token, [heart(7)]))["created"] as? Int == 1)
+            // Another account has its own.
+            let other = try await client.signUp()
+            try await HealthTests.consent(client, other.accessToken)
+            #expect(try json(try await HealthTests.upload(client, other.accessToken, [heart(1), heart(2), heart(3)]))["created"] as? Int == 3)
         }
         #expect(try ServerConfiguration.resolve(environment: ["FITBASE_HEALTH_SAMPLE_QUOTA": "5000"]).healthSampleQuota == 5000)
         #expect(try ServerConfiguration.resolve(environment: [:]).healthSampleQuota == 2_000_000)
@@ -61,9 +56,8 @@ import Testing
 @Suite struct StreamedExportTests {
     @Test(arguments: TestEngines.all)
     func theStreamedExportIsTheDocumentTheGeneratedHandlerBuilds(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { direct, testDatabase in
-            let generatedApp = try await buildApplication(configuration: .testing(testDatabase), logger: TestDatabase.logger, mailer: nil, directRoutes: false)
-            try await generatedApp.test(.router) { generated in
+        try await withApp(engine) { direct, app in
+            try await withApp(on: app.testDatabase, options: .init(directRoutes: false)) { generated, _ in
                 let account = try await direct.signUp()
                 let token = account.accessToken
                 try await HealthTests.consent(direct, token)
@@ -132,13 +126,13 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func aLargeAccountGoesInBatchesAndLeavesNothing(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client, database in
+        try await withApp(engine) { client, app in
             let account = try await client.signUp()
             try await Self.uploadSamples(12_000, client, account.accessToken)
-            #expect(try await Self.remaining(account.id, in: database)["health_samples"] == 12_000)
+            #expect(try await Self.remaining(account.id, in: app.testDatabase)["health_samples"] == 12_000)
             #expect(try await client.json(.delete, "/v1/me", token: account.accessToken).status == .noContent)
-            #expect(try await Self.remaining(account.id, in: database).isEmpty)
-            try expectProblem(try await client.json(.get, "/v1/me", token: account.accessToken), code: "session_revoked")
+            #expect(try await Self.remaining(account.id, in: app.testDatabase).isEmpty)
+            try expectProblem(try await client.json(.get, "/v1/me", token: account.accessToken), .sessionRevoked)
             // The address is free again.
             _ = try await client.signUp(account.email)
         }
@@ -146,32 +140,27 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func aDeletionCutShortIsUnreachableAndFinishedByHousekeeping(engine: DatabaseEngine) async throws {
-        try await TestDatabase.with(engine) { database in
-            var configuration = ServerConfiguration.testing(database)
-            configuration.housekeeping = (.milliseconds(300), .milliseconds(300))
-            let app = try await buildApplication(configuration: configuration, logger: TestDatabase.logger)
-            try await app.test(.router) { client in
-                let account = try await client.signUp()
-                try await Self.uploadSamples(2_000, client, account.accessToken)
-                // What the deletion's first transaction leaves when the instance dies right after it (as a row edit:
-                // the marker a quarter of an hour old, the password and address gone, the sessions ended).
-                try await database.run { db in
-                    let id = try #require(UUID(uuidString: account.id))
-                    try await db.update("users").set("deleting_at", to: Date.storageNow.addingTimeInterval(-900))
-                        .set("password_hash", to: SQLLiteral.null).set("email", to: SQLLiteral.null).where("id", .equal, id).run()
-                    try await db.update("sessions").set("revoked_at", to: Date.storageNow).where("user_id", .equal, id).run()
-                    try await CacheGenerations.bump(.sessions, on: db)
-                }
-                try expectProblem(
-                    try await client.json(.post, "/v1/auth/signin", body: ["email": account.email, "password": account.password]), code: "invalid_credentials"
-                )
-                try expectProblem(try await client.json(.get, "/v1/me", token: account.accessToken), code: "session_revoked")
-                let deadline = ContinuousClock.now.advanced(by: .seconds(20))
-                while try await !Self.remaining(account.id, in: database).isEmpty, ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(100))
-                }
-                #expect(try await Self.remaining(account.id, in: database).isEmpty)
+        try await withApp(engine, options: .init(configure: { $0.housekeeping = (.milliseconds(300), .milliseconds(300)) })) { client, app in
+            let account = try await client.signUp()
+            try await Self.uploadSamples(2_000, client, account.accessToken)
+            // What the deletion's first transaction leaves when the instance dies right after it (as a row edit:
+            // the marker a quarter of an hour old, the password and address gone, the sessions ended).
+            try await app.testDatabase.run { db in
+                let id = try #require(UUID(uuidString: account.id))
+                try await db.update("users").set("deleting_at", to: Date.storageNow.addingTimeInterval(-900))
+                    .set("password_hash", to: SQLLiteral.null).set("email", to: SQLLiteral.null).where("id", .equal, id).run()
+                try await db.update("sessions").set("revoked_at", to: Date.storageNow).where("user_id", .equal, id).run()
+                try await CacheGenerations.bump(.sessions, on: db)
             }
+            try expectProblem(
+                try await client.json(.post, "/v1/auth/signin", body: ["email": account.email, "password": account.password]), .invalidCredentials
+            )
+            try expectProblem(try await client.json(.get, "/v1/me", token: account.accessToken), .sessionRevoked)
+            let deadline = ContinuousClock.now.advanced(by: .seconds(20))
+            while try await !Self.remaining(account.id, in: app.testDatabase).isEmpty, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(try await Self.remaining(account.id, in: app.testDatabase).isEmpty)
         }
     }
 }

@@ -98,7 +98,7 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func summariesFromSlotTotalsEqualSummariesFromTheSamplesWhateverWroteThem(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client, testDatabase in
+        try await withApp(engine) { client, app in
             let account = try await client.signUp()
             let token = account.accessToken
             let zone = TimeZone(identifier: "Asia/Kathmandu")!  // UTC+5:45
@@ -120,7 +120,7 @@ import Testing
             #expect((pushed["results"] as? [[String: Any]])?.allSatisfy { $0["status"] as? String == "applied" } == true)
             // Sending samples again changes nothing.
             _ = try await HealthTests.upload(client, token, uploaded[0..<100].map(\.wire))
-            #expect(try await Self.rollupCount(testDatabase.location) > 100)
+            #expect(try await Self.rollupCount(app.testDatabase.location) > 100)
             try await Self.expectSummariesMatch(uploaded.map(\.sample), client: client, token: token, zone: zone, from: from)
 
             // Deleting (over REST and by sync) makes the slots stale; the next summary recounts them.
@@ -135,28 +135,27 @@ import Testing
             let erased = try json(try await client.json(.post, "/v1/sync/push", body: ["mutations": erase], token: token))
             #expect((erased["results"] as? [[String: Any]])?.allSatisfy { $0["status"] as? String == "applied" } == true)
             uploaded.removeAll { deleted.contains($0.sample.id) }
-            #expect(try await Self.rollupCount(testDatabase.location, where: "stale = \(engine == .postgres ? "TRUE" : "1")") > 0)
+            #expect(try await Self.rollupCount(app.testDatabase.location, where: "stale = \(engine == .postgres ? "TRUE" : "1")") > 0)
             try await Self.expectSummariesMatch(uploaded.map(\.sample), client: client, token: token, zone: zone, from: from)
-            #expect(try await Self.rollupCount(testDatabase.location, where: "stale = \(engine == .postgres ? "TRUE" : "1")") == 0)
+            #expect(try await Self.rollupCount(app.testDatabase.location, where: "stale = \(engine == .postgres ? "TRUE" : "1")") == 0)
 
             // Totals hold no value in clear, and are bound to their slot: moved to another, they do not open.
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let database = app.database
             let row = try #require(try await database.withConnection { db in
                 try await db.select().columns("slot", "sealed").from("health_rollups").where("type", .equal, "heartRate").first()
             })
             let sealed = try row.decode(column: "sealed", as: Data.self)
             #expect(sealed.count == 113 + 28)  // AES-GCM: nonce and tag around the 113 bytes
-            try await database.shutdown()
 
             // Deleting the account takes the totals with it.
             #expect(try await client.json(.delete, "/v1/me", token: token).status == .noContent)
-            #expect(try await Self.rollupCount(testDatabase.location) == 0)
+            #expect(try await Self.rollupCount(app.testDatabase.location) == 0)
         }
     }
 
     @Test(arguments: TestEngines.all)
     func samplesStoredBeforeRollupsAreCountedOnTheFirstSummary(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client, testDatabase in
+        try await withApp(engine) { client, app in
             let account = try await client.signUp()
             let token = account.accessToken
             try await HealthTests.consent(client, token)
@@ -165,16 +164,15 @@ import Testing
             let uploaded = Self.randomSamples(count: 200, from: from, using: &generator)
             _ = try await HealthTests.upload(client, token, uploaded.map(\.wire))
             // As an older version left them: samples without totals, the account marked pending by the migration.
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let database = app.database
             try await database.withConnection { db in
                 try await db.delete(from: "health_rollups").run()
                 try await db.insert(into: "health_rollups_pending").columns("user_id").values(SQLBind(UUID(uuidString: account.id)!)).run()
             }
             try await Self.expectSummariesMatch(uploaded.map(\.sample), client: client, token: token, zone: TimeZone(identifier: "UTC")!, from: from)
             let pending = try await database.withConnection { db in try await db.select().column("user_id").from("health_rollups_pending").all().count }
-            try await database.shutdown()
             #expect(pending == 0)
-            #expect(try await Self.rollupCount(testDatabase.location) > 50)
+            #expect(try await Self.rollupCount(app.testDatabase.location) > 50)
         }
     }
 

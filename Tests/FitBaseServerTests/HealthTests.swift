@@ -122,7 +122,7 @@ import Testing
     @Test(arguments: TestEngines.all)
     func nothingReadableIsStoredAndADeletedAccountCannotBeDecryptedFromACopy(engine: DatabaseEngine) async throws {
         let marker = "MARKER-\(UUID().uuidString.prefix(8))"
-        try await withApp(engine) { client, testDatabase in
+        try await withApp(engine) { client, app in
             let account = try await client.signUp()
             try await Self.consent(client, account.accessToken)
             let uploaded = try json(try await Self.upload(client, account.accessToken, [
@@ -131,9 +131,9 @@ import Testing
             ]))
             #expect(uploaded["created"] as? Int == 2)
 
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let database = app.database
             try await SealedCycleDataTests.expectUnreadable(
-                [marker, marker.lowercased(), "123.456", "141.25", "93.75"], engine: engine, in: database, at: testDatabase
+                [marker, marker.lowercased(), "123.456", "141.25", "93.75"], engine: engine, in: database, at: app.testDatabase
             )
 
             // A copy of the sealed rows taken before deletion…
@@ -142,9 +142,9 @@ import Testing
             #expect(copy.count == 2)
             #expect(try await client.json(.delete, "/v1/me", token: account.accessToken).status == .noContent)
             // …cannot be opened afterwards: the data key is gone from the key store, wherever the copy went.
-            let keystore = ServerConfiguration.testing(testDatabase).keystoreLocation
-            let keysDatabase = keystore == testDatabase.location ? database : try await Database.open(keystore, logger: TestDatabase.logger)
-            let masterKey = try MasterKey.load(for: .testing(testDatabase))
+            let keystore = ServerConfiguration.testing(app.testDatabase).keystoreLocation
+            let keysDatabase = keystore == app.testDatabase.location ? database : try await Database.open(keystore, logger: TestDatabase.logger)
+            let masterKey = try MasterKey.load(for: .testing(app.testDatabase))
             let vault = HealthVault(keys: HealthKeyStore(database: keysDatabase), masterKey: masterKey)
             #expect(try await vault.dataKey(of: user, creating: false) == nil)
             let guessed = try #require(try await vault.dataKey(of: UserID(), creating: true))  // any other key
@@ -158,7 +158,6 @@ import Testing
             #expect(trail.contains { $0.action == "delete" && $0.resource == "healthKey" && $0.count == 2 })
             #expect(try await AuditLog(database: database).verify().firstBreak == nil)
             if keysDatabase !== database { try await keysDatabase.shutdown() }
-            try await database.shutdown()
         }
     }
 
@@ -167,9 +166,8 @@ import Testing
     @Test(arguments: TestEngines.all)
     func aPushedSampleWhoseIdAnotherUserJustStoredIsRefused(engine: DatabaseEngine) async throws {
         try await TestDatabase.with(engine) { testDatabase in
-            let app = try await buildApplication(configuration: .testing(testDatabase), logger: TestDatabase.logger)
             let id = UUID()
-            let (owner, pusher) = try await app.test(.router) { client in
+            let (owner, pusher) = try await withApp(on: testDatabase) { client, _ in
                 let owner = try await client.signUp()
                 let pusher = try await client.signUp()
                 try await Self.consent(client, owner.accessToken)
@@ -208,8 +206,7 @@ import Testing
     @Test(arguments: TestEngines.all)
     func aWrongMasterKeyStopsStartUpNamingTheSetting(engine: DatabaseEngine) async throws {
         try await TestDatabase.with(engine) { testDatabase in
-            let app = try await buildApplication(configuration: .testing(testDatabase), logger: TestDatabase.logger)
-            try await app.test(.router) { client in
+            try await withApp(on: testDatabase) { client, _ in
                 let account = try await client.signUp()
                 try await Self.consent(client, account.accessToken)
                 #expect(try await Self.upload(client, account.accessToken, [Self.sample("heartRate", start: "2026-11-20T08:00:00Z", ["value": 61])]).status == .ok)
@@ -229,8 +226,7 @@ import Testing
     @Test(arguments: TestEngines.all)
     func aRotatedMasterKeyReadsEverySampleAndTheOldOneNoLongerStarts(engine: DatabaseEngine) async throws {
         try await TestDatabase.with(engine) { testDatabase in
-            let first = try await buildApplication(configuration: .testing(testDatabase), logger: TestDatabase.logger)
-            let account = try await first.test(.router) { client in
+            let account = try await withApp(on: testDatabase) { client, _ in
                 let account = try await client.signUp()
                 try await Self.consent(client, account.accessToken)
                 _ = try await Self.upload(client, account.accessToken, [Self.sample("heartRate", start: "2026-11-20T08:00:00Z", ["value": 66])])
@@ -242,8 +238,7 @@ import Testing
             await #expect(throws: (any Error).self) { _ = try await buildApplication(configuration: .testing(testDatabase), logger: TestDatabase.logger) }
             var providers = IdentityProvidersConfiguration()
             providers.masterKeyFile = newKey
-            let second = try await buildApplication(configuration: .testing(testDatabase, identityProviders: providers), logger: TestDatabase.logger)
-            try await second.test(.router) { client in
+            try await withApp(on: testDatabase, options: .init(identityProviders: providers)) { client, _ in
                 let signedIn = try await client.signIn(account)
                 let items = try json(try await client.json(.get, "/v1/health/samples", token: signedIn.accessToken))["items"] as? [[String: Any]]
                 #expect(items?.first?["value"] as? Double == 66)
@@ -287,7 +282,7 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func theAuditChainRecordsEveryAccessAndDetectsTampering(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client, testDatabase in
+        try await withApp(engine) { client, app in
             let account = try await client.signUp()
             let other = try await client.signUp()
             try await Self.consent(client, account.accessToken)
@@ -318,8 +313,8 @@ import Testing
             // One chain per user, counted from 1.
             #expect(mine.compactMap { $0["seq"] as? Int }.sorted() == Array(1...10))
 
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
-            let (vault, keysDatabase) = try await SealedCycleDataTests.vault(testDatabase, database)
+            let database = app.database
+            let (vault, keysDatabase) = try await SealedCycleDataTests.vault(app.testDatabase, database)
             let keys = try await AuditKey.load(from: vault.keys, masterKey: vault.masterKey, creating: false)
             let key = try #require(AuditKey.current(of: keys))
             let log = AuditLog(database: database)
@@ -372,7 +367,7 @@ import Testing
             let caught = try #require(try await log.verify(keys: keys).firstBreak)
             #expect(caught.subject == mineID && caught.seq == 10 && caught.reason.contains("rewritten"))
             // The command's check (`fitbase audit verify`) reports it.
-            let administration = HealthAdministration(configuration: .testing(testDatabase), logger: TestDatabase.logger)
+            let administration = HealthAdministration(configuration: .testing(app.testDatabase), logger: TestDatabase.logger)
             #expect(try await administration.verifyAuditChain().firstBreak?.contains("rewritten") == true)
             // Re-signing the digest without the key does not help.
             let forgedAt = Date.storageNow
@@ -414,7 +409,6 @@ import Testing
             try await database.transaction { db in try await db.delete(from: "audit_heads").where("subject_id", .equal, otherID).run() }
             #expect(try await log.verify(keys: keys).firstBreak?.subject == otherID)
             if keysDatabase !== database { try await keysDatabase.shutdown() }
-            try await database.shutdown()
         }
     }
 
@@ -455,13 +449,13 @@ import Testing
     /// as one entry per user, action and resource, with the count, when the minute's flush runs.
     @Test(arguments: TestEngines.all)
     func refusalsAreCountedNotWrittenOneByOne(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client, testDatabase in
+        try await withApp(engine) { client, app in
             let account = try await client.signUp()
             for _ in 0..<50 {
                 #expect(try await client.json(.get, "/v1/health/samples", token: account.accessToken).status == .forbidden)
             }
             let user = UserID(rawValue: try #require(UUID(uuidString: account.id)))
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let database = app.database
             let audit = AuditLog(database: database)
             #expect(try await audit.entries(about: user, offset: 0, limit: 100).isEmpty)
             // What the flush does with them (the server's tally is its own; this one is counted the same way).
@@ -476,7 +470,6 @@ import Testing
             #expect(written.count == 2 && written.allSatisfy { $0.outcome == "denied" })
             #expect(Set(written.map(\.count)) == [50, 1])
             #expect(try await audit.verify().firstBreak == nil)
-            try await database.shutdown()
         }
     }
 
@@ -504,7 +497,7 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func samplesSyncAndExportDecrypted(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client, testDatabase in
+        try await withApp(engine) { client, app in
             let account = try await client.signUp()
             let token = account.accessToken
             try await Self.consent(client, token)
@@ -531,11 +524,10 @@ import Testing
             let replayed = try json(try await client.json(.post, "/v1/sync/push", body: ["mutations": [eraseMutation]], token: token))
             let replay = try #require((replayed["results"] as? [[String: Any]])?.first)
             #expect(replay["status"] as? String == "conflict" && replay["version"] as? Int == 1 && replay["serverRecord"] == nil)
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let database = app.database
             let stored = try await database.withConnection { db in
                 try await db.select().column("result").from("sync_mutations").all().map { try $0.decode(column: "result", as: String.self) }
             }
-            try await database.shutdown()
             #expect(stored.count == 3 && stored.allSatisfy { !$0.contains("98") && !$0.contains("com.apple.health") })
 
             let changes = try #require(try json(try await client.json(.get, "/v1/sync/changes", token: token))["changes"] as? [[String: Any]])

@@ -40,11 +40,10 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func loggingListingStatsAndDeletion(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client, testDatabase in
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+        try await withApp(engine) { client, app in
+            let database = app.database
             let yoga = CatalogTests.fixture[0], strength = CatalogTests.fixture[2]
             try await CatalogImporter.importCatalog(([yoga, strength], []), into: database)
-            try await database.shutdown()
 
             let account = try await client.signUp()
             try await client.json(.patch, "/v1/me", body: ["timeZone": "Asia/Kolkata"], token: account.accessToken)
@@ -69,7 +68,7 @@ import Testing
             }
 
             // The breakdowns are the pro tier's analytics (FeatureGatingTests checks the 402 without it).
-            try await testDatabase.grant(.pro, toUser: account.id)
+            try await app.testDatabase.grant(.pro, toUser: account.id)
             let stats = try json(try await client.json(.get, "/v1/history/stats?detail=full", token: account.accessToken))
             #expect(stats["totalWorkouts"] as? Int == 4)
             #expect(stats["totalMinutes"] as? Int == 30 + 40 + 30 + 40)

@@ -26,12 +26,12 @@ import Testing
                         try await apps[1].test(.router) { b in
                             let google = try await FakeIdentityProvider.googleToken(subject: "g-replay", email: "r@gmail.com", nonce: "once")
                             #expect(try await a.json(.post, "/v1/auth/google", body: ["idToken": google, "nonce": "once"]).status == .ok)
-                            try expectProblem(try await b.json(.post, "/v1/auth/google", body: ["idToken": google, "nonce": "once"]), code: "identity_token_replayed")
-                            try expectProblem(try await a.json(.post, "/v1/auth/google", body: ["idToken": google, "nonce": "once"]), code: "identity_token_replayed")
+                            try expectProblem(try await b.json(.post, "/v1/auth/google", body: ["idToken": google, "nonce": "once"]), .identityTokenReplayed)
+                            try expectProblem(try await a.json(.post, "/v1/auth/google", body: ["idToken": google, "nonce": "once"]), .identityTokenReplayed)
 
                             let apple = try await FakeIdentityProvider.appleToken(subject: "a-replay", rawNonce: "raw-once")
                             #expect(try await b.json(.post, "/v1/auth/apple", body: ["identityToken": apple, "rawNonce": "raw-once"]).status == .ok)
-                            try expectProblem(try await a.json(.post, "/v1/auth/apple", body: ["identityToken": apple, "rawNonce": "raw-once"]), code: "identity_token_replayed")
+                            try expectProblem(try await a.json(.post, "/v1/auth/apple", body: ["identityToken": apple, "rawNonce": "raw-once"]), .identityTokenReplayed)
                             // A fresh nonce for the same person signs in.
                             let fresh = try await FakeIdentityProvider.appleToken(subject: "a-replay", rawNonce: "raw-twice")
                             #expect(try await a.json(.post, "/v1/auth/apple", body: ["identityToken": fresh, "rawNonce": "raw-twice"]).status == .ok)
@@ -45,8 +45,8 @@ import Testing
     @Test func aGoogleTokenMintedWithANonceNeedsIt() async throws {
         try await withProviderApp(.sqlite) { client, _, _ in
             let google = try await FakeIdentityProvider.googleToken(subject: "g-nonce", email: "n@gmail.com", nonce: "bound")
-            try expectProblem(try await client.json(.post, "/v1/auth/google", body: ["idToken": google]), code: "identity_token_nonce_mismatch")
-            try expectProblem(try await client.json(.post, "/v1/auth/google", body: ["idToken": google, "nonce": "other"]), code: "identity_token_nonce_mismatch")
+            try expectProblem(try await client.json(.post, "/v1/auth/google", body: ["idToken": google]), .identityTokenNonceMismatch)
+            try expectProblem(try await client.json(.post, "/v1/auth/google", body: ["idToken": google, "nonce": "other"]), .identityTokenNonceMismatch)
             #expect(try await client.json(.post, "/v1/auth/google", body: ["idToken": google, "nonce": "bound"]).status == .ok)
             // Without the setting, a token minted without a nonce still signs in.
             let bare = try await FakeIdentityProvider.googleToken(subject: "g-bare", email: "b@gmail.com", nonce: nil)
@@ -63,9 +63,9 @@ import Testing
             defer { try? FileManager.default.removeItem(atPath: directory) }
             var providers = try fake.configuration(keyDirectory: directory)
             providers.googleRequiresNonce = true
-            try await withApp(.sqlite, identityProviders: providers) { client, _ in
+            try await withApp(.sqlite, options: .init(identityProviders: providers)) { client, _ in
                 let bare = try await FakeIdentityProvider.googleToken(subject: "g-bare", email: "b@gmail.com", nonce: nil)
-                try expectProblem(try await client.json(.post, "/v1/auth/google", body: ["idToken": bare]), code: "identity_token_nonce_mismatch")
+                try expectProblem(try await client.json(.post, "/v1/auth/google", body: ["idToken": bare]), .identityTokenNonceMismatch)
                 let bound = try await FakeIdentityProvider.googleToken(subject: "g-bound", email: "c@gmail.com", nonce: "n-7")
                 #expect(try await client.json(.post, "/v1/auth/google", body: ["idToken": bound, "nonce": "n-7"]).status == .ok)
             }

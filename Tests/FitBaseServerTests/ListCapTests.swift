@@ -1,3 +1,4 @@
+import FitBaseCore
 import FitBaseTestSupport
 import Foundation
 import HTTPTypes
@@ -10,7 +11,7 @@ import Testing
 @Suite struct ListCapTests {
     @Test(arguments: TestEngines.all)
     func programsArePagedByTitle(engine: DatabaseEngine) async throws {
-        try await withApp(engine, demoCatalog: true) { client, _ in
+        try await withApp(engine, options: .init(demoCatalog: true)) { client, _ in
             let all = try #require(json(try await client.json(.get, "/v1/programs?limit=100"))["items"] as? [[String: Any]])
             try #require(all.count >= 3)
             var paged: [[String: Any]] = []
@@ -29,7 +30,7 @@ import Testing
             // The default page is the convention's 20.
             #expect(try #require(json(try await client.json(.get, "/v1/programs"))["items"] as? [Any]).count == min(20, all.count))
             for bad in ["limit=0", "limit=101", "cursor=nonsense"] {
-                try expectProblem(try await client.json(.get, "/v1/programs?\(bad)"), code: "invalid_request")
+                try expectProblem(try await client.json(.get, "/v1/programs?\(bad)"), .invalidRequest)
             }
         }
     }

@@ -144,7 +144,7 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func deletionLeavesNoRowWithTheUsersIDAndEndsItsTokens(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client, testDatabase in
+        try await withApp(engine) { client, app in
             let account = try await client.signUp()
             let other = try await client.signIn(account, device: "Watch")
             let bystander = try await client.signUp()
@@ -154,15 +154,14 @@ import Testing
 
             #expect(try await client.json(.delete, "/v1/me", token: account.accessToken).status == .noContent)
 
-            try expectProblem(try await client.json(.get, "/v1/me", token: account.accessToken), code: "session_revoked")
-            try expectProblem(try await client.json(.get, "/v1/me", token: other.accessToken), code: "session_revoked")
-            try expectProblem(try await client.json(.post, "/v1/auth/refresh", body: ["refreshToken": other.refreshToken]), code: "invalid_refresh_token")
+            try expectProblem(try await client.json(.get, "/v1/me", token: account.accessToken), .sessionRevoked)
+            try expectProblem(try await client.json(.get, "/v1/me", token: other.accessToken), .sessionRevoked)
+            try expectProblem(try await client.json(.post, "/v1/auth/refresh", body: ["refreshToken": other.refreshToken]), .invalidRefreshToken)
             #expect(try await client.json(.post, "/v1/auth/signin", body: ["email": account.email, "password": account.password]).status == .unauthorized)
 
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let database = app.database
             let leftovers = try await rowsMentioning(account.id, in: database)
             let bystanderRows = try await rowsMentioning(bystander.id, in: database)
-            try await database.shutdown()
             #expect(leftovers == [:])
             #expect(bystanderRows["users"] == 1)
             #expect(bystanderRows["consents"] == 1)
@@ -170,16 +169,16 @@ import Testing
     }
 
     @Test func deletionNeedsARecentSignIn() async throws {
-        try await withApp(.sqlite) { client, testDatabase in
+        try await withApp(.sqlite) { client, app in
             let account = try await client.signUp()
-            let signer = await SessionTokenSigner(key: try await currentSigningKey(of: testDatabase), issuer: "http://127.0.0.1:0")
+            let signer = await SessionTokenSigner(key: try await currentSigningKey(of: app), issuer: "http://127.0.0.1:0")
             let claims = try await signer.verify(account.accessToken)
             let stale = try await signer.issue(
                 user: claims.user, session: claims.session, authenticatedAt: .now.addingTimeInterval(-301), now: .now
             ).token
             let refused = try await client.json(.delete, "/v1/me", token: stale)
             #expect(refused.status == .unauthorized)
-            try expectProblem(refused, code: "reauthentication_required")
+            try expectProblem(refused, .reauthenticationRequired)
             #expect(try await client.json(.get, "/v1/me", token: account.accessToken).status == .ok)
         }
     }

@@ -37,8 +37,8 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func premiumOwnersGetTheirPlansNextWeekAdjusted(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client, testDatabase in
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+        try await withApp(engine) { client, app in
+            let database = app.database
             try await CatalogImporter.importCatalog(([Self.strength, Self.harder, Self.lighter, Self.yoga, Self.hiit], []), into: database)
             let today = LocalCalendar.today(in: nil)
             let start = WorkoutStreaks.weekStart(of: today).adding(days: -14)
@@ -61,9 +61,9 @@ import Testing
             #expect(free.status.code == 402)
             #expect(free.headers[.contentType] == "application/problem+json")
             #expect(try json(free)["code"] as? String == "upgrade_required" && json(free)["requiredTier"] as? String == "premium")
-            try await testDatabase.grant(.pro, toUser: owner.id)
+            try await app.testDatabase.grant(.pro, toUser: owner.id)
             #expect(try await Self.progression(client, plan, "?week=3", token: owner.accessToken).status.code == 402)
-            try await testDatabase.grant(.premium, toUser: owner.id)
+            try await app.testDatabase.grant(.premium, toUser: owner.id)
 
             let answer = try await Self.progression(client, plan, "?week=3", token: owner.accessToken)
             #expect(answer.status == .ok)
@@ -97,7 +97,7 @@ import Testing
 
             // Another user's plan is not found, whatever their tier or role.
             let other = try await client.signUp()
-            try await testDatabase.grant(.premium, toUser: other.id)
+            try await app.testDatabase.grant(.premium, toUser: other.id)
             #expect(try await Self.progression(client, plan, "?week=3", token: other.accessToken).status == .notFound)
             let admin = try await client.signUp()
             try await UserStore(database: database).setRole(.admin, for: try #require(UserID(admin.id)))
@@ -108,18 +108,16 @@ import Testing
             // An admin (on the free tier) may use every feature on their own plans.
             let adminPlan = try #require(try json(try await client.json(.post, "/v1/plans", body: Self.planBody(start: start), token: admin.accessToken))["id"] as? String)
             #expect(try await Self.progression(client, adminPlan, "?week=2", token: admin.accessToken).status == .ok)
-            try await database.shutdown()
         }
     }
 
     @Test(arguments: TestEngines.all)
     func aBadWeekIsRefusedByName(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client, testDatabase in
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+        try await withApp(engine) { client, app in
+            let database = app.database
             try await CatalogImporter.importCatalog(([Self.strength, Self.yoga, Self.hiit], []), into: database)
-            try await database.shutdown()
             let owner = try await client.signUp()
-            try await testDatabase.grant(.premium, toUser: owner.id)
+            try await app.testDatabase.grant(.premium, toUser: owner.id)
             let today = LocalCalendar.today(in: nil)
             let plan = try #require(try json(try await client.json(
                 .post, "/v1/plans", body: Self.planBody(start: WorkoutStreaks.weekStart(of: today).adding(days: -14)), token: owner.accessToken

@@ -11,11 +11,10 @@ import Testing
 @Suite struct PlanTests {
     @Test(arguments: TestEngines.all)
     func plansAreCreatedReplacedWithAVersionAndDeleted(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client, testDatabase in
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+        try await withApp(engine) { client, app in
+            let database = app.database
             let yoga = CatalogTests.fixture[0], barre = CatalogTests.fixture[4]
             try await CatalogImporter.importCatalog(([yoga, barre], []), into: database)
-            try await database.shutdown()
             let owner = try await client.signUp()
             var body: [String: Any] = [
                 "name": "Spring Block", "notes": "Three days a week", "startDate": "2026-03-02", "endDate": "2026-03-29", "daysPerWeek": 3,

@@ -14,7 +14,8 @@ import Testing
 @Suite struct PreHijackTests {
     @Test(arguments: TestEngines.all)
     func aScannedLinkAndAProviderSignInLeaveTheAttackerNothing(engine: DatabaseEngine) async throws {
-        try await withProviderMailApp(engine) { client, mailer in
+        let mailer = RecordingMailer()
+        try await withProviderApp(engine, options: .init(mailer: mailer)) { client, _, _ in
             // The attacker signs up with the victim's corporate address and registers a phone for pushes.
             let attacker = try await client.signUp("victim@corp.example", password: "attacker's password")
             #expect(try await client.json(.put, "/v1/me/devices/\(deviceToken())", body: [
@@ -36,11 +37,11 @@ import Testing
             #expect((body["user"] as? [String: Any])?["signInMethods"] as? [String] == ["google"])
 
             // Nothing the attacker held works: sessions, refresh tokens, the password, the registered phone.
-            try expectProblem(try await client.json(.get, "/v1/me", token: attacker.accessToken), code: "session_revoked")
-            try expectProblem(try await client.json(.post, "/v1/auth/refresh", body: ["refreshToken": attacker.refreshToken]), code: "invalid_refresh_token")
+            try expectProblem(try await client.json(.get, "/v1/me", token: attacker.accessToken), .sessionRevoked)
+            try expectProblem(try await client.json(.post, "/v1/auth/refresh", body: ["refreshToken": attacker.refreshToken]), .invalidRefreshToken)
             try expectProblem(
                 try await client.json(.post, "/v1/auth/signin", body: ["email": "victim@corp.example", "password": "attacker's password"]),
-                code: "invalid_credentials"
+                .invalidCredentials
             )
             let ownerToken = try #require(body["accessToken"] as? String)
             let devices = try json(try await client.json(.get, "/v1/me/devices", token: ownerToken))
@@ -53,7 +54,8 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func aVerifiedAccountWithAPasswordLosesItWhenAProviderJoins(engine: DatabaseEngine) async throws {
-        try await withProviderMailApp(engine) { client, mailer in
+        let mailer = RecordingMailer()
+        try await withProviderApp(engine, options: .init(mailer: mailer)) { client, _, _ in
             let account = try await client.signUp("grace@gmail.com")
             let token = try await mailer.token(to: "grace@gmail.com", subject: "Confirm")
             #expect(try await client.submitForm("/auth/verify", "token=\(token)").status == .ok)
@@ -67,10 +69,10 @@ import Testing
             let user = try #require(joined["user"] as? [String: Any])
             #expect(user["id"] as? String == account.id)
             #expect(user["signInMethods"] as? [String] == ["google"])
-            try expectProblem(try await client.json(.get, "/v1/me", token: account.accessToken), code: "session_revoked")
-            try expectProblem(try await client.json(.post, "/v1/auth/signin", body: ["email": "grace@gmail.com", "password": account.password]), code: "invalid_credentials")
+            try expectProblem(try await client.json(.get, "/v1/me", token: account.accessToken), .sessionRevoked)
+            try expectProblem(try await client.json(.post, "/v1/auth/signin", body: ["email": "grace@gmail.com", "password": account.password]), .invalidCredentials)
             // The e-mail change the password's holder asked for is void.
-            try expectProblem(try await client.json(.post, "/v1/auth/email/verify", body: ["token": pending]), code: "token_invalid")
+            try expectProblem(try await client.json(.post, "/v1/auth/email/verify", body: ["token": pending]), .tokenInvalid)
             #expect(try await mailer.message(to: "grace@gmail.com", subject: "Google sign-in was added") != nil)
 
             // Later sign-ins say nothing about linking.
@@ -83,7 +85,8 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func anAccountWithoutAPasswordIsJoinedAndKeepsItsSessions(engine: DatabaseEngine) async throws {
-        try await withProviderMailApp(engine) { client, mailer in
+        let mailer = RecordingMailer()
+        try await withProviderApp(engine, options: .init(mailer: mailer)) { client, _, _ in
             let apple = try await FakeIdentityProvider.appleToken(subject: "apple.hu", rawNonce: "a-1", email: "hu@gmail.com")
             let first = try json(try await client.json(.post, "/v1/auth/apple", body: ["identityToken": apple, "rawNonce": "a-1"]))
             #expect(first["linked"] as? String == "created")
@@ -100,7 +103,7 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func googlesWordCountsOnlyForAddressesGoogleAnswersFor(engine: DatabaseEngine) async throws {
-        try await withProviderMailApp(engine) { client, _ in
+        try await withProviderApp(engine, options: .init(mailer: RecordingMailer())) { client, _, _ in
             // Someone else registered the address; a consumer Google account that once confirmed it shows up.
             let holder = try await client.signUp("ana@example.org")
             let google = try await FakeIdentityProvider.googleToken(subject: "google-ana", email: "ana@example.org", nonce: "g-2")
@@ -116,7 +119,8 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func aScannedEmailChangeLinkDoesNotMoveTheAttackersAccountOntoTheVictimsAddress(engine: DatabaseEngine) async throws {
-        try await withProviderMailApp(engine) { client, mailer in
+        let mailer = RecordingMailer()
+        try await withProviderApp(engine, options: .init(mailer: mailer)) { client, _, _ in
             let attacker = try await client.signUp("mallory@evil.example")
             #expect(try await client.json(.post, "/v1/me/email", body: ["newEmail": "victim@gmail.com", "password": attacker.password], token: attacker.accessToken).status == .accepted)
             let token = try await mailer.token(to: "victim@gmail.com", subject: "new")
@@ -131,7 +135,8 @@ import Testing
     }
 
     @Test func emailsCarryNoTextAUserWrote() async throws {
-        try await withMailApp(.sqlite) { client, _, mailer in
+        let mailer = RecordingMailer()
+        try await withApp(.sqlite, options: .init(mailer: mailer)) { client, _ in
             let spam = "Win a prize at https://spam.example"
             #expect(try await client.json(.post, "/v1/auth/signup", body: [
                 "email": "target@example.com", "password": "correct horse battery", "displayName": spam,
@@ -139,20 +144,6 @@ import Testing
             let message = try #require(try await mailer.received(by: "target@example.com").first)
             #expect(!message.text.contains("spam.example"))
             #expect(!message.html.contains("spam.example"))
-        }
-    }
-}
-
-/// The app against a running ``FakeIdentityProvider``, with a recording mailer.
-func withProviderMailApp(
-    _ engine: DatabaseEngine, _ test: @escaping @Sendable (any TestClientProtocol, RecordingMailer) async throws -> Void
-) async throws {
-    try await FakeIdentityProvider.run { fake in
-        let keyDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("fitbase-keys-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: keyDirectory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: keyDirectory) }
-        try await withMailApp(engine, identityProviders: try fake.configuration(keyDirectory: keyDirectory)) { client, _, mailer in
-            try await test(client, mailer)
         }
     }
 }

@@ -36,7 +36,7 @@ import Testing
         try await withRouter { client in
             let response = try await client.execute(uri: "/decode", method: .post, body: ByteBuffer(string: #"{"title": "x", "#))
             #expect(response.status == .badRequest)
-            let problem = try expectProblem(response, code: "malformed_json")
+            let problem = try expectProblem(response, .malformedJson)
             #expect((problem["detail"] as? String)?.contains("not valid JSON") == true)
         }
     }
@@ -47,7 +47,7 @@ import Testing
                 uri: "/decode", method: .post, body: ByteBuffer(string: #"{"type": "t", "title": "x", "status": 400}"#)
             )
             #expect(response.status == .badRequest)
-            let problem = try expectProblem(response, code: "invalid_request")
+            let problem = try expectProblem(response, .invalidRequest)
             let errors = try #require(problem["errors"] as? [[String: String]])
             #expect(errors == [["field": "code", "message": "is required"]])
         }
@@ -57,7 +57,7 @@ import Testing
         try await withRouter { client in
             let body = #"{"type": "t", "title": "x", "status": 400, "code": "c", "errors": [{"field": "a", "message": 7}]}"#
             let response = try await client.execute(uri: "/decode", method: .post, body: ByteBuffer(string: body))
-            let problem = try expectProblem(response, code: "invalid_request")
+            let problem = try expectProblem(response, .invalidRequest)
             let errors = try #require(problem["errors"] as? [[String: String]])
             #expect(errors == [["field": "errors[0].message", "message": "must be a string"]])
         }
@@ -67,7 +67,7 @@ import Testing
         try await withRouter { client in
             let response = try await client.execute(uri: "/explode", method: .get)
             #expect(response.status == .internalServerError)
-            let problem = try expectProblem(response, code: "internal_error")
+            let problem = try expectProblem(response, .internalError)
             let text = String(buffer: response.body)
             #expect(!text.contains("SELECT"))
             #expect(!text.contains("secret"))
@@ -80,7 +80,7 @@ import Testing
             let response = try await client.execute(uri: "/limited", method: .get)
             #expect(response.status == .tooManyRequests)
             #expect(response.headers[.retryAfter] == "30")
-            let problem = try expectProblem(response, code: "too_many_attempts")
+            let problem = try expectProblem(response, .tooManyAttempts)
             #expect(problem["detail"] as? String == "Slow down.")
         }
     }

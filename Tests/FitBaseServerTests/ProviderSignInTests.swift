@@ -87,7 +87,7 @@ import Testing
             let deadline = ContinuousClock.now.advanced(by: .seconds(10))
             while fake.revokedTokens.isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
             #expect(fake.revokedTokens == ["apple-refresh-valid-code-delete"])
-            try expectProblem(try await client.json(.get, "/v1/me", token: accessToken), code: "session_revoked")
+            try expectProblem(try await client.json(.get, "/v1/me", token: accessToken), .sessionRevoked)
         }
     }
 
@@ -108,12 +108,12 @@ import Testing
             let revoked = try await signIn("apple.revoked")
             #expect(try await notify("consent-revoked", "apple.revoked").status == .ok)
             #expect(try await notify("consent-revoked", "apple.revoked").status == .ok)
-            try expectProblem(try await client.json(.get, "/v1/me", token: try #require(revoked["accessToken"] as? String)), code: "session_revoked")
+            try expectProblem(try await client.json(.get, "/v1/me", token: try #require(revoked["accessToken"] as? String)), .sessionRevoked)
 
             let deleted = try await signIn("apple.deleted")
             #expect(try await notify("account-delete", "apple.deleted").status == .ok)
             #expect(try await notify("account-delete", "apple.deleted").status == .ok)
-            try expectProblem(try await client.json(.get, "/v1/me", token: try #require(deleted["accessToken"] as? String)), code: "session_revoked")
+            try expectProblem(try await client.json(.get, "/v1/me", token: try #require(deleted["accessToken"] as? String)), .sessionRevoked)
             #expect(try await signIn("apple.deleted")["isNewUser"] as? Bool == true)
 
             let relay = try await signIn("apple.relay")
@@ -135,24 +135,23 @@ import Testing
         try await withApp(.sqlite) { client, _ in
             let response = try await client.json(.post, "/v1/auth/google", body: ["idToken": "x"])
             #expect(response.status == .serviceUnavailable)
-            try expectProblem(response, code: "provider_not_configured")
+            try expectProblem(response, .providerNotConfigured)
         }
     }
 }
 
-/// The app configured against a running ``FakeIdentityProvider``.
+/// The app configured against a running ``FakeIdentityProvider`` and the test billing chain, with what else `options` sets.
 func withProviderApp(
-    _ engine: DatabaseEngine,
-    _ test: @escaping @Sendable (any TestClientProtocol, FakeIdentityProvider, TestDatabase) async throws -> Void
+    _ engine: DatabaseEngine, options: TestAppOptions = .init(),
+    _ test: @escaping @Sendable (any TestClientProtocol, FakeIdentityProvider, TestApp) async throws -> Void
 ) async throws {
     try await FakeIdentityProvider.run { fake in
         let keyDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("fitbase-keys-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: keyDirectory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: keyDirectory) }
-        try await withApp(
-            engine, identityProviders: try fake.configuration(keyDirectory: keyDirectory), billing: try BillingFixture.configuration()
-        ) { client, database in
-            try await test(client, fake, database)
-        }
+        var options = options
+        options.identityProviders = try fake.configuration(keyDirectory: keyDirectory)
+        options.billing = try BillingFixture.configuration()
+        try await withApp(engine, options: options) { client, app in try await test(client, fake, app) }
     }
 }

@@ -147,7 +147,7 @@ import Testing
             #expect(provider.sent(to: phone).isEmpty)
 
             let invalid = try await client.json(.patch, "/v1/me", body: ["notificationPreferences": ["quietHoursStart": "25:00"]], token: ana.accessToken)
-            let problem = try expectProblem(invalid, code: "validation_failed")
+            let problem = try expectProblem(invalid, .validationFailed)
             #expect((problem["errors"] as? [[String: Any]])?.first?["field"] as? String == "notificationPreferences.quietHoursStart")
         }
     }

@@ -15,32 +15,27 @@ func withPushApp(
     _ engine: DatabaseEngine, provider: RecordingPushProvider, demoCatalog: Bool = false,
     _ test: @escaping @Sendable (any TestClientProtocol, Database, ReminderScheduler) async throws -> Void
 ) async throws {
-    try await TestDatabase.with(engine) { testDatabase in
-        let configuration = ServerConfiguration.testing(testDatabase, demoCatalog: demoCatalog)
-        let app = try await buildApplication(
-            configuration: configuration, logger: TestDatabase.logger, mailer: nil, pushProvider: provider,
-            reminderClock: { Date(timeIntervalSince1970: 0) }
-        )
-        try await app.test(.router) { client in
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
-            let keystore = configuration.keystoreLocation == testDatabase.location
-                ? nil : try await Database.open(configuration.keystoreLocation, logger: TestDatabase.logger)
-            do {
-                // A second instance's scheduler: its own pools on the same database (and key store, for cycle predictions).
-                let vault = HealthVault(keys: HealthKeyStore(database: keystore ?? database), masterKey: try MasterKey.load(for: configuration))
-                let profiles = ProfileStore(database: database, vault: vault)
-                let scheduler = ReminderScheduler(
-                    database: database, cycle: CycleReckoner(store: CycleStore(database: database, vault: vault), profiles: profiles),
-                    claimKey: try MasterKey.load(for: configuration).derivedKey(for: "push reminder claims")
-                )
-                try await test(client, database, scheduler)
-                try await database.shutdown()
-                try await keystore?.shutdown()
-            } catch {
-                try? await database.shutdown()
-                try? await keystore?.shutdown()
-                throw error
-            }
+    let options = TestAppOptions(demoCatalog: demoCatalog, pushProvider: provider, reminderClock: { Date(timeIntervalSince1970: 0) })
+    try await withApp(engine, options: options) { client, app in
+        let configuration = app.configuration
+        let database = try await Database.open(configuration.database, logger: TestDatabase.logger)
+        let keystore = configuration.keystoreLocation == configuration.database
+            ? nil : try await Database.open(configuration.keystoreLocation, logger: TestDatabase.logger)
+        do {
+            // A second instance's scheduler: its own pools on the same database (and key store, for cycle predictions).
+            let vault = HealthVault(keys: HealthKeyStore(database: keystore ?? database), masterKey: app.foundation.masterKey)
+            let profiles = ProfileStore(database: database, vault: vault)
+            let scheduler = ReminderScheduler(
+                database: database, cycle: CycleReckoner(store: CycleStore(database: database, vault: vault), profiles: profiles),
+                claimKey: app.foundation.masterKey.derivedKey(for: "push reminder claims")
+            )
+            try await test(client, database, scheduler)
+            try await database.shutdown()
+            try await keystore?.shutdown()
+        } catch {
+            try? await database.shutdown()
+            try? await keystore?.shutdown()
+            throw error
         }
     }
 }
@@ -66,16 +61,6 @@ extension TestClientProtocol {
         let response = try await json(.patch, "/v1/me", body: body, token: account.accessToken)
         try #require(response.status == .ok, "PATCH /v1/me answered \(response.status): \(String(buffer: response.body))")
     }
-}
-
-/// Waits up to `seconds` for `condition`, checking every 50 ms; whether it came true (a throw counts as not yet).
-func eventually(_ seconds: Double = 10, _ condition: @Sendable () async throws -> Bool) async -> Bool {
-    let deadline = Date.now.addingTimeInterval(seconds)
-    while Date.now < deadline {
-        if (try? await condition()) == true { return true }
-        try? await Task.sleep(for: .milliseconds(50))
-    }
-    return (try? await condition()) == true
 }
 
 extension Database {

@@ -41,7 +41,7 @@ import Testing
                     #expect(response.headers[.rateLimit]?.hasPrefix("\"\(name)\";r=\(capacity - used);t=") == true, "\(path)")
                 }
                 let refused = try await client.json(method, path, body: body, token: account.accessToken)
-                let problem = try expectProblem(refused, code: "rate_limited")
+                let problem = try expectProblem(refused, .rateLimited)
                 #expect(refused.status == .tooManyRequests)
                 #expect((problem["detail"] as? String)?.contains("\"\(name)\"") == true)
                 let retryAfter = try #require(Int(refused.headers[.retryAfter] ?? ""))
@@ -79,7 +79,7 @@ import Testing
             let withdrawn = try await client.json(
                 .post, "/v1/me/consents", body: ["kind": "healthData", "version": "2", "granted": false], token: account.accessToken
             )
-            try expectProblem(withdrawn, code: "rate_limited")
+            try expectProblem(withdrawn, .rateLimited)
             let consents = try #require(json(try await client.json(.get, "/v1/me/consents", token: account.accessToken))["items"] as? [[String: Any]])
             #expect(consents.count == 1)
             #expect(consents.first?["granted"] as? Bool == true)
@@ -92,7 +92,7 @@ import Testing
         try await withLimitedApp(engine, .uniform(.init(perUser: Self.tiny(5), perAddress: nil))) { client in
             let account = try await client.signUp()
             let missing = try await client.json(.get, "/v1/plans/\(UUID())", token: account.accessToken)
-            try expectProblem(missing, code: "not_found")
+            try expectProblem(missing, .notFound)
             #expect(missing.headers[.rateLimit] == "\"reads\";r=4;t=720")
             let invalid = try await client.json(.post, "/v1/plans", body: ["nonsense": true], token: account.accessToken)
             #expect(invalid.status == .badRequest)
@@ -117,7 +117,7 @@ import Testing
             for account in accounts.prefix(3) { #expect(try await me(account, from: "198.51.100.7").status == .ok) }
             // A fourth account behind the same address is refused by the address's bucket…
             let refused = try await me(accounts[3], from: "198.51.100.7")
-            try expectProblem(refused, code: "rate_limited")
+            try expectProblem(refused, .rateLimited)
             #expect(refused.headers[.rateLimitPolicy] == "\"reads\";q=3;w=3600")
             // …which did not cost the account its token: from elsewhere it has spent one of two (its bucket is now the
             // tighter, with one left).
@@ -129,7 +129,7 @@ import Testing
             for _ in 0..<3 {
                 #expect(try await client.execute(uri: "/v1/workouts", method: .get, headers: [.xForwardedFor: "203.0.113.1"]).status == .ok)
             }
-            try expectProblem(try await client.execute(uri: "/v1/workouts", method: .get, headers: [.xForwardedFor: "203.0.113.1"]), code: "rate_limited")
+            try expectProblem(try await client.execute(uri: "/v1/workouts", method: .get, headers: [.xForwardedFor: "203.0.113.1"]), .rateLimited)
         }
     }
 
@@ -151,7 +151,7 @@ import Testing
                 #expect(webhook.headers[.rateLimitPolicy] == "\"external\";q=4;w=3600", "\(path)")
             }
             let flooded = try await client.execute(uri: "/v1/webhooks/appstore", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: "{}"))
-            try expectProblem(flooded, code: "rate_limited")
+            try expectProblem(flooded, .rateLimited)
             // Other classes keep their own buckets (from 127.0.0.1, the test's socket).
             #expect(try await client.execute(uri: "/v1/workouts", method: .get).status == .ok)
             #expect(try await client.execute(uri: "/v1/workouts", method: .get).status == .tooManyRequests)
@@ -304,12 +304,10 @@ import Testing
         _ engine: DatabaseEngine, _ limits: RateLimitConfiguration, demoCatalog: Bool = false, trustedProxies: [String] = [],
         live: Bool = false, _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
-        try await TestDatabase.with(engine) { database in
-            var configuration = ServerConfiguration.testing(database, demoCatalog: demoCatalog, rateLimits: limits)
-            configuration.accounts = AccountsConfiguration(trustedProxies: trustedProxies)
-            let app = try await buildApplication(configuration: configuration, logger: TestDatabase.logger)
-            try await app.test(live ? .live : .router) { client in try await test(client) }
-        }
+        let options = TestAppOptions(
+            live: live, demoCatalog: demoCatalog, rateLimits: limits, configure: { $0.accounts = AccountsConfiguration(trustedProxies: trustedProxies) }
+        )
+        try await withApp(engine, options: options) { client, _ in try await test(client) }
     }
 }
 

@@ -58,9 +58,8 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func todayIsKeptForTheDayAndRenewedWhenItsInputsChange(engine: DatabaseEngine) async throws {
-        try await withApp(engine, demoCatalog: true) { client, testDatabase in
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
-            defer { Task { try await database.shutdown() } }
+        try await withApp(engine, options: .init(demoCatalog: true)) { client, app in
+            let database = app.database
             let account = try await Self.cycleAccount(client)
             let token = account.accessToken
             let first = try await Self.today(client, token)
@@ -109,13 +108,13 @@ import Testing
             let tired = try await Self.today(client, token, query: "?energy=low")
             #expect(tired["energy"] as? String == "low")
             #expect(Self.workouts(tired).first?["intensity"] as? String == "low")
-            let bad = try expectProblem(try await client.json(.get, "/v1/recommendations/today?energy=exhausted", token: token), code: "invalid_request")
+            let bad = try expectProblem(try await client.json(.get, "/v1/recommendations/today?energy=exhausted", token: token), .invalidRequest)
             #expect((bad["errors"] as? [[String: Any]])?.first?["field"] as? String == "energy")
         }
     }
 
     @Test func withoutCycleDataTheAnswerFollowsThePreferences() async throws {
-        try await withApp(.sqlite, demoCatalog: true) { client, _ in
+        try await withApp(.sqlite, options: .init(demoCatalog: true)) { client, _ in
             let account = try await client.signUp()
             try await client.json(.patch, "/v1/me", body: ["preferredWorkoutTypes": ["yoga"], "goals": ["reduceStress"]], token: account.accessToken)
             let answer = try await Self.today(client, account.accessToken)
@@ -127,7 +126,7 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func theWeekFollowsThePhasesWithRestDaysByLevel(engine: DatabaseEngine) async throws {
-        try await withApp(engine, demoCatalog: true) { client, _ in
+        try await withApp(engine, options: .init(demoCatalog: true)) { client, _ in
             let token = try await Self.cycleUser(client)
             let response = try await client.json(.get, "/v1/recommendations/week", token: token)
             #expect(response.status == .ok)
@@ -158,15 +157,15 @@ import Testing
         try await FakeLanguageModel.run(behaviour: .goodAnswer) { fake in
             var configuration = fake.configuration()
             configuration.dailyBudget = 2
-            try await withApp(.sqlite, demoCatalog: true, languageModel: configuration) { client, database in
+            try await withApp(.sqlite, options: .init(demoCatalog: true, languageModel: configuration)) { client, app in
                 let unverified = try await Self.cycleUser(client)
                 #expect(try await Self.today(client, unverified)["source"] as? String == "rules")
                 #expect(fake.received.isEmpty)
                 for _ in 0..<2 {
-                    #expect(try await Self.today(client, try await Self.cycleUser(client, verifiedIn: database))["source"] as? String == "llm")
+                    #expect(try await Self.today(client, try await Self.cycleUser(client, verifiedIn: app.testDatabase))["source"] as? String == "llm")
                 }
                 // The budget is spent for everyone, each account's own quota notwithstanding.
-                #expect(try await Self.today(client, try await Self.cycleUser(client, verifiedIn: database))["source"] as? String == "rules")
+                #expect(try await Self.today(client, try await Self.cycleUser(client, verifiedIn: app.testDatabase))["source"] as? String == "rules")
                 #expect(fake.received.count == 2)
             }
         }
@@ -177,8 +176,8 @@ import Testing
         try await FakeLanguageModel.run(behaviour: .goodAnswer) { fake in
             var configuration = fake.configuration()
             configuration.dailyCallsFree = 2
-            try await withApp(.sqlite, demoCatalog: true, languageModel: configuration) { client, database in
-                let token = try await Self.cycleUser(client, verifiedIn: database)
+            try await withApp(.sqlite, options: .init(demoCatalog: true, languageModel: configuration)) { client, app in
+                let token = try await Self.cycleUser(client, verifiedIn: app.testDatabase)
                 #expect(try await Self.today(client, token)["source"] as? String == "llm")
                 let second = try json(try await client.json(.post, "/v1/recommendations/refresh", token: token))
                 #expect(second["source"] as? String == "llm")
@@ -188,7 +187,7 @@ import Testing
                 }
                 #expect(fake.received.count == 2)
                 // Another account has its own quota.
-                #expect(try await Self.today(client, try await Self.cycleUser(client, verifiedIn: database))["source"] as? String == "llm")
+                #expect(try await Self.today(client, try await Self.cycleUser(client, verifiedIn: app.testDatabase))["source"] as? String == "llm")
                 #expect(fake.received.count == 3)
             }
         }
@@ -202,8 +201,8 @@ import Testing
     /// An answer is kept per energy level for the day: going back to a level is answered from it, not by the model.
     @Test func eachEnergyLevelsAnswerIsKeptForTheDay() async throws {
         try await FakeLanguageModel.run(behaviour: .goodAnswer) { fake in
-            try await withApp(.sqlite, demoCatalog: true, languageModel: fake.configuration()) { client, database in
-                let token = try await Self.cycleUser(client, verifiedIn: database)
+            try await withApp(.sqlite, options: .init(demoCatalog: true, languageModel: fake.configuration())) { client, app in
+                let token = try await Self.cycleUser(client, verifiedIn: app.testDatabase)
                 func today(_ energy: String?) async throws -> [String] {
                     let path = energy.map { "/v1/recommendations/today?energy=\($0)" } ?? "/v1/recommendations/today"
                     return Self.ids(try json(try await client.json(.get, path, token: token)))
@@ -226,8 +225,8 @@ import Testing
 
     @Test func aGoodModelAnswerIsUsedAndKept() async throws {
         try await FakeLanguageModel.run(behaviour: .goodAnswer) { fake in
-            try await withApp(.sqlite, demoCatalog: true, languageModel: fake.configuration()) { client, database in
-                let token = try await Self.cycleUser(client, verifiedIn: database)
+            try await withApp(.sqlite, options: .init(demoCatalog: true, languageModel: fake.configuration())) { client, app in
+                let token = try await Self.cycleUser(client, verifiedIn: app.testDatabase)
                 let answer = try await Self.today(client, token)
                 #expect(answer["source"] as? String == "llm")
                 #expect(answer["phaseGuidance"] as? String == "Be kind to yourself.")
@@ -267,8 +266,8 @@ import Testing
     ])
     func anyModelFailureFallsBackToTheRules(_ behaviour: FakeLanguageModel.Behaviour) async throws {
         try await FakeLanguageModel.run(behaviour: behaviour) { fake in
-            try await withApp(.sqlite, demoCatalog: true, languageModel: fake.configuration(timeout: .milliseconds(500))) { client, database in
-                let token = try await Self.cycleUser(client, verifiedIn: database)
+            try await withApp(.sqlite, options: .init(demoCatalog: true, languageModel: fake.configuration(timeout: .milliseconds(500)))) { client, app in
+                let token = try await Self.cycleUser(client, verifiedIn: app.testDatabase)
                 let answer = try await Self.today(client, token)
                 #expect(fake.received.count == 1)
                 #expect(answer["source"] as? String == "rules")
@@ -283,8 +282,8 @@ import Testing
         try await FakeLanguageModel.run { fake in
             var configuration = fake.configuration()
             configuration.apiKey = "sk-ant-wrong"
-            try await withApp(.sqlite, demoCatalog: true, languageModel: configuration) { client, database in
-                let token = try await Self.cycleUser(client, verifiedIn: database)
+            try await withApp(.sqlite, options: .init(demoCatalog: true, languageModel: configuration)) { client, app in
+                let token = try await Self.cycleUser(client, verifiedIn: app.testDatabase)
                 #expect(try await Self.today(client, token)["source"] as? String == "rules")
                 #expect(fake.received.first?.apiKey == "sk-ant-wrong")
             }

@@ -68,19 +68,3 @@ struct MailNotReceived: Error {
     let address: String
     let subject: String
 }
-
-/// Runs `test` against the real application with a recording mailer.
-func withMailApp(
-    _ engine: DatabaseEngine, accounts: AccountsConfiguration = .init(), bcryptCost: UInt8 = 4,
-    identityProviders: IdentityProvidersConfiguration = .init(),
-    _ test: @escaping @Sendable (any TestClientProtocol, TestDatabase, RecordingMailer) async throws -> Void
-) async throws {
-    try await TestDatabase.with(engine) { database in
-        var configuration = ServerConfiguration.testing(database, identityProviders: identityProviders)
-        configuration.accounts = accounts
-        configuration.bcryptCost = bcryptCost
-        let mailer = RecordingMailer()
-        let app = try await buildApplication(configuration: configuration, logger: TestDatabase.logger, mailer: mailer)
-        try await app.test(.router) { client in try await test(client, database, mailer) }
-    }
-}

@@ -21,7 +21,7 @@ import Testing
         let marker = "MARKER\(UUID().uuidString.prefix(8))"
         let start = today.adding(days: -123)
         let lastPeriod = today.adding(days: -61)
-        try await withApp(engine, demoCatalog: true) { client, testDatabase in
+        try await withApp(engine, options: .init(demoCatalog: true)) { client, app in
             let account = try await client.signUp()
             let token = account.accessToken
             let profile = try await client.json(.patch, "/v1/me", body: ["lastPeriodStartDate": lastPeriod.description, "cycleTrackingEnabled": true], token: token)
@@ -83,10 +83,10 @@ import Testing
                 "workoutLogs write", "workoutLogs sync", "workoutLogs read", "workoutLogs export",
             ]))
 
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let database = app.database
             try await Self.expectUnreadable(
                 [marker, start.description, start.adding(days: 30).description, lastPeriod.description, guidance] + reasons,
-                engine: engine, in: database, at: testDatabase
+                engine: engine, in: database, at: app.testDatabase
             )
             #expect(try await AuditLog(database: database).verify().firstBreak == nil)
 
@@ -101,7 +101,7 @@ import Testing
                 )
             }
             #expect(periodRows.count == 2 && logRows.count == 2)
-            let (vault, keysDatabase) = try await Self.vault(testDatabase, database)
+            let (vault, keysDatabase) = try await Self.vault(app.testDatabase, database)
             let key = try #require(try await vault.dataKey(of: user, creating: false))
             for (id, fields) in periodRows { #expect(throws: Never.self) { try vault.open(bytes: fields, table: CycleStore.table, id: id, of: user, with: key) } }
             // …and bound to its row: a ciphertext moved to another row does not open.
@@ -125,7 +125,6 @@ import Testing
                 }
             }
             if keysDatabase !== database { try await keysDatabase.shutdown() }
-            try await database.shutdown()
         }
     }
 
@@ -184,8 +183,7 @@ import Testing
             try await database.shutdown()
 
             // The server starts: migrations, then the sealing.
-            let app = try await buildApplication(configuration: .testing(testDatabase), logger: TestDatabase.logger)
-            let status = try await app.test(.router) { client in try await client.json(.get, "/healthz").status }
+            let status = try await withApp(on: testDatabase) { client, _ in try await client.json(.get, "/healthz").status }
             #expect(status == .ok)
 
             let reopened = try await Database.open(testDatabase.location, logger: TestDatabase.logger)

@@ -237,7 +237,7 @@ import Testing
             try await buildApplication(configuration: configuration, logger: TestDatabase.logger).test(.router) { client in
                 #expect(try await Self.publishedKeyIDs(client) == [third.currentKeyID, second.currentKeyID])
                 #expect(try await client.json(.get, "/v1/me", token: secondToken).status == .ok)
-                try expectProblem(try await client.json(.get, "/v1/me", token: account.accessToken), code: "invalid_token")
+                try expectProblem(try await client.json(.get, "/v1/me", token: account.accessToken), .invalidToken)
             }
             #expect(try await Self.signingKeyRows(testDatabase).map(\.state).filter { $0 == .retired }.count == 2)
         }

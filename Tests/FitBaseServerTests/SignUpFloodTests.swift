@@ -27,7 +27,7 @@ import Testing
             for n in 0..<20 { #expect(try await signUp(n, from: "2001:db8:7:1::10").status == .created) }
             // The 21st from the same /64 — another address in it — is refused, with when to try again.
             let refused = try await signUp(20, from: "2001:db8:7:1:ffff::99")
-            try expectProblem(refused, code: "too_many_attempts")
+            try expectProblem(refused, .tooManyAttempts)
             #expect(Int(refused.headers[.retryAfter] ?? "") ?? 0 > 3000)
             // Another network is not.
             #expect(try await signUp(21, from: "2001:db8:7:2::10").status == .created)
@@ -53,14 +53,15 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func oneMailboxGetsThreeVerificationEmailsAnHour(engine: DatabaseEngine) async throws {
-        try await withMailApp(engine) { client, _, mailer in
+        let mailer = RecordingMailer()
+        try await withApp(engine, options: .init(mailer: mailer)) { client, _ in
             // Sign up, delete, sign up again…: each sign-up would mail the victim's box.
             for _ in 0..<3 {
                 let account = try await client.signUp("inbox@example.com")
                 #expect(try await client.json(.delete, "/v1/me", token: account.accessToken).status == .noContent)
             }
             let fourth = try await client.json(.post, "/v1/auth/signup", body: ["email": "inbox@example.com", "password": "correct horse battery"])
-            try expectProblem(fourth, code: "too_many_attempts")
+            try expectProblem(fourth, .tooManyAttempts)
             #expect(try await mailer.received(by: "inbox@example.com", atLeast: 3).count == 3)
         }
     }
@@ -76,12 +77,8 @@ import Testing
     private func withFloodApp(
         _ engine: DatabaseEngine, _ limits: RateLimitConfiguration, _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
-        try await TestDatabase.with(engine) { database in
-            var configuration = ServerConfiguration.testing(database, rateLimits: limits)
-            configuration.accounts = AccountsConfiguration(trustedProxies: ["127.0.0.1", "::1"])
-            let app = try await buildApplication(configuration: configuration, logger: TestDatabase.logger)
-            try await app.test(.live) { client in try await test(client) }
-        }
+        let options = TestAppOptions(live: true, rateLimits: limits, configure: { $0.accounts = AccountsConfiguration(trustedProxies: ["127.0.0.1", "::1"]) })
+        try await withApp(engine, options: options) { client, _ in try await test(client) }
     }
 }
 
@@ -89,31 +86,26 @@ import Testing
 @Suite struct UnverifiedAccountTests {
     @Test(arguments: TestEngines.all)
     func accountsNeverVerifiedAreDeletedAfterTheirWeek(engine: DatabaseEngine) async throws {
-        try await TestDatabase.with(engine) { database in
-            var configuration = ServerConfiguration.testing(database)
-            configuration.housekeeping = (.milliseconds(200), .milliseconds(200))
-            let app = try await buildApplication(configuration: configuration, logger: TestDatabase.logger)
-            try await app.test(.live) { client in
-                let squatter = try await client.signUp("squatted@example.com")
-                let recent = try await client.signUp("recent@example.com")
-                let verified = try await client.signUp("verified@example.com")
-                try await database.run { db in
-                    try await db.update("users").set("created_at", to: Date.storageNow.addingTimeInterval(-8 * 86_400))
-                        .where("email", .in, ["squatted@example.com", "verified@example.com"]).run()
-                    try await db.update("users").set("email_verified_at", to: Date.storageNow).where("email", .equal, "verified@example.com").run()
-                }
-                let deadline = ContinuousClock.now.advanced(by: .seconds(20))
-                var status = HTTPResponse.Status.ok
-                while status == .ok && ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(100))
-                    status = try await client.json(.get, "/v1/me", token: squatter.accessToken).status
-                }
-                #expect(status == .unauthorized)
-                // The address is free again; the others are untouched.
-                #expect(try await client.json(.post, "/v1/auth/signup", body: ["email": "squatted@example.com", "password": "correct horse battery"]).status == .created)
-                #expect(try await client.json(.get, "/v1/me", token: recent.accessToken).status == .ok)
-                #expect(try await client.json(.get, "/v1/me", token: verified.accessToken).status == .ok)
+        try await withApp(engine, options: .init(live: true, configure: { $0.housekeeping = (.milliseconds(200), .milliseconds(200)) })) { client, app in
+            let squatter = try await client.signUp("squatted@example.com")
+            let recent = try await client.signUp("recent@example.com")
+            let verified = try await client.signUp("verified@example.com")
+            try await app.testDatabase.run { db in
+                try await db.update("users").set("created_at", to: Date.storageNow.addingTimeInterval(-8 * 86_400))
+                    .where("email", .in, ["squatted@example.com", "verified@example.com"]).run()
+                try await db.update("users").set("email_verified_at", to: Date.storageNow).where("email", .equal, "verified@example.com").run()
             }
+            let deadline = ContinuousClock.now.advanced(by: .seconds(20))
+            var status = HTTPResponse.Status.ok
+            while status == .ok && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+                status = try await client.json(.get, "/v1/me", token: squatter.accessToken).status
+            }
+            #expect(status == .unauthorized)
+            // The address is free again; the others are untouched.
+            #expect(try await client.json(.post, "/v1/auth/signup", body: ["email": "squatted@example.com", "password": "correct horse battery"]).status == .created)
+            #expect(try await client.json(.get, "/v1/me", token: recent.accessToken).status == .ok)
+            #expect(try await client.json(.get, "/v1/me", token: verified.accessToken).status == .ok)
         }
         #expect(try AccountsConfiguration.resolve(environment: ["FITBASE_UNVERIFIED_ACCOUNT_DAYS": "off"]).unverifiedAccountDays == nil)
         #expect(try AccountsConfiguration.resolve(environment: [:]).unverifiedAccountDays == 7)

@@ -45,7 +45,7 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func aWebSubscriptionFollowsItsEventsInAnyOrder(engine: DatabaseEngine) async throws {
-        try await withApp(engine, billing: try BillingFixture.configuration()) { client, _ in
+        try await withApp(engine, options: .init(billing: try BillingFixture.configuration())) { client, _ in
             let account = try await client.signUp()
             let customer = "cus_\(UUID().uuidString.prefix(10))"
             let sub = "sub_\(UUID().uuidString.prefix(10))"
@@ -109,7 +109,7 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func signaturesAreCheckedAsStripeChecksThem(engine: DatabaseEngine) async throws {
-        try await withApp(engine, billing: try BillingFixture.configuration()) { client, _ in
+        try await withApp(engine, options: .init(billing: try BillingFixture.configuration())) { client, _ in
             let payload = try BillingFixture.stripeEvent("customer.updated", object: ["id": "cus_x", "object": "customer"])
             func code(_ signature: String?, _ body: Data = payload) async throws -> String? {
                 let response = try await Self.send(client, body, signature: signature)

@@ -14,10 +14,8 @@ import Testing
     static let otherWorkout = CatalogTests.fixture[1].id.description
 
     static func withSyncApp(_ engine: DatabaseEngine, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        try await withApp(engine) { client, testDatabase in
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
-            try await CatalogImporter.importCatalog((Array(CatalogTests.fixture.prefix(2)), []), into: database)
-            try await database.shutdown()
+        try await withApp(engine) { client, app in
+            try await CatalogImporter.importCatalog((Array(CatalogTests.fixture.prefix(2)), []), into: app.database)
             try await body(client)
         }
     }
@@ -334,16 +332,16 @@ import Testing
             #expect(fixed[0]["resolution"] as? String == "clientWins")
 
             let tooMany = (0...SyncPusher.maximumMutations).map { _ in Self.mutation("plans", UUID().uuidString, data: Self.plan("x")) }
-            let problem = try expectProblem(try await client.json(.post, "/v1/sync/push", body: ["mutations": tooMany], token: token), code: "invalid_request")
+            let problem = try expectProblem(try await client.json(.post, "/v1/sync/push", body: ["mutations": tooMany], token: token), .invalidRequest)
             #expect((problem["errors"] as? [[String: Any]])?.first?["field"] as? String == "mutations")
             let malformed = try expectProblem(
                 try await client.json(.post, "/v1/sync/push", body: ["mutations": [["mutationId": "m", "collection": "plans", "id": id]]], token: token),
-                code: "invalid_request"
+                .invalidRequest
             )
             #expect(((malformed["errors"] as? [[String: Any]])?.first?["field"] as? String)?.hasPrefix("mutations[0].") == true)
             let unknown = try expectProblem(
                 try await client.json(.post, "/v1/sync/push", body: ["mutations": [Self.mutation("steps", id, data: [:])]], token: token),
-                code: "invalid_request"
+                .invalidRequest
             )
             #expect(((unknown["errors"] as? [[String: Any]])?.first?["field"] as? String) == "mutations[0].collection")
         }

@@ -25,10 +25,9 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func restWritesEnterTheFeedInOrder(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client, testDatabase in
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+        try await withApp(engine) { client, app in
+            let database = app.database
             try await CatalogImporter.importCatalog(([CatalogTests.fixture[0]], []), into: database)
-            try await database.shutdown()
             let owner = try await client.signUp()
             let other = try await client.signUp()
             let token = owner.accessToken
@@ -95,23 +94,22 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func aCursorOlderThanPurgedTombstonesMustResync(engine: DatabaseEngine) async throws {
-        try await withApp(engine) { client, testDatabase in
+        try await withApp(engine) { client, app in
             let account = try await client.signUp()
             let token = account.accessToken
-            try await testDatabase.grant(.pro, toUser: account.id)  // more than one plan
+            try await app.testDatabase.grant(.pro, toUser: account.id)  // more than one plan
             let kept = try json(try await client.json(.post, "/v1/plans", body: Self.planBody("Kept"), token: token))
             let cursor = try #require(try await Self.pull(client, token)["cursor"] as? String)
             let gone = try json(try await client.json(.post, "/v1/plans", body: Self.planBody("Gone"), token: token))
             try await client.json(.delete, "/v1/plans/\(try #require(gone["id"] as? String))", token: token)
 
             // Tombstones younger than the retention stay.
-            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let database = app.database
             #expect(try await SyncFeed.purge(before: Date.now.addingTimeInterval(-SyncFeed.tombstoneRetention), database: database) == 0)
             #expect(Self.changes(try await Self.pull(client, token, "?since=\(cursor)")).map { $0["deleted"] as? Bool } == [true])
             // Once purged, the old cursor cannot resume…
             #expect(try await SyncFeed.purge(before: Date.now.addingTimeInterval(60), database: database) == 1)
-            try await database.shutdown()
-            try expectProblem(try await client.json(.get, "/v1/sync/changes?since=\(cursor)", token: token), code: "full_resync_required")
+            try expectProblem(try await client.json(.get, "/v1/sync/changes?since=\(cursor)", token: token), .fullResyncRequired)
             // …and a full pull gives the surviving state.
             let full = try await Self.pull(client, token)
             #expect(Self.changes(full).map { $0["id"] as? String } == [kept["id"] as? String])
@@ -123,9 +121,9 @@ import Testing
     @Test func badCursorsAndLimitsAreRefusedNamingTheParameter() async throws {
         try await withApp(.sqlite) { client, _ in
             let token = try await client.signUp().accessToken
-            let cursor = try expectProblem(try await client.json(.get, "/v1/sync/changes?since=bm9wZQ", token: token), code: "invalid_request")
+            let cursor = try expectProblem(try await client.json(.get, "/v1/sync/changes?since=bm9wZQ", token: token), .invalidRequest)
             #expect((cursor["errors"] as? [[String: Any]])?.first?["field"] as? String == "since")
-            let limit = try expectProblem(try await client.json(.get, "/v1/sync/changes?limit=0", token: token), code: "invalid_request")
+            let limit = try expectProblem(try await client.json(.get, "/v1/sync/changes?limit=0", token: token), .invalidRequest)
             #expect((limit["errors"] as? [[String: Any]])?.first?["field"] as? String == "limit")
         }
     }

@@ -9,42 +9,12 @@ import Testing
 
 @testable import FitBaseServer
 
-/// Runs `test` against the real application on a fresh database of `engine`; `exclusive` for a load test that should
-/// not share the machine with other tests (see ``TestAdmission``).
-func withApp(
-    _ engine: DatabaseEngine, exclusive: Bool = false, maxBodyBytes: Int = 1 << 20, demoCatalog: Bool = false,
-    identityProviders: IdentityProvidersConfiguration = .init(), languageModel: LanguageModelConfiguration? = nil,
-    billing: BillingConfiguration = .init(),
-    _ test: @escaping @Sendable (any TestClientProtocol, TestDatabase) async throws -> Void
-) async throws {
-    try await TestDatabase.with(engine, exclusive: exclusive) { database in
-        let app = try await buildApplication(
-            configuration: .testing(
-                database, maxBodyBytes: maxBodyBytes, demoCatalog: demoCatalog, identityProviders: identityProviders, languageModel: languageModel,
-                billing: billing
-            ),
-            logger: TestDatabase.logger
-        )
-        try await app.test(.router) { client in try await test(client, database) }
-    }
-}
-
-/// The key the application on `testDatabase` signs access tokens with, read from its database as an instance does;
-/// tests forge tokens with it.
-func currentSigningKey(of testDatabase: TestDatabase) async throws -> ES256PrivateKey {
-    let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
-    do {
-        let keys = SigningKeys(
-            store: SigningKeyStore(database: database), masterKey: try MasterKey.load(for: .testing(testDatabase)), legacyKeyFile: nil,
-            logger: TestDatabase.logger
-        )
-        let current = try #require(try await keys.liveKeys().first { $0.state == .current })
-        try await database.shutdown()
-        return current.privateKey
-    } catch {
-        try? await database.shutdown()
-        throw error
-    }
+/// The key `app` signs access tokens with, read from its database as an instance does; tests forge tokens with it.
+func currentSigningKey(of app: TestApp) async throws -> ES256PrivateKey {
+    let keys = SigningKeys(
+        store: SigningKeyStore(database: app.database), masterKey: app.foundation.masterKey, legacyKeyFile: nil, logger: TestDatabase.logger
+    )
+    return try #require(try await keys.liveKeys().first { $0.state == .current }).privateKey
 }
 
 extension TestClientProtocol {

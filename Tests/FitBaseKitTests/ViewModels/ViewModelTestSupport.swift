@@ -1,15 +1,13 @@
 import FitBaseKit
+import FitBaseTestSupport
 import Foundation
 import Testing
 
 /// Waits, yielding (never sleeping), until `condition` holds — for state that arrives through a stream the model
-/// follows. Records an issue when it never does.
+/// follows. Records an issue when it never does. On the main actor, where the models live.
 @MainActor
 func eventually(_ condition: @MainActor () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
-    for _ in 0..<200_000 {
-        if condition() { return }
-        await Task.yield()
-    }
+    if await FitBaseTestSupport.eventually(every: .zero, { condition() }) { return }
     Issue.record("the condition never held", sourceLocation: sourceLocation)
 }
 
