@@ -2,6 +2,7 @@ import FitBaseTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Synchronization
 
 @testable import FitBaseServer
 
@@ -29,6 +30,8 @@ struct TestAppOptions: Sendable {
     var reminderClock: (@Sendable () -> Date)?
     /// Whether the ``DirectRoute``s answer (false: the generated handlers answer everything).
     var directRoutes = true
+    /// The application's clock: a ``MovableClock`` a test moves instead of sleeping; the system's by default.
+    var clock = ServerClock.system
     /// Any other setting.
     var configure: @Sendable (inout ServerConfiguration) -> Void = { _ in }
 }
@@ -72,7 +75,7 @@ func withApp<Value: Sendable>(
     var opened: ServerFoundation?
     let app = try await buildApplication(
         configuration: configuration, logger: TestDatabase.logger, mailer: options.mailer, pushProvider: options.pushProvider,
-        reminderClock: options.reminderClock, directRoutes: options.directRoutes, opened: { opened = $0 }
+        reminderClock: options.reminderClock, directRoutes: options.directRoutes, clock: options.clock, opened: { opened = $0 }
     )
     guard let foundation = opened else { throw ApplicationNotOpened() }
     if options.live {
@@ -87,3 +90,18 @@ func withApp<Value: Sendable>(
 
 /// `buildApplication` returned without handing over its foundation.
 private struct ApplicationNotOpened: Error {}
+
+/// The machine's clock moved by as much as a test asks: hand ``serverClock`` to ``TestAppOptions/clock`` and call
+/// ``advance(by:)`` where a test would otherwise sleep for time to pass.
+final class MovableClock: Sendable {
+    private let offset = Mutex<TimeInterval>(0)
+
+    /// Moves the clock forward.
+    func advance(by seconds: TimeInterval) {
+        offset.withLock { $0 += seconds }
+    }
+
+    var serverClock: ServerClock {
+        ServerClock { [self] in Date.now.addingTimeInterval(offset.withLock { $0 }) }
+    }
+}
