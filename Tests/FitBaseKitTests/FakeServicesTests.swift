@@ -121,7 +121,7 @@ import Testing
     }
 
     @Test func aTestsFakesAnswerOnlyWhatTheTestSetUp() async throws {
-        let fakes = FakeServices(scenario: .unimplemented, clock: clock)
+        let fakes = FakeServices(scenario: .strict, clock: clock)
         fakes.groups.knobs.implement(.currentGroup)
         let group = try #require(try await fakes.groups.currentGroup())
         #expect(group.name == "Morning Movers")

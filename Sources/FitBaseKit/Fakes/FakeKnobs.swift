@@ -22,7 +22,7 @@ public protocol AnyFakeKnobs: AnyObject, Sendable {
 /// The controls of a fake service: latency, failures (of every operation or of one), which operations a test set up,
 /// and the calls it received — to show a loading state, an error state or a retry in previews and tests.
 ///
-/// A fake made for a test (``FakeScenario/unimplemented``, or ``unimplementAll()``) answers only the operations the
+/// A fake made for a test (``FakeScenario/strict``, or ``unimplementAll()``) answers only the operations the
 /// test named with ``implement(_:)``; any other call reports an issue — the test fails where it touched what it did not set up — and
 /// throws ``unimplementedError(_:)`` instead of answering with canned data.
 public final class FakeKnobs<Operation: FakeOperation>: AnyFakeKnobs {
@@ -139,5 +139,5 @@ public enum FakeScenario: Sendable, Equatable {
     case signedOut
     /// For a test: the populated data, but every operation of every fake is unimplemented until the test names it
     /// (`fakes.groups.knobs.implement(.members)`); touching another reports an issue and throws.
-    case unimplemented
+    case strict
 }

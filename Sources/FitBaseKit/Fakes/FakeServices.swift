@@ -6,7 +6,7 @@ import Foundation
 /// a period moves recommendations, deleting the account signs out), over one clock.
 ///
 /// ```swift
-/// let fakes = FakeServices(scenario: .unimplemented, clock: TestKitClock())
+/// let fakes = FakeServices(scenario: .strict, clock: TestKitClock())
 /// fakes.catalog.knobs.implement(.workouts)
 /// fakes.catalog.knobs.fail(.workouts, with: .offline)
 /// let model = LibraryModel(dependencies: .fake(fakes))
@@ -31,7 +31,7 @@ public struct FakeServices: Sendable {
     public init(scenario: FakeScenario = .populated, clock: any KitClock = SystemKitClock(), timeZone: TimeZone = .gmt) {
         let now = clock.now
         let today = CalendarDay(now, in: timeZone)
-        let populated = scenario == .populated || scenario == .unimplemented
+        let populated = scenario == .populated || scenario == .strict
         let deepLinks = DeepLinkParser(appScheme: "fitbase", publicURLs: [URL(string: "https://fitbase.example.com")!])
         self.clock = clock
         self.deepLinks = deepLinks
@@ -48,7 +48,7 @@ public struct FakeServices: Sendable {
         notifications = FakeNotificationService(notifications: populated ? FakeData.notifications(now: now, groupID: group.id) : [], clock: clock)
         health = FakeHealthService(samples: populated ? FakeData.healthSamples(now: now) : [], timeZone: timeZone, clock: clock)
         analytics = RecordingAnalytics()
-        if scenario == .unimplemented {
+        if scenario == .strict {
             for knobs in allKnobs { knobs.unimplementAll() }
         }
     }

@@ -6,7 +6,7 @@ import Testing
     private let groupID = FakeData.group(now: TestKitClock().now).0.id
 
     @Test func followsTheBoardAndHighlightsRankChanges() async throws {
-        let fixture = Fixture(.unimplemented)
+        let fixture = Fixture(.strict)
         fixture.fakes.groups.knobs.implement(.leaderboard)
         let model = LeaderboardModel(groupID: groupID, dependencies: fixture.dependencies)
         model.appear()
@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func disappearingStopsFollowing() async throws {
-        let fixture = Fixture(.unimplemented)
+        let fixture = Fixture(.strict)
         fixture.fakes.groups.knobs.implement(.leaderboard)
         let model = LeaderboardModel(groupID: groupID, dependencies: fixture.dependencies)
         model.appear()
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func switchingTheChallengeRestartsTheStream() async {
-        let fixture = Fixture(.unimplemented)
+        let fixture = Fixture(.strict)
         fixture.fakes.groups.knobs.implement(.leaderboard)
         let model = LeaderboardModel(groupID: groupID, dependencies: fixture.dependencies)
         model.select(.checkIns)
@@ -55,7 +55,7 @@ import Testing
     }
 
     @Test func theStreamEndsWhenTheUserLeaves() async throws {
-        let fixture = Fixture(.unimplemented)
+        let fixture = Fixture(.strict)
         fixture.fakes.groups.knobs.implement(.leaderboard, .leave)
         let model = LeaderboardModel(groupID: groupID, dependencies: fixture.dependencies)
         model.appear()
@@ -66,7 +66,7 @@ import Testing
     }
 
     @Test func offlineEndsTheStreamWithARetryableError() async {
-        let fixture = Fixture(.unimplemented)
+        let fixture = Fixture(.strict)
         fixture.fakes.groups.knobs.implement(.leaderboard)
         fixture.fakes.groups.knobs.fail(.leaderboard, with: .offline)
         let model = LeaderboardModel(groupID: groupID, dependencies: fixture.dependencies)

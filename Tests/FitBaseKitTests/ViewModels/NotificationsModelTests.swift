@@ -4,7 +4,7 @@ import Testing
 
 @MainActor @Suite struct NotificationsModelTests {
     @Test func theFeedAndItsBadge() async {
-        let fixture = Fixture(.unimplemented)
+        let fixture = Fixture(.strict)
         fixture.fakes.notifications.knobs.implement(.feed)
         let model = NotificationsModel(dependencies: fixture.dependencies, pageSize: 3)
         await model.load()
@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func openingMarksReadAndMarkAll() async {
-        let fixture = Fixture(.unimplemented)
+        let fixture = Fixture(.strict)
         fixture.fakes.notifications.knobs.implement(.feed, .markRead, .markAllRead, .unreadCount)
         let model = NotificationsModel(dependencies: fixture.dependencies)
         await model.load()
@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test func aRefusedMarkIsPutBack() async {
-        let fixture = Fixture(.unimplemented)
+        let fixture = Fixture(.strict)
         fixture.fakes.notifications.knobs.implement(.feed, .markRead, .markAllRead)
         fixture.fakes.notifications.knobs.fail(.markRead, with: .offline)
         fixture.fakes.notifications.knobs.fail(.markAllRead, with: .offline)
@@ -61,7 +61,7 @@ import Testing
         let empty = NotificationsModel(dependencies: Fixture(.empty).dependencies)
         await empty.load()
         #expect(empty.isEmpty && empty.badge == nil)
-        let fixture = Fixture(.unimplemented)
+        let fixture = Fixture(.strict)
         fixture.fakes.notifications.knobs.implement(.feed, .unreadCount)
         fixture.fakes.notifications.knobs.failEverything(with: .offline)
         let model = NotificationsModel(dependencies: fixture.dependencies)
@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func aFailedNextPageKeepsTheFirst() async {
-        let fixture = Fixture(.unimplemented)
+        let fixture = Fixture(.strict)
         fixture.fakes.notifications.knobs.implement(.feed)
         let model = NotificationsModel(dependencies: fixture.dependencies, pageSize: 2)
         await model.load()
