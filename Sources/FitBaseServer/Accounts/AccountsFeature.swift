@@ -43,11 +43,10 @@ struct AccountsFeature: ServerFeature {
         ]
     }
 
-    /// Loads the mail templates (a broken template fails start-up).
-    init(_ foundation: ServerFoundation, registry: AccountDataRegistry) async throws {
+    init(_ foundation: ServerFoundation, registry: AccountDataRegistry) {
         let (configuration, database, logger) = (foundation.configuration, foundation.database, foundation.logger)
         let providers = configuration.identityProviders
-        let composer = try await AccountMailComposer.load(appName: configuration.accounts.appName, publicURL: configuration.publicURL)
+        let composer = foundation.composer
         let sessions = SessionStore(database: database)
         let identities = IdentityStore(database: database)
         let keyFetcher = HTTPJSONWebKeySetFetcher(client: foundation.httpClient)

@@ -25,8 +25,8 @@ public func buildApplication(
 
 /// ``buildApplication(configuration:logger:onListening:)`` with the mailer and push provider chosen by the caller (tests
 /// record e-mail and pushes), the clock and id source (tests move time and predict ids), and, for tests comparing the
-/// two, without the ``DirectRoute``s. `opened` is handed the
-/// foundation once it is open, so a test can read and write the application's own database.
+/// two, without the ``DirectRoute``s. `opened` is handed the foundation once it is open, so a test can read and write
+/// the application's own database.
 func buildApplication(
     configuration: ServerConfiguration,
     logger: Logger? = nil,
@@ -46,26 +46,27 @@ func buildApplication(
     }()
     let foundation = try await ServerFoundation.open(configuration: configuration, logger: logger, mailer: mailer, clock: clock, ids: ids)
     opened(foundation)
+    let routes = RouteTable()
+    let router = buildRouter(maxBodyBytes: configuration.maxBodyBytes, routes: routes)
     let operations: ServerOperations
     do {
-        operations = try await composeFeatures(foundation, pushProvider: pushProvider, reminderClock: reminderClock)
+        operations = try composeFeatures(foundation, pushProvider: pushProvider, reminderClock: reminderClock)
+        router.add(middleware: operations.accountsFeature.authentication)
+        // Middleware of a few routes wraps only those (see RoutingTransport); the rate limits come first, so a refused
+        // request runs nothing else.
+        let rateLimits = configuration.rateLimits.isEnabled ? RateLimitMiddleware.scoped(RequestRateLimiter(configuration: configuration.rateLimits)) : []
+        let scoped = rateLimits + operations.features.flatMap(\.middleware)
+            + [ScopedMiddleware(applies: ConditionalGetMiddleware.applies, middleware: ConditionalGetMiddleware())]
+        try operations.registerHandlers(
+            on: RoutingTransport(router: router, routes: routes, scoped: scoped, direct: directRoutes ? operations.directRoutes : []),
+            configuration: .init(dateTranscoder: InternetDateTimeTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
+        )
     } catch {
+        // Nothing owns the pools and the client yet: close them here.
         await foundation.close()
         throw error
     }
     let features = operations.features
-
-    let routes = RouteTable()
-    let router = buildRouter(maxBodyBytes: configuration.maxBodyBytes, routes: routes)
-    router.add(middleware: operations.accountsFeature.authentication)
-    // Middleware of a few routes wraps only those (see RoutingTransport); the rate limits come first, so a refused
-    // request runs nothing else.
-    let rateLimits = configuration.rateLimits.isEnabled ? RateLimitMiddleware.scoped(RequestRateLimiter(configuration: configuration.rateLimits)) : []
-    let scoped = rateLimits + features.flatMap(\.middleware) + [ScopedMiddleware(applies: ConditionalGetMiddleware.applies, middleware: ConditionalGetMiddleware())]
-    try operations.registerHandlers(
-        on: RoutingTransport(router: router, routes: routes, scoped: scoped, direct: directRoutes ? operations.directRoutes : []),
-        configuration: .init(dateTranscoder: InternetDateTimeTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
-    )
 
     let host = configuration.host
     var app = Application(
@@ -87,10 +88,12 @@ func buildApplication(
     return app
 }
 
-/// Builds every feature, each after those it depends on, and the operations answering the API from them.
+/// Builds every feature, each after those it depends on, and the operations answering the API from them. Only the
+/// first two can fail (the contract document, the products file and Apple's certificates): they come before any
+/// feature that opens a connection of its own (the APNs provider).
 private func composeFeatures(
     _ foundation: ServerFoundation, pushProvider: (any PushProvider)?, reminderClock: (@Sendable () -> Date)?
-) async throws -> ServerOperations {
+) throws -> ServerOperations {
     let status = try ServiceStatusFeature(foundation)
     let billing = try BillingFeature(foundation)
     let catalog = CatalogFeature(foundation, billing: billing)
@@ -106,7 +109,7 @@ private func composeFeatures(
     let registry = AccountDataRegistry(
         owners: AccountsFeature.dataOwners(foundation) + ([cycle, history, plans, recommendations, social, billing, push, health] as [any ServerFeature]).flatMap(\.dataOwners)
     )
-    let accounts = try await AccountsFeature(foundation, registry: registry)
+    let accounts = AccountsFeature(foundation, registry: registry)
     let sync = SyncFeature(
         foundation, collections: ([accounts, plans, history, cycle, health] as [any ServerFeature]).flatMap(\.syncedCollections),
         registry: registry

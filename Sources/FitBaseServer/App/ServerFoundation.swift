@@ -23,6 +23,8 @@ struct ServerFoundation: Sendable {
     let httpClient: HTTPClient
     let outbox: Outbox
     let mailer: any Mailer
+    /// The account e-mails' templates (a broken template fails start-up).
+    let composer: AccountMailComposer
     /// Apple's token endpoint, for revoking a deleted account's Sign in with Apple grant (when Apple is configured).
     let appleTokenClient: (any AppleTokenClient)?
     let appleTokens: AppleTokenRevoker?
@@ -52,6 +54,7 @@ struct ServerFoundation: Sendable {
         var keystore: Database?
         let keys: HealthKeyStore
         let auditKey: AuditKey
+        let composer: AccountMailComposer
         do {
             if configuration.keystoreLocation != configuration.database {
                 keystore = try await Database.open(configuration.keystoreLocation, logger: logger)
@@ -70,6 +73,7 @@ struct ServerFoundation: Sendable {
             let masterKeyCheck = MasterKeyCheck(database: database)
             try await masterKeyCheck.prepare()
             try await masterKeyCheck.verify(masterKey)
+            composer = try await AccountMailComposer.load(appName: configuration.accounts.appName, publicURL: configuration.publicURL)
         } catch {
             try? await keystore?.shutdown()
             try? await database.shutdown()
@@ -89,6 +93,7 @@ struct ServerFoundation: Sendable {
             configuration: configuration, logger: logger, database: database, keystore: keystore, masterKey: masterKey, vault: vault,
             audit: AuditLog(database: database), auditKey: auditKey, httpClient: httpClient, outbox: outbox,
             mailer: mailer ?? configuration.accounts.smtp.map { SMTPMailer(configuration: $0) as any Mailer } ?? LogMailer(logger: logger),
+            composer: composer,
             appleTokenClient: appleTokenClient,
             appleTokens: appleTokenClient.map {
                 AppleTokenRevoker(identities: IdentityStore(database: database), client: $0, masterKey: masterKey, outbox: outbox, logger: logger)
