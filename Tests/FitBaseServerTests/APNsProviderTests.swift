@@ -196,11 +196,11 @@ import Testing
 
     @Test func oneProviderTokenServesManyPushes() async throws {
         try await withGateway { fake, provider in
-            for _ in 0..<5 {
+            for _ in 0..<3 {
                 let outcomes = await Self.sendConcurrently(100, through: provider)
                 #expect(outcomes.filter { !Self.isDelivered($0) }.count == 0)
             }
-            #expect(fake.accepted.count == 500)
+            #expect(fake.accepted.count == 300)
             #expect(fake.distinctProviderTokens == 1)
             #expect(provider.tokens.issuedCount == 1)
         }
@@ -210,16 +210,16 @@ import Testing
         try await withGateway { fake, provider in
             // A running server's client is warm: its connection is open before a burst.
             #expect(Self.isDelivered(await provider.send(Self.message())))
-            let outcomes = await Self.sendConcurrently(1_000, through: provider)
+            let outcomes = await Self.sendConcurrently(300, through: provider)
             #expect(outcomes.filter { !Self.isDelivered($0) }.count == 0)
-            #expect(fake.accepted.count == 1_001)
+            #expect(fake.accepted.count == 301)
             #expect(fake.connectionsAccepted == 1)
         }
     }
 
     @Test func coldBurstOpensFewConnections() async throws {
         try await withGateway { fake, provider in
-            let outcomes = await Self.sendConcurrently(1_000, through: provider)
+            let outcomes = await Self.sendConcurrently(300, through: provider)
             #expect(outcomes.filter { !Self.isDelivered($0) }.count == 0)
             // Before ALPN has said h2, the client may open a few connections; never one per push.
             #expect(fake.connectionsAccepted <= 8)

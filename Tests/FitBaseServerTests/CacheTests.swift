@@ -152,19 +152,13 @@ import Testing
     static func withTwoInstances(
         _ test: @escaping @Sendable (any TestClientProtocol, any TestClientProtocol, TestDatabase) async throws -> Void
     ) async throws {
-        try await TestDatabase.with(.postgres) { testDatabase in
+        try await TestDatabase.with(.postgres, migrated: true) { testDatabase in
             let masterKey = SharedKeysTests.randomMasterKey()
             try await SharedKeysTests.withDataDirectories(1) { directories in
-                let appA = try await buildApplication(
-                    configuration: SharedKeysTests.configuration(testDatabase, dataDirectory: testDatabase.dataDirectory, masterKey: masterKey),
-                    logger: TestDatabase.logger
-                )
-                let appB = try await buildApplication(
-                    configuration: SharedKeysTests.configuration(testDatabase, dataDirectory: directories[0], masterKey: masterKey),
-                    logger: TestDatabase.logger
-                )
-                try await appA.test(.router) { a in
-                    try await appB.test(.router) { b in try await test(a, b, testDatabase) }
+                try await withApp(on: testDatabase, options: .instance(testDatabase.dataDirectory, masterKey: masterKey)) { a, _ async throws in
+                    try await withApp(on: testDatabase, options: .instance(directories[0], masterKey: masterKey)) { b, _ async throws in
+                        try await test(a, b, testDatabase)
+                    }
                 }
             }
         }

@@ -24,7 +24,8 @@ import Testing
     /// Reads one SSE stream in the background.
     actor Subscriber {
         private(set) var events: [Received] = []
-        /// Whether the stream has sent anything (it is registered once it has).
+        /// Whether the stream is live: it sends its `retry:` once it has replayed what was asked and anything
+        /// written from then on reaches it.
         private(set) var opened = false
         /// Whether the stream has ended (the server closed it, or the request failed).
         private(set) var finished = false
@@ -44,11 +45,11 @@ import Testing
                     let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
                     var pending = ""
                     for try await buffer in response.body {
-                        if generation == self.generation { self.opened = true }
                         pending += String(buffer: buffer)
                         while let end = pending.range(of: "\n\n") {
                             let block = String(pending[..<end.lowerBound])
                             pending = String(pending[end.upperBound...])
+                            if block.hasPrefix("retry:"), generation == self.generation { self.opened = true }
                             self.parse(block)
                         }
                     }
@@ -102,7 +103,8 @@ import Testing
             let outsiderStream = Subscriber()
             await anaStream.start(port: port, token: ana.accessToken)
             await outsiderStream.start(port: port, token: outsider.accessToken)
-            try await Task.sleep(for: .milliseconds(300))
+            #expect(await anaStream.waitUntil { $0.opened })
+            #expect(await outsiderStream.waitUntil { $0.opened })
 
             try await ChallengeTests.log(client, bea, workout)
             let live = await anaStream.waitFor(1) { $0.type == "leaderboard" && $0.data.contains("\"checkIns\"") }
@@ -176,22 +178,18 @@ import Testing
     /// listens again, once each.
     @Test(.enabled(if: SharedKeysTests.postgres, "needs FITBASE_TEST_POSTGRES_URL"))
     func anEventCommittedOnOneInstanceReachesStreamsOnAnother() async throws {
-        try await TestDatabase.with(.postgres) { testDatabase in
+        try await TestDatabase.with(.postgres, migrated: true) { testDatabase in
             let masterKey = SharedKeysTests.randomMasterKey()
             try await SharedKeysTests.withDataDirectories(1) { directories in
-                let configurationA = SharedKeysTests.configuration(testDatabase, dataDirectory: testDatabase.dataDirectory, masterKey: masterKey)
-                let configurationB = SharedKeysTests.configuration(testDatabase, dataDirectory: directories[0], masterKey: masterKey)
-                let appA = try await buildApplication(configuration: configurationA, logger: TestDatabase.logger)
-                let appB = try await buildApplication(configuration: configurationB, logger: TestDatabase.logger)
-                try await appA.test(.live) { a in
-                    try await appB.test(.live) { b in
+                try await withApp(on: testDatabase, options: .instance(testDatabase.dataDirectory, masterKey: masterKey, live: true)) { a, _ async throws in
+                    try await withApp(on: testDatabase, options: .instance(directories[0], masterKey: masterKey, live: true)) { b, _ async throws in
                         let portB = try #require(b.port)
                         let (_, members, workout) = try await ChallengeTests.group(a, testDatabase, members: 2)
                         let (ana, bea) = (members[0], members[1])
                         let isBoard: @Sendable (EventStreamTests.Received) -> Bool = { $0.type == "leaderboard" && $0.data.contains("\"checkIns\"") }
                         let stream = EventStreamTests.Subscriber()
                         await stream.start(port: portB, token: ana.accessToken)
-                        try await Task.sleep(for: .milliseconds(300))
+                        #expect(await stream.waitUntil { $0.opened })
 
                         try await ChallengeTests.log(a, bea, workout)
                         #expect(await stream.waitFor(1, matching: isBoard).count == 1)
@@ -260,7 +258,7 @@ extension EventStreamTests {
             try #require(try await client.json(.post, "/v1/invites/\(try await Self.invite(client, groupID, by: ana))/accept", token: carl.accessToken).status == .ok)
             let first = EventStreamTests.Subscriber()
             await first.start(port: port, token: carl.accessToken, lastEventID: "0")
-            try await Task.sleep(for: .milliseconds(500))
+            #expect(await first.waitUntil { $0.opened })
             try await ChallengeTests.log(client, bea, workout)  // after Carl joined: his to see
             _ = await first.waitFor(1) { $0.type == "leaderboard" }
             try await Task.sleep(for: .milliseconds(300))
@@ -276,7 +274,7 @@ extension EventStreamTests {
             try #require(try await client.json(.post, "/v1/invites/\(try await Self.invite(client, groupID, by: ana))/accept", token: carl.accessToken).status == .ok)
             let again = EventStreamTests.Subscriber()
             await again.start(port: port, token: carl.accessToken, lastEventID: "0")
-            try await Task.sleep(for: .milliseconds(500))
+            #expect(await again.waitUntil { $0.opened })
             try await ChallengeTests.log(client, ana, workout)
             _ = await again.waitFor(2) { $0.type == "leaderboard" }
             try await Task.sleep(for: .milliseconds(300))
@@ -308,7 +306,7 @@ extension EventStreamTests {
             ).status == .ok)
             let stream = EventStreamTests.Subscriber()
             await stream.start(port: port, token: carl.accessToken, lastEventID: "0")
-            try await Task.sleep(for: .milliseconds(500))
+            #expect(await stream.waitUntil { $0.opened })
             try await ChallengeTests.log(client, ana, workout)  // after Carl joined
             _ = await stream.waitFor(2) { $0.type == "leaderboard" }
             try await Task.sleep(for: .milliseconds(300))
@@ -391,7 +389,8 @@ extension EventStreamTests {
             let other = EventStreamTests.Subscriber()
             await device.start(port: port, token: members[1].accessToken)
             await other.start(port: port, token: members[0].accessToken)
-            try await Task.sleep(for: .milliseconds(300))
+            #expect(await device.waitUntil { $0.opened })
+            #expect(await other.waitUntil { $0.opened })
             try await ChallengeTests.log(client, members[1], workout)
             let nudges = await device.waitFor(1) { $0.type == "sync" && $0.data.contains("cursor") }
             #expect(nudges.count == 1)

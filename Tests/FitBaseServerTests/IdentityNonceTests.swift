@@ -13,17 +13,16 @@ import Testing
     @Test(arguments: TestEngines.all)
     func aCapturedTokenSignsInOnceAcrossInstances(engine: DatabaseEngine) async throws {
         try await FakeIdentityProvider.run { fake in
-            try await TestDatabase.with(engine) { testDatabase in
+            try await TestDatabase.with(engine, migrated: true) { testDatabase in
                 try await SharedKeysTests.withDataDirectories(2) { directories in
                     let masterKey = SharedKeysTests.randomMasterKey()
-                    let apps = try await directories.asyncMap { directory in
-                        var configuration = SharedKeysTests.configuration(testDatabase, dataDirectory: directory, masterKey: masterKey)
-                        configuration.identityProviders = try fake.configuration(keyDirectory: directory)
-                        configuration.identityProviders.masterKey = masterKey
-                        return try await buildApplication(configuration: configuration, logger: TestDatabase.logger)
+                    let options = try directories.map { directory in
+                        var options = TestAppOptions.instance(directory, masterKey: masterKey)
+                        options.identityProviders = try fake.configuration(keyDirectory: directory)
+                        return options
                     }
-                    try await apps[0].test(.router) { a in
-                        try await apps[1].test(.router) { b in
+                    try await withApp(on: testDatabase, options: options[0]) { a, _ async throws in
+                        try await withApp(on: testDatabase, options: options[1]) { b, _ async throws in
                             let google = try await FakeIdentityProvider.googleToken(subject: "g-replay", email: "r@gmail.com", nonce: "once")
                             #expect(try await a.json(.post, "/v1/auth/google", body: ["idToken": google, "nonce": "once"]).status == .ok)
                             try expectProblem(try await b.json(.post, "/v1/auth/google", body: ["idToken": google, "nonce": "once"]), .identityTokenReplayed)

@@ -16,15 +16,11 @@ import Testing
 
     @Test(.enabled(if: postgres, "needs FITBASE_TEST_POSTGRES_URL"))
     func twoInstancesOnOnePostgreSQLDatabaseShareSessionsAndHealthDataAndARotationSignsNobodyOut() async throws {
-        try await TestDatabase.with(.postgres) { testDatabase in
+        try await TestDatabase.with(.postgres, migrated: true) { testDatabase in
             let masterKey = Self.randomMasterKey()
             try await Self.withDataDirectories(2) { directories in
-                let configurationA = Self.configuration(testDatabase, dataDirectory: testDatabase.dataDirectory, masterKey: masterKey)
-                let configurationB = Self.configuration(testDatabase, dataDirectory: directories[0], masterKey: masterKey)
-                let appA = try await buildApplication(configuration: configurationA, logger: TestDatabase.logger)
-                let appB = try await buildApplication(configuration: configurationB, logger: TestDatabase.logger)
-                try await appA.test(.router) { a in
-                    try await appB.test(.router) { b in
+                try await withApp(on: testDatabase, options: .instance(testDatabase.dataDirectory, masterKey: masterKey)) { a, appA async throws in
+                    try await withApp(on: testDatabase, options: .instance(directories[0], masterKey: masterKey)) { b, _ async throws in
                         let account = try await a.signUp()
                         let firstKey = try #require(Self.keyID(of: account.accessToken))
                         #expect(try await b.json(.get, "/v1/me", token: account.accessToken).status == .ok)
@@ -45,7 +41,7 @@ import Testing
                         #expect(Set(readBack.compactMap { $0["value"] as? Double }) == [64, 1800])
 
                         // A rotation made elsewhere (`fitbase keys rotate-signing`) signs nobody out.
-                        let rotation = try await SigningKeyAdministration(configuration: configurationA, logger: TestDatabase.logger).rotateSigningKey()
+                        let rotation = try await SigningKeyAdministration(configuration: appA.configuration, logger: TestDatabase.logger).rotateSigningKey()
                         #expect(rotation.demotedKeyIDs == [firstKey])
                         #expect(rotation.currentKeyID != firstKey)
                         #expect(try await a.json(.get, "/v1/me", token: renewed).status == .ok)
@@ -53,9 +49,7 @@ import Testing
 
                         // An instance started after the rotation signs with the new key, and the running ones accept
                         // its tokens at once (an unknown kid makes them read the keys again) and sign with it after.
-                        let configurationC = Self.configuration(testDatabase, dataDirectory: directories[1], masterKey: masterKey)
-                        let appC = try await buildApplication(configuration: configurationC, logger: TestDatabase.logger)
-                        try await appC.test(.router) { c in
+                        try await withApp(on: testDatabase, options: .instance(directories[1], masterKey: masterKey)) { c, _ async throws in
                             let signedInOnC = try await c.signIn(account)
                             #expect(Self.keyID(of: signedInOnC.accessToken) == rotation.currentKeyID)
                             #expect(try await c.json(.get, "/v1/me", token: renewed).status == .ok)
@@ -77,11 +71,10 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func anInstanceWithAnotherMasterKeyRefusesToStart(engine: DatabaseEngine) async throws {
-        try await TestDatabase.with(engine) { testDatabase in
+        try await TestDatabase.with(engine, migrated: true) { testDatabase in
             try await Self.withDataDirectories(2) { directories in
-                let first = Self.configuration(testDatabase, dataDirectory: testDatabase.dataDirectory, masterKey: Self.randomMasterKey())
-                let app = try await buildApplication(configuration: first, logger: TestDatabase.logger)
-                try await app.test(.router) { client in _ = try await client.signUp() }
+                let deployment = TestAppOptions.instance(testDatabase.dataDirectory, masterKey: Self.randomMasterKey())
+                try await withApp(on: testDatabase, options: deployment) { client, _ in _ = try await client.signUp() }
 
                 // Another key given, and a key generated into a fresh data directory.
                 let other = Self.configuration(testDatabase, dataDirectory: directories[0], masterKey: Self.randomMasterKey())
@@ -97,7 +90,7 @@ import Testing
                     }
                 }
                 // The instance with the deployment's key still starts.
-                try await buildApplication(configuration: first, logger: TestDatabase.logger).test(.router) { client async throws in
+                try await withApp(on: testDatabase, options: deployment) { client, _ async throws in
                     #expect(try await client.json(.get, "/healthz").status == .ok)
                 }
             }
@@ -106,11 +99,8 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func aMasterKeyRotationReSealsTheSigningKeysAndReplacesTheDatabasesRecord(engine: DatabaseEngine) async throws {
-        try await TestDatabase.with(engine) { testDatabase in
-            let configuration = Self.configuration(testDatabase, dataDirectory: testDatabase.dataDirectory, masterKey: nil)
-            let account = try await buildApplication(configuration: configuration, logger: TestDatabase.logger).test(.router) { client in
-                try await client.signUp()
-            }
+        try await TestDatabase.with(engine, migrated: true) { testDatabase in
+            let (account, configuration) = try await withApp(on: testDatabase) { client, app in (try await client.signUp(), app.configuration) }
             let newKey = URL(fileURLWithPath: testDatabase.dataDirectory).appendingPathComponent("master-next.key").path
             let rotation = try await HealthAdministration(configuration: configuration, logger: TestDatabase.logger).rotateMasterKey(to: newKey)
             #expect(rotation.signingKeys == 1)
@@ -122,9 +112,7 @@ import Testing
             } catch {
                 #expect("\(error)".contains("FITBASE_MASTER_KEY"))
             }
-            var rotated = configuration
-            rotated.identityProviders.masterKeyFile = newKey
-            try await buildApplication(configuration: rotated, logger: TestDatabase.logger).test(.router) { client async throws in
+            try await withApp(on: testDatabase, options: .init(configure: { $0.identityProviders.masterKeyFile = newKey })) { client, _ async throws in
                 #expect(try await client.json(.get, "/v1/me", token: account.accessToken).status == .ok)
             }
         }
@@ -132,16 +120,14 @@ import Testing
 
     @Test(.enabled(if: postgres, "needs FITBASE_TEST_POSTGRES_URL"))
     func instancesStartingTogetherOnAnEmptyDatabaseAgreeOnOneCurrentKey() async throws {
-        try await TestDatabase.with(.postgres) { testDatabase in
+        try await TestDatabase.with(.postgres) { testDatabase in  // empty: the instances migrate it together
             let masterKey = Self.randomMasterKey()
             let instances = 4
             try await Self.withDataDirectories(instances) { directories in
                 let published = try await withThrowingTaskGroup(of: [String].self) { group in
                     for directory in directories {
                         group.addTask {
-                            let configuration = Self.configuration(testDatabase, dataDirectory: directory, masterKey: masterKey)
-                            let app = try await buildApplication(configuration: configuration, logger: TestDatabase.logger)
-                            return try await app.test(.router) { client in
+                            try await withApp(on: testDatabase, options: .instance(directory, masterKey: masterKey)) { client, _ async throws in
                                 let account = try await client.signUp()
                                 return try await Self.publishedKeyIDs(client) + [Self.keyID(of: account.accessToken) ?? ""]
                             }
@@ -163,16 +149,17 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func aSigningKeyFileFromBeforeTheUpgradeIsImportedSoItsTokensStayValid(engine: DatabaseEngine) async throws {
-        try await TestDatabase.with(engine) { testDatabase in
+        try await TestDatabase.with(engine, migrated: true) { testDatabase in
             let masterKey = Self.randomMasterKey()
             try await Self.withDataDirectories(1) { directories in
                 // What an older version left in the data directory.
                 let legacy = ES256PrivateKey()
                 let file = try Self.writeLegacyKey(legacy, into: testDatabase.dataDirectory)
-                let configuration = Self.configuration(testDatabase, dataDirectory: testDatabase.dataDirectory, masterKey: masterKey)
-                let oldSigner = await SessionTokenSigner(key: legacy, issuer: configuration.publicURL)
+                let deployment = TestAppOptions.instance(testDatabase.dataDirectory, masterKey: masterKey)
+                let issuer = ServerConfiguration.testing(testDatabase).publicURL
+                let oldSigner = await SessionTokenSigner(key: legacy, issuer: issuer)
 
-                let (account, beforeUpgrade) = try await buildApplication(configuration: configuration, logger: TestDatabase.logger).test(.router) { client in
+                let (account, beforeUpgrade) = try await withApp(on: testDatabase, options: deployment) { client, _ async throws in
                     let account = try await client.signUp()
                     // The imported key is the current one.
                     let claims = try await oldSigner.verify(account.accessToken)
@@ -192,17 +179,16 @@ import Testing
                 // previous key, so its tokens stay valid too, everywhere.
                 let otherLegacy = ES256PrivateKey()
                 try Self.writeLegacyKey(otherLegacy, into: directories[0])
-                let otherToken = try await SessionTokenSigner(key: otherLegacy, issuer: configuration.publicURL)
+                let otherToken = try await SessionTokenSigner(key: otherLegacy, issuer: issuer)
                     .issue(user: try await oldSigner.verify(account.accessToken).user, session: try await oldSigner.verify(account.accessToken).session,
                            authenticatedAt: .now, now: .now).token
-                let other = Self.configuration(testDatabase, dataDirectory: directories[0], masterKey: masterKey)
-                try await buildApplication(configuration: other, logger: TestDatabase.logger).test(.router) { client async throws in
+                try await withApp(on: testDatabase, options: .instance(directories[0], masterKey: masterKey)) { client, _ async throws in
                     #expect(try await client.json(.get, "/v1/me", token: beforeUpgrade).status == .ok)
                     #expect(try await client.json(.get, "/v1/me", token: otherToken).status == .ok)
                     #expect(Self.keyID(of: try await client.signIn(account).accessToken) == SigningKey.keyID(of: legacy.publicKey))
                 }
                 // After a restart, without the files.
-                try await buildApplication(configuration: configuration, logger: TestDatabase.logger).test(.router) { client async throws in
+                try await withApp(on: testDatabase, options: deployment) { client, _ async throws in
                     #expect(try await client.json(.get, "/v1/me", token: beforeUpgrade).status == .ok)
                     #expect(try await client.json(.get, "/v1/me", token: otherToken).status == .ok)
                     #expect(try await Self.publishedKeyIDs(client).count == 2)
@@ -213,17 +199,17 @@ import Testing
 
     @Test(arguments: TestEngines.all)
     func rotationsKeepThePreviousKeysForAnHourThenRetireThem(engine: DatabaseEngine) async throws {
-        try await TestDatabase.with(engine) { testDatabase in
-            let configuration = Self.configuration(testDatabase, dataDirectory: testDatabase.dataDirectory, masterKey: Self.randomMasterKey())
-            let administration = SigningKeyAdministration(configuration: configuration, logger: TestDatabase.logger)
-            let account = try await buildApplication(configuration: configuration, logger: TestDatabase.logger).test(.router) { client in
-                try await client.signUp()
+        try await TestDatabase.with(engine, migrated: true) { testDatabase in
+            let deployment = TestAppOptions.instance(testDatabase.dataDirectory, masterKey: Self.randomMasterKey())
+            let (account, configuration) = try await withApp(on: testDatabase, options: deployment) { client, app async throws in
+                (try await client.signUp(), app.configuration)
             }
+            let administration = SigningKeyAdministration(configuration: configuration, logger: TestDatabase.logger)
             let start = Date.storageNow
             let first = try await administration.rotateSigningKey(now: start)
             let second = try await administration.rotateSigningKey(now: start.addingTimeInterval(600))
             #expect(second.retiredKeyIDs.isEmpty)
-            let secondToken = try await buildApplication(configuration: configuration, logger: TestDatabase.logger).test(.router) { client in
+            let secondToken = try await withApp(on: testDatabase, options: deployment) { client, _ async throws in
                 // Three keys verify: the one current at sign-up and the first rotation's are previous.
                 #expect(try await Self.publishedKeyIDs(client).count == 3)
                 #expect(try await client.json(.get, "/v1/me", token: account.accessToken).status == .ok)
@@ -234,7 +220,7 @@ import Testing
             let third = try await administration.rotateSigningKey(now: start.addingTimeInterval(2 * 3600))
             #expect(Set(third.retiredKeyIDs) == [Self.keyID(of: account.accessToken), first.currentKeyID])
             #expect(third.demotedKeyIDs == [second.currentKeyID])
-            try await buildApplication(configuration: configuration, logger: TestDatabase.logger).test(.router) { client in
+            try await withApp(on: testDatabase, options: deployment) { client, _ async throws in
                 #expect(try await Self.publishedKeyIDs(client) == [third.currentKeyID, second.currentKeyID])
                 #expect(try await client.json(.get, "/v1/me", token: secondToken).status == .ok)
                 try expectProblem(try await client.json(.get, "/v1/me", token: account.accessToken), .invalidToken)

@@ -32,6 +32,10 @@ struct TestAppOptions: Sendable {
     var directRoutes = true
     /// The application's clock: a ``MovableClock`` a test moves instead of sleeping; the system's by default.
     var clock = ServerClock.system
+    /// The data directory; nil: the test database's. Each instance of a deployment has its own.
+    var dataDirectory: String?
+    /// The master key the environment gives (base64); nil: the one in the data directory's key file, made on first start.
+    var masterKey: String?
     /// Any other setting.
     var configure: @Sendable (inout ServerConfiguration) -> Void = { _ in }
 }
@@ -55,7 +59,7 @@ func withApp(
     _ engine: DatabaseEngine, options: TestAppOptions = .init(),
     _ test: @escaping @Sendable (any TestClientProtocol, TestApp) async throws -> Void
 ) async throws {
-    try await TestDatabase.with(engine, exclusive: options.exclusive) { testDatabase in
+    try await TestDatabase.with(engine, exclusive: options.exclusive, migrated: true) { testDatabase in
         try await withApp(on: testDatabase, options: options, test)
     }
 }
@@ -71,6 +75,8 @@ func withApp<Value: Sendable>(
         testDatabase, maxBodyBytes: options.maxBodyBytes, demoCatalog: options.demoCatalog, identityProviders: options.identityProviders,
         languageModel: options.languageModel, billing: options.billing, rateLimits: options.rateLimits
     )
+    if let dataDirectory = options.dataDirectory { configuration.dataDirectory = dataDirectory }
+    if let masterKey = options.masterKey { configuration.identityProviders.masterKey = masterKey }
     options.configure(&configuration)
     var opened: ServerFoundation?
     let app = try await buildApplication(
@@ -85,6 +91,18 @@ func withApp<Value: Sendable>(
     }
     return try await app.test(.router) { client in
         try await test(client, TestApp(testDatabase: testDatabase, foundation: foundation, url: nil))
+    }
+}
+
+extension TestAppOptions {
+    /// The options of one instance of a deployment whose instances share a database: its own data directory, the
+    /// deployment's master key (nil: the data directory's key file).
+    static func instance(_ dataDirectory: String, masterKey: String?, live: Bool = false) -> TestAppOptions {
+        var options = TestAppOptions()
+        options.dataDirectory = dataDirectory
+        options.masterKey = masterKey
+        options.live = live
+        return options
     }
 }
 

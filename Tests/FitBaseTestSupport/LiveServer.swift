@@ -21,7 +21,7 @@ package func withLiveServer<App: ApplicationProtocol, Value: Sendable>(
 package func withLiveApp(
     _ engine: DatabaseEngine, demoCatalog: Bool = false, _ body: @escaping @Sendable (URL, TestDatabase) async throws -> Void
 ) async throws {
-    try await TestDatabase.with(engine) { database in
+    try await TestDatabase.with(engine, migrated: true) { database in
         let app = try await buildApplication(configuration: .testing(database, demoCatalog: demoCatalog), logger: TestDatabase.logger)
         try await withLiveServer(app) { _, url in try await body(url, database) }
     }

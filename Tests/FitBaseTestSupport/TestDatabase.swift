@@ -26,11 +26,14 @@ public struct TestDatabase: Sendable {
 
     /// Runs `body` with a fresh database of `engine`, cleaning up whether it succeeds or throws; waits first while
     /// ``TestAdmission`` has as many tests running as it allows (`exclusive`: until no other test holds a database).
+    ///
+    /// `migrated`: the database starts as a copy of one this process migrated once (every migration of this build
+    /// applied, nothing else), so a test that starts the application skips the migrations; false: it starts empty.
     public static func with<Result>(
-        _ engine: DatabaseEngine, exclusive: Bool = false, _ body: (TestDatabase) async throws -> Result
+        _ engine: DatabaseEngine, exclusive: Bool = false, migrated: Bool = false, _ body: (TestDatabase) async throws -> Result
     ) async throws -> Result {
         try await TestAdmission.shared.admit(exclusive: exclusive) {
-            let database = try await make(engine)
+            let database = try await make(engine, from: migrated ? MigratedTemplates.shared.template(for: engine) : nil)
             do {
                 let result = try await body(database)
                 try await database.remove()
@@ -42,22 +45,22 @@ public struct TestDatabase: Sendable {
         }
     }
 
-    static func make(_ engine: DatabaseEngine) async throws -> TestDatabase {
+    /// A fresh database of `engine`: empty, or a copy of `template`.
+    static func make(_ engine: DatabaseEngine, from template: MigratedTemplates.Template? = nil) async throws -> TestDatabase {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("fitbase-test-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         switch engine {
         case .sqlite:
-            return TestDatabase(
-                location: .sqlite(path: directory + "/test.sqlite"), dataDirectory: directory, dropPostgresDatabase: nil
-            )
+            let path = directory + "/test.sqlite"
+            if case .sqlite(let templatePath) = template { try FileManager.default.copyItem(atPath: templatePath, toPath: path) }
+            return TestDatabase(location: .sqlite(path: path), dataDirectory: directory, dropPostgresDatabase: nil)
         case .postgres:
-            guard let serverURL = ProcessInfo.processInfo.environment["FITBASE_TEST_POSTGRES_URL"] else {
-                throw TestDatabaseError.postgresNotConfigured
-            }
+            let serverURL = try postgresServerURL()
             let name = "fitbase_test_\(UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: ""))"
+            let source = if case .postgres(let templateName) = template { " TEMPLATE \(templateName)" } else { "" }
             try await withAdminConnection(serverURL) { db in
-                try await db.raw("CREATE DATABASE \(unsafeRaw: name)").run()
+                try await db.raw("CREATE DATABASE \(unsafeRaw: name)\(unsafeRaw: source)").run()
             }
             return TestDatabase(
                 location: .postgres(url: try replacingDatabaseName(in: serverURL, with: name)),
@@ -76,7 +79,14 @@ public struct TestDatabase: Sendable {
         }
     }
 
-    private static func withAdminConnection(_ url: String, _ body: @escaping @Sendable (any SQLDatabase) async throws -> Void) async throws {
+    static func postgresServerURL() throws -> String {
+        guard let url = ProcessInfo.processInfo.environment["FITBASE_TEST_POSTGRES_URL"] else {
+            throw TestDatabaseError.postgresNotConfigured
+        }
+        return url
+    }
+
+    static func withAdminConnection(_ url: String, _ body: @escaping @Sendable (any SQLDatabase) async throws -> Void) async throws {
         let admin = try await Database.open(.postgres(url: url), maxConnectionsPerEventLoop: 1, logger: logger)
         do {
             try await admin.withConnection(body)
@@ -87,7 +97,7 @@ public struct TestDatabase: Sendable {
         try await admin.shutdown()
     }
 
-    private static func replacingDatabaseName(in url: String, with name: String) throws -> String {
+    static func replacingDatabaseName(in url: String, with name: String) throws -> String {
         guard var components = URLComponents(string: url) else { throw TestDatabaseError.invalidURL(url) }
         components.path = "/" + name
         guard let result = components.string else { throw TestDatabaseError.invalidURL(url) }
