@@ -123,7 +123,7 @@ import Testing
             #expect(Self.isDelivered(await provider.send(Self.message())))
             fake.expireProviderTokensSeen()
 
-            let outcomes = await Self.sendConcurrently(200, through: provider)
+            let outcomes = await Self.sendConcurrently(100, through: provider)
             #expect(outcomes.filter { !Self.isDelivered($0) }.count == 0)
             // However many pushes were refused with the old token, one new token replaced it.
             #expect(fake.distinctProviderTokens == 2)
@@ -197,10 +197,10 @@ import Testing
     @Test func oneProviderTokenServesManyPushes() async throws {
         try await withGateway { fake, provider in
             for _ in 0..<3 {
-                let outcomes = await Self.sendConcurrently(100, through: provider)
+                let outcomes = await Self.sendConcurrently(50, through: provider)
                 #expect(outcomes.filter { !Self.isDelivered($0) }.count == 0)
             }
-            #expect(fake.accepted.count == 300)
+            #expect(fake.accepted.count == 150)
             #expect(fake.distinctProviderTokens == 1)
             #expect(provider.tokens.issuedCount == 1)
         }
@@ -210,16 +210,16 @@ import Testing
         try await withGateway { fake, provider in
             // A running server's client is warm: its connection is open before a burst.
             #expect(Self.isDelivered(await provider.send(Self.message())))
-            let outcomes = await Self.sendConcurrently(300, through: provider)
+            let outcomes = await Self.sendConcurrently(150, through: provider)
             #expect(outcomes.filter { !Self.isDelivered($0) }.count == 0)
-            #expect(fake.accepted.count == 301)
+            #expect(fake.accepted.count == 151)
             #expect(fake.connectionsAccepted == 1)
         }
     }
 
     @Test func coldBurstOpensFewConnections() async throws {
         try await withGateway { fake, provider in
-            let outcomes = await Self.sendConcurrently(300, through: provider)
+            let outcomes = await Self.sendConcurrently(150, through: provider)
             #expect(outcomes.filter { !Self.isDelivered($0) }.count == 0)
             // Before ALPN has said h2, the client may open a few connections; never one per push.
             #expect(fake.connectionsAccepted <= 8)

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Testing
 
 /// Bounds how many tests hold a database (and the application around it) at once.
 ///
@@ -11,6 +12,9 @@ import Synchronization
 /// A load test (hundreds of concurrent requests against one application) can ask for every slot, so it measures its
 /// own concurrency rather than the neighbours'. Re-entrant: a test that already holds a slot (a helper nested in
 /// another) does not take more.
+///
+/// With `FITBASE_TEST_TIMINGS` set, each test writes how long it held its slot to standard error (`slot 1.234s name`):
+/// the time it ran, not the time it waited, which is what to sort by when the suite gets slower.
 final class TestAdmission: Sendable {
     static let shared = TestAdmission(
         slots: ProcessInfo.processInfo.environment["FITBASE_TEST_CONCURRENCY"].flatMap(Int.init).map { max(1, $0) }
@@ -50,7 +54,11 @@ final class TestAdmission: Sendable {
         if Self.holdsSlot { return try await body() }
         let wanted = exclusive ? slots : 1
         await acquire(wanted)
-        defer { release(wanted) }
+        let admitted = ContinuousClock.now
+        defer {
+            release(wanted)
+            if Self.reportsTimings { Self.report(ContinuousClock.now - admitted) }
+        }
         return try await Self.$holdsSlot.withValue(true) { try await body() }
     }
 
@@ -62,6 +70,14 @@ final class TestAdmission: Sendable {
             }
             for waiter in admitted { waiter.resume() }
         }
+    }
+
+    private static let reportsTimings = ProcessInfo.processInfo.environment["FITBASE_TEST_TIMINGS"] != nil
+
+    private static func report(_ held: Duration) {
+        let seconds = Double(held.components.seconds) + Double(held.components.attoseconds) / 1e18
+        let name = Test.current?.name ?? "?"
+        FileHandle.standardError.write(Data("slot \(String(format: "%.3f", seconds))s \(name)\n".utf8))
     }
 
     private func release(_ count: Int) {
