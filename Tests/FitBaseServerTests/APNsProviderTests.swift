@@ -290,71 +290,6 @@ import Testing
         #expect(tokens.issuedCount == 4)
     }
 
-    // MARK: Configuration
-
-    @Test func noSettingsMeansNoAPNs() throws {
-        #expect(try APNsConfiguration(environment: [:]) == nil)
-        #expect(try APNsConfiguration(environment: ["FITBASE_APNS_TOPIC": "  "]) == nil)
-    }
-
-    @Test func settingsFromTheEnvironment() throws {
-        let keyFile = try temporaryFile(key.pemRepresentation)
-        let configuration = try #require(try APNsConfiguration(environment: environment(keyFile: keyFile)))
-        #expect(configuration.teamID == Self.teamID && configuration.keyID == Self.keyID && configuration.defaultTopic == Self.topic)
-        #expect(configuration.privateKey.publicKey.rawRepresentation == key.publicKey.rawRepresentation)
-        #expect(configuration.productionGatewayURL == "https://api.push.apple.com")
-        #expect(configuration.sandboxGatewayURL == "https://api.sandbox.push.apple.com")
-        #expect(configuration.trustRoots == nil)
-
-                var test = environment(keyFile: keyFile)
-        test["FITBASE_APNS_TEST_GATEWAY_URL"] = "https://127.0.0.1:8443/"
-        test["FITBASE_APNS_TEST_CA_FILE"] = try temporaryFile(SMTPTestCertificates().rootPEM)
-        let testConfiguration = try #require(try APNsConfiguration(environment: test))
-        #expect(testConfiguration.productionGatewayURL == "https://127.0.0.1:8443")
-        #expect(testConfiguration.sandboxGatewayURL == "https://127.0.0.1:8443")
-        #expect(testConfiguration.trustRoots?.count == 1)
-    }
-
-    @Test func partialSettingsNameTheMissingVariables() throws {
-        let keyFile = try temporaryFile(key.pemRepresentation)
-        var partial = environment(keyFile: keyFile)
-        partial["FITBASE_APNS_KEY_ID"] = nil
-        partial["FITBASE_APNS_TOPIC"] = ""
-        let error = try #require(throws: ConfigurationError.self) { try APNsConfiguration(environment: partial) }
-        #expect(error.source == "FITBASE_APNS_KEY_ID / FITBASE_APNS_TOPIC")
-
-        let onlyTest = ["FITBASE_APNS_TEST_GATEWAY_URL": "https://127.0.0.1:8443"]
-        let testError = try #require(throws: ConfigurationError.self) { try APNsConfiguration(environment: onlyTest) }
-        #expect(testError.source.contains("FITBASE_APNS_TEAM_ID"))
-    }
-
-    @Test func invalidSettingsNameTheirVariable() throws {
-        let keyFile = try temporaryFile(key.pemRepresentation)
-        let notAKey = try temporaryFile("-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n")
-        let cases: [(String, String, String)] = [
-            ("FITBASE_APNS_TEAM_ID", "team-1", "FITBASE_APNS_TEAM_ID"),
-            ("FITBASE_APNS_KEY_ID", "ABC", "FITBASE_APNS_KEY_ID"),
-            ("FITBASE_APNS_KEY_FILE", "/nonexistent/AuthKey.p8", "FITBASE_APNS_KEY_FILE"),
-            ("FITBASE_APNS_KEY_FILE", notAKey, "FITBASE_APNS_KEY_FILE"),
-            ("FITBASE_APNS_TOPIC", "com.example app", "FITBASE_APNS_TOPIC"),
-            ("FITBASE_APNS_TEST_GATEWAY_URL", "http://127.0.0.1:8443", "FITBASE_APNS_TEST_GATEWAY_URL"),
-            ("FITBASE_APNS_TEST_GATEWAY_URL", "https://127.0.0.1:8443/3/device", "FITBASE_APNS_TEST_GATEWAY_URL"),
-            ("FITBASE_APNS_TEST_CA_FILE", keyFile, "FITBASE_APNS_TEST_CA_FILE"),
-        ]
-        for (variable, value, named) in cases {
-            var settings = environment(keyFile: keyFile)
-            if variable == "FITBASE_APNS_TEST_CA_FILE" { settings["FITBASE_APNS_TEST_GATEWAY_URL"] = "https://127.0.0.1:8443" }
-            settings[variable] = value
-            let error = try #require(throws: ConfigurationError.self, "\(variable)=\(value)") { try APNsConfiguration(environment: settings) }
-            #expect(error.source == named, "\(variable)=\(value)")
-        }
-        // A CA file without the test gateway: Apple's gateways are always checked against the system's roots.
-        var caAlone = environment(keyFile: keyFile)
-        caAlone["FITBASE_APNS_TEST_CA_FILE"] = try temporaryFile(SMTPTestCertificates().rootPEM)
-        let error = try #require(throws: ConfigurationError.self) { try APNsConfiguration(environment: caAlone) }
-        #expect(error.source == "FITBASE_APNS_TEST_CA_FILE")
-    }
-
     // MARK: Helpers
 
     /// A fake gateway expecting this suite's team, key and topic, and a provider that trusts the fake's CA unless
@@ -385,14 +320,14 @@ import Testing
         FakeAPNsServer.Options(teamID: Self.teamID, keyID: Self.keyID, publicKey: key.publicKey, topic: Self.topic)
     }
 
-    private func configuration(gateway: String, ca: String?) throws -> APNsConfiguration {
+    func configuration(gateway: String, ca: String?) throws -> APNsConfiguration {
         APNsConfiguration(
             teamID: Self.teamID, keyID: Self.keyID, privateKey: key, defaultTopic: Self.topic, productionGatewayURL: gateway,
             sandboxGatewayURL: gateway, trustRoots: try ca.map { try NIOSSLCertificate.fromPEMBytes(Array($0.utf8)) }
         )
     }
 
-    private func environment(keyFile: String) -> [String: String] {
+    func environment(keyFile: String) -> [String: String] {
         [
             "FITBASE_APNS_TEAM_ID": Self.teamID, "FITBASE_APNS_KEY_ID": Self.keyID, "FITBASE_APNS_KEY_FILE": keyFile,
             "FITBASE_APNS_TOPIC": Self.topic,
@@ -436,7 +371,7 @@ import Testing
         return Data(base64Encoded: base64)
     }
 
-    private func temporaryFile(_ contents: String) throws -> String {
+    func temporaryFile(_ contents: String) throws -> String {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("fitbase-apns-\(UUID().uuidString)")
         try Data(contents.utf8).write(to: url)
         return url.path

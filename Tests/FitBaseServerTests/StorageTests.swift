@@ -260,12 +260,6 @@ private func insertNote(_ db: any SQLDatabase, _ id: String) async throws {
     try await db.insert(into: "notes").columns("id").values(SQLBind(id)).run()
 }
 
-private func noteCount(_ database: Database) async throws -> Int {
-    try await database.withConnection { db in
-        try await db.raw("SELECT COUNT(*) AS n FROM notes").first()?.decode(column: "n", as: Int.self) ?? -1
-    }
-}
-
 private struct CreateWidgets: Migration {
     let name = "test.create-widgets"
     func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
