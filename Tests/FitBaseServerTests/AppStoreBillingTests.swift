@@ -165,7 +165,7 @@ import Testing
 
             let stolen = try await Self.claim(client, other.accessToken, purchase)
             #expect(stolen.status == .conflict)
-            #expect(try json(stolen)["code"] as? String == "transaction_claimed")
+            try expectProblem(stolen, .transactionClaimed)
             #expect(try await Self.status(client, other.accessToken)["tier"] as? String == "free")
         }
     }
@@ -177,7 +177,7 @@ import Testing
             let stranger = UUID()
             let mismatch = try await Self.claim(client, account.accessToken, AppStoreTestSigner.transaction(originalTransactionId: Self.originalID(), appAccountToken: stranger))
             #expect(mismatch.status == .forbidden)
-            #expect(try json(mismatch)["code"] as? String == "app_account_token_mismatch")
+            try expectProblem(mismatch, .appAccountTokenMismatch)
 
             let unknown = try await Self.claim(client, account.accessToken, AppStoreTestSigner.transaction(productId: "com.other.app.gold", originalTransactionId: Self.originalID()))
             #expect(unknown.status == .badRequest)
@@ -186,13 +186,13 @@ import Testing
             let foreignChain = try AppStoreTestSigner()
             let forged = try await Self.claim(client, account.accessToken, AppStoreTestSigner.transaction(originalTransactionId: Self.originalID()), signer: foreignChain)
             #expect(forged.status == .badRequest)
-            #expect(try json(forged)["code"] as? String == "appstore_invalid_certificate_chain")
+            try expectProblem(forged, .appstoreInvalidCertificateChain)
 
             let otherApp = try await Self.claim(client, account.accessToken, AppStoreTestSigner.transaction(bundleId: "com.example.other", originalTransactionId: Self.originalID()))
-            #expect(try json(otherApp)["code"] as? String == "appstore_wrong_bundle_id")
+            try expectProblem(otherApp, .appstoreWrongBundleId)
 
             let production = try await Self.claim(client, account.accessToken, AppStoreTestSigner.transaction(environment: .production, originalTransactionId: Self.originalID()))
-            #expect(try json(production)["code"] as? String == "appstore_wrong_environment")
+            try expectProblem(production, .appstoreWrongEnvironment)
 
             let badNotification = try await Self.notify(client, "not.a.jws")
             #expect(badNotification.status == .badRequest)
@@ -206,7 +206,7 @@ import Testing
             let account = try await client.signUp()
             let response = try await Self.claim(client, account.accessToken, AppStoreTestSigner.transaction(originalTransactionId: Self.originalID()))
             #expect(response.status == .serviceUnavailable)
-            #expect(try json(response)["code"] as? String == "appstore_not_configured")
+            try expectProblem(response, .appstoreNotConfigured)
             #expect(try await Self.notify(client, try Self.signer.notification(type: "TEST")).status == .serviceUnavailable)
         }
     }

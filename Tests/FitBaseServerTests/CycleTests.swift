@@ -91,7 +91,7 @@ import Testing
             }
             try expectProblem(try await client.json(.post, "/v1/cycle/periods", body: ["startDate": today.description], token: token), .tooManyPeriods)
             let pushed = try await SyncPushTests.push(client, token, [SyncPushTests.mutation("cycleLogs", UUID().uuidString, data: ["startDate": today.description])])
-            #expect((pushed.first?["problem"] as? [String: Any])?["code"] as? String == "too_many_periods")
+            #expect(problemCode(in: pushed.first) == .tooManyPeriods)
             let history = try #require(try json(try await client.json(.get, "/v1/cycle/history", token: token))["items"] as? [Any])
             #expect(history.count == 1_000)
             // Editing one of them is not a new one.

@@ -163,7 +163,7 @@ import Testing
             let refused = try await client.json(.get, "/v1/events", token: bea.accessToken)
             #expect(refused.status == .serviceUnavailable)
             #expect(refused.headers[.retryAfter] != nil)
-            #expect(try json(refused)["code"] as? String == "busy")
+            try expectProblem(refused, .busy)
 
             await streams[2].stop()
             await streams[1].stop()

@@ -35,7 +35,7 @@ import Testing
             let second = try await client.json(.post, "/v1/plans", body: Self.planBody("Second", workout.id.description), token: token)
             #expect(second.status.code == 402)
             #expect(second.headers[.contentType] == "application/problem+json")
-            #expect(try json(second)["code"] as? String == "upgrade_required")
+            try expectProblem(second, .upgradeRequired)
             #expect(try json(second)["requiredTier"] as? String == "pro")
             // Sync push is held to the same rule, mutation by mutation.
             let push = try json(try await client.json(.post, "/v1/sync/push", body: ["mutations": [[
@@ -44,7 +44,7 @@ import Testing
             ]]], token: token))
             let result = try #require((push["results"] as? [[String: Any]])?.first)
             #expect(result["status"] as? String == "rejected")
-            #expect((result["problem"] as? [String: Any])?["code"] as? String == "upgrade_required")
+            #expect(problemCode(in: result) == .upgradeRequired)
 
             let basic = try json(try await client.json(.get, "/v1/history/stats", token: token))
             #expect(basic["totalWorkouts"] as? Int == 0 && basic["byType"] == nil)

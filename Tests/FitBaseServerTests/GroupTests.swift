@@ -32,7 +32,7 @@ import Testing
             #expect(group["role"] as? String == "admin" && group["memberCount"] as? Int == 1 && group["timeZone"] as? String == "Asia/Kathmandu")
             let second = try await Self.create(client, ana, "Another")
             #expect(second.status == .conflict)
-            #expect(try json(second)["code"] as? String == "already_in_group")
+            try expectProblem(second, .alreadyInGroup)
             #expect(try await Self.create(client, try await client.signUp(), timeZone: "Mars/Olympus").status == .badRequest)
 
             let invite = try await Self.invite(client, ana, groupID)
@@ -200,7 +200,7 @@ import Testing
             }
             let refused = try await client.json(.post, "/v1/groups/\(groupID)/invites", token: ana.accessToken)
             #expect(refused.status == .conflict)
-            #expect(try json(refused)["code"] as? String == "too_many_invites")
+            try expectProblem(refused, .tooManyInvites)
             #expect(try await client.json(.delete, "/v1/groups/\(groupID)/invites/\(try #require(first))", token: ana.accessToken).status == .noContent)
             #expect(try await client.json(.post, "/v1/groups/\(groupID)/invites", token: ana.accessToken).status == .created)
             let listed = try json(try await client.json(.get, "/v1/groups/\(groupID)/invites", token: ana.accessToken))["items"] as? [Any]

@@ -35,7 +35,7 @@ import Testing
             let pushed = try json(try await client.json(.post, "/v1/sync/push", body: ["mutations": [mutation]], token: token))
             let result = try #require((pushed["results"] as? [[String: Any]])?.first)
             #expect(result["status"] as? String == "rejected")
-            #expect((result["problem"] as? [String: Any])?["code"] as? String == "quota_exceeded")
+            #expect(problemCode(in: result) == .quotaExceeded)
             // Deleting makes room again.
             let stored = try json(try await client.json(.get, "/v1/health/samples?type=heartRate", token: token))
             let id = try #require((stored["items"] as? [[String: Any]])?.first?["id"] as? String)

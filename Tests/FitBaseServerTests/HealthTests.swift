@@ -75,7 +75,7 @@ import Testing
             ]
             let refused = try await Self.upload(client, token, batch)
             #expect(refused.status == .forbidden)
-            #expect(try json(refused)["code"] as? String == "consent_required")
+            try expectProblem(refused, .consentRequired)
 
             try await Self.consent(client, token)
             let uploaded = try json(try await Self.upload(client, token, batch))
@@ -348,7 +348,7 @@ import Testing
             // Without consent a push of samples is refused mutation by mutation.
             let stranger = try await client.signUp()
             let refused = try json(try await client.json(.post, "/v1/sync/push", body: ["mutations": [resent]], token: stranger.accessToken))
-            #expect(((refused["results"] as? [[String: Any]])?.first?["problem"] as? [String: Any])?["code"] as? String == "consent_required")
+            #expect(problemCode(in: (refused["results"] as? [[String: Any]])?.first) == .consentRequired)
         }
     }
 }

@@ -59,8 +59,7 @@ import Testing
             // Free and pro: the feature is premium's.
             let free = try await Self.progression(client, plan, "?week=3", token: owner.accessToken)
             #expect(free.status.code == 402)
-            #expect(free.headers[.contentType] == "application/problem+json")
-            #expect(try json(free)["code"] as? String == "upgrade_required" && json(free)["requiredTier"] as? String == "premium")
+            #expect(try expectProblem(free, .upgradeRequired)["requiredTier"] as? String == "premium")
             try await app.testDatabase.grant(.pro, toUser: owner.id)
             #expect(try await Self.progression(client, plan, "?week=3", token: owner.accessToken).status.code == 402)
             try await app.testDatabase.grant(.premium, toUser: owner.id)
@@ -128,7 +127,7 @@ import Testing
                 let fields = (try json(response)["errors"] as? [[String: Any]])?.compactMap { $0["field"] as? String }
                 #expect(fields == ["week"], "\(query): \(String(buffer: response.body))")
             }
-            #expect(try json(try await Self.progression(client, plan, "?week=5", token: owner.accessToken))["code"] as? String == "validation_failed")
+            try expectProblem(try await Self.progression(client, plan, "?week=5", token: owner.accessToken), .validationFailed)
             // A plan whose only week is long past has no week to suggest by default.
             let old = try #require(try json(try await client.json(
                 .post, "/v1/plans", body: Self.planBody(start: today.adding(days: -60), weeks: 1), token: owner.accessToken

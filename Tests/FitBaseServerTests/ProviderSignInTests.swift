@@ -48,26 +48,25 @@ import Testing
             let otherPayload = try await FakeIdentityProvider.appleToken(subject: "someone.else", rawNonce: "n").split(separator: ".")[1]
             let unsignedHeader = Data(#"{"alg":"none","kid":"fake-apple-1"}"#.utf8).base64URLEncoded
 
-            let cases: [(String, String, String)] = [
-                ("wrong audience", try await FakeIdentityProvider.appleToken(subject: sub, rawNonce: "n", audience: "com.attacker.app"), "identity_token_wrong_audience"),
-                ("wrong issuer", try await FakeIdentityProvider.appleToken(subject: sub, rawNonce: "n", issuer: "https://evil.example"), "identity_token_wrong_issuer"),
-                ("expired", try await FakeIdentityProvider.appleToken(subject: sub, rawNonce: "n", expiresIn: -120), "identity_token_expired"),
-                ("unknown kid", try await FakeIdentityProvider.appleToken(subject: sub, rawNonce: "n", key: FakeIdentityProvider.rogueKey, kid: "rogue-7"), "identity_token_unknown_key"),
-                ("tampered", parts[0] + "." + otherPayload + "." + parts[2], "identity_token_bad_signature"),
-                ("alg none", unsignedHeader + "." + parts[1] + ".", "identity_token_unsupported_algorithm"),
-                ("not a JWT", "garbage", "identity_token_malformed"),
+            let cases: [(String, String, ProblemCode)] = [
+                ("wrong audience", try await FakeIdentityProvider.appleToken(subject: sub, rawNonce: "n", audience: "com.attacker.app"), .identityTokenWrongAudience),
+                ("wrong issuer", try await FakeIdentityProvider.appleToken(subject: sub, rawNonce: "n", issuer: "https://evil.example"), .identityTokenWrongIssuer),
+                ("expired", try await FakeIdentityProvider.appleToken(subject: sub, rawNonce: "n", expiresIn: -120), .identityTokenExpired),
+                ("unknown kid", try await FakeIdentityProvider.appleToken(subject: sub, rawNonce: "n", key: FakeIdentityProvider.rogueKey, kid: "rogue-7"), .identityTokenUnknownKey),
+                ("tampered", parts[0] + "." + otherPayload + "." + parts[2], .identityTokenBadSignature),
+                ("alg none", unsignedHeader + "." + parts[1] + ".", .identityTokenUnsupportedAlgorithm),
+                ("not a JWT", "garbage", .identityTokenMalformed),
             ]
-            var codes: Set<String> = []
+            var codes: Set<ProblemCode> = []
             for (name, token, code) in cases {
                 let response = try await client.json(.post, "/v1/auth/apple", body: ["identityToken": token, "rawNonce": "n"])
                 #expect(response.status == .unauthorized, "\(name)")
-                let problem = try json(response)
-                #expect(problem["code"] as? String == code, "\(name)")
+                #expect(ProblemCode(rawValue: try json(response)["code"] as? String ?? "") == code, "\(name)")
                 codes.insert(code)
             }
             let badNonce = try await client.json(.post, "/v1/auth/apple", body: ["identityToken": valid, "rawNonce": "not-n"])
             #expect(badNonce.status == .unauthorized)
-            codes.insert(try json(badNonce)["code"] as? String ?? "")
+            codes.insert(try #require(ProblemCode(rawValue: try json(badNonce)["code"] as? String ?? "")))
             #expect(codes.count == cases.count + 1)
             // The valid token still works: none of the above created or damaged anything.
             #expect(try await client.json(.post, "/v1/auth/apple", body: ["identityToken": valid, "rawNonce": "n"]).status == .ok)

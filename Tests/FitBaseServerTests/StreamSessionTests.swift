@@ -116,7 +116,7 @@ extension TestClientProtocol {
             // An id past the newest event would have the stream ignore everything until the ids caught up with it.
             let ahead = try await client.json(.get, "/v1/events", token: ana.accessToken, headers: ["Last-Event-ID": "9000000000"])
             #expect(ahead.status == .badRequest)
-            #expect(try json(ahead)["code"] as? String == "invalid_request")
+            try expectProblem(ahead, .invalidRequest)
             // A session ended by a hand-edited row (no event in the log): the stream ends at the next check.
             let stream = EventStreamTests.Subscriber()
             await stream.start(port: port, token: ana.accessToken)

@@ -118,7 +118,7 @@ import Testing
             #expect(Set(Self.fields(results[2])) == ["mutations[2].data.workoutId", "mutations[2].data.duration"])
             #expect(Self.fields(results[3]) == ["mutations[3].id"])
             #expect(Self.fields(results[4]) == ["mutations[4].op"])
-            #expect((results[5]["problem"] as? [String: Any])?["code"] as? String == "period_exists")
+            #expect(problemCode(in: results[5]) == .periodExists)
             #expect((results[5]["problem"] as? [String: Any])?["status"] as? Int == 409)
             #expect(Self.fields(results[6]) == ["mutations[6].data.startDate"])
             #expect(Self.fields(results[7]) == ["mutations[7].data.completedAt"])
@@ -242,9 +242,9 @@ import Testing
             let edits = try await Self.push(client, intruder, records.map {
                 Self.mutation($0.collection, $0.id, base: 1, at: "2030-01-01T00:00:00Z", data: $0.theirs)
             })
-            #expect(edits.map { ($0["problem"] as? [String: Any])?["code"] as? String } == ["id_taken", "id_taken", "id_taken"])
+            #expect(edits.map { problemCode(in: $0) } == [.idTaken, .idTaken, .idTaken])
             let deletes = try await Self.push(client, intruder, records.map { Self.mutation($0.collection, $0.id, op: "delete", base: 1) })
-            #expect(deletes.map { ($0["problem"] as? [String: Any])?["code"] as? String } == ["id_taken", "id_taken", "id_taken"])
+            #expect(deletes.map { problemCode(in: $0) } == [.idTaken, .idTaken, .idTaken])
             // The owner's records are as they were, and nothing reached the intruder's feed.
             let feed = SyncTests.changes(try await SyncTests.pull(client, owner))
             for record in records {
@@ -302,7 +302,7 @@ import Testing
                 Self.mutation("plans", id, base: 1, at: "2030-01-01T00:00:00Z", data: Self.plan("Theirs")),
                 Self.mutation("plans", id, op: "delete", base: 1),
             ])
-            #expect(results.map { ($0["problem"] as? [String: Any])?["code"] as? String } == ["id_taken", "id_taken"])
+            #expect(results.map { problemCode(in: $0) } == [.idTaken, .idTaken])
             #expect(Self.fields(results[0]) == ["mutations[0].id"])
             let after = try json(try await client.json(.get, "/v1/plans/\(id)", token: owner))
             #expect(after["name"] as? String == "Mine")

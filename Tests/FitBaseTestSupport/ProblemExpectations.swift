@@ -21,3 +21,9 @@ package func expectProblem(_ response: TestResponse, _ code: ProblemCode, source
     #expect((problem["title"] as? String)?.isEmpty == false, sourceLocation: sourceLocation)
     return problem
 }
+
+/// The code of the problem a batch's result carries (a sync push's or an upload's `problem`), if it carries one the
+/// contract knows.
+package func problemCode(in result: [String: Any]?) -> ProblemCode? {
+    ((result?["problem"] as? [String: Any])?["code"] as? String).flatMap(ProblemCode.init(rawValue:))
+}
