@@ -207,7 +207,7 @@ import Testing
             clock.advance(by: 2.2)
             let reborn = try await signIn()
             #expect(try await send(delete) == .ok)
-            try await app.testDatabase.run { db in try await db.delete(from: "apple_notification_receipts").run() }
+            try await app.database.transaction { db in try await db.delete(from: "apple_notification_receipts").run() }
             #expect(try await send(delete) == .ok)
             #expect(try await client.json(.get, "/v1/me", token: reborn).status == .ok)
 

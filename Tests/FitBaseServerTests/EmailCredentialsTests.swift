@@ -46,7 +46,7 @@ import Testing
             let second = try await mailer.token(to: "bo@example.com", subject: "Confirm")
             #expect(first != second)
             try expectProblem(try await client.json(.post, "/v1/auth/email/verify", body: ["token": first]), .tokenInvalid)
-            try await app.testDatabase.run { db in
+            try await app.database.transaction { db in
                 try await db.update("account_tokens").set("expires_at", to: Date.now.addingTimeInterval(-1)).run()
             }
             try expectProblem(try await client.json(.post, "/v1/auth/email/verify", body: ["token": second]), .tokenExpired)
@@ -210,7 +210,7 @@ import Testing
             _ = try await client.signUp("fay@example.com")
             _ = try await client.json(.post, "/v1/auth/password/forgot", body: ["email": "fay@example.com"])
             let token = try await mailer.token(to: "fay@example.com", subject: "Reset")
-            try await app.testDatabase.run { db in
+            try await app.database.transaction { db in
                 try await db.update("account_tokens").set("expires_at", to: Date.now.addingTimeInterval(-1))
                     .where("purpose", .equal, "reset-password").run()
             }
@@ -308,11 +308,6 @@ import Testing
 }
 
 extension TestDatabase {
-    /// Runs `body` in a transaction on this database, from outside the application (to age rows, say).
-    func run(_ body: @escaping @Sendable (any SQLDatabase) async throws -> Void) async throws {
-        try await withStorage { database in try await database.transaction(body) }
-    }
-
     /// Waits (up to 30 s) until the outbox holds a job whose delivery failed and whose claim was released.
     func waitForAFailedDelivery() async throws {
         let deadline = ContinuousClock.now.advanced(by: .seconds(30))

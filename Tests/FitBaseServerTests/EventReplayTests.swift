@@ -67,7 +67,7 @@ import Testing
             let (ana, bea) = (members[0], members[1])
             try await ChallengeTests.log(client, bea, workout)  // before Carl: the group's history
             // That board was written by an instance whose clock runs ten minutes ahead.
-            try await app.testDatabase.run { db in
+            try await app.database.transaction { db in
                 try await db.update("events").set("created_at", to: Date.storageNow.addingTimeInterval(600)).where("type", .equal, "leaderboard").run()
             }
             let carl = try await client.signUp()

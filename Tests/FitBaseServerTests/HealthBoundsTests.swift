@@ -145,7 +145,7 @@ import Testing
             try await Self.uploadSamples(2_000, client, account.accessToken)
             // What the deletion's first transaction leaves when the instance dies right after it (as a row edit:
             // the marker a quarter of an hour old, the password and address gone, the sessions ended).
-            try await app.testDatabase.run { db in
+            try await app.database.transaction { db in
                 let id = try #require(UUID(uuidString: account.id))
                 try await db.update("users").set("deleting_at", to: Date.storageNow.addingTimeInterval(-900))
                     .set("password_hash", to: SQLLiteral.null).set("email", to: SQLLiteral.null).where("id", .equal, id).run()

@@ -13,14 +13,14 @@ import Testing
 @Suite struct RecommendationTests {
     /// Sets up a follicular (cycle day 10) intermediate user in Kolkata and returns their token.
     /// Verified in `database` when given (only verified accounts reach the language model).
-    static func cycleUser(_ client: any TestClientProtocol, verifiedIn database: TestDatabase? = nil) async throws -> String {
+    static func cycleUser(_ client: any TestClientProtocol, verifiedIn database: Database? = nil) async throws -> String {
         try await cycleAccount(client, verifiedIn: database).accessToken
     }
 
-    static func cycleAccount(_ client: any TestClientProtocol, verifiedIn database: TestDatabase? = nil) async throws -> TestAccount {
+    static func cycleAccount(_ client: any TestClientProtocol, verifiedIn database: Database? = nil) async throws -> TestAccount {
         let account = try await client.signUp()
         if let database {
-            try await database.run { db in
+            try await database.transaction { db in
                 try await db.update("users").set("email_verified_at", to: Date.storageNow).where("id", .equal, UUID(uuidString: account.id)).run()
             }
         }
@@ -162,10 +162,10 @@ import Testing
                 #expect(try await Self.today(client, unverified)["source"] as? String == "rules")
                 #expect(fake.received.isEmpty)
                 for _ in 0..<2 {
-                    #expect(try await Self.today(client, try await Self.cycleUser(client, verifiedIn: app.testDatabase))["source"] as? String == "llm")
+                    #expect(try await Self.today(client, try await Self.cycleUser(client, verifiedIn: app.database))["source"] as? String == "llm")
                 }
                 // The budget is spent for everyone, each account's own quota notwithstanding.
-                #expect(try await Self.today(client, try await Self.cycleUser(client, verifiedIn: app.testDatabase))["source"] as? String == "rules")
+                #expect(try await Self.today(client, try await Self.cycleUser(client, verifiedIn: app.database))["source"] as? String == "rules")
                 #expect(fake.received.count == 2)
             }
         }
@@ -177,7 +177,7 @@ import Testing
             var configuration = fake.configuration()
             configuration.dailyCallsFree = 2
             try await withApp(.sqlite, options: .init(demoCatalog: true, languageModel: configuration)) { client, app in
-                let token = try await Self.cycleUser(client, verifiedIn: app.testDatabase)
+                let token = try await Self.cycleUser(client, verifiedIn: app.database)
                 #expect(try await Self.today(client, token)["source"] as? String == "llm")
                 let second = try json(try await client.json(.post, "/v1/recommendations/refresh", token: token))
                 #expect(second["source"] as? String == "llm")
@@ -187,7 +187,7 @@ import Testing
                 }
                 #expect(fake.received.count == 2)
                 // Another account has its own quota.
-                #expect(try await Self.today(client, try await Self.cycleUser(client, verifiedIn: app.testDatabase))["source"] as? String == "llm")
+                #expect(try await Self.today(client, try await Self.cycleUser(client, verifiedIn: app.database))["source"] as? String == "llm")
                 #expect(fake.received.count == 3)
             }
         }
@@ -202,7 +202,7 @@ import Testing
     @Test func eachEnergyLevelsAnswerIsKeptForTheDay() async throws {
         try await FakeLanguageModel.run(behaviour: .goodAnswer) { fake in
             try await withApp(.sqlite, options: .init(demoCatalog: true, languageModel: fake.configuration())) { client, app in
-                let token = try await Self.cycleUser(client, verifiedIn: app.testDatabase)
+                let token = try await Self.cycleUser(client, verifiedIn: app.database)
                 func today(_ energy: String?) async throws -> [String] {
                     let path = energy.map { "/v1/recommendations/today?energy=\($0)" } ?? "/v1/recommendations/today"
                     return Self.ids(try json(try await client.json(.get, path, token: token)))
@@ -226,7 +226,7 @@ import Testing
     @Test func aGoodModelAnswerIsUsedAndKept() async throws {
         try await FakeLanguageModel.run(behaviour: .goodAnswer) { fake in
             try await withApp(.sqlite, options: .init(demoCatalog: true, languageModel: fake.configuration())) { client, app in
-                let token = try await Self.cycleUser(client, verifiedIn: app.testDatabase)
+                let token = try await Self.cycleUser(client, verifiedIn: app.database)
                 let answer = try await Self.today(client, token)
                 #expect(answer["source"] as? String == "llm")
                 #expect(answer["phaseGuidance"] as? String == "Be kind to yourself.")
@@ -267,7 +267,7 @@ import Testing
     func anyModelFailureFallsBackToTheRules(_ behaviour: FakeLanguageModel.Behaviour) async throws {
         try await FakeLanguageModel.run(behaviour: behaviour) { fake in
             try await withApp(.sqlite, options: .init(demoCatalog: true, languageModel: fake.configuration(timeout: .milliseconds(500)))) { client, app in
-                let token = try await Self.cycleUser(client, verifiedIn: app.testDatabase)
+                let token = try await Self.cycleUser(client, verifiedIn: app.database)
                 let answer = try await Self.today(client, token)
                 #expect(fake.received.count == 1)
                 #expect(answer["source"] as? String == "rules")
@@ -283,7 +283,7 @@ import Testing
             var configuration = fake.configuration()
             configuration.apiKey = "sk-ant-wrong"
             try await withApp(.sqlite, options: .init(demoCatalog: true, languageModel: configuration)) { client, app in
-                let token = try await Self.cycleUser(client, verifiedIn: app.testDatabase)
+                let token = try await Self.cycleUser(client, verifiedIn: app.database)
                 #expect(try await Self.today(client, token)["source"] as? String == "rules")
                 #expect(fake.received.first?.apiKey == "sk-ant-wrong")
             }

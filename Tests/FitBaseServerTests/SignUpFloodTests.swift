@@ -92,7 +92,7 @@ import Testing
             let squatter = try await client.signUp("squatted@example.com")
             let recent = try await client.signUp("recent@example.com")
             let verified = try await client.signUp("verified@example.com")
-            try await app.testDatabase.run { db in
+            try await app.database.transaction { db in
                 try await db.update("users").set("created_at", to: Date.storageNow.addingTimeInterval(-8 * 86_400))
                     .where("email", .in, ["squatted@example.com", "verified@example.com"]).run()
                 try await db.update("users").set("email_verified_at", to: Date.storageNow).where("email", .equal, "verified@example.com").run()

@@ -121,7 +121,7 @@ extension TestClientProtocol {
             let stream = EventStreamTests.Subscriber()
             await stream.start(port: port, token: ana.accessToken)
             #expect(await stream.waitUntil { $0.opened })
-            try await app.testDatabase.run { db in
+            try await app.database.transaction { db in
                 try await db.update("sessions").set("revoked_at", to: Date.storageNow).where("user_id", .equal, try #require(UUID(uuidString: ana.id))).run()
             }
             #expect(await stream.waitUntil { $0.finished })
