@@ -145,7 +145,7 @@ import Testing
             let keystore = ServerConfiguration.testing(app.testDatabase).keystoreLocation
             let keysDatabase = keystore == app.testDatabase.location ? database : try await Database.open(keystore, logger: TestDatabase.logger)
             let masterKey = try MasterKey.load(for: .testing(app.testDatabase))
-            let vault = HealthVault(keys: HealthKeyStore(database: keysDatabase), masterKey: masterKey)
+            let vault = HealthVault(keys: HealthKeyStore(database: keysDatabase, clock: .system), masterKey: masterKey)
             #expect(try await vault.dataKey(of: user, creating: false) == nil)
             let guessed = try #require(try await vault.dataKey(of: UserID(), creating: true))  // any other key
             for row in copy {
@@ -154,9 +154,9 @@ import Testing
                 }
             }
             // The audit trail survives, naming the account by id only.
-            let trail = try await AuditLog(database: database).entries(about: user, offset: 0, limit: 50)
+            let trail = try await AuditLog(database: database, clock: .system).entries(about: user, offset: 0, limit: 50)
             #expect(trail.contains { $0.action == "delete" && $0.resource == "healthKey" && $0.count == 2 })
-            #expect(try await AuditLog(database: database).verify().firstBreak == nil)
+            #expect(try await AuditLog(database: database, clock: .system).verify().firstBreak == nil)
             if keysDatabase !== database { try await keysDatabase.shutdown() }
         }
     }
@@ -177,9 +177,9 @@ import Testing
             let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
             let keystore = ServerConfiguration.testing(testDatabase).keystoreLocation
             let keysDatabase = keystore == testDatabase.location ? database : try await Database.open(keystore, logger: TestDatabase.logger)
-            let vault = HealthVault(keys: HealthKeyStore(database: keysDatabase), masterKey: try MasterKey.load(for: .testing(testDatabase)))
+            let vault = HealthVault(keys: HealthKeyStore(database: keysDatabase, clock: .system), masterKey: try MasterKey.load(for: .testing(testDatabase)))
             let records = HealthRecords(
-                database: database, store: HealthSampleStore(database: database), vault: vault, audit: AuditLog(database: database),
+                database: database, store: HealthSampleStore(database: database), vault: vault, audit: AuditLog(database: database, clock: .system),
                 consents: ConsentStore(database: database)
             )
             let user = UserID(rawValue: pusher)
@@ -187,7 +187,7 @@ import Testing
             let sample = HealthSample(id: HealthSampleID(rawValue: id), value: .heartRate(beatsPerMinute: 99), start: Date(timeIntervalSince1970: 1_800_000_000), sourceId: "s")
             let write = HealthSampleWrite(batch: try records.seal([sample], of: user, with: key), vault: vault)
             await #expect(throws: RecordIDTaken.self) {
-                try await database.transaction { db in _ = try await write.write(.new(user), on: db) }
+                try await database.transaction { db in _ = try await write.write(.created(user, .storageNow), on: db) }
             }
             let (stamp, rows) = try await database.withConnection { db in
                 (
@@ -233,7 +233,7 @@ import Testing
                 return account
             }
             let newKey = URL(fileURLWithPath: testDatabase.dataDirectory).appendingPathComponent("master-next.key").path
-            let rotation = try await HealthAdministration(configuration: .testing(testDatabase), logger: TestDatabase.logger).rotateMasterKey(to: newKey)
+            let rotation = try await HealthAdministration(configuration: .testing(testDatabase), logger: TestDatabase.logger, clock: .system).rotateMasterKey(to: newKey)
             #expect(rotation.healthKeys == 1)
             await #expect(throws: (any Error).self) { _ = try await buildApplication(configuration: .testing(testDatabase), logger: TestDatabase.logger) }
             var providers = IdentityProvidersConfiguration()
@@ -317,13 +317,13 @@ import Testing
             let (vault, keysDatabase) = try await SealedCycleDataTests.vault(app.testDatabase, database)
             let keys = try await AuditKey.load(from: vault.keys, masterKey: vault.masterKey, creating: false)
             let key = try #require(AuditKey.current(of: keys))
-            let log = AuditLog(database: database)
+            let log = AuditLog(database: database, clock: .system)
             let intact = try await log.verify(keys: keys, pageSize: 7)
             #expect(intact.firstBreak == nil && intact.entries == 12 + 4 && intact.chains == 2)  // uploads; list, summary, export, sync
             #expect(intact.digests == 0 && intact.unsigned == 16)
             // The minute's digests: each chain's head signed.
-            #expect(try await AuditDigests.sign(with: key, database: database) == 2)
-            #expect(try await AuditDigests.sign(with: key, database: database) == 0)
+            #expect(try await AuditDigests.sign(with: key, database: database, now: .storageNow) == 2)
+            #expect(try await AuditDigests.sign(with: key, database: database, now: .storageNow) == 0)
             let signed = try await log.verify(keys: keys, pageSize: 7)
             #expect(signed.firstBreak == nil && signed.digests == 2 && signed.unsigned == 0)
 
@@ -367,7 +367,7 @@ import Testing
             let caught = try #require(try await log.verify(keys: keys).firstBreak)
             #expect(caught.subject == mineID && caught.seq == 10 && caught.reason.contains("rewritten"))
             // The command's check (`fitbase audit verify`) reports it.
-            let administration = HealthAdministration(configuration: .testing(app.testDatabase), logger: TestDatabase.logger)
+            let administration = HealthAdministration(configuration: .testing(app.testDatabase), logger: TestDatabase.logger, clock: .system)
             #expect(try await administration.verifyAuditChain().firstBreak?.contains("rewritten") == true)
             // Re-signing the digest without the key does not help.
             let forgedAt = Date.storageNow
@@ -383,11 +383,11 @@ import Testing
                 try await db.update("audit_heads").set("hash", to: original.last!.hash).where("subject_id", .equal, mineID).run()
                 try await db.delete(from: "audit_digests").where("subject_id", .equal, mineID).run()
             }
-            #expect(try await AuditDigests.sign(with: key, database: database) == 0)  // the head did not move
+            #expect(try await AuditDigests.sign(with: key, database: database, now: .storageNow) == 0)  // the head did not move
             try await database.transaction { db in
                 try await db.update("audit_heads").set("digested_seq", to: 0).where("subject_id", .equal, mineID).run()
             }
-            #expect(try await AuditDigests.sign(with: key, database: database) == 1)
+            #expect(try await AuditDigests.sign(with: key, database: database, now: .storageNow) == 1)
             #expect(try await log.verify(keys: keys).firstBreak == nil)
 
             // The end cut off, head moved back to match: the digest names an entry that is gone.
@@ -424,7 +424,7 @@ import Testing
         try await TestDatabase.with(engine) { testDatabase in
             let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
             try await MigrationRunner.forServer(database: database, logger: TestDatabase.logger).run()
-            let audit = AuditLog(database: database)
+            let audit = AuditLog(database: database, clock: .system)
             let users = [UserID(), UserID()]
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<60 {
@@ -456,7 +456,7 @@ import Testing
             }
             let user = UserID(rawValue: try #require(UUID(uuidString: account.id)))
             let database = app.database
-            let audit = AuditLog(database: database)
+            let audit = AuditLog(database: database, clock: .system)
             #expect(try await audit.entries(about: user, offset: 0, limit: 100).isEmpty)
             // What the flush does with them (the server's tally is its own; this one is counted the same way).
             for _ in 0..<50 {
