@@ -14,17 +14,19 @@ struct PushFeature: ServerFeature {
         let (database, logger) = (foundation.database, foundation.logger)
         store = DeviceStore(database: database)
         let apns = provider == nil ? foundation.configuration.apns.map { APNsProvider(configuration: $0, logger: logger, clock: foundation.clock) } : nil
-        workers = [
-            // The provider's connections close after the worker has stopped (services stop in reverse order).
-            APNsProviderService(provider: apns),
-            PushWorker(database: database, provider: provider ?? apns ?? LogPushProvider(logger: logger), logger: logger, clock: foundation.clock),
+        let reminders = foundation.configuration.reminderInterval.map { interval in
             ReminderService(
                 scheduler: ReminderScheduler(
                     database: database, cycle: cycle.reckoner, claimKey: foundation.masterKey.derivedKey(for: "push reminder claims")
                 ),
-                logger: logger, clock: foundation.clock, interval: foundation.configuration.reminderInterval
-            ),
-        ]
+                logger: logger, clock: foundation.clock, interval: interval
+            )
+        }
+        workers = [
+            // The provider's connections close after the worker has stopped (services stop in reverse order).
+            APNsProviderService(provider: apns),
+            PushWorker(database: database, provider: provider ?? apns ?? LogPushProvider(logger: logger), logger: logger, clock: foundation.clock),
+        ] + (reminders.map { [$0] } ?? [])
     }
 
     var dataOwners: [any AccountDataOwner] { [DevicesOwner()] }

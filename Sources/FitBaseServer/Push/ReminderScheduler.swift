@@ -148,17 +148,15 @@ struct ReminderScheduler: Sendable {
     }
 }
 
-/// Runs ``ReminderScheduler`` every `interval` (a minute) on every instance until graceful shutdown, at the
-/// application's time; failures are logged. Without an interval it does nothing: tests drive
-/// ``ReminderScheduler/run(at:)`` with their own instants instead.
+/// Runs ``ReminderScheduler`` every `interval` (``ServerConfiguration/reminderInterval``: a minute) on every instance
+/// until graceful shutdown, at the application's time; failures are logged.
 struct ReminderService: Service {
     let scheduler: ReminderScheduler
     let logger: Logger
     let clock: ServerClock
-    let interval: Duration?
+    let interval: Duration
 
     func run() async throws {
-        guard let interval else { return }
         while !Task.isCancelled {
             do {
                 try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
