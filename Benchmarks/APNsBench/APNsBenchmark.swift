@@ -25,7 +25,7 @@ struct APNsBenchmark {
             FileHandle.standardError.write(Data("set FITBASE_APNS_* (see scripts/bench/bench-apns.sh)\n".utf8))
             exit(64)
         }
-        let provider = APNsProvider(configuration: configuration, logger: logger)
+        let provider = APNsProvider(configuration: configuration, logger: logger, clock: .system)
         let devices = (0..<1_000).map { _ in (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined() }
 
         let warmUp = await provider.send(message(to: devices[0]))

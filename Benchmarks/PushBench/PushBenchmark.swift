@@ -107,7 +107,7 @@ struct PushBenchmark {
             throw BenchError("set FITBASE_APNS_* (see scripts/bench/bench-push.sh)")
         }
         let database = try await Database.open(location, logger: logger)
-        let provider = APNsProvider(configuration: configuration, logger: logger)
+        let provider = APNsProvider(configuration: configuration, logger: logger, clock: .system)
         let worker = PushWorker(database: database, provider: provider, logger: logger)
 
         // The week ended a moment ago (the worker sends what is due by the real clock).

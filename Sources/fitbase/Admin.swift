@@ -72,7 +72,7 @@ private func administer(_ options: ServerOptions, _ command: (AccountAdministrat
         exitWithStartupError(error)
     }
     do {
-        let said = try await command(AccountAdministration(database: database))
+        let said = try await command(AccountAdministration(database: database, clock: .system))
         try? await database.shutdown()
         print(said)
     } catch {

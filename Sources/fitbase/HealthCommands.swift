@@ -31,7 +31,7 @@ struct Keys: AsyncParsableCommand {
             let configuration = try options.resolve()
             bootstrapLogging(level: configuration.logLevel)
             do {
-                let rotation = try await HealthAdministration(configuration: configuration, logger: Logger(label: "fitbase.keys"))
+                let rotation = try await HealthAdministration(configuration: configuration, logger: Logger(label: "fitbase.keys"), clock: .system)
                     .rotateMasterKey(to: newKeyFile)
                 print("\(rotation). Start the server with the new key.")
             } catch {
@@ -61,7 +61,7 @@ struct Keys: AsyncParsableCommand {
             bootstrapLogging(level: configuration.logLevel)
             do {
                 let rotation = try await SigningKeyAdministration(configuration: configuration, logger: Logger(label: "fitbase.keys"))
-                    .rotateSigningKey()
+                    .rotateSigningKey(now: ServerClock.system.now)
                 print("\(rotation).")
             } catch {
                 FileHandle.standardError.write(Data("fitbase: \(error)\n".utf8))
@@ -90,7 +90,7 @@ struct Audit: AsyncParsableCommand {
             let configuration = try options.resolve()
             bootstrapLogging(level: configuration.logLevel)
             do {
-                let verdict = try await HealthAdministration(configuration: configuration, logger: Logger(label: "fitbase.audit"))
+                let verdict = try await HealthAdministration(configuration: configuration, logger: Logger(label: "fitbase.audit"), clock: .system)
                     .verifyAuditChain(checkpointFile: checkpoint)
                 if let broken = verdict.firstBreak {
                     print("audit chain BROKEN after \(verdict.entries) good entries: \(broken)")
@@ -130,7 +130,7 @@ struct Audit: AsyncParsableCommand {
             let configuration = try options.resolve()
             bootstrapLogging(level: configuration.logLevel)
             do {
-                let chains = try await HealthAdministration(configuration: configuration, logger: Logger(label: "fitbase.audit")).writeAuditCheckpoint(to: out)
+                let chains = try await HealthAdministration(configuration: configuration, logger: Logger(label: "fitbase.audit"), clock: .system).writeAuditCheckpoint(to: out)
                 print("checkpoint of \(chains) audit chains written to \(out)")
             } catch {
                 FileHandle.standardError.write(Data("fitbase: \(error)\n".utf8))

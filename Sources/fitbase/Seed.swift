@@ -42,7 +42,7 @@ struct Seed: AsyncParsableCommand {
         do {
             try await MigrationRunner.forServer(database: database, logger: logger).run()
             let bar = ProgressBar(total: parsed.recordCount)
-            try await parsed.write(into: database) { done, _ in bar.update(done) }
+            try await parsed.write(into: database, now: ServerClock.system.now) { done, _ in bar.update(done) }
             bar.finish()
             print("Imported \(parsed.workoutCount) workouts and \(parsed.programCount) programs.")
         } catch {

@@ -14,7 +14,7 @@ import Testing
         try await SyncEngineTests.withServer(engine) { server, database, workout in
             let fitbase = FitBaseClient(serverURL: server)
             let user = try await fitbase.signUp(email: SyncEngineTests.email(), password: SyncEngineTests.password)
-            let monday = WorkoutStreaks.weekStart(of: LocalCalendar.today(in: nil)).adding(days: -7)
+            let monday = WorkoutStreaks.weekStart(of: LocalCalendar.day(of: .now, in: nil)).adding(days: -7)
             let plan = try await fitbase.api.createPlan(body: .json(.init(
                 name: "Three weeks", startDate: monday.description, daysPerWeek: 1,
                 weeklyWorkouts: (1...3).map { .init(week: $0, days: [.init(day: 1, workoutIds: [workout.id])]) }

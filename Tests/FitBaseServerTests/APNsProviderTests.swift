@@ -243,7 +243,7 @@ import Testing
         var configuration = try configuration(gateway: fake.url, ca: fake.certificateAuthorityPEM)
         // Nothing listens on port 1: the sandbox push fails to connect.
         configuration.sandboxGatewayURL = "https://127.0.0.1:1"
-        let provider = APNsProvider(configuration: configuration, logger: Self.logger, connectTimeout: .milliseconds(500))
+        let provider = APNsProvider(configuration: configuration, logger: Self.logger, connectTimeout: .milliseconds(500), clock: .system)
         let production = await provider.send(Self.message())
         let sandbox = await provider.send(Self.message(environment: .sandbox))
         try await provider.shutdown()
@@ -303,7 +303,7 @@ import Testing
         let fake = try await FakeAPNsServer.start(options)
         let provider = APNsProvider(
             configuration: try configuration(gateway: fake.url, ca: trustCA ? fake.certificateAuthorityPEM : nil), logger: Self.logger,
-            requestTimeout: .seconds(30), connectTimeout: .seconds(1)
+            requestTimeout: .seconds(30), connectTimeout: .seconds(1), clock: .system
         )
         do {
             try await body(fake, provider)

@@ -135,11 +135,11 @@ import Yams
                 var unused = CatalogTests.fixture[1]
                 unused.id = WorkoutID()
                 let program = CatalogProgram(id: ProgramID(), title: "P", description: "", level: .beginner, isPremium: false, weeks: [[used.id]])
-                try await CatalogImporter.importCatalog(([used, unused], [program]), into: storage)
+                try await CatalogImporter.importCatalog(([used, unused], [program]), into: storage, now: .storageNow)
                 let owner = try await client.signUp()
                 let second = try await client.signIn(owner)
                 let admin = try await client.signUp()
-                try await users.setRole(.admin, for: try #require(UserID(admin.id)))
+                try await users.setRole(.admin, for: try #require(UserID(admin.id)), now: .storageNow)
                 let logged = try await client.json(
                     .post, "/v1/cycle/periods", body: ["startDate": LocalCalendar.today(in: nil).adding(days: -10).description], token: owner.accessToken
                 )

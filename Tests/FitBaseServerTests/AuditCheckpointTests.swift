@@ -29,18 +29,18 @@ import Testing
             let (vault, keysDatabase) = try await SealedCycleDataTests.vault(app.testDatabase, database)
             let keys = try await AuditKey.load(from: vault.keys, masterKey: vault.masterKey, creating: false)
             let key = try #require(AuditKey.current(of: keys))
-            let log = AuditLog(database: database)
+            let log = AuditLog(database: database, clock: .system)
             let anaID = try #require(UUID(uuidString: ana.id))
             let boID = try #require(UUID(uuidString: bo.id))
-            let administration = HealthAdministration(configuration: .testing(app.testDatabase), logger: TestDatabase.logger)
+            let administration = HealthAdministration(configuration: .testing(app.testDatabase), logger: TestDatabase.logger, clock: .system)
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("checkpoint-\(UUID().uuidString.prefix(8)).json").path
             defer { try? FileManager.default.removeItem(atPath: file) }
 
             // Two digests on each chain, the second linked to the first.
-            #expect(try await AuditDigests.sign(with: key, database: database) == 2)
+            #expect(try await AuditDigests.sign(with: key, database: database, now: .storageNow) == 2)
             try await upload(ana, 10)
             try await upload(bo, 10)
-            #expect(try await AuditDigests.sign(with: key, database: database) == 2)
+            #expect(try await AuditDigests.sign(with: key, database: database, now: .storageNow) == 2)
             #expect(try await administration.writeAuditCheckpoint(to: file) == 2)
             let intact = try await administration.verifyAuditChain(checkpointFile: file)
             #expect(intact.firstBreak == nil && intact.checkpoints == 2 && intact.digests == 4)

@@ -57,7 +57,7 @@ import Testing
 
             // `fitbase admin grant-role` runs in another process with a pool of its own.
             let database = app.database
-            try await UserStore(database: database).setRole(.admin, for: userID)
+            try await UserStore(database: database).setRole(.admin, for: userID, now: .storageNow)
             // PostgreSQL: at once. SQLite: within the second the instance trusts what it read.
             if engine == .sqlite { try await Task.sleep(for: CacheGenerations.sqliteRecheck + .milliseconds(50)) }
             #expect(try await client.json(.delete, adminOnly, token: account.accessToken).status == .notFound)
@@ -87,7 +87,7 @@ import Testing
     static func admin(_ client: any TestClientProtocol, _ testDatabase: TestDatabase) async throws -> TestAccount {
         let admin = try await client.signUp()
         let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
-        try await UserStore(database: database).setRole(.admin, for: try #require(UserID(admin.id)))
+        try await UserStore(database: database).setRole(.admin, for: try #require(UserID(admin.id)), now: .storageNow)
         try await database.shutdown()
         return admin
     }
@@ -125,7 +125,7 @@ import Testing
             // `fitbase seed` writes from another process: PostgreSQL at once, SQLite within its recheck.
             let database = app.database
             let seeded = CatalogTests.fixture[1]
-            try await CatalogImporter.importCatalog(([seeded], []), into: database)
+            try await CatalogImporter.importCatalog(([seeded], []), into: database, now: .storageNow)
             if engine == .sqlite { try await Task.sleep(for: CacheGenerations.sqliteRecheck + .milliseconds(50)) }
             #expect(try await Self.title(client, seeded.id.description) == seeded.title)
         }

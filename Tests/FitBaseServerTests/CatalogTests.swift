@@ -237,7 +237,7 @@ import Testing
             // Importing the same file again changes nothing.
             let database = app.database
             let url = try #require(Bundle.fitBaseServerResources.url(forResource: "demo-catalog", withExtension: "json"))
-            try await CatalogImporter.importCatalog(try CatalogImporter.parse(Data(contentsOf: url)), into: database)
+            try await CatalogImporter.importCatalog(try CatalogImporter.parse(Data(contentsOf: url)), into: database, now: .storageNow)
             let count = try await database.withConnection { db in
                 try await db.raw("SELECT COUNT(*) AS n FROM workouts").first()?.decode(column: "n", as: Int.self)
             }
@@ -269,7 +269,7 @@ import Testing
 
     private func makeAdmin(_ client: any TestClientProtocol, _ app: TestApp) async throws -> TestAccount {
         let admin = try await client.signUp()
-        try await UserStore(database: app.database).setRole(.admin, for: try #require(UserID(admin.id)))
+        try await UserStore(database: app.database).setRole(.admin, for: try #require(UserID(admin.id)), now: .storageNow)
         return admin
     }
 
@@ -284,7 +284,7 @@ import Testing
                 id: ProgramID(), title: "Two Week Start", description: "Begin gently.", level: .beginner, isPremium: false,
                 weeks: [[Self.fixture[3].id, Self.fixture[0].id], [Self.fixture[2].id, Self.fixture[0].id]]
             )
-            try await CatalogImporter.importCatalog((Self.fixture, [program]), into: app.database)
+            try await CatalogImporter.importCatalog((Self.fixture, [program]), into: app.database, now: .storageNow)
             try await test(client, app)
         }
     }

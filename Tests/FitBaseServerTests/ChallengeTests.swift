@@ -26,7 +26,7 @@ import Testing
 
     /// ``group(_:_:members:timeZone:)-(_,TestDatabase,_,_)`` on a database handle the caller holds.
     static func group(_ client: any TestClientProtocol, _ database: Database, members count: Int, timeZone: String = "UTC") async throws -> (id: String, members: [TestAccount], workout: String) {
-        try await CatalogImporter.importCatalog(([CatalogTests.fixture[0]], []), into: database)
+        try await CatalogImporter.importCatalog(([CatalogTests.fixture[0]], []), into: database, now: .storageNow)
         var members: [TestAccount] = []
         for index in 0..<count {
             let account = try await client.signUp()

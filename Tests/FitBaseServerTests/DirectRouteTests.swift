@@ -31,7 +31,7 @@ import Testing
                 let member = try await direct.signUp()
                 let admin = try await direct.signUp()
                 let database = app.database
-                try await UserStore(database: database).setRole(.admin, for: try #require(UserID(admin.id)))
+                try await UserStore(database: database).setRole(.admin, for: try #require(UserID(admin.id)), now: .storageNow)
                 let workouts = try await CatalogStore(database: database).allWorkouts()
                 #expect(workouts.contains { $0.isPremium } && workouts.contains { !$0.isPremium })
 

@@ -356,7 +356,7 @@ extension TestDatabase {
             let (delivered, again) = try await app.testDatabase.withStorage { opened in
                 let worker = OutboxWorker(
                     database: opened, outbox: Outbox(masterKey: masterKey, signal: WakeSignal()),
-                    mailer: SMTPMailer(configuration: working), sender: "FitBase <no-reply@fitbase.test>", appleTokens: nil,
+                    mailer: SMTPMailer(configuration: working, clock: .system), sender: "FitBase <no-reply@fitbase.test>", appleTokens: nil,
                     logger: TestDatabase.logger
                 )
                 // Past any backoff the failing instance may have reached meanwhile (at most an hour, +20 %). The failing

@@ -19,7 +19,7 @@ import Testing
             let database = app.database
             let premiumWorkout = try #require(CatalogTests.fixture.first { $0.isPremium })
             let workout = CatalogTests.fixture[0]
-            try await CatalogImporter.importCatalog(([workout, premiumWorkout], []), into: database)
+            try await CatalogImporter.importCatalog(([workout, premiumWorkout], []), into: database, now: .storageNow)
             let account = try await client.signUp()
             let token = account.accessToken
 

@@ -49,13 +49,13 @@ import Testing
             let (vault, keysDatabase) = try await SealedCycleDataTests.vault(app.testDatabase, database)
             let keys = try await AuditKey.load(from: vault.keys, masterKey: vault.masterKey, creating: false)
             let key = try #require(AuditKey.current(of: keys))
-            let log = AuditLog(database: database)
+            let log = AuditLog(database: database, clock: .system)
             let intact = try await log.verify(keys: keys, pageSize: 7)
             #expect(intact.firstBreak == nil && intact.entries == 12 + 4 && intact.chains == 2)  // uploads; list, summary, export, sync
             #expect(intact.digests == 0 && intact.unsigned == 16)
             // The minute's digests: each chain's head signed.
-            #expect(try await AuditDigests.sign(with: key, database: database) == 2)
-            #expect(try await AuditDigests.sign(with: key, database: database) == 0)
+            #expect(try await AuditDigests.sign(with: key, database: database, now: .storageNow) == 2)
+            #expect(try await AuditDigests.sign(with: key, database: database, now: .storageNow) == 0)
             let signed = try await log.verify(keys: keys, pageSize: 7)
             #expect(signed.firstBreak == nil && signed.digests == 2 && signed.unsigned == 0)
 
@@ -99,7 +99,7 @@ import Testing
             let caught = try #require(try await log.verify(keys: keys).firstBreak)
             #expect(caught.subject == mineID && caught.seq == 10 && caught.reason.contains("rewritten"))
             // The command's check (`fitbase audit verify`) reports it.
-            let administration = HealthAdministration(configuration: .testing(app.testDatabase), logger: TestDatabase.logger)
+            let administration = HealthAdministration(configuration: .testing(app.testDatabase), logger: TestDatabase.logger, clock: .system)
             #expect(try await administration.verifyAuditChain().firstBreak?.contains("rewritten") == true)
             // Re-signing the digest without the key does not help.
             let forgedAt = Date.storageNow
@@ -115,11 +115,11 @@ import Testing
                 try await db.update("audit_heads").set("hash", to: original.last!.hash).where("subject_id", .equal, mineID).run()
                 try await db.delete(from: "audit_digests").where("subject_id", .equal, mineID).run()
             }
-            #expect(try await AuditDigests.sign(with: key, database: database) == 0)  // the head did not move
+            #expect(try await AuditDigests.sign(with: key, database: database, now: .storageNow) == 0)  // the head did not move
             try await database.transaction { db in
                 try await db.update("audit_heads").set("digested_seq", to: 0).where("subject_id", .equal, mineID).run()
             }
-            #expect(try await AuditDigests.sign(with: key, database: database) == 1)
+            #expect(try await AuditDigests.sign(with: key, database: database, now: .storageNow) == 1)
             #expect(try await log.verify(keys: keys).firstBreak == nil)
 
             // The end cut off, head moved back to match: the digest names an entry that is gone.
@@ -156,7 +156,7 @@ import Testing
         try await TestDatabase.with(engine) { testDatabase in
             let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
             try await MigrationRunner.forServer(database: database, logger: TestDatabase.logger).run()
-            let audit = AuditLog(database: database)
+            let audit = AuditLog(database: database, clock: .system)
             let users = [UserID(), UserID()]
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<60 {
@@ -188,7 +188,7 @@ import Testing
             }
             let user = UserID(rawValue: try #require(UUID(uuidString: account.id)))
             let database = app.database
-            let audit = AuditLog(database: database)
+            let audit = AuditLog(database: database, clock: .system)
             #expect(try await audit.entries(about: user, offset: 0, limit: 100).isEmpty)
             // What the flush does with them (the server's tally is its own; this one is counted the same way).
             for _ in 0..<50 {

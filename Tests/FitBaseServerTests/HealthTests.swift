@@ -145,7 +145,7 @@ import Testing
             let keystore = ServerConfiguration.testing(app.testDatabase).keystoreLocation
             let keysDatabase = keystore == app.testDatabase.location ? database : try await Database.open(keystore, logger: TestDatabase.logger)
             let masterKey = try MasterKey.load(for: .testing(app.testDatabase))
-            let vault = HealthVault(keys: HealthKeyStore(database: keysDatabase), masterKey: masterKey)
+            let vault = HealthVault(keys: HealthKeyStore(database: keysDatabase, clock: .system), masterKey: masterKey)
             #expect(try await vault.dataKey(of: user, creating: false) == nil)
             let guessed = try #require(try await vault.dataKey(of: UserID(), creating: true))  // any other key
             for row in copy {
@@ -154,9 +154,9 @@ import Testing
                 }
             }
             // The audit trail survives, naming the account by id only.
-            let trail = try await AuditLog(database: database).entries(about: user, offset: 0, limit: 50)
+            let trail = try await AuditLog(database: database, clock: .system).entries(about: user, offset: 0, limit: 50)
             #expect(trail.contains { $0.action == "delete" && $0.resource == "healthKey" && $0.count == 2 })
-            #expect(try await AuditLog(database: database).verify().firstBreak == nil)
+            #expect(try await AuditLog(database: database, clock: .system).verify().firstBreak == nil)
             if keysDatabase !== database { try await keysDatabase.shutdown() }
         }
     }
@@ -177,9 +177,9 @@ import Testing
             let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
             let keystore = ServerConfiguration.testing(testDatabase).keystoreLocation
             let keysDatabase = keystore == testDatabase.location ? database : try await Database.open(keystore, logger: TestDatabase.logger)
-            let vault = HealthVault(keys: HealthKeyStore(database: keysDatabase), masterKey: try MasterKey.load(for: .testing(testDatabase)))
+            let vault = HealthVault(keys: HealthKeyStore(database: keysDatabase, clock: .system), masterKey: try MasterKey.load(for: .testing(testDatabase)))
             let records = HealthRecords(
-                database: database, store: HealthSampleStore(database: database), vault: vault, audit: AuditLog(database: database),
+                database: database, store: HealthSampleStore(database: database), vault: vault, audit: AuditLog(database: database, clock: .system),
                 consents: ConsentStore(database: database)
             )
             let user = UserID(rawValue: pusher)
@@ -187,7 +187,7 @@ import Testing
             let sample = HealthSample(id: HealthSampleID(rawValue: id), value: .heartRate(beatsPerMinute: 99), start: Date(timeIntervalSince1970: 1_800_000_000), sourceId: "s")
             let write = HealthSampleWrite(batch: try records.seal([sample], of: user, with: key), vault: vault)
             await #expect(throws: RecordIDTaken.self) {
-                try await database.transaction { db in _ = try await write.write(.new(user), on: db) }
+                try await database.transaction { db in _ = try await write.write(.created(user, .storageNow), on: db) }
             }
             let (stamp, rows) = try await database.withConnection { db in
                 (
@@ -233,7 +233,7 @@ import Testing
                 return account
             }
             let newKey = URL(fileURLWithPath: testDatabase.dataDirectory).appendingPathComponent("master-next.key").path
-            let rotation = try await HealthAdministration(configuration: .testing(testDatabase), logger: TestDatabase.logger).rotateMasterKey(to: newKey)
+            let rotation = try await HealthAdministration(configuration: .testing(testDatabase), logger: TestDatabase.logger, clock: .system).rotateMasterKey(to: newKey)
             #expect(rotation.healthKeys == 1)
             await #expect(throws: (any Error).self) { _ = try await buildApplication(configuration: .testing(testDatabase), logger: TestDatabase.logger) }
             var providers = IdentityProvidersConfiguration()

@@ -43,7 +43,7 @@ import Testing
         try await withApp(engine) { client, app in
             let database = app.database
             let yoga = CatalogTests.fixture[0], strength = CatalogTests.fixture[2]
-            try await CatalogImporter.importCatalog(([yoga, strength], []), into: database)
+            try await CatalogImporter.importCatalog(([yoga, strength], []), into: database, now: .storageNow)
 
             let account = try await client.signUp()
             try await client.json(.patch, "/v1/me", body: ["timeZone": "Asia/Kolkata"], token: account.accessToken)

@@ -39,7 +39,7 @@ import Testing
     func premiumOwnersGetTheirPlansNextWeekAdjusted(engine: DatabaseEngine) async throws {
         try await withApp(engine) { client, app in
             let database = app.database
-            try await CatalogImporter.importCatalog(([Self.strength, Self.harder, Self.lighter, Self.yoga, Self.hiit], []), into: database)
+            try await CatalogImporter.importCatalog(([Self.strength, Self.harder, Self.lighter, Self.yoga, Self.hiit], []), into: database, now: .storageNow)
             let today = LocalCalendar.today(in: nil)
             let start = WorkoutStreaks.weekStart(of: today).adding(days: -14)
             let owner = try await client.signUp()
@@ -99,7 +99,7 @@ import Testing
             try await app.testDatabase.grant(.premium, toUser: other.id)
             #expect(try await Self.progression(client, plan, "?week=3", token: other.accessToken).status == .notFound)
             let admin = try await client.signUp()
-            try await UserStore(database: database).setRole(.admin, for: try #require(UserID(admin.id)))
+            try await UserStore(database: database).setRole(.admin, for: try #require(UserID(admin.id)), now: .storageNow)
             #expect(try await Self.progression(client, plan, "?week=3", token: admin.accessToken).status == .notFound)
             #expect(try await Self.progression(client, UUID().uuidString, token: owner.accessToken).status == .notFound)
             #expect(try await Self.progression(client, "not-a-plan", token: owner.accessToken).status == .notFound)
@@ -114,7 +114,7 @@ import Testing
     func aBadWeekIsRefusedByName(engine: DatabaseEngine) async throws {
         try await withApp(engine) { client, app in
             let database = app.database
-            try await CatalogImporter.importCatalog(([Self.strength, Self.yoga, Self.hiit], []), into: database)
+            try await CatalogImporter.importCatalog(([Self.strength, Self.yoga, Self.hiit], []), into: database, now: .storageNow)
             let owner = try await client.signUp()
             try await app.testDatabase.grant(.premium, toUser: owner.id)
             let today = LocalCalendar.today(in: nil)

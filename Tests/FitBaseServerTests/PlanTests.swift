@@ -14,7 +14,7 @@ import Testing
         try await withApp(engine) { client, app in
             let database = app.database
             let yoga = CatalogTests.fixture[0], barre = CatalogTests.fixture[4]
-            try await CatalogImporter.importCatalog(([yoga, barre], []), into: database)
+            try await CatalogImporter.importCatalog(([yoga, barre], []), into: database, now: .storageNow)
             let owner = try await client.signUp()
             var body: [String: Any] = [
                 "name": "Spring Block", "notes": "Three days a week", "startDate": "2026-03-02", "endDate": "2026-03-29", "daysPerWeek": 3,

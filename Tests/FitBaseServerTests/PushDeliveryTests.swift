@@ -62,9 +62,9 @@ import Testing
             let eve = try await client.signUp()
             let fourth = try #require(try await GroupTests.invite(client, ana, groupID)["token"] as? String)
             _ = try await client.json(.post, "/v1/invites/\(fourth)/accept", token: eve.accessToken)
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(provider.sent(to: anaPhone).count == 2)
+            // Nothing was queued (jobs are written with the notification), so nothing more can be sent.
             #expect(try await database.pushJobs(to: anaPhone).count == 2)
+            #expect(provider.sent(to: anaPhone).count == 2)
             let me = try json(try await client.json(.get, "/v1/me", token: ana.accessToken))
             #expect((me["notificationPreferences"] as? [String: Any])?["newMember"] as? Bool == true)
         }
@@ -75,7 +75,8 @@ import Testing
     @Test(arguments: TestEngines.all)
     func rankChangesAndTheWeeksEndReachMembersPhones(engine: DatabaseEngine) async throws {
         let provider = RecordingPushProvider()
-        try await withPushApp(engine, provider: provider) { client, database, _ in
+        let clock = MovableClock()
+        try await withPushApp(engine, provider: provider, clock: clock.serverClock) { client, database, _ in
             let (groupID, members, workout) = try await ChallengeTests.group(client, database, members: 2)
             let phones = [deviceToken(), deviceToken()]
             for (member, phone) in zip(members, phones) {
@@ -98,13 +99,11 @@ import Testing
             #expect(try await unread(members[0]) == overtaken.badge)
             #expect(pushes("rank_change", phones[1]).isEmpty)
 
-            // The week closes: both members hear how it ended, once, even with two instances closing it.
-            // (The week is made to have ended a moment ago: pushes are due at the rollover's time, and the worker
-            // runs on the real clock.)
-            let now = Date.now
-            try await database.withConnection { db in
-                try await db.update("challenges").set("ends_at", to: now.addingTimeInterval(-1)).where("group_id", .equal, UUID(uuidString: groupID)).run()
-            }
+            // The week closes: both members hear how it ended, once, even with two instances closing it. The
+            // application's clock moves past the week's end (the pushes are due at the rollover's time), and the
+            // members sign in again (their access tokens expired on the way).
+            let now = ChallengeWeek.containing(clock.serverClock.now, in: .gmt).end.addingTimeInterval(1)
+            clock.advance(by: now.timeIntervalSince(clock.serverClock.now))
             let rollover = WeekRollover(database: database)
             let closed = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<2 { group.addTask { try await rollover.rollOver(at: now) } }
@@ -112,11 +111,13 @@ import Testing
             }
             #expect(closed == 2)  // the check-ins and streak challenges, each closed by one of the two
             #expect(await eventually { phones.allSatisfy { !pushes("week_ended", $0).isEmpty } })
-            try await Task.sleep(for: .milliseconds(300))
+            // Every job settled: what was sent is all that will be.
+            #expect(await eventually { try await database.pushJobs(to: phones[0]).allSatisfy { $0.status == "sent" } })
+            #expect(await eventually { try await database.pushJobs(to: phones[1]).allSatisfy { $0.status == "sent" } })
             for (member, phone) in zip(members, phones) {
                 let ended = pushes("week_ended", phone)
                 #expect(ended.count == 1 && ended.first?.collapseID == "week-\(groupID)")
-                #expect(try await unread(member) == ended.first?.badge)
+                #expect(try await unread(try await client.signIn(member)) == ended.first?.badge)
             }
             #expect(pushes("week_ended", phones[1]).first?.alertBody?.contains("#1 in check-ins (2)") == true)
         }
@@ -125,11 +126,12 @@ import Testing
     @Test(arguments: TestEngines.all)
     func quietHoursHoldAFeedPushUntilTheyEnd(engine: DatabaseEngine) async throws {
         let provider = RecordingPushProvider()
-        try await withPushApp(engine, provider: provider) { client, database, _ in
+        let clock = MovableClock()
+        try await withPushApp(engine, provider: provider, clock: clock.serverClock) { client, database, _ in
             let ana = try await client.signUp()
             let bea = try await client.signUp()
             // Quiet all day but the minute before now, in UTC: whatever the time, the push falls in them.
-            let now = Date.now
+            let now = clock.serverClock.now
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = .gmt
             let parts = calendar.dateComponents([.hour, .minute], from: now.addingTimeInterval(-120))
@@ -143,26 +145,32 @@ import Testing
             #expect(jobs.count == 1 && jobs.first?.status == "pending")
             let due = try #require(jobs.first?.nextAttemptAt)
             #expect(due > now.addingTimeInterval(23 * 3600) && due < now.addingTimeInterval(24 * 3600))
-            try await Task.sleep(for: .milliseconds(300))
             #expect(provider.sent(to: phone).isEmpty)
 
             let invalid = try await client.json(.patch, "/v1/me", body: ["notificationPreferences": ["quietHoursStart": "25:00"]], token: ana.accessToken)
             let problem = try expectProblem(invalid, .validationFailed)
             #expect((problem["errors"] as? [[String: Any]])?.first?["field"] as? String == "notificationPreferences.quietHoursStart")
+
+            // A second before the quiet hours end the push still waits; once they have, it goes.
+            clock.advance(by: due.timeIntervalSince(clock.serverClock.now) - 1)
+            #expect(try await database.pushJobs(to: phone).first?.status == "pending")
+            clock.advance(by: 2)
+            #expect(await eventually { provider.sent(to: phone).count == 1 })
         }
     }
 
     @Test(arguments: TestEngines.all)
     func eachOutcomeIsSettledAsAppleMeantIt(engine: DatabaseEngine) async throws {
         let provider = RecordingPushProvider()
-        try await withPushApp(engine, provider: provider) { client, database, _ in
+        let clock = MovableClock()
+        try await withPushApp(engine, provider: provider, clock: clock.serverClock) { client, database, _ in
             let ana = try await client.signUp()
             try await client.enableNotifications(ana)
             let (gone, renewed, retried, rejected) = (deviceToken(), deviceToken(), deviceToken(), deviceToken())
             for token in [gone, renewed, retried, rejected] { try await client.registerDevice(token, for: ana) }
-            provider.script(gone, .deviceGone(reason: "Unregistered", since: Date.now.addingTimeInterval(60)))
+            provider.script(gone, .deviceGone(reason: "Unregistered", since: clock.serverClock.now.addingTimeInterval(60)))
             // Apple learned the token was dead before the app registered it again: the device stays.
-            provider.script(renewed, .deviceGone(reason: "Unregistered", since: Date.now.addingTimeInterval(-3600)))
+            provider.script(renewed, .deviceGone(reason: "Unregistered", since: clock.serverClock.now.addingTimeInterval(-3600)))
             provider.script(retried, .retry(reason: "TooManyRequests", after: .seconds(120)))
             provider.script(rejected, .rejected(reason: "PayloadTooLarge"))
 
@@ -175,12 +183,15 @@ import Testing
             #expect(await eventually { try await database.pushJobs(to: retried).first?.lastError == "TooManyRequests" })
             let retry = try #require(try await database.pushJobs(to: retried).first)
             #expect(retry.status == "pending" && retry.attempts == 1)
-            #expect(retry.nextAttemptAt > Date.now.addingTimeInterval(100))  // Apple's hint, longer than the first backoff
+            #expect(retry.nextAttemptAt > clock.serverClock.now.addingTimeInterval(100))  // Apple's hint, longer than the first backoff
 
             #expect(await eventually { try await database.pushJobs(to: rejected).first?.status == "failed" })
             #expect(try await database.pushJobs(to: rejected).first?.lastError == "PayloadTooLarge")
-            try await Task.sleep(for: .milliseconds(500))
-            #expect(provider.sent(to: rejected).count == 1 && provider.sent(to: retried).count == 1)
+            // Once Apple's hint has passed, the retried push goes again and is sent; the rejected one never does.
+            clock.advance(by: retry.nextAttemptAt.timeIntervalSince(clock.serverClock.now) + 1)
+            #expect(await eventually { try await database.pushJobs(to: retried).first?.status == "sent" })
+            #expect(provider.sent(to: retried).count == 2)
+            #expect(provider.sent(to: rejected).count == 1 && provider.sent(to: gone).count == 1)
         }
     }
 

@@ -9,13 +9,16 @@ import Testing
 @testable import FitBaseServer
 
 /// Runs `test` against the real application sending pushes to `provider`, with a second handle on its database for
-/// looking at rows (and for running a second worker or scheduler, as another instance would). The application's own
-/// reminder scheduler runs on a clock stuck at 1970, so only the test's schedulers send reminders.
+/// looking at rows (and for running a second worker or scheduler, as another instance would). The application runs on
+/// `clock` (a ``MovableClock`` the test moves); its own reminder scheduler does not run, so only the test's schedulers
+/// send reminders, at the instants they are given.
 func withPushApp(
-    _ engine: DatabaseEngine, provider: RecordingPushProvider, demoCatalog: Bool = false,
+    _ engine: DatabaseEngine, provider: RecordingPushProvider, demoCatalog: Bool = false, clock: ServerClock = .system,
     _ test: @escaping @Sendable (any TestClientProtocol, Database, ReminderScheduler) async throws -> Void
 ) async throws {
-    let options = TestAppOptions(demoCatalog: demoCatalog, pushProvider: provider, reminderClock: { Date(timeIntervalSince1970: 0) })
+    let options = TestAppOptions(
+        demoCatalog: demoCatalog, pushProvider: provider, clock: clock, configure: { $0.reminderInterval = nil }
+    )
     try await withApp(engine, options: options) { client, app in
         let configuration = app.configuration
         let database = try await Database.open(configuration.database, logger: TestDatabase.logger)
@@ -23,7 +26,7 @@ func withPushApp(
             ? nil : try await Database.open(configuration.keystoreLocation, logger: TestDatabase.logger)
         do {
             // A second instance's scheduler: its own pools on the same database (and key store, for cycle predictions).
-            let vault = HealthVault(keys: HealthKeyStore(database: keystore ?? database), masterKey: app.foundation.masterKey)
+            let vault = HealthVault(keys: HealthKeyStore(database: keystore ?? database, clock: .system), masterKey: app.foundation.masterKey)
             let profiles = ProfileStore(database: database, vault: vault)
             let scheduler = ReminderScheduler(
                 database: database, cycle: CycleReckoner(store: CycleStore(database: database, vault: vault), profiles: profiles),

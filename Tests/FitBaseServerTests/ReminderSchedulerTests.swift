@@ -79,7 +79,8 @@ import Testing
             async let second = other.run(at: Self.instant("2026-03-09T01:30:00Z"))
             #expect(try await first + second == 1)
             #expect(await eventually { provider.sent(to: phone).count == 1 })
-            try await Task.sleep(for: .milliseconds(300))
+            // One job was queued, and it is settled: nothing more will be sent.
+            #expect(await eventually { try await database.pushJobs(to: phone).map(\.status) == ["sent"] })
             #expect(provider.sent(to: phone).count == 1)
             #expect(provider.sent(to: phone).first?.alertBody == "Time for today's workout.")
             #expect(provider.sent(to: phone).first?.expiration == Self.instant("2026-03-09T18:30:00Z"))

@@ -266,7 +266,7 @@ import Testing
         var message = Self.message
         message.subject = "CI check \(UUID().uuidString) ✓"
 
-        try await SMTPMailer(configuration: configuration).send(message, from: configuration.sender)
+        try await SMTPMailer(configuration: configuration, clock: .system).send(message, from: configuration.sender)
 
         var delivered: (mail: ParsedMail, file: String)?
         for _ in 0..<50 where delivered == nil {
@@ -309,7 +309,7 @@ import Testing
             host: host, port: server.port, security: security, credentials: credentials, sender: Self.sender,
             additionalTrustRoots: trustsTestCA ? [try certificates.trustRoot] : []
         )
-        return SMTPMailer(configuration: configuration, connectTimeout: .seconds(5), replyTimeout: replyTimeout)
+        return SMTPMailer(configuration: configuration, clock: .system, connectTimeout: .seconds(5), replyTimeout: replyTimeout)
     }
 }
 

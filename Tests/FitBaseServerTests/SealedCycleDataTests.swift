@@ -88,7 +88,7 @@ import Testing
                 [marker, start.description, start.adding(days: 30).description, lastPeriod.description, guidance] + reasons,
                 engine: engine, in: database, at: app.testDatabase
             )
-            #expect(try await AuditLog(database: database).verify().firstBreak == nil)
+            #expect(try await AuditLog(database: database, clock: .system).verify().firstBreak == nil)
 
             // A copy of the rows taken before deletion…
             let user = UserID(rawValue: try #require(UUID(uuidString: account.id)))
@@ -239,13 +239,13 @@ import Testing
                 }
             }
             try await MigrationRunner.forServer(database: database, logger: TestDatabase.logger).run()
-            let verdict = try await AuditLog(database: database).verify()
+            let verdict = try await AuditLog(database: database, clock: .system).verify()
             if tampered {
                 #expect(verdict.firstBreak?.reason.contains("health_audit_log_legacy") == true)
                 #expect(try await database.tableExists("health_audit_log_legacy"))
             } else {
                 #expect(verdict.firstBreak == nil && verdict.entries == 3 && verdict.chains == 2)
-                let mine = try await AuditLog(database: database).entries(about: UserID(rawValue: first), offset: 0, limit: 10)
+                let mine = try await AuditLog(database: database, clock: .system).entries(about: UserID(rawValue: first), offset: 0, limit: 10)
                 #expect(mine.map(\.seq) == [2, 1] && mine.map(\.requestID) == ["r2", "r0"])
                 #expect(try await database.tableExists("health_audit_log") == false)
             }
@@ -268,7 +268,7 @@ import Testing
     static func vault(_ testDatabase: TestDatabase, _ database: Database) async throws -> (HealthVault, Database) {
         let keystore = ServerConfiguration.testing(testDatabase).keystoreLocation
         let keysDatabase = keystore == testDatabase.location ? database : try await Database.open(keystore, logger: TestDatabase.logger)
-        return (HealthVault(keys: HealthKeyStore(database: keysDatabase), masterKey: try MasterKey.load(for: .testing(testDatabase))), keysDatabase)
+        return (HealthVault(keys: HealthKeyStore(database: keysDatabase, clock: .system), masterKey: try MasterKey.load(for: .testing(testDatabase))), keysDatabase)
     }
 
     /// None of `secrets` is in the SQLite file and its log, or in any PostgreSQL row.

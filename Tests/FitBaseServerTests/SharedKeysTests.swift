@@ -41,7 +41,7 @@ import Testing
                         #expect(Set(readBack.compactMap { $0["value"] as? Double }) == [64, 1800])
 
                         // A rotation made elsewhere (`fitbase keys rotate-signing`) signs nobody out.
-                        let rotation = try await SigningKeyAdministration(configuration: appA.configuration, logger: TestDatabase.logger).rotateSigningKey()
+                        let rotation = try await SigningKeyAdministration(configuration: appA.configuration, logger: TestDatabase.logger).rotateSigningKey(now: .storageNow)
                         #expect(rotation.demotedKeyIDs == [firstKey])
                         #expect(rotation.currentKeyID != firstKey)
                         #expect(try await a.json(.get, "/v1/me", token: renewed).status == .ok)
@@ -102,7 +102,7 @@ import Testing
         try await TestDatabase.with(engine, migrated: true) { testDatabase in
             let (account, configuration) = try await withApp(on: testDatabase) { client, app in (try await client.signUp(), app.configuration) }
             let newKey = URL(fileURLWithPath: testDatabase.dataDirectory).appendingPathComponent("master-next.key").path
-            let rotation = try await HealthAdministration(configuration: configuration, logger: TestDatabase.logger).rotateMasterKey(to: newKey)
+            let rotation = try await HealthAdministration(configuration: configuration, logger: TestDatabase.logger, clock: .system).rotateMasterKey(to: newKey)
             #expect(rotation.signingKeys == 1)
             #expect(rotation.healthKeys == 0)
 
@@ -254,7 +254,7 @@ import Testing
                 }
 
                 // A token signed by a key rotated in elsewhere makes the signer read the keys, and sign with the new one.
-                let rotation = try await keys.rotate()
+                let rotation = try await keys.rotate(now: .storageNow)
                 let after = try await issued(after: rotation)
                 #expect(try await signer.verify(after).user == user)
                 #expect(try await signer.verify(before).user == user)
@@ -265,7 +265,7 @@ import Testing
                 let forged = try await SessionTokenSigner(key: ES256PrivateKey(), issuer: "https://fitbase.test")
                     .issue(user: user, session: session, authenticatedAt: .now, now: .now).token
                 await #expect(throws: Problem.self) { try await signer.verify(forged) }
-                let next = try await keys.rotate()
+                let next = try await keys.rotate(now: .storageNow)
                 let later = try await issued(after: next)
                 await #expect(throws: Problem.self) { try await signer.verify(later) }
 

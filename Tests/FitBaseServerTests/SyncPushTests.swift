@@ -15,7 +15,7 @@ import Testing
 
     static func withSyncApp(_ engine: DatabaseEngine, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         try await withApp(engine) { client, app in
-            try await CatalogImporter.importCatalog((Array(CatalogTests.fixture.prefix(2)), []), into: app.database)
+            try await CatalogImporter.importCatalog((Array(CatalogTests.fixture.prefix(2)), []), into: app.database, now: .storageNow)
             try await body(client)
         }
     }

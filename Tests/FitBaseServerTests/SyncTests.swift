@@ -27,7 +27,7 @@ import Testing
     func restWritesEnterTheFeedInOrder(engine: DatabaseEngine) async throws {
         try await withApp(engine) { client, app in
             let database = app.database
-            try await CatalogImporter.importCatalog(([CatalogTests.fixture[0]], []), into: database)
+            try await CatalogImporter.importCatalog(([CatalogTests.fixture[0]], []), into: database, now: .storageNow)
             let owner = try await client.signUp()
             let other = try await client.signUp()
             let token = owner.accessToken

@@ -26,8 +26,6 @@ struct TestAppOptions: Sendable {
     var mailer: (any Mailer)?
     /// Where pushes go (a `RecordingPushProvider`); nil: as configured.
     var pushProvider: (any PushProvider)?
-    /// The reminder scheduler's clock; nil: the real one.
-    var reminderClock: (@Sendable () -> Date)?
     /// Whether the ``DirectRoute``s answer (false: the generated handlers answer everything).
     var directRoutes = true
     /// The application's clock: a ``MovableClock`` a test moves instead of sleeping; the system's by default.
@@ -81,7 +79,7 @@ func withApp<Value: Sendable>(
     var opened: ServerFoundation?
     let app = try await buildApplication(
         configuration: configuration, logger: TestDatabase.logger, mailer: options.mailer, pushProvider: options.pushProvider,
-        reminderClock: options.reminderClock, directRoutes: options.directRoutes, clock: options.clock, opened: { opened = $0 }
+        directRoutes: options.directRoutes, clock: options.clock, opened: { opened = $0 }
     )
     guard let foundation = opened else { throw ApplicationNotOpened() }
     if options.live {

@@ -39,7 +39,7 @@ extension TestDatabase {
         guard let uuid = UUID(uuidString: id) else { throw NotAUserID(text: id) }
         let database = try await Database.open(location, logger: TestDatabase.logger)
         do {
-            try await AccountAdministration(database: database).grantTier(tier, to: UserID(rawValue: uuid), days: 30)
+            try await AccountAdministration(database: database, clock: .system).grantTier(tier, to: UserID(rawValue: uuid), days: 30)
             try await database.shutdown()
         } catch {
             try? await database.shutdown()

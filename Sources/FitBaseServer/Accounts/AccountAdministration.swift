@@ -4,9 +4,12 @@ import Foundation
 /// Account administration for the command line (`fitbase admin`).
 package struct AccountAdministration: Sendable {
     let database: Database
+    /// Where the grants' times come from (the command line: the system's).
+    let clock: ServerClock
 
-    package init(database: Database) {
+    package init(database: Database, clock: ServerClock) {
         self.database = database
+        self.clock = clock
     }
 
     /// Gives the account with `email` the role named `roleName`.
@@ -17,7 +20,7 @@ package struct AccountAdministration: Sendable {
         guard let address = EmailAddress(email) else { throw AdministrationError("\"\(email)\" is not an e-mail address") }
         let users = UserStore(database: database)
         guard let user = try await users.find(email: address) else { throw AdministrationError("no account has the e-mail \(address)") }
-        try await users.setRole(role, for: user.id)
+        try await users.setRole(role, for: user.id, now: clock.now)
     }
 
     /// Grants the account with `email` the tier named `tierName` for `days` days (`nil`: without end), as a promotional
@@ -36,7 +39,7 @@ package struct AccountAdministration: Sendable {
     /// ``grantTier(_:toEmail:days:)`` by user id.
     @discardableResult
     package func grantTier(_ tier: SubscriptionTier, to user: UserID, days: Int?) async throws -> Date? {
-        let now = Date.storageNow
+        let now = clock.now
         let expires = days.map { now.addingTimeInterval(TimeInterval($0) * 86_400) }
         let id = UUID.random()
         let record = SubscriptionRecord(

@@ -14,8 +14,8 @@ protocol AccountDataOwner: Sendable {
     /// Writes the user's data of this feature as one JSON value (dates as RFC 3339 strings, keys sorted), in as many
     /// pieces as it likes: a section of any size is read and written a page at a time.
     func writeExport(_ user: UserID, database: Database, to write: ExportWriter) async throws
-    /// Deletes every row of this feature that belongs to the user, inside the deletion transaction.
-    func delete(_ user: UserID, on db: any SQLDatabase) async throws
+    /// Deletes every row of this feature that belongs to the user, inside the deletion transaction begun at `now`.
+    func delete(_ user: UserID, now: Date, on db: any SQLDatabase) async throws
 }
 
 /// An owner that may hold more of an account's rows than one transaction should delete (health samples): they go in
@@ -69,22 +69,22 @@ struct AccountDataRegistry: Sendable {
     /// 2. the bulk owners delete their rows in batches, a transaction each;
     /// 3. one transaction deletes what is left of them, the account, and the realtime events that name the user
     ///    (what must still be heard names only sessions: their streams end).
-    /// Interrupted, it is finished by ``finishInterruptedDeletions(database:)`` (housekeeping runs it).
-    func deleteAccount(_ user: UserID, database: Database) async throws {
+    /// Interrupted, it is finished by ``finishInterruptedDeletions(database:startedBefore:now:)`` (housekeeping runs it).
+    func deleteAccount(_ user: UserID, now: Date, database: Database) async throws {
         let small = owners.filter { !($0 is any BulkAccountDataOwner) }
         try await database.transaction { db in
-            try await UserStore.lockOut(user, now: .storageNow, on: db)
-            for owner in small.reversed() { try await owner.delete(user, on: db) }
+            try await UserStore.lockOut(user, now: now, on: db)
+            for owner in small.reversed() { try await owner.delete(user, now: now, on: db) }
         }
-        try await finishDeletion(of: user, database: database)
+        try await finishDeletion(of: user, now: now, database: database)
     }
 
-    /// Steps 2 and 3 of ``deleteAccount(_:database:)``.
-    private func finishDeletion(of user: UserID, database: Database) async throws {
+    /// Steps 2 and 3 of ``deleteAccount(_:now:database:)``.
+    private func finishDeletion(of user: UserID, now: Date, database: Database) async throws {
         let bulk = owners.compactMap { $0 as? any BulkAccountDataOwner }
         for owner in bulk.reversed() { try await owner.deleteInBatches(user, database: database) }
         try await database.transaction { db in
-            for owner in bulk.reversed() { try await owner.delete(user, on: db) }
+            for owner in bulk.reversed() { try await owner.delete(user, now: now, on: db) }
             try await db.delete(from: "users").where("id", .equal, user.rawValue).run()
             try await EventLog.purge(naming: user, on: db)
         }
@@ -93,9 +93,9 @@ struct AccountDataRegistry: Sendable {
     /// Finishes the deletions an instance began and did not end (it stopped, or the database went away); returns how
     /// many.
     @discardableResult
-    func finishInterruptedDeletions(database: Database, startedBefore cutoff: Date) async throws -> Int {
+    func finishInterruptedDeletions(database: Database, startedBefore cutoff: Date, now: Date) async throws -> Int {
         let pending = try await database.withConnection { db in try await UserStore.deleting(startedBefore: cutoff, on: db) }
-        for user in pending { try await deleteAccount(user, database: database) }
+        for user in pending { try await deleteAccount(user, now: now, database: database) }
         return pending.count
     }
 }

@@ -19,7 +19,7 @@ struct AccountProfileOwner: InMemoryAccountDataOwner {
         return try JSONDecoder().decode(OpenAPIValueContainer.self, from: encoder.encode(wire))
     }
 
-    func delete(_ user: UserID, on db: any SQLDatabase) async throws {
+    func delete(_ user: UserID, now: Date, on db: any SQLDatabase) async throws {
         try await db.delete(from: "user_profiles").where("user_id", .equal, user.rawValue).run()
     }
 }
@@ -43,11 +43,11 @@ struct SessionsOwner: InMemoryAccountDataOwner {
         return try OpenAPIValueContainer(unvalidatedValue: sessions)
     }
 
-    func delete(_ user: UserID, on db: any SQLDatabase) async throws {
+    func delete(_ user: UserID, now: Date, on db: any SQLDatabase) async throws {
         try await db.delete(from: "refresh_tokens").where("user_id", .equal, user.rawValue).run()
         let ended = try await db.delete(from: "sessions").where("user_id", .equal, user.rawValue).returning("id", "revoked_at").all()
             .filter { try $0.decode(column: "revoked_at", as: Date?.self) == nil }.map { SessionID(rawValue: try $0.decode(column: "id", as: UUID.self)) }
-        try await SessionStore.ended(ended, on: db)
+        try await SessionStore.ended(ended, now: now, on: db)
     }
 }
 
@@ -69,7 +69,7 @@ struct ConsentsOwner: InMemoryAccountDataOwner {
         return try OpenAPIValueContainer(unvalidatedValue: events)
     }
 
-    func delete(_ user: UserID, on db: any SQLDatabase) async throws {
+    func delete(_ user: UserID, now: Date, on db: any SQLDatabase) async throws {
         try await db.delete(from: "consents").where("user_id", .equal, user.rawValue).run()
     }
 }

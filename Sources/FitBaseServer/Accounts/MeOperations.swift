@@ -34,7 +34,7 @@ extension MeOperations {
                 .reauthenticationRequired, "Deleting the account needs a sign-in from the last 5 minutes; sign in again first."
             )
         }
-        try await registry.deleteAccount(caller.user, database: database)
+        try await registry.deleteAccount(caller.user, now: clock.now, database: database)
         accountsFeature.logger.notice("account deleted", metadata: ["user": "\(caller.user)"])
         return .noContent(.init())
     }

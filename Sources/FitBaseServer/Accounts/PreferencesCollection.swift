@@ -31,7 +31,7 @@ struct PreferencesCollection: SyncedCollection {
         let update = try decode(Components.Schemas.UserUpdate.self, from: data)
         // A dry run against the current profile finds every invalid field now; the write applies it again.
         var copy = try await profiles.profile(reads)
-        try ProfileUpdate.apply(update, to: &copy, today: LocalCalendar.today(in: copy.timeZone).description)
+        try ProfileUpdate.apply(update, to: &copy, today: LocalCalendar.day(of: reads.now, in: copy.timeZone).description)
         try await profiles.prepareKey(for: update, of: reads.user)
         return PreferencesWrite(update: update, vault: profiles.vault)
     }

@@ -43,7 +43,7 @@ struct ProfileStore: Sendable {
         _ update: Components.Schemas.UserUpdate, of user: UserID, updatedAt now: Date, on db: any SQLDatabase, vault: HealthVault
     ) async throws -> Profile {
         try await Self.update(user, updatedAt: now, on: db, vault: vault) { profile in
-            try ProfileUpdate.apply(update, to: &profile, today: LocalCalendar.today(in: profile.timeZone).description)
+            try ProfileUpdate.apply(update, to: &profile, today: LocalCalendar.day(of: now, in: profile.timeZone).description)
         }
     }
 

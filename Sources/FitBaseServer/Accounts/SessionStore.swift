@@ -91,7 +91,7 @@ struct SessionStore: Sendable {
                 .where("revoked_at", .is, SQLLiteral.null)
                 .returning("id").all()
             guard !rows.isEmpty else { return false }
-            try await Self.ended([session], on: db)
+            try await Self.ended([session], now: now, on: db)
             return true
         }
     }
@@ -107,15 +107,15 @@ struct SessionStore: Sendable {
             .where("user_id", .equal, user.rawValue).where("revoked_at", .is, SQLLiteral.null)
         if let kept { update = update.where("id", .notEqual, kept.rawValue) }
         let ended = try await update.returning("id").all().map { SessionID(rawValue: try $0.decode(column: "id", as: UUID.self)) }
-        try await Self.ended(ended, on: db)
+        try await Self.ended(ended, now: now, on: db)
     }
 
     /// What follows sessions' end, in the transaction that ends them: every instance forgets them (the `sessions`
     /// cache generation), closes their event streams (a `session_ended` event each), and the devices they registered
     /// stop receiving pushes (removed, with the pushes still queued for them).
-    static func ended(_ sessions: [SessionID], on db: any SQLDatabase) async throws {
+    static func ended(_ sessions: [SessionID], now: Date, on db: any SQLDatabase) async throws {
         try await CacheGenerations.bump(.sessions, on: db)
-        try await EventLog.sessionsEnded(sessions, on: db)
+        try await EventLog.sessionsEnded(sessions, now: now, on: db)
         try await DeviceStore.sessionsEnded(sessions, on: db)
     }
 
@@ -167,7 +167,7 @@ struct SessionStore: Sendable {
     private func revoke(_ session: SessionID, now: Date, on db: any SQLDatabase) async throws {
         let rows = try await db.update("sessions").set("revoked_at", to: now)
             .where("id", .equal, session.rawValue).where("revoked_at", .is, SQLLiteral.null).returning("id").all()
-        if !rows.isEmpty { try await Self.ended([session], on: db) }
+        if !rows.isEmpty { try await Self.ended([session], now: now, on: db) }
     }
 
     private func issueRefreshToken(session: SessionID, user: UserID, now: Date, on db: any SQLDatabase) async throws -> String {

@@ -51,7 +51,7 @@ actor SessionTokenSigner {
 
     /// Makes sure the deployment has a signing key (importing a legacy key file), then reads the keys.
     func load() async throws {
-        try await keys?.establish()
+        try await keys?.establish(now: clock.now)
         try await reload()
     }
 

@@ -17,14 +17,14 @@ package struct SigningKeyAdministration: Sendable {
     /// the new key within a minute, or at once when they meet a token it signed.
     ///
     /// Needs the deployment's master key (it seals the new key); applies pending migrations first.
-    package func rotateSigningKey(now: Date = .storageNow) async throws -> SigningKeyRotation {
+    package func rotateSigningKey(now: Date) async throws -> SigningKeyRotation {
         let masterKey = try MasterKey.load(for: configuration)
         let database = try await Database.open(configuration.database, logger: logger)
         do {
             try await MigrationRunner.forServer(database: database, logger: logger).run()
             let check = MasterKeyCheck(database: database)
             try await check.prepare()
-            try await check.verify(masterKey)
+            try await check.verify(masterKey, now: now)
             let keys = SigningKeys(
                 store: SigningKeyStore(database: database), masterKey: masterKey,
                 legacyKeyFile: SigningKeys.legacyKeyFile(in: configuration.dataDirectory),

@@ -78,7 +78,7 @@ struct SigningKeys: Sendable {
     /// legacy key file when there is one (so tokens it signed stay valid), else makes a new key; of several instances
     /// starting at once on an empty database, one insert wins and the others use its key. A legacy key that loses
     /// (another instance's was imported first) is kept as a previous key. The file is removed once imported.
-    func establish(now: Date = .storageNow) async throws {
+    func establish(now: Date) async throws {
         let legacy = try readLegacyKey()
         let key = legacy ?? ES256PrivateKey()
         if try await store.insertIfAbsent(try seal(SigningKey(privateKey: key, state: .current), now: now)) {
@@ -104,7 +104,7 @@ struct SigningKeys: Sendable {
 
     /// Makes a new current key; the current one becomes previous (it still verifies and is published), and previous
     /// keys demoted at least ``previousKeyRetention`` ago are retired. Nobody is signed out.
-    func rotate(now: Date = .storageNow) async throws -> SigningKeyRotation {
+    func rotate(now: Date) async throws -> SigningKeyRotation {
         let key = SigningKey(privateKey: ES256PrivateKey(), state: .current)
         let (demoted, retired) = try await store.rotate(
             to: try seal(key, now: now), retiringDemotedBefore: now.addingTimeInterval(-Self.previousKeyRetention), now: now

@@ -30,7 +30,7 @@ struct UnverifiedAccountSweeper: Sendable {
                     .limit(batch).all()
                     .map { UserID(rawValue: try $0.decode(column: "id", as: UUID.self)) }
             }
-            for user in due { try await registry.deleteAccount(user, database: database) }
+            for user in due { try await registry.deleteAccount(user, now: now, database: database) }
             deleted += due.count
             if due.count < batch { break }
         }

@@ -82,9 +82,9 @@ struct UserStore: Sendable {
     }
 
     /// Sets the role (administration and tests).
-    func setRole(_ role: Role, for id: UserID) async throws {
+    func setRole(_ role: Role, for id: UserID, now: Date) async throws {
         try await database.transaction { db in
-            try await db.update("users").set("role", to: role.rawValue).set("updated_at", to: Date.storageNow)
+            try await db.update("users").set("role", to: role.rawValue).set("updated_at", to: now)
                 .where("id", .equal, id.rawValue).run()
             try await CacheGenerations.bump(.sessions, on: db)
         }

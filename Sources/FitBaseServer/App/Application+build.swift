@@ -32,7 +32,6 @@ func buildApplication(
     logger: Logger? = nil,
     mailer: (any Mailer)?,
     pushProvider: (any PushProvider)? = nil,
-    reminderClock: (@Sendable () -> Date)? = nil,
     directRoutes: Bool = true,
     clock: ServerClock = .system,
     ids: IDSource = .random,
@@ -50,7 +49,7 @@ func buildApplication(
     let router = buildRouter(maxBodyBytes: configuration.maxBodyBytes, routes: routes)
     let operations: ServerOperations
     do {
-        operations = try composeFeatures(foundation, pushProvider: pushProvider, reminderClock: reminderClock)
+        operations = try composeFeatures(foundation, pushProvider: pushProvider)
         router.add(middleware: operations.accountsFeature.authentication)
         // Middleware of a few routes wraps only those (see RoutingTransport); the rate limits come first, so a refused
         // request runs nothing else.
@@ -92,7 +91,7 @@ func buildApplication(
 /// first two can fail (the contract document, the products file and Apple's certificates): they come before any
 /// feature that opens a connection of its own (the APNs provider).
 private func composeFeatures(
-    _ foundation: ServerFoundation, pushProvider: (any PushProvider)?, reminderClock: (@Sendable () -> Date)?
+    _ foundation: ServerFoundation, pushProvider: (any PushProvider)?
 ) throws -> ServerOperations {
     let status = try ServiceStatusFeature(foundation)
     let billing = try BillingFeature(foundation)
@@ -103,7 +102,7 @@ private func composeFeatures(
     let recommendations = RecommendationsFeature(foundation, catalog: catalog, cycle: cycle, history: history, billing: billing)
     let health = HealthFeature(foundation)
     let social = SocialFeature(foundation)
-    let push = PushFeature(foundation, cycle: cycle, provider: pushProvider, reminderClock: reminderClock)
+    let push = PushFeature(foundation, cycle: cycle, provider: pushProvider)
     // Export and deletion cover every feature's rows. Deletion runs from the last owner to the first: health takes the
     // user's audit chain head before leaving the group takes the events lock, the order every health write takes them in.
     let registry = AccountDataRegistry(

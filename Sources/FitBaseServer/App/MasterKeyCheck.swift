@@ -36,11 +36,11 @@ struct MasterKeyCheck: Sendable {
 
     /// Records `masterKey` when the database has no record yet (first start; of several instances starting at once,
     /// the first insert wins), then refuses it unless it is the recorded key.
-    func verify(_ masterKey: MasterKey) async throws {
+    func verify(_ masterKey: MasterKey, now: Date) async throws {
         let sealed = try masterKey.seal(Self.constant, context: Self.context)
         let recorded = try await database.transaction { db in
             try await db.insert(into: Self.table).columns("name", "key_id", "check_value", "updated_at")
-                .values(SQLBind(Self.row), SQLBind(masterKey.id), SQLBind(sealed), SQLBind(Date.storageNow))
+                .values(SQLBind(Self.row), SQLBind(masterKey.id), SQLBind(sealed), SQLBind(now))
                 .ignoringConflicts(with: ["name"])
                 .run()
             return try await Self.recorded(on: db)
@@ -50,10 +50,10 @@ struct MasterKeyCheck: Sendable {
     }
 
     /// Makes `masterKey` the recorded one (master key rotation), on `db` inside the rotation's transaction.
-    static func record(_ masterKey: MasterKey, on db: any SQLDatabase) async throws {
+    static func record(_ masterKey: MasterKey, now: Date, on db: any SQLDatabase) async throws {
         let sealed = try masterKey.seal(constant, context: context)
         try await db.insert(into: table).columns("name", "key_id", "check_value", "updated_at")
-            .values(SQLBind(row), SQLBind(masterKey.id), SQLBind(sealed), SQLBind(Date.storageNow))
+            .values(SQLBind(row), SQLBind(masterKey.id), SQLBind(sealed), SQLBind(now))
             .onConflict(with: ["name"]) { $0.set(excludedValueOf: "key_id").set(excludedValueOf: "check_value").set(excludedValueOf: "updated_at") }
             .run()
     }

@@ -66,6 +66,9 @@ public struct ServerConfiguration: Sendable {
     /// When housekeeping (retention purges, the sweep of accounts never verified) first runs after start, and how
     /// often after that; tests shorten it.
     package var housekeeping: (first: Duration, interval: Duration) = (.seconds(600), .seconds(6 * 3600))
+    /// How often each instance queues the reminders that are due; `nil`: never, the reminder service does not run (tests
+    /// that run a scheduler of their own at the instants they choose).
+    package var reminderInterval: Duration? = .seconds(60)
 
     /// Values as given on the command line; `nil` means "not given".
     public struct Overrides: Sendable {

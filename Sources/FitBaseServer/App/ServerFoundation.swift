@@ -59,7 +59,7 @@ struct ServerFoundation: Sendable {
             if configuration.keystoreLocation != configuration.database {
                 keystore = try await Database.open(configuration.keystoreLocation, logger: logger)
             }
-            keys = HealthKeyStore(database: keystore ?? database)
+            keys = HealthKeyStore(database: keystore ?? database, clock: clock)
             try await keys.prepare()
             // A wrong master key stops start-up here, naming the setting, instead of failing on each health request.
             try await HealthVault(keys: keys, masterKey: masterKey).checkMasterKey()
@@ -72,7 +72,7 @@ struct ServerFoundation: Sendable {
             // records it, after the check above has matched it against any stored health data keys).
             let masterKeyCheck = MasterKeyCheck(database: database)
             try await masterKeyCheck.prepare()
-            try await masterKeyCheck.verify(masterKey)
+            try await masterKeyCheck.verify(masterKey, now: clock.now)
             composer = try await AccountMailComposer.load(appName: configuration.accounts.appName, publicURL: configuration.publicURL)
         } catch {
             try? await keystore?.shutdown()
@@ -87,12 +87,14 @@ struct ServerFoundation: Sendable {
         )
         let outbox = Outbox(masterKey: masterKey, signal: WakeSignal())
         let appleTokenClient = appleCredentials.map {
-            HTTPAppleTokenClient(client: httpClient, baseURL: configuration.identityProviders.appleAPIURL, credentials: $0) as any AppleTokenClient
+            HTTPAppleTokenClient(
+                client: httpClient, baseURL: configuration.identityProviders.appleAPIURL, credentials: $0, clock: clock
+            ) as any AppleTokenClient
         }
         return ServerFoundation(
             configuration: configuration, logger: logger, database: database, keystore: keystore, masterKey: masterKey, vault: vault,
-            audit: AuditLog(database: database), auditKey: auditKey, httpClient: httpClient, outbox: outbox,
-            mailer: mailer ?? configuration.accounts.smtp.map { SMTPMailer(configuration: $0) as any Mailer } ?? LogMailer(logger: logger),
+            audit: AuditLog(database: database, clock: clock), auditKey: auditKey, httpClient: httpClient, outbox: outbox,
+            mailer: mailer ?? configuration.accounts.smtp.map { SMTPMailer(configuration: $0, clock: clock) as any Mailer } ?? LogMailer(logger: logger),
             composer: composer,
             appleTokenClient: appleTokenClient,
             appleTokens: appleTokenClient.map {

@@ -11,13 +11,14 @@ struct BillingFeature: ServerFeature {
     let database: Database
     private let stripeVerifier: StripeSignatureVerifier?
     private let maxBodyBytes: Int
+    private let clock: ServerClock
 
     /// Loads the products file and Apple's root certificates (both fail start-up naming their setting).
     init(_ foundation: ServerFoundation) throws {
         let configuration = foundation.configuration
         let products = try ProductCatalog.load(path: configuration.billing.productsFile)
         let database = foundation.database
-        entitlements = EntitlementService(store: SubscriptionStore(database: database), catalog: products)
+        entitlements = EntitlementService(store: SubscriptionStore(database: database), catalog: products, clock: foundation.clock)
         appStore = try AppStoreSignedDataVerifier.load(configuration.billing).map {
             AppStoreSubscriptions(verifier: $0, catalog: products, database: database, logger: foundation.logger)
         }
@@ -25,11 +26,12 @@ struct BillingFeature: ServerFeature {
         stripeVerifier = configuration.billing.stripeWebhookSecrets.isEmpty ? nil : StripeSignatureVerifier(secrets: configuration.billing.stripeWebhookSecrets)
         maxBodyBytes = configuration.maxBodyBytes
         self.database = database
+        clock = foundation.clock
     }
 
     var dataOwners: [any AccountDataOwner] { [SubscriptionsOwner()] }
 
     var middleware: [ScopedMiddleware] {
-        [ScopedMiddleware(applies: StripeWebhookMiddleware.applies, middleware: StripeWebhookMiddleware(verifier: stripeVerifier, maxBytes: maxBodyBytes))]
+        [ScopedMiddleware(applies: StripeWebhookMiddleware.applies, middleware: StripeWebhookMiddleware(verifier: stripeVerifier, maxBytes: maxBodyBytes, clock: clock))]
     }
 }

@@ -16,7 +16,7 @@ extension BillingOperations {
 
     func getFeatures(_ input: Operations.GetFeatures.Input) async throws -> Operations.GetFeatures.Output {
         let caller = try RequestScope.requireCaller()
-        let tier = try await billingFeature.entitlements.entitlement(of: caller.user).tier
+        let tier = try await billingFeature.entitlements.entitlement(of: caller.user, at: clock.now).tier
         let tiers = billingFeature.entitlements.catalog.tierFeatures
         let features = Feature.allCases.map { feature in
             Components.Schemas.FeatureAccess(
@@ -30,13 +30,13 @@ extension BillingOperations {
     func submitAppStoreTransaction(_ input: Operations.SubmitAppStoreTransaction.Input) async throws -> Operations.SubmitAppStoreTransaction.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        try await configuredAppStore().claim(body.signedTransaction, by: caller.user)
+        try await configuredAppStore().claim(body.signedTransaction, by: caller.user, now: clock.now)
         return .ok(.init(body: .json(try await status(of: caller.user))))
     }
 
     func receiveAppStoreNotification(_ input: Operations.ReceiveAppStoreNotification.Input) async throws -> Operations.ReceiveAppStoreNotification.Output {
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        let outcome = try await configuredAppStore().receive(body.signedPayload)
+        let outcome = try await configuredAppStore().receive(body.signedPayload, now: clock.now)
         return .ok(.init(body: .json(.init(result: outcome == .processed ? .processed : .duplicate))))
     }
 
@@ -45,7 +45,7 @@ extension BillingOperations {
         guard let payload = StripeWebhookScope.verifiedPayload else {
             throw Problem(.badRequest, code: .stripeMissingHeader, detail: "Stripe-Signature was not verified.")
         }
-        let outcome = try await billingFeature.stripe.receive(payload)
+        let outcome = try await billingFeature.stripe.receive(payload, now: clock.now)
         return .ok(.init(body: .json(.init(result: outcome == .processed ? .processed : .duplicate))))
     }
 

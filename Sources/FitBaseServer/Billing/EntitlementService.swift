@@ -6,22 +6,25 @@ import HTTPTypes
 struct EntitlementService: PremiumContentAccess {
     let store: SubscriptionStore
     let catalog: ProductCatalog
+    /// When the gates ask: a subscription counts until the application's clock passes its end.
+    let clock: ServerClock
     private let resolver = EntitlementResolver()
 
-    init(store: SubscriptionStore, catalog: ProductCatalog) {
+    init(store: SubscriptionStore, catalog: ProductCatalog, clock: ServerClock) {
         self.store = store
         self.catalog = catalog
+        self.clock = clock
     }
 
     /// The entitlement of `user` at `now`.
-    func entitlement(of user: UserID, at now: Date = .now) async throws -> Entitlement {
+    func entitlement(of user: UserID, at now: Date) async throws -> Entitlement {
         resolver.resolve(try await store.states(of: user), at: now)
     }
 
     /// Whether the caller may use `feature`. Administrators may use everything (they curate premium content).
     func allows(_ feature: Feature, caller: Caller) async throws -> Bool {
         if caller.role == .admin { return true }
-        return catalog.tierFeatures.allows(feature, for: try await entitlement(of: caller.user).tier)
+        return catalog.tierFeatures.allows(feature, for: try await entitlement(of: caller.user, at: clock.now).tier)
     }
 
     /// Throws 402 `upgrade_required` naming the lowest tier with `feature` unless the caller may use it.

@@ -182,7 +182,7 @@ struct SubscriptionsOwner: InMemoryAccountDataOwner {
         return try OpenAPIValueContainer(unvalidatedValue: items)
     }
 
-    func delete(_ user: UserID, on db: any SQLDatabase) async throws {
+    func delete(_ user: UserID, now: Date, on db: any SQLDatabase) async throws {
         try await db.delete(from: "stripe_customers").where("user_id", .equal, user.rawValue).run()
         try await db.delete(from: "subscriptions").where("user_id", .equal, user.rawValue).run()
     }

@@ -10,6 +10,7 @@ struct CatalogFeature: ServerFeature {
     let responses: CatalogResponses
     private let loadsDemoCatalog: Bool
     private let logger: Logger
+    private let clock: ServerClock
 
     init(_ foundation: ServerFoundation, billing: BillingFeature) {
         database = foundation.database
@@ -18,9 +19,10 @@ struct CatalogFeature: ServerFeature {
         responses = CatalogResponses(store: store, premiumAccess: billing.entitlements)
         loadsDemoCatalog = foundation.configuration.loadsDemoCatalog
         logger = foundation.logger
+        clock = foundation.clock
     }
 
     func start() async throws {
-        if loadsDemoCatalog { try await DemoCatalog.loadIfEmpty(into: database, logger: logger) }
+        if loadsDemoCatalog { try await DemoCatalog.loadIfEmpty(into: database, now: clock.now, logger: logger) }
     }
 }

@@ -14,8 +14,8 @@ package struct CatalogImport: Sendable {
     package var programCount: Int { catalog.programs.count }
     package var recordCount: Int { workoutCount + programCount }
 
-    /// Creates or updates every record in one transaction, reporting `(done, total)` as it goes.
-    package func write(into database: Database, progress: @escaping @Sendable (Int, Int) -> Void) async throws {
-        try await CatalogImporter.importCatalog(catalog, into: database, progress: progress)
+    /// Creates or updates every record in one transaction, stamped `now`, reporting `(done, total)` as it goes.
+    package func write(into database: Database, now: Date, progress: @escaping @Sendable (Int, Int) -> Void) async throws {
+        try await CatalogImporter.importCatalog(catalog, into: database, now: now, progress: progress)
     }
 }

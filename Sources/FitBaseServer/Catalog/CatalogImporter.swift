@@ -100,15 +100,14 @@ enum CatalogImporter {
         return (workouts, programs)
     }
 
-    /// Writes everything in one transaction; running it again with the same file changes nothing.
+    /// Writes everything in one transaction, stamped `now`; running it again with the same file changes nothing.
     static func importCatalog(
-        _ catalog: (workouts: [CatalogWorkout], programs: [CatalogProgram]), into database: Database,
+        _ catalog: (workouts: [CatalogWorkout], programs: [CatalogProgram]), into database: Database, now: Date,
         progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }
     ) async throws {
         let engine = database.engine
         let total = catalog.workouts.count + catalog.programs.count
         try await database.transaction { db in
-            let now = Date.storageNow
             for (index, workout) in catalog.workouts.enumerated() {
                 try await CatalogStore.upsert(workout, engine: engine, now: now, on: db)
                 progress(index + 1, total)

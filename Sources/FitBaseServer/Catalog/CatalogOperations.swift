@@ -71,7 +71,7 @@ extension CatalogOperations {
         try Self.requireAdmin()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
         let workout = try Self.validated(body, id: ids.make())
-        try await catalogFeature.store.save(workout)
+        try await catalogFeature.store.save(workout, now: clock.now)
         return .created(.init(body: .json(CatalogWire.wire(workout, entitled: true))))
     }
 
@@ -82,7 +82,7 @@ extension CatalogOperations {
             throw Problem.notFound("No workout \(input.path.workoutId).")
         }
         let workout = try Self.validated(body, id: id)
-        try await catalogFeature.store.save(workout)
+        try await catalogFeature.store.save(workout, now: clock.now)
         return .ok(.init(body: .json(CatalogWire.wire(workout, entitled: true))))
     }
 

@@ -114,9 +114,9 @@ struct CatalogStore: Sendable {
     // MARK: Writing
 
     /// Creates or replaces `workout` (an admin's edit) in a transaction of its own.
-    func save(_ workout: CatalogWorkout) async throws {
+    func save(_ workout: CatalogWorkout, now: Date) async throws {
         let engine = database.engine
-        try await database.transaction { db in try await Self.upsert(workout, engine: engine, now: .storageNow, on: db) }
+        try await database.transaction { db in try await Self.upsert(workout, engine: engine, now: now, on: db) }
     }
 
     /// Deletes workout `id` in a transaction of its own; `false` when there is none.

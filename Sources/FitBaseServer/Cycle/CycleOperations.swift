@@ -10,8 +10,9 @@ extension CycleOperations {
     func logPeriod(_ input: Operations.LogPeriod.Input) async throws -> Operations.LogPeriod.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        let period = try await cycleFeature.collection.validated(body, id: ids.make(), user: caller.user)
-        try await cycleFeature.collection.save(period, of: caller.user, now: clock.now)
+        let now = clock.now
+        let period = try await cycleFeature.collection.validated(body, id: ids.make(), user: caller.user, now: now)
+        try await cycleFeature.collection.save(period, of: caller.user, now: now)
         return .created(.init(body: .json(CycleWire.wire(period))))
     }
 
@@ -21,8 +22,9 @@ extension CycleOperations {
         guard let id = PeriodID(input.path.periodId), try await cycleFeature.store.exists(id, of: caller.user) else {
             throw Problem.notFound("No period \(input.path.periodId) of yours.")
         }
-        let period = try await cycleFeature.collection.validated(body, id: id, user: caller.user)
-        try await cycleFeature.collection.save(period, of: caller.user, now: clock.now)
+        let now = clock.now
+        let period = try await cycleFeature.collection.validated(body, id: id, user: caller.user, now: now)
+        try await cycleFeature.collection.save(period, of: caller.user, now: now)
         return .ok(.init(body: .json(CycleWire.wire(period))))
     }
 
@@ -89,7 +91,7 @@ extension CycleOperations {
     /// The prediction for today in the user's time zone; 404 `no_cycle_data` without any cycle data.
     private func predict(for user: UserID) async throws -> (prediction: CyclePredictor.Prediction, today: CalendarDay) {
         let profile = try await cycleFeature.profiles.profile(of: user)
-        let today = LocalCalendar.today(in: profile.timeZone)
+        let today = LocalCalendar.day(of: clock.now, in: profile.timeZone)
         let periods = try await cycleFeature.store.periods(of: user)
         try await cycleFeature.collection.audited(read: periods.count, of: user)
         guard let prediction = try await CycleReckoner(store: cycleFeature.store, profiles: cycleFeature.profiles).prediction(for: user, on: today, profile: profile, periods: periods) else {

@@ -147,7 +147,7 @@ struct CyclePeriodsOwner: InMemoryAccountDataOwner {
         return try OpenAPIValueContainer(unvalidatedValue: periods)
     }
 
-    func delete(_ user: UserID, on db: any SQLDatabase) async throws {
+    func delete(_ user: UserID, now: Date, on db: any SQLDatabase) async throws {
         try await db.delete(from: "cycle_periods").where("user_id", .equal, user.rawValue).run()
     }
 }

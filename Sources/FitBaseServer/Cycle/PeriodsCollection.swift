@@ -24,7 +24,7 @@ struct PeriodsCollection: AuditedCollection {
     func save(_ period: Period, of user: UserID, now: Date) async throws {
         let write = PeriodWrite(period: period, row: try await store.sealed(period, of: user))
         do {
-            _ = try await audited(.write, by: user) { db in try await write.write(.now(user, now), on: db) }
+            _ = try await audited(.write, by: user, now: now) { db in try await write.write(.rest(user, now), on: db) }
         } catch {
             throw write.problem(forViolation: error) ?? error
         }
@@ -45,7 +45,7 @@ struct PeriodsCollection: AuditedCollection {
     ) async throws -> any SyncedWrite {
         let body = try decode(Components.Schemas.PeriodInput.self, from: data)
         do {
-            let period = try await validated(body, id: PeriodID(id) ?? PeriodID(), user: reads.user, profile: try await profiles.profile(reads))
+            let period = try await validated(body, id: PeriodID(id) ?? PeriodID(), user: reads.user, now: reads.now, profile: try await profiles.profile(reads))
             return PeriodWrite(period: period, row: try await store.sealed(period, of: reads.user))
         } catch let invalid as InvalidFields {
             throw Problem.validationFailed(invalid)
@@ -64,10 +64,10 @@ struct PeriodsCollection: AuditedCollection {
     // MARK: Rules
 
     /// The period a `PeriodInput` describes (``PeriodRules``), its dates checked against today in the user's time zone;
-    /// throws ``InvalidFields`` with every broken rule.
-    func validated(_ body: Components.Schemas.PeriodInput, id: PeriodID, user: UserID, profile: Profile? = nil) async throws -> Period {
+    /// throws ``InvalidFields`` with every broken rule. Today is the day `now` falls on in the user's time zone.
+    func validated(_ body: Components.Schemas.PeriodInput, id: PeriodID, user: UserID, now: Date, profile: Profile? = nil) async throws -> Period {
         let profile = if let profile { profile } else { try await profiles.profile(of: user) }
-        return try PeriodRules.checked(PeriodDraft(body), id: id, today: LocalCalendar.today(in: profile.timeZone))
+        return try PeriodRules.checked(PeriodDraft(body), id: id, today: LocalCalendar.day(of: now, in: profile.timeZone))
     }
 }
 

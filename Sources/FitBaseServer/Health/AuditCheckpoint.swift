@@ -48,7 +48,7 @@ struct AuditCheckpoint: Codable, Sendable, Equatable {
 
     /// A checkpoint of the heads as they are now, signed with `key`, and kept in `audit_checkpoints` (the oldest beyond
     /// the last 48 dropped).
-    static func make(with key: AuditKey, database: Database, now: Date = .storageNow) async throws -> AuditCheckpoint {
+    static func make(with key: AuditKey, database: Database, now: Date) async throws -> AuditCheckpoint {
         let heads = try await database.withConnection { db in
             try await db.select().columns("subject_id", "seq", "hash").from("audit_heads").orderBy("subject_id").all().map { row in
                 Head(subject: try row.decode(column: "subject_id", as: UUID.self), seq: try row.decode(column: "seq", as: Int64.self), hash: try row.decode(column: "hash", as: String.self))

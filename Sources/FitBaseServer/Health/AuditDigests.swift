@@ -70,7 +70,7 @@ enum AuditDigests {
 
     /// Signs the heads of every chain that moved since its last digest, `batch` at a time; returns how many.
     @discardableResult
-    static func sign(with key: AuditKey, database: Database, batch: Int = 1_000) async throws -> Int {
+    static func sign(with key: AuditKey, database: Database, now: Date, batch: Int = 1_000) async throws -> Int {
         var signed = 0
         while true {
             let heads = try await database.withConnection { db in
@@ -79,7 +79,6 @@ enum AuditDigests {
                     .map { (subject: try $0.decode(column: "subject_id", as: UUID.self), seq: try $0.decode(column: "seq", as: Int64.self), hash: try $0.decode(column: "hash", as: String.self)) }
             }
             if heads.isEmpty { return signed }
-            let now = Date.storageNow
             try await database.transaction { db in
                 for head in heads {
                     // The head's row first: two instances signing at once take turns on it, so each links to the last.
@@ -109,7 +108,7 @@ struct AuditService: Service {
     let audit: AuditLog
     let key: AuditKey
     let logger: Logger
-    var clock = ServerClock.system
+    let clock: ServerClock
     var interval: Duration = .seconds(60)
     var checkpointInterval: TimeInterval = 3600
 
@@ -125,10 +124,11 @@ struct AuditService: Service {
             }
             do {
                 try await audit.flushRefusals()
-                try await AuditDigests.sign(with: key, database: audit.database)
-                if clock.now.timeIntervalSince(lastCheckpoint) >= checkpointInterval {
-                    _ = try await AuditCheckpoint.make(with: key, database: audit.database)
-                    lastCheckpoint = clock.now
+                let now = clock.now
+                try await AuditDigests.sign(with: key, database: audit.database, now: now)
+                if now.timeIntervalSince(lastCheckpoint) >= checkpointInterval {
+                    _ = try await AuditCheckpoint.make(with: key, database: audit.database, now: now)
+                    lastCheckpoint = now
                 }
             } catch {
                 logger.error("audit digest run failed", metadata: ["error": "\(error)"])

@@ -9,22 +9,26 @@ import SQLKit
 /// client hammering an endpoint it may not use writes nothing per request.
 struct AuditLog: Sendable {
     let database: Database
+    /// When entries appended outside a change are written.
+    let clock: ServerClock
     let refusals: AuditRefusals
     private let queue: AuditQueue
 
-    init(database: Database, refusals: AuditRefusals = AuditRefusals()) {
+    init(database: Database, clock: ServerClock, refusals: AuditRefusals = AuditRefusals()) {
         self.database = database
+        self.clock = clock
         self.refusals = refusals
         self.queue = AuditQueue()
     }
 
-    /// Appends inside the caller's transaction (so the entry commits with the change it records).
+    /// Appends inside the caller's transaction (so the entry commits with the change it records), at `now` (the
+    /// change's time).
     @discardableResult
-    static func append(_ event: AuditEvent, on db: any SQLDatabase, engine: DatabaseEngine) async throws -> AuditEntry {
+    static func append(_ event: AuditEvent, now: Date, on db: any SQLDatabase, engine: DatabaseEngine) async throws -> AuditEntry {
         // The chain's next position and last hash, claimed by moving its head: the row stays locked until commit.
         let head = try await claimHead(event.subject.rawValue).first(on: db)
         var entry = AuditEntry(
-            seq: try head?.decode(column: "seq", as: Int64.self) ?? 1, at: .storageNow, actorID: event.actor?.rawValue,
+            seq: try head?.decode(column: "seq", as: Int64.self) ?? 1, at: now, actorID: event.actor?.rawValue,
             subjectID: event.subject.rawValue, action: event.action.rawValue, resource: event.resource, count: event.count,
             requestID: event.requestID, clientRequestID: event.clientRequestID, outcome: event.outcome.rawValue,
             prevHash: try head?.decode(column: "hash", as: String.self) ?? AuditChain.genesis, hash: ""
@@ -64,11 +68,12 @@ struct AuditLog: Sendable {
     func append(_ event: AuditEvent) async throws {
         // A refusal is counted, unless the tally is full (then it is written now, as before).
         if event.outcome == .denied, refusals.count(event) { return }
-        let database = self.database
+        let (database, clock) = (self.database, self.clock)
         try await queue.append(event) { events in
             let engine = database.engine
+            let now = clock.now
             try await database.transaction { db in
-                for event in events { _ = try await Self.append(event, on: db, engine: engine) }
+                for event in events { _ = try await Self.append(event, now: now, on: db, engine: engine) }
             }
         }
     }
@@ -80,9 +85,10 @@ struct AuditLog: Sendable {
         let pending = refusals.take()
         guard !pending.isEmpty else { return 0 }
         let engine = database.engine
+        let now = clock.now
         do {
             try await database.transaction { db in
-                for event in pending { _ = try await Self.append(event, on: db, engine: engine) }
+                for event in pending { _ = try await Self.append(event, now: now, on: db, engine: engine) }
             }
         } catch {
             refusals.restore(pending)

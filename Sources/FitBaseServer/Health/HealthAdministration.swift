@@ -8,10 +8,13 @@ import SQLKit
 package struct HealthAdministration: Sendable {
     let configuration: ServerConfiguration
     let logger: Logger
+    /// When keys, the master key's record and checkpoints are made (the command line: the system's).
+    let clock: ServerClock
 
-    package init(configuration: ServerConfiguration, logger: Logger) {
+    package init(configuration: ServerConfiguration, logger: Logger, clock: ServerClock) {
         self.configuration = configuration
         self.logger = logger
+        self.clock = clock
     }
 
     /// What a rotation did.
@@ -44,13 +47,13 @@ package struct HealthAdministration: Sendable {
 
     private func rotate(from current: MasterKey, to next: MasterKey, newKeyFile: String, database: Database, keystore: Database) async throws -> Rotation {
         try await MigrationRunner.forServer(database: database, logger: logger).run()
-        let keys = HealthKeyStore(database: keystore)
+        let keys = HealthKeyStore(database: keystore, clock: clock)
         try await keys.prepare()
         let vault = HealthVault(keys: keys, masterKey: current)
         try await vault.checkMasterKey()
         let check = MasterKeyCheck(database: database)
         try await check.prepare()
-        try await check.verify(current)
+        try await check.verify(current, now: clock.now)
         let rewrapped = try await keys.rewrapAll { wrapped in
             let key = try vault.unwrap(wrapped)
             var fresh = wrapped
@@ -81,7 +84,7 @@ package struct HealthAdministration: Sendable {
                 let context = SigningKeys.context(stored.kid)
                 return try next.seal(try current.open(stored.sealedPrivateKey, context: context), context: context)
             }
-            try await MasterKeyCheck.record(next, on: db)
+            try await MasterKeyCheck.record(next, now: clock.now, on: db)
             return (rows.count, signingKeys)
         }
         return Rotation(healthKeys: rewrapped, appleTokens: tokens, signingKeys: signingKeys, newKeyID: next.id, newKeyFile: newKeyFile)
@@ -104,7 +107,7 @@ package struct HealthAdministration: Sendable {
     package func verifyAuditChain(checkpointFile: String? = nil) async throws -> AuditVerdict {
         let external = try checkpointFile.map { try AuditCheckpoint.decoder.decode(AuditCheckpoint.self, from: Data(contentsOf: URL(fileURLWithPath: $0))) }
         return try await withAuditKeys { database, auditKeys in
-            var verdict = try await AuditLog(database: database).verify(keys: auditKeys)
+            var verdict = try await AuditLog(database: database, clock: clock).verify(keys: auditKeys)
             for checkpoint in [try await AuditCheckpoint.latest(in: database), external].compactMap(\.self) where verdict.firstBreak == nil {
                 verdict.firstBreak = try await checkpoint.firstBreak(in: database, keys: auditKeys)
                 verdict.checkpoints += 1
@@ -121,7 +124,7 @@ package struct HealthAdministration: Sendable {
     package func writeAuditCheckpoint(to path: String) async throws -> Int {
         try await withAuditKeys { database, auditKeys in
             guard let key = AuditKey.current(of: auditKeys) else { throw AuditCheckpointError.noAuditKey }
-            let checkpoint = try await AuditCheckpoint.make(with: key, database: database)
+            let checkpoint = try await AuditCheckpoint.make(with: key, database: database, now: clock.now)
             try AuditCheckpoint.encoder.encode(checkpoint).write(to: URL(fileURLWithPath: path), options: .atomic)
             return checkpoint.chains
         }
@@ -132,7 +135,7 @@ package struct HealthAdministration: Sendable {
         let masterKey = try MasterKey.load(for: configuration)
         return try await withDatabases { database, keystore in
             try await MigrationRunner.forServer(database: database, logger: logger).run()
-            let keys = HealthKeyStore(database: keystore)
+            let keys = HealthKeyStore(database: keystore, clock: clock)
             try await keys.prepare()
             return try await body(database, try await AuditKey.load(from: keys, masterKey: masterKey, creating: false))
         }

@@ -66,7 +66,7 @@ struct HealthSamplesOwner: BulkAccountDataOwner {
 
     /// What ``deleteInBatches(_:database:)`` left (nothing, unless a sample arrived meanwhile), its totals and its
     /// count, in the account's last transaction.
-    func delete(_ user: UserID, on db: any SQLDatabase) async throws {
+    func delete(_ user: UserID, now: Date, on db: any SQLDatabase) async throws {
         // The user's feed row before their audit chain's head, in the order every health write takes them (no deadlock with a
         // push from another device). The key goes first: should the deletion then fail, what is left is unreadable
         // (and skipped by reads), never readable without an account.
@@ -78,7 +78,7 @@ struct HealthSamplesOwner: BulkAccountDataOwner {
         guard hadKey || deleted > 0 else { return }  // never had health data: nothing to record
         try await AuditLog.append(
             AuditEvent(actor: RequestScope.current.caller?.user, subject: user, action: .delete, resource: "healthKey", count: deleted),
-            on: db, engine: records.database.engine
+            now: now, on: db, engine: records.database.engine
         )
     }
 }

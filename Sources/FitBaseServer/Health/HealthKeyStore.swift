@@ -8,6 +8,8 @@ import SQLKit
 /// therefore holds ciphertext only, and deleting a key makes every copy of that user's samples unreadable.
 struct HealthKeyStore: Sendable {
     let database: Database
+    /// When keys are made (their `created_at`).
+    let clock: ServerClock
 
     /// A user's data key as stored: its id (written beside every ciphertext it sealed), the id of the master key that
     /// wraps it, and the wrapped bytes.
@@ -57,7 +59,7 @@ struct HealthKeyStore: Sendable {
     func insertAuditKeyIfAbsent(id: String, masterKeyID: String, wrapped: Data) async throws {
         try await database.transaction { db in
             try await db.insert(into: "audit_keys").columns("key_id", "master_key_id", "wrapped", "created_at")
-                .values(SQLBind(id), SQLBind(masterKeyID), SQLBind(wrapped), SQLBind(Date.storageNow))
+                .values(SQLBind(id), SQLBind(masterKeyID), SQLBind(wrapped), SQLBind(clock.now))
                 .ignoringConflicts(with: ["key_id"])
                 .run()
         }
@@ -86,7 +88,7 @@ struct HealthKeyStore: Sendable {
     func insertIfAbsent(_ key: WrappedKey) async throws -> WrappedKey {
         try await database.transaction { db in
             try await db.insert(into: "health_data_keys").columns(Self.columns + ["created_at"])
-                .values(SQLBind(key.user.rawValue), SQLBind(key.keyID), SQLBind(key.masterKeyID), SQLBind(key.wrapped), SQLBind(Date.storageNow))
+                .values(SQLBind(key.user.rawValue), SQLBind(key.keyID), SQLBind(key.masterKeyID), SQLBind(key.wrapped), SQLBind(clock.now))
                 .ignoringConflicts(with: ["user_id"])
                 .run()
             guard let stored = try await db.select().columns(Self.columns).from("health_data_keys")

@@ -14,7 +14,7 @@ extension HealthOperations {
             throw Problem.batchTooLarge("samples", maximum: HealthRecords.maximumBatch, noun: "samples", request: "An upload")
         }
         try await healthFeature.records.requireConsent(of: caller.user, toUpload: true, resource: "healthSamples")
-        let outcomes = try await healthFeature.records.upload(body.samples.map(HealthWire.input), by: caller.user)
+        let outcomes = try await healthFeature.records.upload(body.samples.map(HealthWire.input), by: caller.user, now: clock.now)
         return .ok(.init(body: .json(.init(
             results: outcomes.map { outcome in
                 .init(id: outcome.id, status: HealthWire.wire(outcome.status), problem: outcome.problem?.wire(instance: "/v1/health/samples"))
@@ -40,7 +40,7 @@ extension HealthOperations {
     func deleteHealthSample(_ input: Operations.DeleteHealthSample.Input) async throws -> Operations.DeleteHealthSample.Output {
         let caller = try RequestScope.requireCaller()
         try await healthFeature.records.requireConsent(of: caller.user, toUpload: false, resource: "healthSamples")
-        guard let id = HealthSampleID(input.path.sampleId), try await healthFeature.records.delete(id, of: caller.user) else {
+        guard let id = HealthSampleID(input.path.sampleId), try await healthFeature.records.delete(id, of: caller.user, now: clock.now) else {
             throw Problem.notFound("No health sample \(input.path.sampleId) of yours.")
         }
         return .noContent(.init())

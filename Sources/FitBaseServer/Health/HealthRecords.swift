@@ -48,7 +48,7 @@ struct HealthRecords: Sendable {
 
     /// Checks every sample on its own, seals the good ones and stores those not stored before, in one transaction
     /// with their feed entries and one audit entry. A bad sample is rejected alone, its fields named `samples[i].…`.
-    func upload(_ inputs: [HealthSampleInput], by user: UserID, action: AuditAction = .write, now: Date = .storageNow) async throws -> [Outcome] {
+    func upload(_ inputs: [HealthSampleInput], by user: UserID, action: AuditAction = .write, now: Date) async throws -> [Outcome] {
         var outcomes: [Outcome] = []
         outcomes.reserveCapacity(inputs.count)
         var accepted: [(index: Int, sample: HealthSample)] = []
@@ -74,9 +74,9 @@ struct HealthRecords: Sendable {
         let quota = sampleQuota
         let (taken, inserted) = try await database.transaction { db in
             // A row whose id is stored already is not inserted; of those, the ones another user holds are refused.
-            let inserted = try await HealthSamplesCollection.write(batch, vault: vault, quota: quota, .now(user, now), on: db).inserted
+            let inserted = try await HealthSamplesCollection.write(batch, vault: vault, quota: quota, .rest(user, now), on: db).inserted
             let taken = try await HealthSampleStore.takenByOthers(batch.rows.map(\.id).filter { !inserted.contains($0) }, user: user, on: db)
-            try await AuditLog.append(AuditEvent(actor: user, subject: user, action: action, resource: "healthSamples", count: inserted.count), on: db, engine: engine)
+            try await AuditLog.append(AuditEvent(actor: user, subject: user, action: action, resource: "healthSamples", count: inserted.count), now: now, on: db, engine: engine)
             return (taken, inserted)
         }
         // Outcomes are in input order, one per sample.
@@ -94,12 +94,11 @@ struct HealthRecords: Sendable {
     }
 
     /// Deletes one of the user's samples (a tombstone enters the feed); whether it was there.
-    func delete(_ id: HealthSampleID, of user: UserID, action: AuditAction = .delete) async throws -> Bool {
+    func delete(_ id: HealthSampleID, of user: UserID, action: AuditAction = .delete, now: Date) async throws -> Bool {
         let engine = database.engine
-        let now = Date.storageNow
         return try await database.transaction { db in
-            let deleted = try await HealthSamplesCollection(health: self).delete(id.description, .now(user, now), on: db) != nil
-            try await AuditLog.append(AuditEvent(actor: user, subject: user, action: action, resource: "healthSamples", count: deleted ? 1 : 0), on: db, engine: engine)
+            let deleted = try await HealthSamplesCollection(health: self).delete(id.description, .rest(user, now), on: db) != nil
+            try await AuditLog.append(AuditEvent(actor: user, subject: user, action: action, resource: "healthSamples", count: deleted ? 1 : 0), now: now, on: db, engine: engine)
             return deleted
         }
     }

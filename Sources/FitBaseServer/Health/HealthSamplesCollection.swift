@@ -27,7 +27,7 @@ struct HealthSamplesCollection: SyncedCollection {
         let firstSeq = try await SyncFeed.reserve(batch.rows.count, of: write.user, on: db)
         let inserted = try await HealthSampleStore.insert(batch.rows, of: write.user, firstSeq: firstSeq, updatedAt: write.updatedAt, now: write.now, on: db)
         try await HealthSampleQuota.count(inserted.count, of: write.user, limit: quota, on: db)
-        let revived = try await SyncFeed.entered(.healthSamples, ids: batch.rows.filter { inserted.contains($0.id) }.map(\.id.rawValue), of: write.user, on: db)
+        let revived = try await SyncFeed.entered(.healthSamples, ids: batch.rows.filter { inserted.contains($0.id) }.map(\.id.rawValue), of: write.user, now: write.now, on: db)
         let changes = batch.rows.enumerated().filter { inserted.contains($0.element.id) }.map { offset, row in
             SyncChange(
                 collection: .healthSamples, recordID: row.id.description, seq: firstSeq + offset,
@@ -59,7 +59,7 @@ struct HealthSamplesCollection: SyncedCollection {
         var input = HealthWire.input(body)
         input.id = id
         let sample: HealthSample
-        switch HealthSampleValidator.validate(input, now: .now) {
+        switch HealthSampleValidator.validate(input, now: reads.now) {
         case .success(let valid): sample = valid
         case .failure(let failure): throw Problem.validationFailed(failure.errors.map { .init(field: $0.field, message: $0.message) })
         }
@@ -90,8 +90,8 @@ struct HealthSamplesCollection: SyncedCollection {
         return try wire(try await health.open(rows, of: user), id: \.id.description, HealthWire.wire)
     }
 
-    func pushed(_ count: Int, of user: UserID, on db: any SQLDatabase) async throws {
-        try await AuditLog.append(AuditEvent(actor: user, subject: user, action: .sync, resource: "healthSamples", count: count), on: db, engine: health.database.engine)
+    func pushed(_ count: Int, of user: UserID, now: Date, on db: any SQLDatabase) async throws {
+        try await AuditLog.append(AuditEvent(actor: user, subject: user, action: .sync, resource: "healthSamples", count: count), now: now, on: db, engine: health.database.engine)
     }
 
     func pulled(_ count: Int, of user: UserID) async throws {

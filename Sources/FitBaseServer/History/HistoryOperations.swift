@@ -10,8 +10,9 @@ extension HistoryOperations {
     func logWorkout(_ input: Operations.LogWorkout.Input) async throws -> Operations.LogWorkout.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        let log = try await historyFeature.collection.validated(body, id: ids.make(), user: caller.user)
-        try await historyFeature.collection.save(log, of: caller.user, now: clock.now)
+        let now = clock.now
+        let log = try await historyFeature.collection.validated(body, id: ids.make(), user: caller.user, now: now)
+        try await historyFeature.collection.save(log, of: caller.user, now: now)
         return .created(.init(body: .json(HistoryWire.wire(log))))
     }
 
@@ -50,7 +51,7 @@ extension HistoryOperations {
         if detailed { try await historyFeature.entitlements.require(.analytics, caller: caller, doing: "Detailed statistics") }
         let logs = try await historyFeature.history.allLogs(of: caller.user)
         try await historyFeature.collection.audited(read: logs.count, of: caller.user)
-        let today = LocalCalendar.today(in: try await historyFeature.collection.profiles.profile(of: caller.user).timeZone)
+        let today = LocalCalendar.day(of: clock.now, in: try await historyFeature.collection.profiles.profile(of: caller.user).timeZone)
         let statistics = HistoryStatistics(logs: logs, today: today)
         let basic = Components.Schemas.HistoryStats(
             totalWorkouts: statistics.totalWorkouts, totalMinutes: statistics.totalMinutes, currentStreak: statistics.currentStreak,

@@ -26,7 +26,7 @@ struct WorkoutLogsCollection: AuditedCollection {
     @discardableResult
     func save(_ log: WorkoutLog, of user: UserID, now: Date) async throws -> GroupID? {
         let write = WorkoutLogWrite(log: log, sealed: try await store.sealed(log, of: user))
-        return try await audited(.write, by: user) { db in try await write.saved(.new(user, now), on: db).group }
+        return try await audited(.write, by: user, now: now) { db in try await write.saved(.created(user, now), on: db).group }
     }
 
     /// Deletes a log with its effects; whether it was there.
@@ -46,7 +46,7 @@ struct WorkoutLogsCollection: AuditedCollection {
         let body = try decode(Components.Schemas.WorkoutLogInput.self, from: data)
         do {
             let log = try await validated(
-                body, id: WorkoutLogID(id) ?? WorkoutLogID(), user: reads.user, profile: try await profiles.profile(reads),
+                body, id: WorkoutLogID(id) ?? WorkoutLogID(), user: reads.user, now: reads.now, profile: try await profiles.profile(reads),
                 periods: try await cycle.store.periods(reads), workouts: try await CatalogLookup.shared(by: reads, store: catalog)
             )
             return WorkoutLogWrite(log: log, sealed: try await store.sealed(log, of: reads.user))
@@ -71,15 +71,15 @@ struct WorkoutLogsCollection: AuditedCollection {
 
     /// The log a `WorkoutLogInput` describes (``WorkoutLogRules``), with the local day in the user's time zone and the
     /// cycle position on that day fixed; throws ``InvalidFields`` with every broken rule. A caller validating many logs
-    /// passes the profile, periods and catalog lookup it has read once.
+    /// passes the profile, periods and catalog lookup it has read once. `now` is the write's time.
     func validated(
-        _ body: Components.Schemas.WorkoutLogInput, id: WorkoutLogID, user: UserID, profile: Profile? = nil, periods: [Period]? = nil,
+        _ body: Components.Schemas.WorkoutLogInput, id: WorkoutLogID, user: UserID, now: Date, profile: Profile? = nil, periods: [Period]? = nil,
         workouts: CatalogLookup? = nil
     ) async throws -> WorkoutLog {
         let draft = WorkoutLogDraft(body)
         let workouts = workouts ?? CatalogLookup(store: catalog)
         let workout: CatalogWorkout? = if let id = draft.workoutID { try await workouts.workout(id) } else { nil }
-        let checked = try WorkoutLogRules.checked(draft, workout: workout, now: .now)
+        let checked = try WorkoutLogRules.checked(draft, workout: workout, now: now)
         let profile = if let profile { profile } else { try await profiles.profile(of: user) }
         let localDate = LocalCalendar.day(of: draft.completedAt, in: profile.timeZone)
         let position = try await cycle.prediction(for: user, on: localDate, profile: profile, periods: periods)?.today

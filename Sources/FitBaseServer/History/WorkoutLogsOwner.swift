@@ -32,7 +32,7 @@ struct WorkoutLogsOwner: InMemoryAccountDataOwner {
         return try OpenAPIValueContainer(unvalidatedValue: logs)
     }
 
-    func delete(_ user: UserID, on db: any SQLDatabase) async throws {
+    func delete(_ user: UserID, now: Date, on db: any SQLDatabase) async throws {
         try await db.delete(from: "workout_logs").where("user_id", .equal, user.rawValue).run()
     }
 }

@@ -8,10 +8,10 @@ struct MIMEMessage: Sendable {
     /// The message as sent after SMTP `DATA`, before dot-stuffing.
     let text: String
 
-    /// Dated now, with a new `Message-ID`.
+    /// Dated `date` (when it is sent), with a new `Message-ID`.
     ///
     /// - Throws: `.permanent` when the subject holds a line break (it would start a header of its own).
-    init(_ message: MailMessage, from sender: MailAddress, to recipient: MailAddress) throws(MailDeliveryError) {
+    init(_ message: MailMessage, from sender: MailAddress, to recipient: MailAddress, date: Date) throws(MailDeliveryError) {
         let uniqueID = UUID.random()
         guard !message.subject.contains(where: \.isNewline) else {
             throw .permanent("the subject contains a line break")
@@ -19,7 +19,7 @@ struct MIMEMessage: Sendable {
         // `=_` never occurs in quoted-printable text, so the boundary cannot collide with a part's content.
         let boundary = "=_FitBase_\(uniqueID.uuidString)"
         let headers = [
-            "Date: \(Self.headerDate(Date()))",
+            "Date: \(Self.headerDate(date))",
             "From: \(sender.headerValue)",
             "To: \(recipient.headerValue)",
             "Subject: \(Self.headerText(message.subject, after: "Subject: "))",

@@ -137,7 +137,7 @@ struct OutboxOwner: InMemoryAccountDataOwner {
         return try OpenAPIValueContainer(unvalidatedValue: emails)
     }
 
-    func delete(_ user: UserID, on db: any SQLDatabase) async throws {
+    func delete(_ user: UserID, now: Date, on db: any SQLDatabase) async throws {
         try await db.delete(from: "outbox").where("user_id", .equal, user.rawValue).where("kind", .equal, "email").run()
     }
 }

@@ -16,15 +16,18 @@ struct SMTPMailer: Mailer {
     private let eventLoopGroup: any EventLoopGroup
     private let connectTimeout: TimeAmount
     private let replyTimeout: TimeAmount
+    private let clock: ServerClock
 
     /// - Parameters:
+    ///   - clock: what messages' `Date` header says.
     ///   - connectTimeout: how long the TCP connection may take.
     ///   - replyTimeout: how long the server may take to answer each command, the message included.
     init(
-        configuration: SMTPConfiguration, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        configuration: SMTPConfiguration, clock: ServerClock, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         connectTimeout: Duration = .seconds(30), replyTimeout: Duration = .seconds(30)
     ) {
         self.configuration = configuration
+        self.clock = clock
         self.eventLoopGroup = eventLoopGroup
         self.connectTimeout = TimeAmount(connectTimeout)
         self.replyTimeout = TimeAmount(replyTimeout)
@@ -37,7 +40,7 @@ struct SMTPMailer: Mailer {
         guard let recipient = MailAddress(parsing: message.to) else {
             throw .permanent("invalid recipient address \(String(reflecting: message.to))")
         }
-        let document = try MIMEMessage(message, from: sender, to: recipient)
+        let document = try MIMEMessage(message, from: sender, to: recipient, date: clock.now)
         let tls = configuration.security == .none ? nil : try makeTLSContext()
 
         let connection = try await SMTPConnection.open(

@@ -55,7 +55,7 @@ extension PlanOperations {
 
     func getPlanProgression(_ input: Operations.GetPlanProgression.Input) async throws -> Operations.GetPlanProgression.Output {
         let caller = try RequestScope.requireCaller()
-        guard let id = PlanID(input.path.planId), let suggestion = try await plansFeature.progression.suggestion(for: id, week: input.query.week, caller: caller) else {
+        guard let id = PlanID(input.path.planId), let suggestion = try await plansFeature.progression.suggestion(for: id, week: input.query.week, caller: caller, now: clock.now) else {
             throw Problem.notFound("No plan \(input.path.planId) of yours.")
         }
         return .ok(.init(body: .json(PlanWire.wire(suggestion, of: id))))

@@ -20,12 +20,12 @@ struct PlanProgressionService: Sendable {
 
     /// The suggestion for week `requested` of plan `id` (by default the week after the one holding the caller's
     /// today); `nil` when the caller has no such plan, whatever their tier. Throws 402 without the feature and 400
-    /// naming `week` for a week the plan does not have.
-    func suggestion(for id: PlanID, week requested: Int?, caller: Caller) async throws -> PlanProgression.Suggestion? {
+    /// naming `week` for a week the plan does not have. The caller's today is the day `now` falls on in their zone.
+    func suggestion(for id: PlanID, week requested: Int?, caller: Caller, now: Date) async throws -> PlanProgression.Suggestion? {
         guard let plan = try await plans.plan(id, of: caller.user)?.plan else { return nil }
         try await entitlements.require(.advancedProgression, caller: caller, doing: "Progressive plan suggestions")
         let profile = try await profiles.profile(of: caller.user)
-        let today = LocalCalendar.today(in: profile.timeZone)
+        let today = LocalCalendar.day(of: now, in: profile.timeZone)
         let weekCount = plan.weeklyWorkouts.count
         guard let week = requested ?? PlanProgression.upcomingWeek(planStart: plan.startDate, weekCount: weekCount, today: today) ?? (weekCount == 0 ? 1 : nil)
         else {

@@ -125,7 +125,7 @@ struct TrainingPlansOwner: InMemoryAccountDataOwner {
         return try OpenAPIValueContainer(unvalidatedValue: plans)
     }
 
-    func delete(_ user: UserID, on db: any SQLDatabase) async throws {
+    func delete(_ user: UserID, now: Date, on db: any SQLDatabase) async throws {
         try await db.delete(from: "training_plans").where("user_id", .equal, user.rawValue).run()
     }
 }

@@ -38,14 +38,14 @@ struct PlansCollection: SyncedCollection {
     /// Adds a new plan of `caller`; a plan beyond their tier's is refused with its 402 (counted in the transaction).
     func create(_ plan: TrainingPlan, by caller: Caller, now: Date) async throws -> StoredPlan {
         let write = PlanWrite(plan: plan, limit: try await limit(for: caller))
-        return try await database.transaction { db in try await write.saved(.now(caller.user, now), on: db).plan }
+        return try await database.transaction { db in try await write.saved(.rest(caller.user, now), on: db).plan }
     }
 
     /// Replaces the plan if it is the user's, bumping its version; `nil` when there is no such plan of theirs.
     func replace(_ plan: TrainingPlan, of user: UserID, now: Date) async throws -> StoredPlan? {
         try await database.transaction { db in
             guard try await PlanStore.exists(plan.id, of: user, on: db) else { return nil }
-            return try await PlanWrite(plan: plan).saved(.now(user, now), on: db).plan
+            return try await PlanWrite(plan: plan).saved(.rest(user, now), on: db).plan
         }
     }
 

@@ -12,7 +12,7 @@ import NIOSSL
 ///
 /// ```swift
 /// let push: any PushProvider
-/// let apns = try APNsConfiguration(environment: environment).map { APNsProvider(configuration: $0, logger: logger) }
+/// let apns = try APNsConfiguration(environment: environment).map { APNsProvider(configuration: $0, logger: logger, clock: clock) }
 /// push = apns ?? LogPushProvider(logger: logger)
 /// // … and when the server stops, after the outbox worker: try await apns?.shutdown()
 /// ```
@@ -46,17 +46,22 @@ package final class APNsProvider: PushProvider {
     private let client: HTTPClient
     private let logger: Logger
     private let requestTimeout: TimeAmount
+    private let clock: ServerClock
 
     /// - Parameters:
     ///   - requestTimeout: how long one push may take, waiting for a connection or a stream included.
     ///   - connectTimeout: how long connecting (TCP and TLS) may take; the client tries again meanwhile.
+    ///   - clock: when provider tokens are issued and Apple's `Retry-After` dates are counted from (the application's;
+    ///     the system's for a provider used on its own, as the benchmarks do).
     package init(
-        configuration: APNsConfiguration, logger: Logger, requestTimeout: Duration = .seconds(30), connectTimeout: Duration = .seconds(10)
+        configuration: APNsConfiguration, logger: Logger, requestTimeout: Duration = .seconds(30), connectTimeout: Duration = .seconds(10),
+        clock: ServerClock
     ) {
         self.configuration = configuration
         self.logger = logger
         self.requestTimeout = TimeAmount(requestTimeout)
-        tokens = APNsProviderTokens(teamID: configuration.teamID, keyID: configuration.keyID, privateKey: configuration.privateKey)
+        self.clock = clock
+        tokens = APNsProviderTokens(teamID: configuration.teamID, keyID: configuration.keyID, privateKey: configuration.privateKey, now: { clock.now })
 
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = .tlsv12
@@ -188,7 +193,7 @@ package final class APNsProvider: PushProvider {
                 return .delivered(apnsID: response.headers.first(name: "apns-id"))
             }
             return .refused(
-                APNsRefusal(status: Int(response.status.code), body: Data(buffer: body), retryAfter: response.headers.first(name: "retry-after"))
+                APNsRefusal(status: Int(response.status.code), body: Data(buffer: body), retryAfter: response.headers.first(name: "retry-after"), now: clock.now)
             )
         } catch {
             return .failed(error)

@@ -42,7 +42,7 @@ final class APNsProviderTokens: Sendable {
     private let now: @Sendable () -> Date
     private let state = Mutex(State())
 
-    init(teamID: String, keyID: String, privateKey: P256.Signing.PrivateKey, now: @escaping @Sendable () -> Date = { Date() }) {
+    init(teamID: String, keyID: String, privateKey: P256.Signing.PrivateKey, now: @escaping @Sendable () -> Date) {
         self.teamID = teamID
         self.keyID = keyID
         self.privateKey = privateKey

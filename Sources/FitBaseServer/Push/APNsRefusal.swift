@@ -51,7 +51,7 @@ struct APNsRefusal: Sendable, Equatable {
     /// Reads Apple's answer: `status`, the JSON body (a missing or unreadable one leaves `HTTP <status>` as the reason)
     /// and `Retry-After`, in either of HTTP's forms: delta-seconds, or an HTTP-date (counted from `now`; a date already
     /// past means "now").
-    init(status: Int, body: Data, retryAfter: String?, now: Date = Date()) {
+    init(status: Int, body: Data, retryAfter: String?, now: Date) {
         struct Body: Decodable {
             let reason: String?
             /// Milliseconds since 1970.

@@ -37,7 +37,7 @@ struct DeviceRegistration: Sendable, Equatable {
 }
 
 /// SQL for `devices`. A device belongs to the session that registered it: the session's end removes it (see
-/// ``SessionStore/ended(_:on:)``), and with it the pushes still queued for it.
+/// ``SessionStore/ended(_:now:on:)``), and with it the pushes still queued for it.
 struct DeviceStore: Sendable {
     /// Devices one account may have; registering one more drops the one registered longest ago (an app reinstalled
     /// without signing out leaves its old token behind, and the newest registration is the one in use).
@@ -191,7 +191,7 @@ struct DevicesOwner: InMemoryAccountDataOwner {
         return try OpenAPIValueContainer(unvalidatedValue: devices)
     }
 
-    func delete(_ user: UserID, on db: any SQLDatabase) async throws {
+    func delete(_ user: UserID, now: Date, on db: any SQLDatabase) async throws {
         try await db.delete(from: "outbox").where("user_id", .equal, user.rawValue).where("kind", .equal, PushQueue.kind).run()
         try await db.delete(from: "devices").where("user_id", .equal, user.rawValue).run()
         try await db.delete(from: "push_reminder_claims").where("user_id", .equal, user.rawValue).run()

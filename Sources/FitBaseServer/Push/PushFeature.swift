@@ -10,22 +10,23 @@ struct PushFeature: ServerFeature {
     /// - Parameters:
     ///   - provider: where pushes go instead of Apple (tests record them); by default Apple's provider API once
     ///     configured, and the log until then.
-    ///   - reminderClock: the reminders' clock (tests move it).
-    init(_ foundation: ServerFoundation, cycle: CycleFeature, provider: (any PushProvider)?, reminderClock: (@Sendable () -> Date)?) {
+    init(_ foundation: ServerFoundation, cycle: CycleFeature, provider: (any PushProvider)?) {
         let (database, logger) = (foundation.database, foundation.logger)
         store = DeviceStore(database: database)
-        let apns = provider == nil ? foundation.configuration.apns.map { APNsProvider(configuration: $0, logger: logger) } : nil
-        workers = [
-            // The provider's connections close after the worker has stopped (services stop in reverse order).
-            APNsProviderService(provider: apns),
-            PushWorker(database: database, provider: provider ?? apns ?? LogPushProvider(logger: logger), logger: logger, clock: foundation.clock),
+        let apns = provider == nil ? foundation.configuration.apns.map { APNsProvider(configuration: $0, logger: logger, clock: foundation.clock) } : nil
+        let reminders = foundation.configuration.reminderInterval.map { interval in
             ReminderService(
                 scheduler: ReminderScheduler(
                     database: database, cycle: cycle.reckoner, claimKey: foundation.masterKey.derivedKey(for: "push reminder claims")
                 ),
-                logger: logger, now: reminderClock ?? { [clock = foundation.clock] in clock.now }
-            ),
-        ]
+                logger: logger, clock: foundation.clock, interval: interval
+            )
+        }
+        workers = [
+            // The provider's connections close after the worker has stopped (services stop in reverse order).
+            APNsProviderService(provider: apns),
+            PushWorker(database: database, provider: provider ?? apns ?? LogPushProvider(logger: logger), logger: logger, clock: foundation.clock),
+        ] + (reminders.map { [$0] } ?? [])
     }
 
     var dataOwners: [any AccountDataOwner] { [DevicesOwner()] }

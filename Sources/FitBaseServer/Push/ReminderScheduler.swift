@@ -144,17 +144,17 @@ struct ReminderScheduler: Sendable {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let parts = day.description.split(separator: "-").compactMap { Int($0) }
-        return calendar.startOfDay(for: calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2], hour: 12)) ?? .now)
+        return calendar.startOfDay(for: calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2], hour: 12)) ?? Date(timeIntervalSince1970: TimeInterval(day.daysSince1970) * 86_400))
     }
 }
 
-/// Runs ``ReminderScheduler`` every minute on every instance until graceful shutdown; failures are logged.
+/// Runs ``ReminderScheduler`` every `interval` (``ServerConfiguration/reminderInterval``: a minute) on every instance
+/// until graceful shutdown, at the application's time; failures are logged.
 struct ReminderService: Service {
     let scheduler: ReminderScheduler
     let logger: Logger
-    var interval: Duration = .seconds(60)
-    /// The clock (tests drive ``ReminderScheduler/run(at:)`` with their own instants instead).
-    var now: @Sendable () -> Date = { .storageNow }
+    let clock: ServerClock
+    let interval: Duration
 
     func run() async throws {
         while !Task.isCancelled {
@@ -164,7 +164,7 @@ struct ReminderService: Service {
                 return
             }
             do {
-                let queued = try await scheduler.run(at: now())
+                let queued = try await scheduler.run(at: clock.now)
                 if queued > 0 { logger.info("queued reminders", metadata: ["reminders": "\(queued)"]) }
             } catch {
                 logger.error("reminders failed", metadata: ["error": "\(error)"])

@@ -121,7 +121,7 @@ final class EventHub: Sendable {
 
     /// Reads new events on every wake-up and hands them out, until cancelled; every second, writes keep-alives and
     /// closes streams whose token expired. Started once per instance (``EventListenerService``).
-    func run(database: Database, logger: Logger, sessionCheck: Duration = .seconds(30)) async {
+    func run(database: Database, logger: Logger, clock: ServerClock, sessionCheck: Duration = .seconds(30)) async {
         await withDiscardingTaskGroup { tasks in
             tasks.addTask {
                 for await _ in self.wakeups {
@@ -136,7 +136,7 @@ final class EventHub: Sendable {
                 }
             }
             tasks.addTask {
-                while (try? await Task.sleep(for: .seconds(1))) != nil { self.tick(now: .now, clock: .now) }
+                while (try? await Task.sleep(for: .seconds(1))) != nil { self.tick(now: clock.now, clock: .now) }
             }
             // A stream's session is also checked in the database now and then: should the event that ended it not reach
             // this instance (its reader was behind, or the row was edited by hand), the stream still ends.

@@ -15,14 +15,16 @@ struct EventListenerService: Service {
     let database: Database
     let hub: EventHub
     let logger: Logger
+    /// What streams' access tokens expire against.
+    let clock: ServerClock
     /// How often open streams' sessions are checked in the database.
     var sessionCheck: Duration = .seconds(30)
 
     func run() async throws {
-        let (database, hub, logger, sessionCheck) = (self.database, self.hub, self.logger, self.sessionCheck)
+        let (database, hub, logger, clock, sessionCheck) = (self.database, self.hub, self.logger, self.clock, self.sessionCheck)
         try await cancelWhenGracefulShutdown {
             try await withThrowingDiscardingTaskGroup { tasks in
-                tasks.addTask { await hub.run(database: database, logger: logger, sessionCheck: sessionCheck) }
+                tasks.addTask { await hub.run(database: database, logger: logger, clock: clock, sessionCheck: sessionCheck) }
                 if case .postgres(let url) = database.location {
                     let configuration = try SQLPostgresConfiguration(url: url).coreConfiguration
                     tasks.addTask { await Self.listen(configuration: configuration, hub: hub, logger: logger) }

@@ -90,13 +90,13 @@ enum EventLog {
     /// SQLite this instance's (an after-commit hook); on PostgreSQL every instance's, this one included, by `NOTIFY`,
     /// delivered at commit to each instance's ``EventListenerService`` (one notification per transaction, however many
     /// events it wrote).
-    /// Returns the event's id.
+    /// `now` is the event's creation time (the retention purge reads it). Returns the event's id.
     @discardableResult
-    static func append(topic: EventTopic, type: String, data: some Encodable, on db: any SQLDatabase) async throws -> Int64 {
+    static func append(topic: EventTopic, type: String, data: some Encodable, now: Date, on db: any SQLDatabase) async throws -> Int64 {
         let isPostgres = db.dialect.name == "postgresql"
         if isPostgres { try await db.raw("SELECT pg_advisory_xact_lock(\(bind: lockKey))").run() }
         let encoder = Self.encoder
-        guard let row = try await insertEvent(topic.name, type, String(decoding: try encoder.encode(data), as: UTF8.self), Date.storageNow).first(on: db)
+        guard let row = try await insertEvent(topic.name, type, String(decoding: try encoder.encode(data), as: UTF8.self), now).first(on: db)
         else { throw EventLogError.noEventID }
         let id = try row.decode(column: "id", as: Int64.self)
         if isPostgres {
@@ -158,14 +158,14 @@ enum EventLog {
     /// Records that `user` is now in `group` (or in none): written with the membership row's change.
     /// Returns the change's event id: a member's replay of the group's events starts after it.
     @discardableResult
-    static func membershipChanged(of user: UserID, to group: GroupID?, on db: any SQLDatabase) async throws -> Int64 {
-        try await append(topic: .user(user), type: membership, data: MembershipChange(groupId: group?.description), on: db)
+    static func membershipChanged(of user: UserID, to group: GroupID?, now: Date, on db: any SQLDatabase) async throws -> Int64 {
+        try await append(topic: .user(user), type: membership, data: MembershipChange(groupId: group?.description), now: now, on: db)
     }
 
     /// Records that sessions ended (signed out, revoked, reused, or the account deleted): written in the transaction
     /// that ends them, so every instance closes their streams once it commits. The events name only the sessions.
-    static func sessionsEnded(_ sessions: [SessionID], on db: any SQLDatabase) async throws {
-        for session in sessions { try await append(topic: .session(session), type: sessionEnded, data: [String: String](), on: db) }
+    static func sessionsEnded(_ sessions: [SessionID], now: Date, on db: any SQLDatabase) async throws {
+        for session in sessions { try await append(topic: .session(session), type: sessionEnded, data: [String: String](), now: now, on: db) }
     }
 
     /// Deletes the events that name `user` (their own topic, and boards or notices naming them), with their account.

@@ -8,6 +8,7 @@ struct RealtimeFeature: ServerFeature {
     let hub: EventHub
     private let logger: Logger
     private let sessionCheck: Duration
+    private let clock: ServerClock
 
     init(_ foundation: ServerFoundation) {
         let configuration = foundation.configuration
@@ -16,9 +17,10 @@ struct RealtimeFeature: ServerFeature {
         hub.limit(to: EventHub.Limits(perUser: configuration.social.maxStreamsPerUser, total: configuration.social.maxStreams))
         logger = foundation.logger
         sessionCheck = configuration.streamSessionCheck
+        clock = foundation.clock
     }
 
-    var services: [any Service] { [EventListenerService(database: database, hub: hub, logger: logger, sessionCheck: sessionCheck)] }
+    var services: [any Service] { [EventListenerService(database: database, hub: hub, logger: logger, clock: clock, sessionCheck: sessionCheck)] }
 
     /// The hub hands out events committed from now on; streams catch up on what came before themselves.
     func start() async throws {

@@ -54,7 +54,7 @@ extension RecommendationOperations {
 
     private func gather(for caller: Caller, energy: EnergyLevel?) async throws -> Inputs {
         let profile = try await recommendationsFeature.profiles.profile(of: caller.user)
-        let today = LocalCalendar.today(in: profile.timeZone)
+        let today = LocalCalendar.day(of: clock.now, in: profile.timeZone)
         let prediction = try await recommendationsFeature.cycle.prediction(for: caller.user, on: today, profile: profile)
         let logs = try await recommendationsFeature.history.logs(of: caller.user, from: today.adding(days: -RecommendationsFeature.recentDays), to: today, offset: 0, limit: 500)
         let position = prediction?.today
@@ -115,7 +115,8 @@ extension RecommendationOperations {
     /// `false` sends the request to the rules.
     private func modelQuotaAllows(_ user: UserID, premium: Bool) async throws -> Bool {
         let refusal = try await recommendationsFeature.store.modelCallRefusal(
-            for: user, callsPerDay: premium ? recommendationsFeature.modelCallsPerDay.premium : recommendationsFeature.modelCallsPerDay.free, budgetPerDay: recommendationsFeature.modelBudgetPerDay
+            for: user, callsPerDay: premium ? recommendationsFeature.modelCallsPerDay.premium : recommendationsFeature.modelCallsPerDay.free, budgetPerDay: recommendationsFeature.modelBudgetPerDay,
+            now: clock.now
         )
         if let refusal { recommendationsFeature.logger.info("not asking the language model; answering from the rules", metadata: ["reason": "\(refusal)"]) }
         return refusal == nil

@@ -142,7 +142,7 @@ struct DailyRecommendationsOwner: InMemoryAccountDataOwner {
         return try OpenAPIValueContainer(unvalidatedValue: kept)
     }
 
-    func delete(_ user: UserID, on db: any SQLDatabase) async throws {
+    func delete(_ user: UserID, now: Date, on db: any SQLDatabase) async throws {
         try await db.delete(from: "daily_recommendations").where("user_id", .equal, user.rawValue).run()
     }
 }
@@ -151,15 +151,15 @@ extension RecommendationStore {
     /// Counts a language-model call for `user` against their daily quota and the deployment's daily budget (in the
     /// database: every instance counts alike), in one transaction; the reason it may not be made, or `nil` when it
     /// may. Only a verified account may have one (an address proven by a link, or an account a provider made).
-    func modelCallRefusal(for user: UserID, callsPerDay: Int, budgetPerDay: Int) async throws -> String? {
+    func modelCallRefusal(for user: UserID, callsPerDay: Int, budgetPerDay: Int, now: Date) async throws -> String? {
         let perUser = RateLimiter.Rule(name: "model-calls", limit: callsPerDay, window: 86_400)
         let budget = RateLimiter.Rule(name: "model-budget", limit: budgetPerDay, window: 86_400)
         return try await database.transaction { db in
             guard let account = try await UserStore.find(id: user, on: db), account.emailVerifiedAt != nil || account.passwordHash == nil else {
                 return "the account's address is not verified"
             }
-            if try await RateLimiter.hit(user.description, perUser, now: .storageNow, on: db) != nil { return "the account's daily quota is spent" }
-            if try await RateLimiter.hit("deployment", budget, now: .storageNow, on: db) != nil { return "the deployment's daily budget is spent" }
+            if try await RateLimiter.hit(user.description, perUser, now: now, on: db) != nil { return "the account's daily quota is spent" }
+            if try await RateLimiter.hit("deployment", budget, now: now, on: db) != nil { return "the deployment's daily budget is spent" }
             return nil
         }
     }

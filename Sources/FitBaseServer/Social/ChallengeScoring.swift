@@ -185,7 +185,7 @@ enum ChallengeScoring {
             entries: board.map {
                 .init(userId: $0.user.description, displayName: GroupStore.displayName($0.displayName, of: $0.user), photoURL: $0.photoURL, value: $0.value, rank: $0.rank)
             }
-        ), on: db)
+        ), now: now, on: db)
         for passed in LeaderboardRanker.overtaken(before: before, after: ranked) {
             guard let user = UserID(passed.userID) else { continue }
             let label = kind == ChallengeKind.streak.rawValue ? "streak" : "check-ins"

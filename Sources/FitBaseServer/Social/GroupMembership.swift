@@ -82,8 +82,8 @@ struct GroupMembership: Sendable {
     }
 
     /// Deletes the group: every member's membership (their current group) goes with it.
-    func delete(_ id: GroupID) async throws {
-        try await database.transaction { db in try await GroupStore.deleteGroup(id, on: db) }
+    func delete(_ id: GroupID, now: Date) async throws {
+        try await database.transaction { db in try await GroupStore.deleteGroup(id, now: now, on: db) }
     }
 
     /// ``remove(_:from:now:)`` in the caller's transaction (account deletion uses it too). The invites the member made
@@ -91,7 +91,7 @@ struct GroupMembership: Sendable {
     @discardableResult
     static func leave(_ user: UserID, from id: GroupID, now: Date, on db: any SQLDatabase) async throws -> Bool {
         guard try await GroupStore.group(id, on: db, locking: true) != nil,
-            try await GroupStore.deleteMember(user, from: id, on: db) != nil
+            try await GroupStore.deleteMember(user, from: id, now: now, on: db) != nil
         else { return false }
         try await GroupStore.revokeInvites(by: user, of: id, now: now, on: db)
         try await ChallengeScoring.memberLeft(user, group: id, now: now, on: db)

@@ -31,7 +31,7 @@ extension GroupOperations {
     func deleteGroup(_ input: Operations.DeleteGroup.Input) async throws -> Operations.DeleteGroup.Output {
         let (group, role) = try await memberGroup(input.path.groupId)
         guard role == .admin else { throw Problem.groupAdminOnly }
-        try await membership.delete(group.id)
+        try await membership.delete(group.id, now: clock.now)
         return .noContent(.init())
     }
 

@@ -124,11 +124,11 @@ struct GroupStore: Sendable {
     /// Deletes `user`'s membership row of the group, whose row the caller holds: the admin role passes to the
     /// longest-standing member and the count follows; the last member out deletes the group. Returns the members left,
     /// or `nil` when `user` was not a member.
-    static func deleteMember(_ user: UserID, from id: GroupID, on db: any SQLDatabase) async throws -> [StoredMember]? {
+    static func deleteMember(_ user: UserID, from id: GroupID, now: Date, on db: any SQLDatabase) async throws -> [StoredMember]? {
         let removed = try await db.delete(from: "group_members").where("user_id", .equal, user.rawValue).where("group_id", .equal, id.rawValue)
             .returning("role").all()
         guard let role = try removed.first?.decode(column: "role", as: String.self) else { return nil }
-        try await EventLog.membershipChanged(of: user, to: nil, on: db)
+        try await EventLog.membershipChanged(of: user, to: nil, now: now, on: db)
         let remaining = try await members(of: id, on: db)
         if remaining.isEmpty {
             try await db.delete(from: "groups").where("id", .equal, id.rawValue).run()
@@ -142,13 +142,13 @@ struct GroupStore: Sendable {
     }
 
     /// Deletes the group row: every member's membership (their current group) goes with it.
-    static func deleteGroup(_ id: GroupID, on db: any SQLDatabase) async throws {
-        for member in try await members(of: id, on: db) { try await EventLog.membershipChanged(of: member.user, to: nil, on: db) }
+    static func deleteGroup(_ id: GroupID, now: Date, on db: any SQLDatabase) async throws {
+        for member in try await members(of: id, on: db) { try await EventLog.membershipChanged(of: member.user, to: nil, now: now, on: db) }
         try await db.delete(from: "groups").where("id", .equal, id.rawValue).run()
     }
 
     private static func insertMember(_ user: UserID, into group: GroupID, role: GroupRole, now: Date, on db: any SQLDatabase) async throws {
-        let joinedEvent = try await EventLog.membershipChanged(of: user, to: group, on: db)
+        let joinedEvent = try await EventLog.membershipChanged(of: user, to: group, now: now, on: db)
         try await db.insert(into: "group_members").columns("user_id", "group_id", "role", "joined_at", "joined_event_id")
             .values(SQLBind(user.rawValue), SQLBind(group.rawValue), SQLBind(role.rawValue), SQLBind(now), SQLBind(joinedEvent)).run()
     }
@@ -281,9 +281,9 @@ struct GroupMembershipOwner: InMemoryAccountDataOwner {
         return try OpenAPIValueContainer(unvalidatedValue: ["groupId": group.id.description, "groupName": group.name, "role": membership.role.rawValue] as [String: (any Sendable)?])
     }
 
-    func delete(_ user: UserID, on db: any SQLDatabase) async throws {
+    func delete(_ user: UserID, now: Date, on db: any SQLDatabase) async throws {
         guard let membership = try await GroupStore.membership(of: user, on: db) else { return }
-        try await GroupMembership.leave(user, from: membership.group, now: .storageNow, on: db)
+        try await GroupMembership.leave(user, from: membership.group, now: now, on: db)
     }
 }
 

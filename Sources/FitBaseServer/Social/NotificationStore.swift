@@ -29,7 +29,7 @@ struct NotificationStore: Sendable {
             .run()
         try await EventLog.append(
             topic: .user(user), type: "notification",
-            data: ["id": id.description, "type": kind.rawValue, "groupId": group?.description, "memberId": about?.description, "message": message], on: db
+            data: ["id": id.description, "type": kind.rawValue, "groupId": group?.description, "memberId": about?.description, "message": message], now: now, on: db
         )
         try await PushQueue.notificationAdded(id, kind: kind, to: user, group: group, message: message, now: now, on: db)
     }
@@ -90,7 +90,7 @@ struct NotificationsOwner: InMemoryAccountDataOwner {
         return try OpenAPIValueContainer(unvalidatedValue: items)
     }
 
-    func delete(_ user: UserID, on db: any SQLDatabase) async throws {
+    func delete(_ user: UserID, now: Date, on db: any SQLDatabase) async throws {
         try await db.delete(from: "notifications").where("user_id", .equal, user.rawValue).run()
         try await db.delete(from: "events").where("topic", .equal, EventTopic.user(user).name).run()
     }

@@ -48,7 +48,7 @@ package struct WeekRollover: Sendable {
                     )
                 }
                 try await EventLog.append(
-                    topic: .group(first.group), type: "week_ended", data: ["weekStart": first.week], on: db
+                    topic: .group(first.group), type: "week_ended", data: ["weekStart": first.week], now: now, on: db
                 )
                 return closedHere
             }

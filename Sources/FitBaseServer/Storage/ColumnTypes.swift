@@ -18,9 +18,9 @@ extension DatabaseEngine {
 }
 
 extension Date {
-    /// The current instant at the precision both engines store (microseconds). Anything written to the database takes
-    /// its time from here, so a value read back compares equal to the value written — list cursors depend on it.
+    /// The system's clock at the precision both engines store (``ServerClock/system``'s `now`): for migrations and
+    /// tests. The application reads the time from its ``ServerClock``.
     package static var storageNow: Date {
-        Date(timeIntervalSinceReferenceDate: (Date.now.timeIntervalSinceReferenceDate * 1e6).rounded() / 1e6)
+        ServerClock.system.now
     }
 }

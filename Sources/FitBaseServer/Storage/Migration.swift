@@ -61,6 +61,8 @@ package struct MigrationRunner: Sendable {
                     .where("name", .equal, migration.name).first()
                 guard already == nil else { return false }
                 try await migration.prepare(on: db, engine: engine)
+                // The wall clock, not the application's ServerClock: migrations also run from the command line, before
+                // any application exists, and `applied_at` is only read by people.
                 try await db.insert(into: Self.table)
                     .columns("name", "applied_at")
                     .values(SQLBind(migration.name), SQLBind(Date.now.formatted(.iso8601)))

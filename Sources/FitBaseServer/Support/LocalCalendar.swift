@@ -22,9 +22,4 @@ enum LocalCalendar {
         guard fixedNames.contains(name) || (name.contains("/") && !name.hasPrefix("Etc/")) else { return false }
         return TimeZone(identifier: name) != nil
     }
-
-    /// Today in `timeZone`.
-    static func today(in timeZone: String?) -> CalendarDay {
-        day(of: .now, in: timeZone)
-    }
 }

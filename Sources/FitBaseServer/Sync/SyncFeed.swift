@@ -30,7 +30,7 @@ enum SyncFeed {
         let current = if let currentVersion { currentVersion } else { try await stamp(collection, id: id, of: user, on: db)?.version ?? 0 }
         let version = current + 1
         let seq = try await nextSequence(of: user, on: db)
-        nudge(user)
+        nudge(user, now: changedAt)
         try await upsertChange(user.rawValue, collection.rawValue, id, seq, version, deleted, updatedAt, changedAt).run(on: db)
         return SyncChange(collection: collection, recordID: id, seq: seq, stamp: RecordStamp(version: version, updatedAt: updatedAt, deleted: deleted))
     }
@@ -51,7 +51,7 @@ enum SyncFeed {
     /// index alone doubled what every upload wrote. Instead a sample's row carries its entry: `seq`, `version` and
     /// `updated_at` columns, indexed by (`user_id`, `seq`), so storing a batch writes its rows in time order and nothing
     /// else. A tombstone is a `sync_changes` row as in every collection; a record stored again after its deletion
-    /// takes its tombstone's place with the next version (``entered(_:ids:of:on:)``). The record ids are UUIDs, in
+    /// takes its tombstone's place with the next version (``entered(_:ids:of:now:on:)``). The record ids are UUIDs, in
     /// lower case.
     static let rowFeeds: [SyncCollection: RowFeed] = [.healthSamples: RowFeed(table: "health_samples")]
 
@@ -87,9 +87,9 @@ enum SyncFeed {
 
     /// Records of a row-feed collection just stored with version 1 on reserved numbers: the user's devices are told,
     /// and those that had a tombstone take its place with the next version. Returns those records' versions.
-    static func entered(_ collection: SyncCollection, ids: [UUID], of user: UserID, on db: any SQLDatabase) async throws -> [UUID: Int] {
+    static func entered(_ collection: SyncCollection, ids: [UUID], of user: UserID, now: Date, on db: any SQLDatabase) async throws -> [UUID: Int] {
         guard let feed = rowFeeds[collection], !ids.isEmpty else { return [:] }
-        nudge(user)
+        nudge(user, now: now)
         // Most users never deleted a record of the collection: one probe of the record index answers for the batch.
         guard try await selectAnyEntry(user.rawValue, collection.rawValue).first(on: db) != nil else { return [:] }
         var versions: [UUID: Int] = [:]
@@ -141,11 +141,12 @@ enum SyncFeed {
     }
 
     /// Tells the user's devices, once per transaction and just before it commits, that changes are available up to the
-    /// user's latest sequence number: a `sync` event (`{"cursor": …}`) on their realtime stream.
-    private static func nudge(_ user: UserID) {
+    /// user's latest sequence number: a `sync` event (`{"cursor": …}`) on their realtime stream, created at `now`
+    /// (the transaction's first write's time).
+    private static func nudge(_ user: UserID, now: Date) {
         TransactionHooks.current?.beforeCommit(key: "sync-nudge/\(user)") { db in
             let position = try await SyncFeed.position(of: user, on: db)
-            try await EventLog.append(topic: .user(user), type: "sync", data: ["cursor": SyncWire.cursor(sequence: position.last)], on: db)
+            try await EventLog.append(topic: .user(user), type: "sync", data: ["cursor": SyncWire.cursor(sequence: position.last)], now: now, on: db)
         }
     }
 

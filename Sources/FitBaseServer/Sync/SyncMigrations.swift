@@ -64,6 +64,8 @@ struct CreateSyncFeed: Migration {
         for row in try await database.select().columns("user_id", "updated_at").from("user_profiles").all() {
             existing.append((try row.decode(column: "user_id", as: UUID.self), .preferences, SyncFeed.preferencesID, 1, try row.decode(column: "updated_at", as: Date.self)))
         }
+        // The wall clock: a migration runs once, before the application (and its ServerClock) exists, and these
+        // entries' change time only orders them against later writes.
         let now = Date.storageNow
         for (user, records) in Dictionary(grouping: existing, by: \.user) {
             let ordered = records.sorted { $0.updatedAt < $1.updatedAt }

@@ -29,7 +29,7 @@ struct SyncPusher: Sendable {
             throw Problem.batchTooLarge("mutations", maximum: Self.maximumMutations, noun: "mutations", request: "A push")
         }
         let user = caller.user
-        let reads = PushReads(caller: caller)
+        let reads = PushReads(caller: caller, now: now)
         let byCollection = Dictionary(grouping: body.mutations) { $0.collection }
         for collection in collections.all {
             guard let mutations = byCollection[collection.collection] else { continue }
@@ -73,7 +73,7 @@ struct SyncPusher: Sendable {
                 applied[mutation.collection, default: 0] += 1
             }
             for (collection, count) in applied.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-                try await collections[collection].pushed(count, of: user, on: db)
+                try await collections[collection].pushed(count, of: user, now: now, on: db)
             }
             return results
         }

@@ -35,7 +35,7 @@ struct SyncRetentionService: Service {
                 try await ChallengeScoring.purge(startedBefore: now.addingTimeInterval(-ChallengeScoring.retention), database: database)
                 // And the accounts' short-lived rows: spent counters, expired links, delivered e-mail.
                 try await AccountsRetention.purge(now: now, database: database)
-                try await registry.finishInterruptedDeletions(database: database, startedBefore: now.addingTimeInterval(-600))
+                try await registry.finishInterruptedDeletions(database: database, startedBefore: now.addingTimeInterval(-600), now: now)
                 try await unverifiedAccounts?.sweep(now: now)
             } catch {
                 logger.error("sync tombstone purge failed", metadata: ["error": "\(error)"])

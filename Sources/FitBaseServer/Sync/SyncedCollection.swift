@@ -38,7 +38,7 @@ protocol SyncedCollection: Sendable {
     /// The records with these ids, as their REST endpoints show them, by record id.
     func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: Components.Schemas.SyncRecordData]
     /// After a push applied `count` of the collection's mutations, in its transaction (audit).
-    func pushed(_ count: Int, of user: UserID, on db: any SQLDatabase) async throws
+    func pushed(_ count: Int, of user: UserID, now: Date, on db: any SQLDatabase) async throws
     /// After a feed page served `count` of the collection's live records (audit).
     func pulled(_ count: Int, of user: UserID) async throws
 }
@@ -56,12 +56,12 @@ extension SyncedCollection {
 
     func prepare(_ mutations: [Components.Schemas.SyncMutation], reads: PushReads) async throws {}
     func checkDelete(id: String, reads: PushReads) async throws {}
-    func pushed(_ count: Int, of user: UserID, on db: any SQLDatabase) async throws {}
+    func pushed(_ count: Int, of user: UserID, now: Date, on db: any SQLDatabase) async throws {}
     func pulled(_ count: Int, of user: UserID) async throws {}
 
     /// A REST delete: the collection's delete path, in a transaction of its own; whether the user had the record.
     func delete(_ id: String, of user: UserID, now: Date, in database: Database) async throws -> Bool {
-        try await database.transaction { db in try await delete(id, .now(user, now), on: db) != nil }
+        try await database.transaction { db in try await delete(id, .rest(user, now), on: db) != nil }
     }
 
     /// Records as the feed shows them, by id: each in its REST representation.
@@ -105,12 +105,12 @@ struct FeedWrite: Sendable {
     var currentVersion: Int?
 
     /// A REST write: stamped with the server's time.
-    static func now(_ user: UserID, _ now: Date = .storageNow) -> FeedWrite {
+    static func rest(_ user: UserID, _ now: Date) -> FeedWrite {
         FeedWrite(user: user, now: now, updatedAt: now, currentVersion: nil)
     }
 
     /// A REST create under an id the server has just generated: no feed entry can exist yet, so none is read.
-    static func new(_ user: UserID, _ now: Date = .storageNow) -> FeedWrite {
+    static func created(_ user: UserID, _ now: Date) -> FeedWrite {
         FeedWrite(user: user, now: now, updatedAt: now, currentVersion: 0)
     }
 
@@ -140,10 +140,13 @@ struct SyncedCollections: Sendable {
 /// What checking one push reads, read at most once however many of its mutations need it.
 actor PushReads {
     let caller: Caller
+    /// The push's time: rules about the present (a workout cannot be logged in the future) are checked against it.
+    nonisolated let now: Date
     private var values: [String: any Sendable] = [:]
 
-    init(caller: Caller) {
+    init(caller: Caller, now: Date) {
         self.caller = caller
+        self.now = now
     }
 
     nonisolated var user: UserID { caller.user }
@@ -168,12 +171,14 @@ protocol AuditedCollection: SyncedCollection {
 }
 
 extension AuditedCollection {
-    /// Runs `body` in a transaction that also records `action` on one of `user`'s records.
-    func audited<Result: Sendable>(_ action: AuditAction, by user: UserID, _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result) async throws -> Result {
+    /// Runs `body` in a transaction that also records `action` on one of `user`'s records at `now`.
+    func audited<Result: Sendable>(
+        _ action: AuditAction, by user: UserID, now: Date, _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
+    ) async throws -> Result {
         let engine = database.engine
         return try await database.transaction { db in
             let result = try await body(db)
-            try await AuditLog.append(AuditEvent(actor: user, subject: user, action: action, resource: Self.resource, count: 1), on: db, engine: engine)
+            try await AuditLog.append(AuditEvent(actor: user, subject: user, action: action, resource: Self.resource, count: 1), now: now, on: db, engine: engine)
             return result
         }
     }
@@ -182,8 +187,8 @@ extension AuditedCollection {
     func auditedDelete(_ id: String, of user: UserID, now: Date) async throws -> Bool {
         let engine = database.engine
         return try await database.transaction { db in
-            guard try await delete(id, .now(user, now), on: db) != nil else { return false }
-            try await AuditLog.append(AuditEvent(actor: user, subject: user, action: .delete, resource: Self.resource, count: 1), on: db, engine: engine)
+            guard try await delete(id, .rest(user, now), on: db) != nil else { return false }
+            try await AuditLog.append(AuditEvent(actor: user, subject: user, action: .delete, resource: Self.resource, count: 1), now: now, on: db, engine: engine)
             return true
         }
     }
@@ -194,8 +199,8 @@ extension AuditedCollection {
         try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: Self.resource, count: count))
     }
 
-    func pushed(_ count: Int, of user: UserID, on db: any SQLDatabase) async throws {
-        try await AuditLog.append(AuditEvent(actor: user, subject: user, action: .sync, resource: Self.resource, count: count), on: db, engine: database.engine)
+    func pushed(_ count: Int, of user: UserID, now: Date, on db: any SQLDatabase) async throws {
+        try await AuditLog.append(AuditEvent(actor: user, subject: user, action: .sync, resource: Self.resource, count: count), now: now, on: db, engine: database.engine)
     }
 
     func pulled(_ count: Int, of user: UserID) async throws {

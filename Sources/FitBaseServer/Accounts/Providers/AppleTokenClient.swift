@@ -48,10 +48,12 @@ struct HTTPAppleTokenClient: AppleTokenClient {
     let client: HTTPClient
     let baseURL: String
     let credentials: AppleClientCredentials
+    /// When client secrets are issued.
+    let clock: ServerClock
 
     func exchange(code: String, clientID: String) async throws -> String {
         let body = try await post("/auth/token", [
-            "client_id": clientID, "client_secret": try await clientSecret(for: clientID),
+            "client_id": clientID, "client_secret": try await clientSecret(for: clientID, now: clock.now),
             "code": code, "grant_type": "authorization_code",
         ])
         struct TokenResponse: Decodable { let refresh_token: String? }
@@ -63,13 +65,13 @@ struct HTTPAppleTokenClient: AppleTokenClient {
 
     func revoke(refreshToken: String, clientID: String) async throws {
         _ = try await post("/auth/revoke", [
-            "client_id": clientID, "client_secret": try await clientSecret(for: clientID),
+            "client_id": clientID, "client_secret": try await clientSecret(for: clientID, now: clock.now),
             "token": refreshToken, "token_type_hint": "refresh_token",
         ])
     }
 
     /// The ES256 client secret Apple requires: `iss` team, `sub` client id, `aud` Apple, five minutes of validity.
-    func clientSecret(for clientID: String, now: Date = .now) async throws -> String {
+    func clientSecret(for clientID: String, now: Date) async throws -> String {
         struct ClientSecret: JWTPayload {
             let iss: IssuerClaim
             let iat: IssuedAtClaim

@@ -14,11 +14,11 @@ struct AppleTokenRevoker: Sendable {
 
     /// Trades the app's authorization code for a refresh token and stores it sealed. Failures are logged, not
     /// thrown: the sign-in itself was valid, and only later revocation depends on the token.
-    func storeRefreshToken(code: String, for identity: VerifiedIdentity) async {
+    func storeRefreshToken(code: String, for identity: VerifiedIdentity, now: Date) async {
         do {
             let token = try await client.exchange(code: code, clientID: identity.audience)
             let sealed = try masterKey.seal(Data(token.utf8), context: Self.context(identity.provider, identity.subject))
-            try await identities.storeSealedRefreshToken(sealed.base64EncodedString(), provider: identity.provider, subject: identity.subject)
+            try await identities.storeSealedRefreshToken(sealed.base64EncodedString(), provider: identity.provider, subject: identity.subject, now: now)
         } catch {
             logger.warning("Apple authorization code exchange failed; the token cannot be revoked later", metadata: ["error": "\(error)"])
         }

@@ -56,17 +56,17 @@ struct IdentityStore: Sendable {
         try await update.where("provider", .equal, identity.provider.rawValue).where("subject", .equal, identity.subject).run()
     }
 
-    func storeSealedRefreshToken(_ sealed: String, provider: IdentityProvider, subject: String) async throws {
+    func storeSealedRefreshToken(_ sealed: String, provider: IdentityProvider, subject: String, now: Date) async throws {
         try await database.transaction { db in
-            try await db.update("user_identities").set("sealed_refresh_token", to: sealed).set("updated_at", to: Date.storageNow)
+            try await db.update("user_identities").set("sealed_refresh_token", to: sealed).set("updated_at", to: now)
                 .where("provider", .equal, provider.rawValue).where("subject", .equal, subject).run()
         }
     }
 
     /// Apple's `email-enabled` / `email-disabled`: whether mail to the private relay address is forwarded.
-    func setEmailRelayEnabled(_ enabled: Bool, provider: IdentityProvider, subject: String) async throws {
+    func setEmailRelayEnabled(_ enabled: Bool, provider: IdentityProvider, subject: String, now: Date) async throws {
         try await database.transaction { db in
-            try await db.update("user_identities").set("email_relay_enabled", to: enabled).set("updated_at", to: Date.storageNow)
+            try await db.update("user_identities").set("email_relay_enabled", to: enabled).set("updated_at", to: now)
                 .where("provider", .equal, provider.rawValue).where("subject", .equal, subject).run()
         }
     }
@@ -113,8 +113,8 @@ struct IdentitiesOwner: InMemoryAccountDataOwner {
         return try OpenAPIValueContainer(unvalidatedValue: identities)
     }
 
-    func delete(_ user: UserID, on db: any SQLDatabase) async throws {
-        try await appleTokens?.queueRevocations(of: user, now: .storageNow, on: db)
+    func delete(_ user: UserID, now: Date, on db: any SQLDatabase) async throws {
+        try await appleTokens?.queueRevocations(of: user, now: now, on: db)
         try await db.delete(from: "user_identities").where("user_id", .equal, user.rawValue).run()
     }
 }

@@ -57,7 +57,7 @@ struct IdentityTokenVerifier: Sendable {
         case none
     }
 
-    func verify(_ token: String, nonce: NonceCheck, now: Date = .now) async throws -> VerifiedIdentity {
+    func verify(_ token: String, nonce: NonceCheck, now: Date) async throws -> VerifiedIdentity {
         let claims = try await verifySignature(token, as: ProviderClaims.self)
         let audience = try checkIssuerAndAudience(iss: claims.iss, aud: claims.aud)
         guard claims.exp.addingTimeInterval(Self.leeway) > now, claims.iat.map({ $0 <= now.addingTimeInterval(Self.leeway) }) ?? true else {

@@ -15,16 +15,16 @@ extension ProviderSignInOperations {
     func signInWithApple(_ input: Operations.SignInWithApple.Input) async throws -> Operations.SignInWithApple.Output {
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
         let verifier = try Self.configured(accountsFeature.apple, "Sign in with Apple", "FITBASE_APPLE_AUDIENCES")
-        let identity = try await verifier.verify(body.identityToken, nonce: .sha256Hex(of: body.rawNonce))
+        let now = clock.now
+        let identity = try await verifier.verify(body.identityToken, nonce: .sha256Hex(of: body.rawNonce), now: now)
         let name = [body.fullName?.givenName, body.fullName?.familyName].compactMap { $0?.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }.joined(separator: " ")
-        let now = clock.now
         let outcome = try await accountsFeature.linker.signIn(
             identity, displayName: name.isEmpty ? nil : String(name.prefix(100)),
             deviceLabel: AuthSessionBuilder.deviceLabel(body.deviceName), now: now
         )
         if let code = body.authorizationCode, !code.isEmpty, let appleTokens {
-            await appleTokens.storeRefreshToken(code: code, for: identity)
+            await appleTokens.storeRefreshToken(code: code, for: identity, now: now)
         }
         return .ok(.init(body: .json(try await session(outcome, now: now))))
     }
@@ -35,8 +35,8 @@ extension ProviderSignInOperations {
         if accountsFeature.googleRequiresNonce && (body.nonce ?? "").isEmpty {
             throw IdentityTokenVerifier.reject(.identityTokenNonceMismatch, "This server requires the nonce the Google token was minted with.")
         }
-        let identity = try await verifier.verify(body.idToken, nonce: body.nonce.map { .equal(to: $0) } ?? .none)
         let now = clock.now
+        let identity = try await verifier.verify(body.idToken, nonce: body.nonce.map { .equal(to: $0) } ?? .none, now: now)
         let outcome = try await accountsFeature.linker.signIn(
             identity, displayName: identity.name.map { String($0.prefix(100)) },
             deviceLabel: AuthSessionBuilder.deviceLabel(body.deviceName), now: now
@@ -76,7 +76,7 @@ extension ProviderSignInOperations {
             return .ok(.init())
         }
         do {
-            try await apply(event, issuedAt: issuedAt)
+            try await apply(event, issuedAt: issuedAt, now: now)
         } catch {
             // Not acted on: forget the receipt so Apple's retry is.
             try? await receipts.forget(jti)
@@ -85,7 +85,7 @@ extension ProviderSignInOperations {
         return .ok(.init())
     }
 
-    private func apply(_ event: AppleNotificationEvent, issuedAt: Date) async throws {
+    private func apply(_ event: AppleNotificationEvent, issuedAt: Date, now: Date) async throws {
         let identity = try await accountsFeature.database.withConnection { db in try await IdentityStore.find(.apple, subject: event.sub, on: db) }
         guard let identity else {
             accountsFeature.logger.info("Apple notification for an unknown account", metadata: ["type": "\(event.type)"])
@@ -97,13 +97,13 @@ extension ProviderSignInOperations {
         }
         switch event.type {
         case "email-disabled":
-            try await accountsFeature.identities.setEmailRelayEnabled(false, provider: .apple, subject: event.sub)
+            try await accountsFeature.identities.setEmailRelayEnabled(false, provider: .apple, subject: event.sub, now: now)
         case "email-enabled":
-            try await accountsFeature.identities.setEmailRelayEnabled(true, provider: .apple, subject: event.sub)
+            try await accountsFeature.identities.setEmailRelayEnabled(true, provider: .apple, subject: event.sub, now: now)
         case "consent-revoked":
-            try await accountsFeature.sessions.revokeAll(of: identity.user, now: clock.now)
+            try await accountsFeature.sessions.revokeAll(of: identity.user, now: now)
         case "account-delete":
-            try await accountsFeature.registry.deleteAccount(identity.user, database: accountsFeature.database)
+            try await accountsFeature.registry.deleteAccount(identity.user, now: now, database: accountsFeature.database)
         default:
             accountsFeature.logger.info("ignored Apple notification", metadata: ["type": "\(event.type)"])
         }

@@ -23,7 +23,7 @@ struct AppStoreSubscriptions: Sendable {
     }
 
     /// Verifies the app's signed transaction and links its subscription to `user`.
-    func claim(_ signedTransaction: String, by user: UserID) async throws {
+    func claim(_ signedTransaction: String, by user: UserID, now: Date) async throws {
         let transaction: AppStoreTransaction
         do {
             transaction = try await verifier.verifyTransaction(signedTransaction)
@@ -41,7 +41,6 @@ struct AppStoreSubscriptions: Sendable {
                 .init(field: "signedTransaction", message: "is for product \(transaction.productId), which the products file does not list")
             ])
         }
-        let now = Date.storageNow
         try await database.transaction { db in
             let existing = try await SubscriptionStore.lockedRecord(.appStore, externalID: transaction.originalTransactionId, now: now, on: db)
             if let owner = existing.user, owner != user {
@@ -57,7 +56,7 @@ struct AppStoreSubscriptions: Sendable {
     }
 
     /// Verifies and applies one App Store Server Notification V2.
-    func receive(_ signedPayload: String) async throws -> Outcome {
+    func receive(_ signedPayload: String, now: Date) async throws -> Outcome {
         let notification: AppStoreNotification
         var transaction: AppStoreTransaction?
         var renewal: AppStoreRenewalInfo?
@@ -76,7 +75,6 @@ struct AppStoreSubscriptions: Sendable {
         if effective, let transaction, tier == nil {
             logger.warning("App Store notification for a product the products file does not list", metadata: ["product": "\(transaction.productId)", "type": "\(type)"])
         }
-        let now = Date.storageNow
         let (linked, processed, renewed) = (transaction, tier, renewal)
         return try await database.transaction { db in
             guard try await SubscriptionStore.markProcessed(.appStore, eventID: notification.notificationUUID, type: type, now: now, on: db) else {

@@ -48,7 +48,7 @@ struct StripeSignatureVerifier: Sendable {
 
     /// Verifies `header` against the exact raw body bytes, before any parsing (any byte collection: `[UInt8]`,
     /// `Data`, a `ByteBuffer`'s `readableBytesView`): first a `v1` matching a secret, then the timestamp.
-    func verify(payload: some Sequence<UInt8>, header: String?, now: Date = Date()) throws(StripeSignatureError) {
+    func verify(payload: some Sequence<UInt8>, header: String?, now: Date) throws(StripeSignatureError) {
         guard let header else { throw .missingHeader }
         let (timestamp, signatures) = try Self.parse(header)
         var signedBytes = Array("\(timestamp).".utf8)

@@ -24,14 +24,13 @@ struct StripeSubscriptions: Sendable {
     }
 
     /// Applies a verified event (`payload` is its exact JSON).
-    func receive(_ payload: some Collection<UInt8> & Sendable) async throws -> Outcome {
+    func receive(_ payload: some Collection<UInt8> & Sendable, now: Date) async throws -> Outcome {
         let event: StripeEvent
         do {
             event = try StripeObject.decoder.decode(StripeEvent.self, from: Data(payload))
         } catch {
             throw Problem.invalidRequest("The body is not a Stripe event (\(error)).")
         }
-        let now = Date.storageNow
         let catalog = self.catalog
         let logger = self.logger
         return try await database.transaction { db in

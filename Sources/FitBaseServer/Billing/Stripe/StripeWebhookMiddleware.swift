@@ -12,6 +12,8 @@ struct StripeWebhookMiddleware: RouterMiddleware {
     /// `nil` when `FITBASE_STRIPE_WEBHOOK_SECRETS` is unset: the webhook answers 503.
     let verifier: StripeSignatureVerifier?
     let maxBytes: Int
+    /// The signed timestamp must be within the verifier's tolerance of this clock's time.
+    let clock: ServerClock
 
     static let path = "/v1/webhooks/stripe"
 
@@ -28,7 +30,7 @@ struct StripeWebhookMiddleware: RouterMiddleware {
         var request = request
         let payload = Data(buffer: try await request.collectBody(upTo: maxBytes))
         do {
-            try verifier.verify(payload: payload, header: request.headers[Self.signatureHeader], now: .now)
+            try verifier.verify(payload: payload, header: request.headers[Self.signatureHeader], now: clock.now)
         } catch {
             throw Problem(.badRequest, code: error.code, title: "Stripe signature not verified", detail: "Stripe-Signature: \(error)")
         }
