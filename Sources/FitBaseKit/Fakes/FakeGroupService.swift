@@ -191,12 +191,12 @@ public actor FakeGroupService: GroupService {
     /// The board of `type`, ranked by Core's ``LeaderboardRanker`` as the server ranks it.
     private func board(_ type: LeaderboardType) -> GroupLeaderboard {
         let scores = type == .checkIns ? checkIns : streaks
-        let members = Dictionary(memberList.map { ($0.user.description, $0) }, uniquingKeysWith: { first, _ in first })
+        let members = Dictionary(memberList.map { ($0.user, $0) }, uniquingKeysWith: { first, _ in first })
         let standings = memberList.map { member in
-            LeaderboardStanding(userID: member.user.description, value: scores[member.user] ?? 0, reachedAt: scoredAt[member.user] ?? member.joinedAt)
+            LeaderboardStanding(user: member.user, value: scores[member.user] ?? 0, reachedAt: scoredAt[member.user] ?? member.joinedAt)
         }
         let rows = LeaderboardRanker.rank(standings).compactMap { ranked -> LeaderboardEntry? in
-            guard let member = members[ranked.standing.userID] else { return nil }
+            guard let member = members[ranked.standing.user] else { return nil }
             return LeaderboardEntry(
                 user: member.user, displayName: member.displayName, photoURL: member.photoURL, value: ranked.standing.value, rank: ranked.rank,
                 reachedAt: ranked.standing.reachedAt)
