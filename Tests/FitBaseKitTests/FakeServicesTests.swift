@@ -127,7 +127,7 @@ import Testing
         #expect(group.name == "Morning Movers")
         await withKnownIssue {
             let error = await #expect(throws: KitError.self) { try await fakes.groups.members(groupID: group.id) }
-            #expect(error?.code == "unimplemented_fake" && error?.message.contains("FakeGroupService.members") == true)
+            #expect(error == fakes.groups.knobs.unimplementedError(.members) && error?.message.contains("FakeGroupService.members") == true)
         }
         await withKnownIssue {
             _ = try? await fakes.notifications.feed(page: PageRequest(limit: 5))

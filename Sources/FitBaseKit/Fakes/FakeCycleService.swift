@@ -91,7 +91,7 @@ public actor FakeCycleService: CycleService {
             throw KitError(error)
         }
         if PeriodRules.clashes(checked, with: stored) {
-            throw KitError(.conflict, message: "A period starting that day is already logged.", code: ProblemCode.periodExists.rawValue)
+            throw KitError(.conflict, message: "A period starting that day is already logged.", code: .periodExists)
         }
         return checked
     }
