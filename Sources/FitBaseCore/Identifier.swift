@@ -45,6 +45,16 @@ public struct Identifier<Entity>: RawRepresentable, Hashable, Sendable, Codable,
     }
 }
 
+extension Identifier: Comparable {
+    /// Ids order as their canonical text (`description`) does — the order lists of records are given in — worked out
+    /// on the UUIDs' bytes without writing either text.
+    public static func < (lhs: Identifier, rhs: Identifier) -> Bool {
+        withUnsafeBytes(of: lhs.rawValue.uuid) { left in
+            withUnsafeBytes(of: rhs.rawValue.uuid) { right in left.lexicographicallyPrecedes(right) }
+        }
+    }
+}
+
 extension UUID {
     /// A random (version 4) UUID from the system's generator (`getrandom` on Linux). Foundation's `UUID()` opens and
     /// closes `/dev/urandom` on Linux for every id, which showed as 3.5 % of the CPU of the cheapest request.

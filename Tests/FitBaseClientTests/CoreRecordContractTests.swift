@@ -154,6 +154,59 @@ import Testing
         #expect(try Self.roundTrip(general, as: Components.Schemas.Notification.self).groupId == nil)
     }
 
+    @Test func aHealthSampleIsTheContractsHealthSample() throws {
+        let start = Self.instant
+        let samples = [
+            HealthSample(
+                id: HealthSampleID(), value: .heartRate(beatsPerMinute: 72), start: start, sourceId: "com.apple.health", device: "Watch7,1",
+                metadata: ["HKWasUserEntered": "0"]),
+            HealthSample(id: HealthSampleID(), value: .steps(count: 412), start: start, end: start + 600, sourceId: "com.apple.health"),
+            HealthSample(id: HealthSampleID(), value: .sleep(stage: .asleepREM), start: start, end: start + 1_800, sourceId: "com.apple.health"),
+            HealthSample(id: HealthSampleID(), value: .oxygenSaturation(percent: 97.5), start: start, sourceId: "com.apple.health"),
+            HealthSample(id: HealthSampleID(), value: .bloodPressure(systolic: 118, diastolic: 76), start: start, sourceId: "com.omron"),
+        ]
+        for sample in samples {
+            let wire = try Self.roundTrip(sample, as: Components.Schemas.HealthSample.self)
+            #expect(wire.id == sample.id.description && wire._type == sample.type && wire.unit == sample.type.canonicalUnit)
+            #expect(wire.start == sample.start && wire.end == sample.end && wire.sourceId == sample.sourceId && wire.device == sample.device)
+            #expect(wire.metadata?.additionalProperties == sample.metadata)
+            switch sample.value {
+            case .heartRate(let number), .steps(let number), .oxygenSaturation(let number):
+                #expect(wire.value == number && wire.systolic == nil && wire.diastolic == nil && wire.stage == nil)
+            case .sleep(let stage): #expect(wire.stage == stage && wire.value == nil)
+            case .bloodPressure(let systolic, let diastolic): #expect(wire.systolic == systolic && wire.diastolic == diastolic && wire.value == nil)
+            }
+        }
+
+        // What the server sends (HealthWire) reads as the same sample, and writes back as the same JSON.
+        let id = HealthSampleID()
+        let served = Components.Schemas.HealthSample(
+            id: id.description, _type: .bloodPressure, unit: "mmHg", systolic: 121, diastolic: 79, start: start, end: start, sourceId: "com.omron",
+            metadata: .init(additionalProperties: ["cuff": "upper arm"]))
+        let servedJSON = try Self.encoder.encode(served)
+        let read = try JSONDecoder.withInternetDates.decode(HealthSample.self, from: servedJSON)
+        #expect(read == HealthSample(id: id, value: .bloodPressure(systolic: 121, diastolic: 79), start: start, end: start, sourceId: "com.omron", metadata: ["cuff": "upper arm"]))
+        #expect(try Self.encoder.encode(read) == servedJSON)
+        let sleep = Components.Schemas.HealthSample(id: HealthSampleID().description, _type: .sleep, stage: .awake, start: start, end: start + 60, sourceId: "s")
+        #expect(try JSONDecoder.withInternetDates.decode(HealthSample.self, from: try Self.encoder.encode(sleep)).value == .sleep(stage: .awake))
+    }
+
+    @Test func aHealthSampleWithoutItsValueOrInAnotherUnitIsNotASample() throws {
+        let id = HealthSampleID().description
+        func decoded(_ fields: String) throws -> HealthSample {
+            let text = #"{"id":"\#(id)","start":"2027-01-15T08:00:00Z","sourceId":"s",\#(fields)}"#
+            return try JSONDecoder.withInternetDates.decode(HealthSample.self, from: Data(text.utf8))
+        }
+        #expect(try decoded(#""type":"heartRate","value":61"#).value == .heartRate(beatsPerMinute: 61))
+        for fields in [
+            #""type":"bodyTemperature","value":37"#, #""type":"heartRate","value":61,"unit":"Hz""#, #""type":"heartRate","systolic":61"#,
+            #""type":"bloodPressure","value":120,"unit":"mmHg""#, #""type":"bloodPressure","systolic":120,"diastolic":80,"unit":"kPa""#,
+            #""type":"sleep","stage":"napping""#, #""type":"sleep","stage":"awake","unit":"count""#,
+        ] {
+            #expect(throws: DecodingError.self, "\(fields)") { try decoded(fields) }
+        }
+    }
+
     @Test func aRecordWithAnIdThatIsNotOneIsNotARecord() throws {
         let text = #"{"userId":"u1","displayName":"A","role":"member","joinedAt":"2027-01-15T08:00:00Z"}"#
         #expect(throws: DecodingError.self) { try JSONDecoder.withInternetDates.decode(GroupMember.self, from: Data(text.utf8)) }

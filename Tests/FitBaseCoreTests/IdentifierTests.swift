@@ -29,4 +29,12 @@ import Testing
             #expect(uuid.lowercasedString == uuid.uuidString.lowercased())
         }
     }
+
+    @Test func identifiersOrderAsTheirText() {
+        let ids = (0..<1_000).map { _ in Identifier<Workout>() }
+        #expect(ids.sorted().map(\.description) == ids.map(\.description).sorted())
+        let low = Identifier<Workout>("0fffffff-ffff-4fff-bfff-ffffffffffff")!
+        let high = Identifier<Workout>("a0000000-0000-4000-8000-000000000000")!
+        #expect(low < high && !(high < low) && !(low < low))
+    }
 }

@@ -5,16 +5,28 @@ import Testing
 @Suite struct LeaderboardRankerTests {
     private let monday = Date(timeIntervalSince1970: 1_794_787_200)  // 2026-11-16T00:00:00Z
 
+    /// The member called `name`: the name's letters are the first bytes of the id, so ids order as names do.
+    private func user(_ name: String) -> UserID {
+        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &uuid) { $0.copyBytes(from: name.utf8.prefix(16)) }
+        return UserID(rawValue: UUID(uuid: uuid))
+    }
+
+    /// The name of a member made by ``user(_:)``.
+    private func name(_ user: UserID) -> String {
+        withUnsafeBytes(of: user.rawValue.uuid) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+
     /// A standing reached `minutes` after Monday 00:00 UTC.
-    private func standing(_ userID: String, _ value: Int, at minutes: Int = 0) -> LeaderboardStanding {
-        LeaderboardStanding(userID: userID, value: value, reachedAt: monday.addingTimeInterval(Double(minutes) * 60))
+    private func standing(_ name: String, _ value: Int, at minutes: Int = 0) -> LeaderboardStanding {
+        LeaderboardStanding(user: user(name), value: value, reachedAt: monday.addingTimeInterval(Double(minutes) * 60))
     }
 
     private func board(_ standings: [LeaderboardStanding]) -> [RankedStanding] { LeaderboardRanker.rank(standings) }
 
     private func overtaken(_ before: [LeaderboardStanding], _ after: [LeaderboardStanding]) -> [String] {
         LeaderboardRanker.overtaken(before: board(before), after: board(after))
-            .map { "\($0.userID) \($0.from)→\($0.to)" }
+            .map { "\(name($0.user)) \($0.from)→\($0.to)" }
     }
 
     @Test func equalValuesShareARankAndTheNextRankSkips() {
@@ -27,7 +39,7 @@ import Testing
         let ranked = board([
             standing("a", 4, at: 30), standing("z", 4, at: 10), standing("c", 4, at: 30), standing("b", 9, at: 50),
         ])
-        #expect(ranked.map(\.standing.userID) == ["b", "z", "a", "c"])
+        #expect(ranked.map { name($0.standing.user) } == ["b", "z", "a", "c"])
         #expect(ranked.map(\.rank) == [1, 2, 2, 2])
     }
 
@@ -35,7 +47,7 @@ import Testing
         #expect(board([]).isEmpty)
         #expect(board([standing("solo", 0)]) == [RankedStanding(standing: standing("solo", 0), rank: 1)])
         let tied = board([standing("c", 2, at: 1), standing("a", 2, at: 1), standing("b", 2, at: 0)])
-        #expect(tied.map(\.standing.userID) == ["b", "a", "c"])
+        #expect(tied.map { name($0.standing.user) } == ["b", "a", "c"])
         #expect(tied.map(\.rank) == [1, 1, 1])
     }
 

@@ -127,7 +127,7 @@ import Testing
         #expect(group.name == "Morning Movers")
         await withKnownIssue {
             let error = await #expect(throws: KitError.self) { try await fakes.groups.members(groupID: group.id) }
-            #expect(error?.code == "unimplemented_fake" && error?.message.contains("FakeGroupService.members") == true)
+            #expect(error == fakes.groups.knobs.unimplementedError(.members) && error?.message.contains("FakeGroupService.members") == true)
         }
         await withKnownIssue {
             _ = try? await fakes.notifications.feed(page: PageRequest(limit: 5))
@@ -139,9 +139,9 @@ import Testing
         let fakes = FakeServices(scenario: .populated, clock: clock)
         let group = try #require(try await fakes.groups.currentGroup())
         let board = try await fakes.groups.leaderboard(groupID: group.id, type: .checkIns)
-        let standings = board.rows.map { LeaderboardStanding(userID: $0.user.description, value: $0.value, reachedAt: $0.reachedAt) }
+        let standings = board.rows.map { LeaderboardStanding(user: $0.user, value: $0.value, reachedAt: $0.reachedAt) }
         #expect(LeaderboardRanker.rank(standings).map(\.rank) == board.rows.map(\.rank))
-        #expect(LeaderboardRanker.rank(standings).map(\.standing.userID) == board.rows.map(\.user.description))
+        #expect(LeaderboardRanker.rank(standings).map(\.standing.user) == board.rows.map(\.user))
     }
 
     @Test func deletingTheAccountNeedsThePasswordAndSignsOut() async throws {

@@ -292,7 +292,7 @@ import Testing
             try await engine.syncNow()
             let problem = await #expect(throws: FitBaseError.self) { try await client.planProgression(planId: plan.id) }
             let paywall = KitError(try #require(problem))
-            #expect(paywall.kind == .upgradeRequired && paywall.requiredTier == .premium && paywall.code == "upgrade_required")
+            #expect(paywall.kind == .upgradeRequired && paywall.requiredTier == .premium && paywall.code == .upgradeRequired)
         }
     }
 

@@ -33,8 +33,8 @@ public enum SleepStage: String, Sendable, Codable, CodingKeyRepresentable, CaseI
     }
 }
 
-/// A sample's measured value, in the canonical unit.
-public enum HealthValue: Sendable, Equatable, Codable, Hashable {
+/// A sample's measured value, in the canonical unit (on the wire, fields of its ``HealthSample``).
+public enum HealthValue: Sendable, Equatable, Hashable {
     case heartRate(beatsPerMinute: Double)
     case steps(count: Double)
     case sleep(stage: SleepStage)
@@ -53,7 +53,8 @@ public enum HealthValue: Sendable, Equatable, Codable, Hashable {
     }
 }
 
-/// One stored sample (the `id` is HealthKit's sample UUID).
+/// One stored sample (the `id` is HealthKit's sample UUID). Its JSON is the contract's `HealthSample`: the value's
+/// numbers (`value`, or `systolic` and `diastolic`) or sleep `stage` beside `type`, in the canonical `unit`.
 public struct HealthSample: Sendable, Equatable, Codable, Hashable {
     /// HealthKit's sample UUID, so re-uploads of the same sample are recognisable.
     public var id: HealthSampleID
@@ -85,6 +86,59 @@ public struct HealthSample: Sendable, Equatable, Codable, Hashable {
         self.sourceId = sourceId
         self.device = device
         self.metadata = metadata
+    }
+}
+
+extension HealthSample {
+    private enum CodingKeys: String, CodingKey {
+        case id, type, value, unit, systolic, diastolic, stage, start, end, sourceId, device, metadata
+    }
+
+    /// Reads the contract's `HealthSample`. A type this version does not know, a missing number or stage, or a unit
+    /// other than the type's canonical one fails to decode: a sample is never read with a value it was not given.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let type = try container.decode(HealthSampleType.self, forKey: .type)
+        if let unit = try container.decodeIfPresent(String.self, forKey: .unit), unit != type.canonicalUnit {
+            let expected = type.canonicalUnit.map { "must be \($0)" } ?? "must be absent"
+            throw DecodingError.dataCorruptedError(forKey: .unit, in: container, debugDescription: "\(expected) for \(type.rawValue)")
+        }
+        let value: HealthValue =
+            switch type {
+            case .heartRate: .heartRate(beatsPerMinute: try container.decode(Double.self, forKey: .value))
+            case .steps: .steps(count: try container.decode(Double.self, forKey: .value))
+            case .oxygenSaturation: .oxygenSaturation(percent: try container.decode(Double.self, forKey: .value))
+            case .sleep: .sleep(stage: try container.decode(SleepStage.self, forKey: .stage))
+            case .bloodPressure:
+                .bloodPressure(
+                    systolic: try container.decode(Double.self, forKey: .systolic),
+                    diastolic: try container.decode(Double.self, forKey: .diastolic))
+            }
+        self.init(
+            id: try container.decode(HealthSampleID.self, forKey: .id), value: value, start: try container.decode(Date.self, forKey: .start),
+            end: try container.decodeIfPresent(Date.self, forKey: .end), sourceId: try container.decode(String.self, forKey: .sourceId),
+            device: try container.decodeIfPresent(String.self, forKey: .device),
+            metadata: try container.decodeIfPresent([String: String].self, forKey: .metadata))
+    }
+
+    /// Writes the contract's `HealthSample`, with the type's canonical unit.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(type, forKey: .type)
+        switch value {
+        case .heartRate(let number), .steps(let number), .oxygenSaturation(let number): try container.encode(number, forKey: .value)
+        case .sleep(let stage): try container.encode(stage, forKey: .stage)
+        case .bloodPressure(let systolic, let diastolic):
+            try container.encode(systolic, forKey: .systolic)
+            try container.encode(diastolic, forKey: .diastolic)
+        }
+        try container.encodeIfPresent(type.canonicalUnit, forKey: .unit)
+        try container.encode(start, forKey: .start)
+        try container.encodeIfPresent(end, forKey: .end)
+        try container.encode(sourceId, forKey: .sourceId)
+        try container.encodeIfPresent(device, forKey: .device)
+        try container.encodeIfPresent(metadata, forKey: .metadata)
     }
 }
 

@@ -7,15 +7,15 @@ import Foundation
 /// A member's standing before ranking.
 public struct LeaderboardStanding: Sendable, Equatable {
     /// The member.
-    public var userID: String
+    public var user: UserID
     /// Check-ins this week, or streak days.
     public var value: Int
     /// When the member reached `value` (earlier ranks higher among equal values).
     public var reachedAt: Date
 
     /// A standing from its parts.
-    public init(userID: String, value: Int, reachedAt: Date) {
-        self.userID = userID
+    public init(user: UserID, value: Int, reachedAt: Date) {
+        self.user = user
         self.value = value
         self.reachedAt = reachedAt
     }
@@ -35,7 +35,8 @@ public struct RankedStanding: Sendable, Equatable {
     }
 }
 
-/// Orders a leaderboard: value descending, then who reached it first, then user id; equal values share a rank.
+/// Orders a leaderboard: value descending, then who reached it first, then user id (in its text's order, as the
+/// server lists a board); equal values share a rank.
 public enum LeaderboardRanker {
     /// The standings in leaderboard order with their ranks ("competition" ranking: 1, 2, 2, 4).
     ///
@@ -44,7 +45,7 @@ public enum LeaderboardRanker {
         let ordered = standings.sorted { lhs, rhs in
             if lhs.value != rhs.value { return lhs.value > rhs.value }
             if lhs.reachedAt != rhs.reachedAt { return lhs.reachedAt < rhs.reachedAt }
-            return lhs.userID < rhs.userID
+            return lhs.user < rhs.user
         }
         var ranked: [RankedStanding] = []
         ranked.reserveCapacity(ordered.count)
@@ -66,16 +67,16 @@ public enum LeaderboardRanker {
     /// ignored. Quadratic in the group size, which is meant for one group's board.
     public static func overtaken(
         before: [RankedStanding], after: [RankedStanding]
-    ) -> [(userID: String, from: Int, to: Int)] {
-        let old = Dictionary(before.map { ($0.standing.userID, $0) }, uniquingKeysWith: { first, _ in first })
+    ) -> [(user: UserID, from: Int, to: Int)] {
+        let old = Dictionary(before.map { ($0.standing.user, $0) }, uniquingKeysWith: { first, _ in first })
         return after.compactMap { entry in
-            guard let previous = old[entry.standing.userID], entry.rank > previous.rank else { return nil }
+            guard let previous = old[entry.standing.user], entry.rank > previous.rank else { return nil }
             let passed = after.contains { other in
                 guard other.standing.value > entry.standing.value else { return false }
-                guard let was = old[other.standing.userID] else { return true }
+                guard let was = old[other.standing.user] else { return true }
                 return was.standing.value <= previous.standing.value && was.standing.value < other.standing.value
             }
-            return passed ? (entry.standing.userID, previous.rank, entry.rank) : nil
+            return passed ? (entry.standing.user, previous.rank, entry.rank) : nil
         }
     }
 }

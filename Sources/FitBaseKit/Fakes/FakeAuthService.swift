@@ -69,9 +69,9 @@ public actor FakeAuthService: AuthService {
         var fields: [String: String] = [:]
         if EmailAddress(address) == nil { fields["email"] = "must be an e-mail address" }
         if password.count < 10 { fields["password"] = "must be at least 10 characters" }
-        guard fields.isEmpty else { throw KitError(.invalidInput, message: "Some details need fixing.", fieldErrors: fields, code: "validation_failed") }
+        guard fields.isEmpty else { throw KitError(.invalidInput, message: "Some details need fixing.", fieldErrors: fields, code: .validationFailed) }
         guard accounts[address] == nil else {
-            throw KitError(.conflict, message: "An account already uses this e-mail address.", code: "email_taken")
+            throw KitError(.conflict, message: "An account already uses this e-mail address.", code: .emailTaken)
         }
         let user = AccountUser(id: UserID(), email: address, displayName: displayName, emailVerified: false, isNewUser: true)
         accounts[address] = (password, user)
@@ -85,7 +85,7 @@ public actor FakeAuthService: AuthService {
     public func signIn(email: String, password: String) async throws(KitError) -> AccountUser {
         try await knobs.enter(.signIn, clock: clock)
         guard let account = accounts[email.trimmingCharacters(in: .whitespaces).lowercased()], account.password == password else {
-            throw KitError(.invalidCredentials, code: "invalid_credentials")
+            throw KitError(.invalidCredentials, code: .invalidCredentials)
         }
         publish(.signedIn(userID: account.user.id))
         return account.user
@@ -104,7 +104,7 @@ public actor FakeAuthService: AuthService {
     /// Apple and Google: the token names the account (`fake:<address>`); a new address creates one.
     private func providerSignIn(token: String, name: String?) throws(KitError) -> AccountUser {
         guard token.hasPrefix("fake:"), let address = Optional(String(token.dropFirst(5)).lowercased()), EmailAddress(address) != nil else {
-            throw KitError(.invalidCredentials, message: "The sign-in could not be verified. Please try again.", code: "invalid_token")
+            throw KitError(.invalidCredentials, message: "The sign-in could not be verified. Please try again.", code: .identityTokenMalformed)
         }
         if var existing = accounts[address]?.user {
             existing.isNewUser = false
@@ -155,11 +155,11 @@ public actor FakeAuthService: AuthService {
     public func resetPassword(token: String, newPassword: String) async throws(KitError) {
         try await knobs.enter(.resetPassword, clock: clock)
         guard let address = resetTokens.removeValue(forKey: token) else {
-            throw KitError(.invalidInput, message: "This link has expired or was already used. Ask for a new one.", code: "invalid_link_token")
+            throw KitError(.invalidInput, message: "This link has expired or was already used. Ask for a new one.", code: .tokenInvalid)
         }
         guard newPassword.count >= 10 else {
             resetTokens[token] = address
-            throw KitError(.invalidInput, fieldErrors: ["newPassword": "must be at least 10 characters"], code: "validation_failed")
+            throw KitError(.invalidInput, fieldErrors: ["newPassword": "must be at least 10 characters"], code: .validationFailed)
         }
         accounts[address]?.password = newPassword
         if let user = accounts[address]?.user, state.userID == user.id { publish(.signedOut(.sessionEnded)) }
@@ -168,7 +168,7 @@ public actor FakeAuthService: AuthService {
     public func verifyEmail(token: String) async throws(KitError) -> VerifiedEmail {
         try await knobs.enter(.verifyEmail, clock: clock)
         guard let address = verificationTokens.removeValue(forKey: token) else {
-            throw KitError(.invalidInput, message: "This link has expired or was already used. Ask for a new one.", code: "invalid_link_token")
+            throw KitError(.invalidInput, message: "This link has expired or was already used. Ask for a new one.", code: .tokenInvalid)
         }
         accounts[address]?.user.emailVerified = true
         return VerifiedEmail(email: address, changedAddress: false)
@@ -177,7 +177,7 @@ public actor FakeAuthService: AuthService {
     public func resendVerification() async throws(KitError) {
         try await knobs.enter(.resendVerification, clock: clock)
         guard let user = signedInUser(), let address = user.email else { throw .notSignedIn }
-        guard !user.emailVerified else { throw KitError(.conflict, message: "Your address is already verified.", code: "already_verified") }
+        guard !user.emailVerified else { throw KitError(.conflict, message: "Your address is already verified.", code: .emailAlreadyVerified) }
         let token = UUID().uuidString
         verificationTokens[token] = address
         lastVerificationToken = token

@@ -52,7 +52,7 @@ public actor FakeCatalogService: CatalogService {
     public func workout(id: WorkoutID, policy: CachePolicy) async throws(KitError) -> Loaded<WorkoutDetail> {
         try await knobs.enter(.workout, clock: clock)
         guard let workout = catalog.first(where: { $0.id == id }) else {
-            throw KitError(.notFound, message: "This workout is no longer in the library.", code: "not_found")
+            throw KitError(.notFound, message: "This workout is no longer in the library.", code: .notFound)
         }
         let entitled = await premiumEntitled()
         let locked = workout.isPremium && !entitled

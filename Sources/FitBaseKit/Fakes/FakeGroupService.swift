@@ -63,7 +63,7 @@ public actor FakeGroupService: GroupService {
         try await knobs.enter(.createGroup, clock: clock)
         let trimmed: String
         do throws(InvalidFields) { trimmed = try GroupRules.checked(name: name, timeZone: timeZone).name } catch { throw KitError(error) }
-        guard group == nil else { throw KitError(.conflict, message: "You're already in a group. Leave it to create another.", code: ProblemCode.alreadyInGroup.rawValue) }
+        guard group == nil else { throw KitError(.conflict, message: "You're already in a group. Leave it to create another.", code: .alreadyInGroup) }
         let created = SocialGroup(id: GroupID(), name: trimmed, timeZone: timeZone, memberCount: 1, createdAt: clock.now, role: .admin)
         group = created
         memberList = [GroupMember(user: userID, displayName: FakeData.user.displayName ?? "You", role: .admin, joinedAt: clock.now)]
@@ -76,7 +76,7 @@ public actor FakeGroupService: GroupService {
     public func createInvitation(groupID: GroupID) async throws(KitError) -> GroupInvitation {
         try await knobs.enter(.createInvitation, clock: clock)
         let group = try ownGroup(groupID)
-        guard group.role == .admin else { throw KitError(.forbidden, message: "Only the group's admin can invite.", code: "forbidden") }
+        guard group.role == .admin else { throw KitError(.forbidden, message: "Only the group's admin can invite.", code: .forbidden) }
         let code = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         invitations[code] = (group, memberList)
         return GroupInvitation(
@@ -96,10 +96,10 @@ public actor FakeGroupService: GroupService {
     public func join(code: String) async throws(KitError) -> SocialGroup {
         try await knobs.enter(.join, clock: clock)
         let invitation = try invitation(code)
-        if group?.id == invitation.group.id { throw KitError(.conflict, message: "You're already in this group.", code: ProblemCode.alreadyInGroup.rawValue) }
-        guard group == nil else { throw KitError(.conflict, message: "You're already in a group. Leave it to join another.", code: ProblemCode.alreadyInGroup.rawValue) }
+        if group?.id == invitation.group.id { throw KitError(.conflict, message: "You're already in this group.", code: .alreadyInGroup) }
+        guard group == nil else { throw KitError(.conflict, message: "You're already in a group. Leave it to join another.", code: .alreadyInGroup) }
         guard invitation.members.count < GroupRules.maximumMembers else {
-            throw KitError(.conflict, message: "This group is full (10 members).", code: ProblemCode.groupFull.rawValue)
+            throw KitError(.conflict, message: "This group is full (10 members).", code: .groupFull)
         }
         var joined = invitation.group
         joined.role = .member
@@ -121,7 +121,7 @@ public actor FakeGroupService: GroupService {
         streaks = [:]
         scoredAt = [:]
         for observer in observers.values {
-            observer.continuation.yield(.ended(KitError(.notFound, message: "You're no longer in this group.", code: "not_found")))
+            observer.continuation.yield(.ended(KitError(.notFound, message: "You're no longer in this group.", code: .notFound)))
             observer.continuation.finish()
         }
         observers = [:]
@@ -177,13 +177,13 @@ public actor FakeGroupService: GroupService {
     }
 
     private func ownGroup(_ id: GroupID) throws(KitError) -> SocialGroup {
-        guard let group, group.id == id else { throw KitError(.notFound, message: "You're not in this group.", code: "not_found") }
+        guard let group, group.id == id else { throw KitError(.notFound, message: "You're not in this group.", code: .notFound) }
         return group
     }
 
     private func invitation(_ text: String) throws(KitError) -> (group: SocialGroup, members: [GroupMember]) {
         guard let code = parser.inviteCode(from: text) ?? (text.isEmpty ? nil : text), let invitation = invitations[code] else {
-            throw KitError(.notFound, message: "This invite has expired or doesn't exist. Ask for a new one.", code: "not_found")
+            throw KitError(.notFound, message: "This invite has expired or doesn't exist. Ask for a new one.", code: .notFound)
         }
         return invitation
     }
@@ -191,12 +191,12 @@ public actor FakeGroupService: GroupService {
     /// The board of `type`, ranked by Core's ``LeaderboardRanker`` as the server ranks it.
     private func board(_ type: LeaderboardType) -> GroupLeaderboard {
         let scores = type == .checkIns ? checkIns : streaks
-        let members = Dictionary(memberList.map { ($0.user.description, $0) }, uniquingKeysWith: { first, _ in first })
+        let members = Dictionary(memberList.map { ($0.user, $0) }, uniquingKeysWith: { first, _ in first })
         let standings = memberList.map { member in
-            LeaderboardStanding(userID: member.user.description, value: scores[member.user] ?? 0, reachedAt: scoredAt[member.user] ?? member.joinedAt)
+            LeaderboardStanding(user: member.user, value: scores[member.user] ?? 0, reachedAt: scoredAt[member.user] ?? member.joinedAt)
         }
         let rows = LeaderboardRanker.rank(standings).compactMap { ranked -> LeaderboardEntry? in
-            guard let member = members[ranked.standing.userID] else { return nil }
+            guard let member = members[ranked.standing.user] else { return nil }
             return LeaderboardEntry(
                 user: member.user, displayName: member.displayName, photoURL: member.photoURL, value: ranked.standing.value, rank: ranked.rank,
                 reachedAt: ranked.standing.reachedAt)

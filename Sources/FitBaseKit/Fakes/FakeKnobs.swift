@@ -91,9 +91,10 @@ public final class FakeKnobs<Operation: FakeOperation>: AnyFakeKnobs {
     /// How many times `operation` was called.
     public func callCount(_ operation: Operation) -> Int { calls.filter { $0 == operation }.count }
 
-    /// What a call of an operation the test did not set up throws (after reporting the issue).
+    /// What a call of an operation the test did not set up throws (after reporting the issue): a server error with no
+    /// problem code, whose message names the fake and the operation.
     public func unimplementedError(_ operation: Operation) -> KitError {
-        KitError(.server, message: "\(service).\(operation.rawValue) is unimplemented: the test did not set it up.", code: "unimplemented_fake")
+        KitError(.server, message: "\(service).\(operation.rawValue) is unimplemented: the test did not set it up.")
     }
 
     /// Records a call of `operation` that cannot fail; reports an issue when the test did not set it up.

@@ -46,7 +46,7 @@ public actor FakeNotificationService: NotificationService {
     public func markRead(id: NotificationID) async throws(KitError) {
         try await knobs.enter(.markRead, clock: clock)
         guard let index = items.firstIndex(where: { $0.id == id }) else {
-            throw KitError(.notFound, message: "This notification is no longer available.", code: "not_found")
+            throw KitError(.notFound, message: "This notification is no longer available.", code: .notFound)
         }
         items[index].isRead = true
     }

@@ -41,7 +41,7 @@ public actor FakeProfileService: ProfileService {
         if !Profile.cycleLengthRange.contains(profile.averageCycleLength) { fields["averageCycleLength"] = "must be between 21 and 45 days" }
         if !Profile.periodLengthRange.contains(profile.averagePeriodLength) { fields["averagePeriodLength"] = "must be between 2 and 10 days" }
         if let name = profile.displayName, name.count > 100 { fields["displayName"] = "must be at most 100 characters" }
-        guard fields.isEmpty else { throw KitError(.invalidInput, fieldErrors: fields, code: "validation_failed") }
+        guard fields.isEmpty else { throw KitError(.invalidInput, fieldErrors: fields, code: .validationFailed) }
         profiles[user.id] = profile
         await auth.rename(to: profile.displayName)
         return UserProfile(id: user.id, email: user.email, emailVerified: user.emailVerified, profile: profile)
@@ -66,7 +66,7 @@ public actor FakeProfileService: ProfileService {
         try await knobs.enter(.recordConsent, clock: clock)
         let user = try await signedIn()
         guard !version.isEmpty, version.count <= 64 else {
-            throw KitError(.invalidInput, fieldErrors: ["version": "must be 1 to 64 characters"], code: "validation_failed")
+            throw KitError(.invalidInput, fieldErrors: ["version": "must be 1 to 64 characters"], code: .validationFailed)
         }
         let record = ConsentRecord(kind: kind, version: version, granted: granted, recordedAt: clock.now)
         consentRecords[user.id, default: [:]][kind] = record

@@ -31,16 +31,16 @@ public actor FakeRecommendationService: RecommendationService {
 
     public func today(energy: EnergyLevel?, policy: CachePolicy) async throws(KitError) -> Loaded<TodayRecommendations> {
         try await knobs.enter(.today, clock: clock)
-        return Loaded(try await make(energy: energy), source: policy == .cacheOnly ? .cache : .server, fetchedAt: clock.now)
+        return Loaded(await make(energy: energy), source: policy == .cacheOnly ? .cache : .server, fetchedAt: clock.now)
     }
 
     public func refresh(energy: EnergyLevel?) async throws(KitError) -> TodayRecommendations {
         try await knobs.enter(.refresh, clock: clock)
-        return try await make(energy: energy)
+        return await make(energy: energy)
     }
 
-    private func make(energy: EnergyLevel?) async throws(KitError) -> TodayRecommendations {
-        let current = try await cycle?.current()
+    private func make(energy: EnergyLevel?) async -> TodayRecommendations {
+        let current = await cycle?.currentCycle
         let phase = current?.phase
         let premium = await billing?.requiresUpgrade(for: .premiumContent) == nil && billing != nil
         let workouts = await catalog.catalog.filter { premium || !$0.isPremium }

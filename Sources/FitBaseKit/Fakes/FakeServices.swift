@@ -48,9 +48,13 @@ public struct FakeServices: Sendable {
         notifications = FakeNotificationService(notifications: populated ? FakeData.notifications(now: now, groupID: group.id) : [], clock: clock)
         health = FakeHealthService(samples: populated ? FakeData.healthSamples(now: now) : [], timeZone: timeZone, clock: clock)
         analytics = RecordingAnalytics()
-        if scenario == .strict {
-            for knobs in allKnobs { knobs.unimplementAll() }
-        }
+        if scenario == .strict { unimplementAll() }
+    }
+
+    /// From now on every fake answers only the operations a test names (`knobs.implement(…)`), whatever data it started
+    /// with: what ``FakeScenario/strict`` does to the populated fakes, for the empty or signed-out ones.
+    public func unimplementAll() {
+        for knobs in allKnobs { knobs.unimplementAll() }
     }
 
     /// Every fake's knobs, to fail or slow down everything at once.

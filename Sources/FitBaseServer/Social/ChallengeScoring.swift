@@ -164,12 +164,12 @@ enum ChallengeScoring {
     ) async throws -> [ChallengeEntry] {
         let entries = try await self.entries(of: challenge, on: db)
         let before = (previous ?? entries).filter { $0.rank > 0 }.map {
-            RankedStanding(standing: LeaderboardStanding(userID: $0.user.description, value: $0.value, reachedAt: $0.reachedAt), rank: $0.rank)
+            RankedStanding(standing: LeaderboardStanding(user: $0.user, value: $0.value, reachedAt: $0.reachedAt), rank: $0.rank)
         }
-        let ranked = LeaderboardRanker.rank(entries.map { LeaderboardStanding(userID: $0.user.description, value: $0.value, reachedAt: $0.reachedAt) })
+        let ranked = LeaderboardRanker.rank(entries.map { LeaderboardStanding(user: $0.user, value: $0.value, reachedAt: $0.reachedAt) })
         var reranked = false
         for standing in ranked {
-            guard let entry = entries.first(where: { $0.user.description == standing.standing.userID }), entry.rank != standing.rank else { continue }
+            guard let entry = entries.first(where: { $0.user == standing.standing.user }), entry.rank != standing.rank else { continue }
             try await db.update("challenge_entries").set("rank", to: standing.rank).where("challenge_id", .equal, challenge.rawValue)
                 .where("user_id", .equal, entry.user.rawValue).run()
             reranked = true
@@ -187,9 +187,8 @@ enum ChallengeScoring {
             }
         ), now: now, on: db)
         for passed in LeaderboardRanker.overtaken(before: before, after: ranked) {
-            guard let user = UserID(passed.userID) else { continue }
             let label = kind == ChallengeKind.streak.rawValue ? "streak" : "check-ins"
-            try await NotificationStore.add(.rankChange, to: user, group: group, message: "You were overtaken in this week's \(label): now #\(passed.to) (was #\(passed.from)).", now: now, on: db)
+            try await NotificationStore.add(.rankChange, to: passed.user, group: group, message: "You were overtaken in this week's \(label): now #\(passed.to) (was #\(passed.from)).", now: now, on: db)
         }
         return board
     }
@@ -206,7 +205,7 @@ enum ChallengeScoring {
                     photoURL: try row.decode(column: "photo_url", as: String?.self)
                 )
             }
-            .sorted { ($0.value, $1.reachedAt, $1.user.description) > ($1.value, $0.reachedAt, $0.user.description) }
+            .sorted { ($0.value, $1.reachedAt, $1.user) > ($1.value, $0.reachedAt, $0.user) }
     }
 }
 

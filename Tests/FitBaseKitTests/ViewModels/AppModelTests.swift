@@ -11,7 +11,9 @@ import Testing
     }
 
     @Test func routesBySessionAndOnboarding() async throws {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.auth.knobs.implement(.signIn)
+        fixture.fakes.profile.knobs.implement(.profile, .saveProfile)
         try await completeProfile(fixture)
         let model = AppModel(dependencies: fixture.dependencies)
         #expect(model.route == .launching)
@@ -28,6 +30,8 @@ import Testing
 
     @Test func aNewAccountGoesThroughOnboarding() async {
         let fixture = Fixture(.signedOut)
+        fixture.fakes.auth.knobs.implement(.signUp)
+        fixture.fakes.profile.knobs.implement(.profile)
         let model = AppModel(dependencies: fixture.dependencies)
         await model.start()
         #expect(model.route == .signIn)
@@ -44,6 +48,7 @@ import Testing
 
     @Test func anUnreachableProfileStillOpensTheApp() async {
         let fixture = Fixture(.empty)
+        fixture.fakes.profile.knobs.implement(.profile)
         fixture.fakes.profile.knobs.fail(.profile, with: .offline)
         let model = AppModel(dependencies: fixture.dependencies)
         await model.start()
@@ -53,6 +58,8 @@ import Testing
 
     @Test func anInviteLinkOpensTheJoinPreview() async throws {
         let fixture = Fixture(.empty)
+        fixture.fakes.profile.knobs.implement(.profile, .saveProfile)
+        fixture.fakes.groups.knobs.implement(.join, .members, .previewInvitation)
         try await completeProfile(fixture)
         let model = AppModel(dependencies: fixture.dependencies)
         await model.start()
@@ -69,6 +76,9 @@ import Testing
 
     @Test func anInviteOpenedSignedOutWaitsForSignIn() async {
         let fixture = Fixture(.signedOut)
+        fixture.fakes.auth.knobs.implement(.signIn)
+        fixture.fakes.profile.knobs.implement(.profile)
+        fixture.fakes.groups.knobs.implement(.previewInvitation)
         let model = AppModel(dependencies: fixture.dependencies)
         await model.start()
         await model.open(URL(string: "https://fitbase.example.com/group/invite/\(FakeGroupService.sampleInviteCode)")!)
@@ -87,6 +97,7 @@ import Testing
 
     @Test func verificationAndResetLinks() async {
         let fixture = Fixture(.signedOut)
+        fixture.fakes.auth.knobs.implement(.verifyEmail)
         let model = AppModel(dependencies: fixture.dependencies)
         await model.start()
         await model.open(URL(string: "fitbase://auth/reset?token=abc")!)

@@ -4,7 +4,7 @@ import Testing
 
 @MainActor @Suite struct AuthModelTests {
     @Test func startReadsTheSessionAndFollowsTheServerEndingIt() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
         let model = AuthModel(dependencies: fixture.dependencies)
         #expect(model.state == .unknown)
         await model.start()
@@ -37,6 +37,7 @@ import Testing
 
     @Test func signUpSignsInAndTracksIt() async {
         let fixture = Fixture(.signedOut)
+        fixture.fakes.auth.knobs.implement(.signUp)
         let model = AuthModel(dependencies: fixture.dependencies)
         model.email = "new@example.com"
         model.password = "long enough password"
@@ -50,6 +51,7 @@ import Testing
 
     @Test func aTakenAddressIsAConflict() async {
         let fixture = Fixture(.signedOut)
+        fixture.fakes.auth.knobs.implement(.signUp)
         let model = AuthModel(dependencies: fixture.dependencies)
         model.email = FakeData.user.email!
         model.password = "long enough password"
@@ -63,6 +65,7 @@ import Testing
 
     @Test func signInWithWrongPasswordShowsInvalidCredentials() async {
         let fixture = Fixture(.signedOut)
+        fixture.fakes.auth.knobs.implement(.signIn)
         let model = AuthModel(dependencies: fixture.dependencies)
         model.email = FakeData.user.email!
         model.password = "wrong"
@@ -83,6 +86,7 @@ import Testing
 
     @Test func signInOfflineIsRetryable() async {
         let fixture = Fixture(.signedOut)
+        fixture.fakes.auth.knobs.implement(.signIn)
         fixture.fakes.auth.knobs.fail(.signIn, with: .offline)
         let model = AuthModel(dependencies: fixture.dependencies)
         model.email = FakeData.user.email!
@@ -94,6 +98,7 @@ import Testing
 
     @Test func appleAndGoogleSignInOrUp() async {
         let fixture = Fixture(.signedOut)
+        fixture.fakes.auth.knobs.implement(.signInWithApple, .signInWithGoogle, .signOut)
         let model = AuthModel(dependencies: fixture.dependencies)
         await model.signInWithApple(AppleCredential(identityToken: "fake:apple@example.com", rawNonce: "n"))
         #expect(model.isSignedIn)
@@ -108,6 +113,7 @@ import Testing
 
     @Test func passwordResetFromRequestToNewPassword() async {
         let fixture = Fixture(.signedOut)
+        fixture.fakes.auth.knobs.implement(.requestPasswordReset, .resetPassword)
         let model = AuthModel(dependencies: fixture.dependencies)
         await model.requestPasswordReset()
         #expect(model.fieldErrors["email"] != nil)
@@ -134,6 +140,7 @@ import Testing
 
     @Test func verifyingTheAddressFromALink() async {
         let fixture = Fixture(.signedOut)
+        fixture.fakes.auth.knobs.implement(.resendVerification, .signUp, .verifyEmail)
         let model = AuthModel(dependencies: fixture.dependencies)
         model.email = "nia@example.com"
         model.password = "long enough password"
@@ -149,6 +156,7 @@ import Testing
 
     @Test func resendingAVerificationLink() async {
         let fixture = Fixture(.signedOut)
+        fixture.fakes.auth.knobs.implement(.resendVerification, .signUp)
         let model = AuthModel(dependencies: fixture.dependencies)
         model.email = "nia@example.com"
         model.password = "long enough password"
@@ -159,6 +167,7 @@ import Testing
 
     @Test func aCancelledSignInShowsNothing() async {
         let fixture = Fixture(.signedOut)
+        fixture.fakes.auth.knobs.implement(.signIn)
         fixture.fakes.auth.knobs.fail(.signIn, with: .cancelled)
         let model = AuthModel(dependencies: fixture.dependencies)
         model.email = FakeData.user.email!

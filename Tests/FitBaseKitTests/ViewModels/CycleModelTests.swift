@@ -4,7 +4,8 @@ import Testing
 
 @MainActor @Suite struct CycleModelTests {
     @Test func theMonthGridShowsPeriodsPredictionsAndToday() async throws {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.cycle.knobs.implement(.current, .forecast, .month, .periods)
         let model = CycleModel(dependencies: fixture.dependencies, timeZone: .gmt)
         await model.load()
         let grid = try #require(model.calendar)
@@ -27,7 +28,9 @@ import Testing
     }
 
     @Test func navigationWrapsTheYear() async {
-        let model = CycleModel(dependencies: Fixture(.empty).dependencies, timeZone: .gmt)
+        let fixture = Fixture(.empty)
+        fixture.fakes.cycle.knobs.implement(.current, .forecast, .month, .periods)
+        let model = CycleModel(dependencies: fixture.dependencies, timeZone: .gmt)
         for _ in 0..<3 { await model.previousMonth() }
         #expect(model.year == 2025 && model.month == 12)
         await model.nextMonth()
@@ -38,6 +41,7 @@ import Testing
 
     @Test func loggingAPeriodUpdatesTheGridAndThePhaseCard() async throws {
         let fixture = Fixture(.empty)
+        fixture.fakes.cycle.knobs.implement(.current, .deletePeriod, .forecast, .logPeriod, .month, .periods, .updatePeriod)
         let model = CycleModel(dependencies: fixture.dependencies, timeZone: .gmt)
         await model.load()
         #expect(model.isEmpty && model.current == nil)
@@ -83,7 +87,8 @@ import Testing
     }
 
     @Test func aClashingStartIsAConflictAndKeepsTheForm() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.cycle.knobs.implement(.current, .forecast, .logPeriod, .month, .periods)
         let model = CycleModel(dependencies: fixture.dependencies, timeZone: .gmt)
         await model.load()
         model.startLogging(on: model.periods[0].start)
@@ -92,7 +97,8 @@ import Testing
     }
 
     @Test func offlineShowsARetryableError() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.cycle.knobs.implement(.current, .deletePeriod, .forecast, .month, .periods)
         fixture.fakes.cycle.knobs.failOnce(.month, with: .offline)
         let model = CycleModel(dependencies: fixture.dependencies, timeZone: .gmt)
         await model.load()
@@ -105,7 +111,8 @@ import Testing
     }
 
     @Test func aSlowMonthDoesNotOverwriteTheNextOne() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.cycle.knobs.implement(.current, .forecast, .month, .periods)
         let model = CycleModel(dependencies: fixture.dependencies, timeZone: .gmt)
         fixture.fakes.cycle.knobs.latency = .seconds(1)
         let slow = Task { await model.load() }

@@ -4,7 +4,9 @@ import Testing
 
 @MainActor @Suite struct GroupsModelTests {
     @Test func loadsTheGroupAndItsMembers() async {
-        let model = GroupsModel(dependencies: Fixture(.populated).dependencies)
+        let fixture = Fixture(.strict)
+        fixture.fakes.groups.knobs.implement(.currentGroup, .members)
+        let model = GroupsModel(dependencies: fixture.dependencies)
         await model.load()
         #expect(model.group?.name == "Morning Movers" && model.members.count == 5 && model.isAdmin && !model.isEmpty)
         #expect(model.members.first?.role == .admin)
@@ -12,6 +14,7 @@ import Testing
 
     @Test func createsAGroupAndSharesAnInvitation() async {
         let fixture = Fixture(.empty)
+        fixture.fakes.groups.knobs.implement(.createGroup, .createInvitation, .currentGroup, .members)
         let model = GroupsModel(dependencies: fixture.dependencies)
         await model.load()
         #expect(model.isEmpty)
@@ -34,6 +37,7 @@ import Testing
 
     @Test func joinsByLinkAfterAPreview() async {
         let fixture = Fixture(.empty)
+        fixture.fakes.groups.knobs.implement(.join, .members, .previewInvitation)
         let model = GroupsModel(dependencies: fixture.dependencies)
         await model.previewInvite(code: FakeGroupService.sampleInviteCode)
         #expect(model.preview?.groupName == "Evening Crew" && model.preview?.memberCount == 3 && model.group == nil)
@@ -46,6 +50,7 @@ import Testing
 
     @Test func joinsByATypedCodeOrPastedLink() async {
         let fixture = Fixture(.empty)
+        fixture.fakes.groups.knobs.implement(.join, .members, .previewInvitation)
         let model = GroupsModel(dependencies: fixture.dependencies)
         model.inviteText = "no"
         await model.previewTypedInvite()
@@ -62,7 +67,8 @@ import Testing
     }
 
     @Test func anUnknownInviteAndJoiningWhileInAGroup() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.groups.knobs.implement(.currentGroup, .join, .members, .previewInvitation)
         let model = GroupsModel(dependencies: fixture.dependencies)
         await model.previewInvite(code: "unknown-code-123")
         #expect(model.error?.kind == .notFound && model.preview == nil)
@@ -73,7 +79,8 @@ import Testing
     }
 
     @Test func leavingTheGroup() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.groups.knobs.implement(.currentGroup, .leave, .members)
         let model = GroupsModel(dependencies: fixture.dependencies)
         await model.load()
         await model.leave()
@@ -85,7 +92,8 @@ import Testing
     }
 
     @Test func offline() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.groups.knobs.implement(.createGroup, .currentGroup)
         fixture.fakes.groups.knobs.failEverything(with: .offline)
         let model = GroupsModel(dependencies: fixture.dependencies)
         await model.load()

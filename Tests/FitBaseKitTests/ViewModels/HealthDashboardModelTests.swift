@@ -3,14 +3,17 @@ import Foundation
 import Testing
 
 @MainActor @Suite struct HealthDashboardModelTests {
-    private func consentingFixture(_ scenario: FakeScenario = .populated) async throws -> Fixture {
+    private func consentingFixture(_ scenario: FakeScenario = .strict) async throws -> Fixture {
         let fixture = Fixture(scenario)
+        fixture.fakes.profile.knobs.implement(.recordConsent)
         _ = try await fixture.fakes.profile.recordConsent(.healthData, version: "2026-01", granted: true)
         return fixture
     }
 
     @Test func withoutConsentItAsksForIt() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.profile.knobs.implement(.consents, .recordConsent)
+        fixture.fakes.health.knobs.implement(.series, .summaries)
         let model = HealthDashboardModel(dependencies: fixture.dependencies, timeZone: .gmt)
         await model.load()
         #expect(model.consentRequired && model.summaries.isEmpty)
@@ -21,6 +24,8 @@ import Testing
 
     @Test func summariesAndChartsPerRange() async throws {
         let fixture = try await consentingFixture()
+        fixture.fakes.profile.knobs.implement(.consents)
+        fixture.fakes.health.knobs.implement(.series, .summaries)
         let model = HealthDashboardModel(dependencies: fixture.dependencies, timeZone: .gmt)
         await model.load()
         #expect(model.range == .week && model.summaries.map(\.metric) == HealthSampleType.allCases && !model.isEmpty)
@@ -37,13 +42,18 @@ import Testing
     }
 
     @Test func noSamplesIsTheEmptyState() async throws {
-        let model = HealthDashboardModel(dependencies: try await consentingFixture(.empty).dependencies, timeZone: .gmt)
+        let fixture = try await consentingFixture(.empty)
+        fixture.fakes.profile.knobs.implement(.consents)
+        fixture.fakes.health.knobs.implement(.series, .summaries)
+        let model = HealthDashboardModel(dependencies: fixture.dependencies, timeZone: .gmt)
         await model.load()
         #expect(model.isEmpty && model.series.allSatisfy { $0.value == nil })
     }
 
     @Test func offlineAndAFailedConsent() async throws {
         let fixture = try await consentingFixture()
+        fixture.fakes.profile.knobs.implement(.consents)
+        fixture.fakes.health.knobs.implement(.summaries)
         fixture.fakes.health.knobs.fail(.summaries, with: .offline)
         let model = HealthDashboardModel(dependencies: fixture.dependencies, timeZone: .gmt)
         await model.load()
@@ -56,6 +66,8 @@ import Testing
 
     @Test func aSlowRangeDoesNotOverwriteTheNext() async throws {
         let fixture = try await consentingFixture()
+        fixture.fakes.profile.knobs.implement(.consents)
+        fixture.fakes.health.knobs.implement(.series, .summaries)
         fixture.fakes.health.knobs.latency = .seconds(1)
         let model = HealthDashboardModel(dependencies: fixture.dependencies, timeZone: .gmt)
         let slow = Task { await model.selectRange(.month) }

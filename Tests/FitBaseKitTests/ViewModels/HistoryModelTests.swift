@@ -4,7 +4,8 @@ import Testing
 
 @MainActor @Suite struct HistoryModelTests {
     @Test func pagesStatsAndWeeklyCharts() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.history.knobs.implement(.history, .stats, .weeklySeries)
         let model = HistoryModel(dependencies: fixture.dependencies, pageSize: 10, weeks: 6)
         await model.load()
         #expect(model.logs.count == 10 && model.hasMore && !model.isEmpty)
@@ -18,7 +19,8 @@ import Testing
     }
 
     @Test func deletingALogUpdatesTheListAndStats() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.history.knobs.implement(.deleteLog, .history, .stats, .weeklySeries)
         let model = HistoryModel(dependencies: fixture.dependencies)
         await model.load()
         let first = model.logs[0]
@@ -27,13 +29,16 @@ import Testing
     }
 
     @Test func nothingLoggedIsTheEmptyState() async {
-        let model = HistoryModel(dependencies: Fixture(.empty).dependencies)
+        let fixture = Fixture(.empty)
+        fixture.fakes.history.knobs.implement(.history, .stats, .weeklySeries)
+        let model = HistoryModel(dependencies: fixture.dependencies)
         await model.load()
         #expect(model.isEmpty && model.stats == .empty && model.minutesPerWeek.allSatisfy { $0.value == 0 })
     }
 
     @Test func offlineAndAFailedDelete() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.history.knobs.implement(.deleteLog, .history, .stats, .weeklySeries)
         fixture.fakes.history.knobs.failOnce(.stats, with: .offline)
         let model = HistoryModel(dependencies: fixture.dependencies)
         await model.load()
@@ -47,7 +52,8 @@ import Testing
     }
 
     @Test func aSlowLoadIsSupersededByANewerOne() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.history.knobs.implement(.deleteLog, .history, .stats, .weeklySeries)
         fixture.fakes.history.knobs.latency = .seconds(1)
         let model = HistoryModel(dependencies: fixture.dependencies)
         let slow = Task { await model.load() }

@@ -78,6 +78,7 @@ import Testing
 
     @Test func aNewGroupsBoardIsEmpty() async throws {
         let fixture = Fixture(.empty)
+        fixture.fakes.groups.knobs.implement(.createGroup, .leaderboard)
         let group = try await fixture.fakes.groups.createGroup(name: "New", timeZone: "UTC")
         let model = LeaderboardModel(groupID: group.id, dependencies: fixture.dependencies)
         model.appear()

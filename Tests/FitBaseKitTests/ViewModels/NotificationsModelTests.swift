@@ -48,6 +48,7 @@ import Testing
 
     @Test func theBadgeCapsAt99() async {
         let fixture = Fixture(.empty)
+        fixture.fakes.notifications.knobs.implement(.unreadCount)
         for index in 0..<120 {
             await fixture.fakes.notifications.deliver(
                 FeedNotification(id: NotificationID(), kind: .newMember, group: nil, message: "m", isRead: false, createdAt: fixture.clock.now))
@@ -58,7 +59,9 @@ import Testing
     }
 
     @Test func emptyAndOffline() async {
-        let empty = NotificationsModel(dependencies: Fixture(.empty).dependencies)
+        let emptyFixture = Fixture(.empty)
+        emptyFixture.fakes.notifications.knobs.implement(.feed)
+        let empty = NotificationsModel(dependencies: emptyFixture.dependencies)
         await empty.load()
         #expect(empty.isEmpty && empty.badge == nil)
         let fixture = Fixture(.strict)

@@ -21,6 +21,7 @@ import Testing
 
     @Test func eachStepIsCheckedAndFinishingSavesTheProfileAndConsents() async throws {
         let fixture = Fixture(.empty)
+        fixture.fakes.profile.knobs.implement(.consents, .profile, .recordConsent, .saveProfile)
         let model = OnboardingModel(dependencies: fixture.dependencies, timeZone: .gmt)
         await model.load()
         #expect(model.profile.displayName == "Ana" && model.step == .basics && !model.canGoBack)
@@ -70,6 +71,7 @@ import Testing
 
     @Test func aFailedSaveKeepsTheAnswersAndCanBeRetried() async {
         let fixture = Fixture(.empty)
+        fixture.fakes.profile.knobs.implement(.profile, .recordConsent, .saveProfile)
         fixture.fakes.profile.knobs.failOnce(.saveProfile, with: .offline)
         let model = OnboardingModel(dependencies: fixture.dependencies, timeZone: .gmt)
         await model.load()
@@ -82,6 +84,7 @@ import Testing
 
     @Test func loadingOfflineShowsTheError() async {
         let fixture = Fixture(.empty)
+        fixture.fakes.profile.knobs.implement(.profile)
         fixture.fakes.profile.knobs.fail(.profile, with: .offline)
         let model = OnboardingModel(dependencies: fixture.dependencies)
         await model.load()

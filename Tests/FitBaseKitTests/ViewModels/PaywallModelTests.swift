@@ -4,7 +4,8 @@ import Testing
 
 @MainActor @Suite struct PaywallModelTests {
     @Test func showsTheTiersAndTracksThePaywall() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.billing.knobs.implement(.entitlement, .offers)
         let prompt = UpgradePrompt(requiredTier: .premium, feature: .premiumContent)
         let model = PaywallModel(dependencies: fixture.dependencies, prompt: prompt)
         await model.appear()
@@ -19,7 +20,9 @@ import Testing
     }
 
     @Test func purchasingUnlocksAndTracksIt() async throws {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.billing.knobs.implement(.entitlement, .offers, .purchase)
+        fixture.fakes.billing.store.knobs.implement(.purchase)
         let model = PaywallModel(dependencies: fixture.dependencies, prompt: UpgradePrompt(requiredTier: .pro))
         await model.appear()
         let product = try #require(model.offers.first { $0.tier == .premium }?.products.first)
@@ -31,7 +34,9 @@ import Testing
     }
 
     @Test func cancelledAndPendingPurchases() async throws {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.billing.knobs.implement(.entitlement, .offers, .purchase)
+        fixture.fakes.billing.store.knobs.implement(.purchase)
         let model = PaywallModel(dependencies: fixture.dependencies)
         await model.appear()
         let product = try #require(model.upgradeOffers.first?.products.first)
@@ -45,7 +50,9 @@ import Testing
     }
 
     @Test func aFailedPurchaseIsRetryable() async throws {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.billing.knobs.implement(.entitlement, .offers, .purchase)
+        fixture.fakes.billing.store.knobs.implement(.purchase)
         fixture.fakes.billing.knobs.failOnce(.purchase, with: KitError(.purchaseFailed))
         let model = PaywallModel(dependencies: fixture.dependencies)
         await model.appear()
@@ -58,7 +65,9 @@ import Testing
     }
 
     @Test func restoringFindsEarlierPurchases() async throws {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.billing.knobs.implement(.entitlement, .offers, .purchase, .restorePurchases)
+        fixture.fakes.billing.store.knobs.implement(.purchase, .restore)
         _ = try await fixture.fakes.billing.purchase(productID: "fitbase.pro.yearly")
         await fixture.fakes.billing.setEntitlement(.free)
         let model = PaywallModel(dependencies: fixture.dependencies)
@@ -73,7 +82,8 @@ import Testing
     }
 
     @Test func offlineOffers() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.billing.knobs.implement(.offers)
         fixture.fakes.billing.knobs.fail(.offers, with: .offline)
         let model = PaywallModel(dependencies: fixture.dependencies)
         await model.appear()

@@ -3,15 +3,18 @@ import Foundation
 import Testing
 
 @MainActor @Suite struct PlansModelTests {
-    /// A fixture whose user has Pro (custom plans).
-    private func proFixture(_ scenario: FakeScenario = .populated) async throws -> Fixture {
+    /// A fixture whose user has Pro (custom plans): the test sets up the purchase, so the store answers purchases.
+    private func proFixture(_ scenario: FakeScenario = .strict) async throws -> Fixture {
         let fixture = Fixture(scenario)
+        fixture.fakes.billing.knobs.implement(.purchase)
+        fixture.fakes.billing.store.knobs.implement(.purchase)
         _ = try await fixture.fakes.billing.purchase(productID: "fitbase.pro.monthly")
         return fixture
     }
 
     @Test func showsTheDevicesPlansAndSyncs() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.plans.knobs.implement(.plans, .syncNow)
         let model = PlansModel(dependencies: fixture.dependencies)
         await model.appear()
         #expect(model.plans.count == 1 && !model.isEmpty)
@@ -21,7 +24,7 @@ import Testing
     }
 
     @Test func creatingAPlanNeedsPro() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
         let model = PlansModel(dependencies: fixture.dependencies)
         await model.create()
         #expect(model.paywall == UpgradePrompt(requiredTier: .pro, feature: .customPlans) && model.draft == nil)
@@ -31,6 +34,7 @@ import Testing
 
     @Test func createEditAndDeleteOfflineFirst() async throws {
         let fixture = try await proFixture(.empty)
+        fixture.fakes.plans.knobs.implement(.delete, .plans, .save, .syncNow)
         let model = PlansModel(dependencies: fixture.dependencies)
         await model.appear()
         #expect(model.isEmpty)
@@ -75,6 +79,7 @@ import Testing
 
     @Test func aRefusedSaveKeepsTheEditorOpen() async throws {
         let fixture = try await proFixture()
+        fixture.fakes.plans.knobs.implement(.save)
         let model = PlansModel(dependencies: fixture.dependencies)
         await model.create()
         model.draft?.name = "Plan"
@@ -84,7 +89,8 @@ import Testing
     }
 
     @Test func failures() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.plans.knobs.implement(.delete, .plans, .save, .syncNow)
         fixture.fakes.plans.knobs.fail(.plans, with: KitError(.storage))
         fixture.fakes.plans.knobs.fail(.syncNow, with: KitError(.server))
         let model = PlansModel(dependencies: fixture.dependencies)

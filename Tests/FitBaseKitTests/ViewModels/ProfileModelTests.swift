@@ -4,7 +4,8 @@ import Testing
 
 @MainActor @Suite struct ProfileModelTests {
     @Test func editsAndSavesTheProfile() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.profile.knobs.implement(.consents, .profile, .saveProfile)
         let model = ProfileModel(dependencies: fixture.dependencies)
         await model.load()
         #expect(model.profile?.profile.displayName == "Ana" && !model.hasChanges)
@@ -16,7 +17,8 @@ import Testing
     }
 
     @Test func theFormIsChecked() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.profile.knobs.implement(.consents, .profile)
         let model = ProfileModel(dependencies: fixture.dependencies)
         await model.load()
         model.draft.displayName = " "
@@ -31,7 +33,8 @@ import Testing
     }
 
     @Test func theShareToggleAndConsents() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.profile.knobs.implement(.consents, .profile, .recordConsent, .setShareWorkoutData)
         let model = ProfileModel(dependencies: fixture.dependencies)
         await model.load()
         #expect(model.sharesWorkoutData && !model.isGranted(.healthData))
@@ -44,7 +47,8 @@ import Testing
     }
 
     @Test func exportWritesAFile() async throws {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.profile.knobs.implement(.exportData)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("profile-export-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -60,7 +64,8 @@ import Testing
     }
 
     @Test func deletingTheAccountNeedsReauthentication() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.profile.knobs.implement(.deleteAccount)
         let auth = AuthModel(dependencies: fixture.dependencies)
         await auth.start()
         let model = ProfileModel(dependencies: fixture.dependencies)
@@ -78,18 +83,23 @@ import Testing
     }
 
     @Test func deletingWithAppleAndSigningOut() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.profile.knobs.implement(.deleteAccount)
         let model = ProfileModel(dependencies: fixture.dependencies)
         await model.deleteAccount(.apple(AppleCredential(identityToken: "fake:\(FakeData.user.email!)", rawNonce: "n")))
         #expect(model.isAccountDeleted)
-        let other = ProfileModel(dependencies: Fixture(.populated).dependencies)
+        let otherFixture = Fixture(.strict)
+        otherFixture.fakes.auth.knobs.implement(.signOut)
+        otherFixture.fakes.profile.knobs.implement(.profile)
+        let other = ProfileModel(dependencies: otherFixture.dependencies)
         await other.signOut()
         await other.load()
         #expect(other.error?.kind == .notSignedIn)
     }
 
     @Test func offline() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.profile.knobs.implement(.exportData, .profile, .saveProfile, .setShareWorkoutData)
         fixture.fakes.profile.knobs.failEverything(with: .offline)
         let model = ProfileModel(dependencies: fixture.dependencies)
         await model.load()

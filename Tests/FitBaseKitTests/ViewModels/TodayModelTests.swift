@@ -4,7 +4,8 @@ import Testing
 
 @MainActor @Suite struct TodayModelTests {
     @Test func loadsTodaysSuggestionsForThePhase() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.recommendations.knobs.implement(.today)
         let model = TodayModel(dependencies: fixture.dependencies)
         await model.load()
         #expect(model.recommendations?.workouts.count == 3 && model.recommendations?.phase != nil)
@@ -13,7 +14,8 @@ import Testing
     }
 
     @Test func lowEnergyShowsTheGentlerAlternative() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.recommendations.knobs.implement(.refresh, .today)
         let model = TodayModel(dependencies: fixture.dependencies)
         await model.load()
         await model.selectEnergy(.low)
@@ -26,7 +28,8 @@ import Testing
     }
 
     @Test func cachedThenFresh() async throws {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.recommendations.knobs.implement(.refresh, .today)
         fixture.fakes.recommendations.knobs.fail(.refresh, with: .offline)
         let model = TodayModel(dependencies: fixture.dependencies)
         await model.load(policy: .cacheOnly)
@@ -43,13 +46,16 @@ import Testing
     }
 
     @Test func withoutCycleDataTheRulesStillSuggest() async {
-        let model = TodayModel(dependencies: Fixture(.empty).dependencies)
+        let fixture = Fixture(.empty)
+        fixture.fakes.recommendations.knobs.implement(.today)
+        let model = TodayModel(dependencies: fixture.dependencies)
         await model.load()
         #expect(model.recommendations?.phase == nil && !model.isEmpty)
     }
 
     @Test func anEmptyCatalogIsTheEmptyState() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.recommendations.knobs.implement(.today)
         await fixture.fakes.catalog.setCatalog([])
         let model = TodayModel(dependencies: fixture.dependencies)
         await model.load()
@@ -57,7 +63,8 @@ import Testing
     }
 
     @Test func offlineFirstLoad() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.recommendations.knobs.implement(.today)
         fixture.fakes.recommendations.knobs.fail(.today, with: .offline)
         let model = TodayModel(dependencies: fixture.dependencies)
         await model.load()
@@ -66,7 +73,8 @@ import Testing
     }
 
     @Test func aRefreshSupersedesASlowLoad() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.recommendations.knobs.implement(.refresh, .today)
         fixture.fakes.recommendations.knobs.latency = .seconds(3)
         let model = TodayModel(dependencies: fixture.dependencies)
         let slow = Task { await model.load() }

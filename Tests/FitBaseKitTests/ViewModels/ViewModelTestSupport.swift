@@ -11,16 +11,20 @@ func eventually(_ condition: @MainActor () -> Bool, sourceLocation: SourceLocati
     Issue.record("the condition never held", sourceLocation: sourceLocation)
 }
 
-/// Fakes on a test clock, and the container over them.
+/// Strict fakes on a test clock, and the container over them. Whatever data the scenario starts with (`.strict`: the
+/// populated fakes; `.empty`; `.signedOut`), a fake answers only the operations the test names with
+/// `knobs.implement(…)` — what the model is meant to call, and what the test itself calls to set up — and anything
+/// else the model touches reports an issue, failing the test.
 struct Fixture {
     let clock: TestKitClock
     let fakes: FakeServices
     let dependencies: FitBaseDependencies
 
-    init(_ scenario: FakeScenario = .populated) {
+    init(_ scenario: FakeScenario = .strict) {
         let clock = TestKitClock()
         self.clock = clock
         fakes = FakeServices(scenario: scenario, clock: clock)
+        fakes.unimplementAll()
         dependencies = .fake(fakes)
     }
 

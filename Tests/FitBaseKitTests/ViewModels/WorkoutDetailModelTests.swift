@@ -7,7 +7,9 @@ import Testing
     private let premium = FakeData.workouts.first { $0.isPremium }!
 
     @Test func startingAndCompletingLogsTheWorkoutWithAnalytics() async throws {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.catalog.knobs.implement(.workout)
+        fixture.fakes.history.knobs.implement(.history, .log)
         let id = free.id
         let model = WorkoutDetailModel(workoutID: id, dependencies: fixture.dependencies)
         await model.load()
@@ -27,7 +29,9 @@ import Testing
     }
 
     @Test func completingWithoutTimingUsesTheWorkoutsLength() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.catalog.knobs.implement(.workout)
+        fixture.fakes.history.knobs.implement(.log)
         let model = WorkoutDetailModel(workoutID: free.id, dependencies: fixture.dependencies)
         await model.load()
         await model.complete()
@@ -36,7 +40,8 @@ import Testing
     }
 
     @Test func aLockedWorkoutLeadsToThePaywall() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.catalog.knobs.implement(.workout)
         let model = WorkoutDetailModel(workoutID: premium.id, dependencies: fixture.dependencies)
         await model.load()
         #expect(model.isLocked && model.isPremium)
@@ -48,7 +53,10 @@ import Testing
     }
 
     @Test func aPurchaseUnlocksIt() async throws {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.catalog.knobs.implement(.workout)
+        fixture.fakes.billing.knobs.implement(.purchase)
+        fixture.fakes.billing.store.knobs.implement(.purchase)
         let model = WorkoutDetailModel(workoutID: premium.id, dependencies: fixture.dependencies)
         _ = try await fixture.fakes.billing.purchase(productID: "fitbase.premium.monthly")
         await model.load()
@@ -57,7 +65,9 @@ import Testing
     }
 
     @Test func theFormIsCheckedAndAFailedLogIsTracked() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.catalog.knobs.implement(.workout)
+        fixture.fakes.history.knobs.implement(.log)
         let id = free.id
         let model = WorkoutDetailModel(workoutID: id, dependencies: fixture.dependencies)
         await model.load()
@@ -74,7 +84,8 @@ import Testing
     }
 
     @Test func anUpgradeRequiredFailureOpensThePaywall() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.catalog.knobs.implement(.workout)
         fixture.fakes.catalog.knobs.fail(.workout, with: .upgradeRequired(.premium))
         let model = WorkoutDetailModel(workoutID: premium.id, dependencies: fixture.dependencies)
         await model.load()
@@ -82,7 +93,8 @@ import Testing
     }
 
     @Test func anUnknownOrOfflineWorkout() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.catalog.knobs.implement(.workout)
         let missing = WorkoutDetailModel(workoutID: WorkoutID(), dependencies: fixture.dependencies)
         await missing.load()
         #expect(missing.error?.kind == .notFound && missing.detail == nil)

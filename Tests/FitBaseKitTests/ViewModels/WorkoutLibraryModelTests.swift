@@ -4,7 +4,8 @@ import Testing
 
 @MainActor @Suite struct WorkoutLibraryModelTests {
     @Test func loadsAPageThenMoreWithPremiumBadges() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.catalog.knobs.implement(.workouts)
         let model = WorkoutLibraryModel(dependencies: fixture.dependencies, pageSize: 5)
         await model.load()
         #expect(model.items.count == 5 && model.hasMore && model.source == .server && !model.isEmpty && !model.isFiltered)
@@ -19,7 +20,10 @@ import Testing
     }
 
     @Test func premiumIsUnlockedForPremiumSubscribers() async throws {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.catalog.knobs.implement(.workouts)
+        fixture.fakes.billing.knobs.implement(.purchase)
+        fixture.fakes.billing.store.knobs.implement(.purchase)
         _ = try await fixture.fakes.billing.purchase(productID: "fitbase.premium.yearly")
         let model = WorkoutLibraryModel(dependencies: fixture.dependencies)
         await model.load()
@@ -27,7 +31,8 @@ import Testing
     }
 
     @Test func filtersNarrowTheList() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.catalog.knobs.implement(.workouts)
         let model = WorkoutLibraryModel(dependencies: fixture.dependencies)
         await model.setTypes([.yoga])
         #expect(model.items.allSatisfy { $0.workout.type == .yoga } && model.items.count == 2 && model.isFiltered)
@@ -54,7 +59,8 @@ import Testing
     }
 
     @Test func theSearchRunsAfter300msOfQuietOnTheClock() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.catalog.knobs.implement(.workouts)
         let model = WorkoutLibraryModel(dependencies: fixture.dependencies)
         await model.load()
         let before = fixture.fakes.catalog.knobs.callCount(.workouts)
@@ -73,7 +79,8 @@ import Testing
     }
 
     @Test func aSlowerEarlierSearchIsCancelledAndNeverOverwritesTheNewer() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.catalog.knobs.implement(.workouts)
         let model = WorkoutLibraryModel(dependencies: fixture.dependencies)
         fixture.fakes.catalog.knobs.latency = .seconds(2)
         model.searchText = "yoga"
@@ -93,7 +100,8 @@ import Testing
     }
 
     @Test func aSlowerEarlierLoadDoesNotOverwriteANewerFilter() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.catalog.knobs.implement(.workouts)
         let model = WorkoutLibraryModel(dependencies: fixture.dependencies)
         fixture.fakes.catalog.knobs.latency = .seconds(2)
         let slow = Task { await model.setTypes([.yoga]) }
@@ -106,7 +114,8 @@ import Testing
     }
 
     @Test func typingAgainDropsTheWaitingSearchAndALoadDropsItToo() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.catalog.knobs.implement(.workouts)
         let model = WorkoutLibraryModel(dependencies: fixture.dependencies)
         model.searchText = "core"
         await fixture.clock.waitForSleepers()
@@ -118,7 +127,8 @@ import Testing
     }
 
     @Test func offlineShowsARetryableErrorThenTheStaleBadgeNever() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.catalog.knobs.implement(.workouts)
         fixture.fakes.catalog.knobs.failOnce(.workouts, with: .offline)
         let model = WorkoutLibraryModel(dependencies: fixture.dependencies, pageSize: 5)
         await model.load()
@@ -132,7 +142,8 @@ import Testing
     }
 
     @Test func anEmptyCatalogIsTheEmptyState() async {
-        let fixture = Fixture(.populated)
+        let fixture = Fixture(.strict)
+        fixture.fakes.catalog.knobs.implement(.workouts)
         await fixture.fakes.catalog.setCatalog([])
         let model = WorkoutLibraryModel(dependencies: fixture.dependencies)
         await model.load()

@@ -75,7 +75,7 @@ public struct LiveCycleService: CycleService {
         let checked: Period
         do throws(InvalidFields) { checked = try PeriodRules.checked(PeriodDraft(period), id: period.id, today: today) } catch { throw KitError(error) }
         if PeriodRules.clashes(checked, with: existing) {
-            throw KitError(.conflict, message: "A period starting that day is already logged.", code: ProblemCode.periodExists.rawValue)
+            throw KitError(.conflict, message: "A period starting that day is already logged.", code: .periodExists)
         }
         return checked
     }

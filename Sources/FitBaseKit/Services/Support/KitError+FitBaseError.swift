@@ -21,7 +21,8 @@ extension KitError {
         for field in problem.fieldErrors where fields[field.field] == nil { fields[field.field] = field.message }
         self.init(
             kind, message: kind == .server ? nil : problem.detail, isRetryable: problem.code == .busy ? true : nil,
-            requiredTier: problem.requiredTier ?? (kind == .upgradeRequired ? .premium : nil), fieldErrors: fields, code: problem.rawCode,
+            requiredTier: problem.requiredTier ?? (kind == .upgradeRequired ? .premium : nil), fieldErrors: fields, code: problem.code,
+            rawCode: problem.rawCode,
             requestID: problem.requestID
         )
     }

@@ -48,15 +48,18 @@ public struct KitError: Error, Sendable, Equatable {
     public var requiredTier: SubscriptionTier?
     /// For ``Kind/invalidInput``: the offending fields and what is wrong with each.
     public var fieldErrors: [String: String]
-    /// The server's stable problem code (`upgrade_required`, `group_full` …) when the server reported one.
-    public var code: String?
+    /// The server's stable problem code (``ProblemCode/upgradeRequired``, ``ProblemCode/groupFull`` …) when it reported
+    /// one this version knows; a fake fails with the code the server would send.
+    public var code: ProblemCode?
+    /// The code as the server sent it, known or not: a newer server's code reads `nil` in ``code`` and is kept here.
+    public var rawCode: String?
     /// The request id to quote to support, when the server gave one.
     public var requestID: String?
 
-    /// Makes an error; `isRetryable` defaults to what `kind` usually means.
+    /// Makes an error; `isRetryable` defaults to what `kind` usually means, `rawCode` to the text of `code`.
     public init(
         _ kind: Kind, message: String? = nil, isRetryable: Bool? = nil, requiredTier: SubscriptionTier? = nil, fieldErrors: [String: String] = [:],
-        code: String? = nil, requestID: String? = nil
+        code: ProblemCode? = nil, rawCode: String? = nil, requestID: String? = nil
     ) {
         self.kind = kind
         self.message = message ?? kind.defaultMessage
@@ -64,6 +67,7 @@ public struct KitError: Error, Sendable, Equatable {
         self.requiredTier = requiredTier
         self.fieldErrors = fieldErrors
         self.code = code
+        self.rawCode = rawCode ?? code?.rawValue
         self.requestID = requestID
     }
 
@@ -76,7 +80,7 @@ public struct KitError: Error, Sendable, Equatable {
 
     /// An upgrade to `tier` is needed.
     public static func upgradeRequired(_ tier: SubscriptionTier) -> KitError {
-        KitError(.upgradeRequired, message: "This needs \(tier.rawValue.capitalized). Upgrade to unlock it.", requiredTier: tier, code: "upgrade_required")
+        KitError(.upgradeRequired, message: "This needs \(tier.rawValue.capitalized). Upgrade to unlock it.", requiredTier: tier, code: .upgradeRequired)
     }
 }
 
@@ -116,6 +120,6 @@ extension KitError {
         var fields: [String: String] = [:]
         for error in invalid.errors where fields[error.field] == nil { fields[error.field] = error.message }
         let first = invalid.errors.first.map { "\($0.field) \($0.message)." }
-        self.init(.invalidInput, message: first, fieldErrors: fields, code: "validation_failed")
+        self.init(.invalidInput, message: first, fieldErrors: fields, code: .validationFailed)
     }
 }
