@@ -271,7 +271,7 @@ import Testing
 
                 // The minute's refresh takes the rotation up without any token's help.
                 try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { try await SigningKeyRefresh(signer: signer, logger: TestDatabase.logger, interval: .milliseconds(50)).run() }
+                    group.addTask { try await PeriodicService.signingKeyRefresh(signer, logger: TestDatabase.logger, every: .milliseconds(50)).run() }
                     var signing = ""
                     var waited = 0
                     while signing != next.currentKeyID, waited < 200 {

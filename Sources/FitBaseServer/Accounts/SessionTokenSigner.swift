@@ -178,26 +178,13 @@ actor SessionTokenSigner {
     }
 }
 
-/// Rereads the signing keys every minute, so every instance signs with the current key soon after a rotation made
-/// elsewhere (`fitbase keys rotate-signing`), and forgets retired ones.
-struct SigningKeyRefresh: Service {
-    let signer: SessionTokenSigner
-    let logger: Logger
-    var interval: Duration = .seconds(60)
-
-    func run() async throws {
-        while true {
-            do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
-            } catch {
-                return
-            }
-            do {
-                try await signer.reload()
-            } catch {
-                logger.warning("cannot reread the signing keys; signing with the ones read before", metadata: ["error": "\(String(reflecting: error))"])
-            }
-        }
+extension PeriodicService {
+    /// Rereads the signing keys every minute, so every instance signs with the current key soon after a rotation made
+    /// elsewhere (`fitbase keys rotate-signing`), and forgets retired ones.
+    static func signingKeyRefresh(_ signer: SessionTokenSigner, logger: Logger, every interval: Duration = .seconds(60)) -> PeriodicService {
+        PeriodicService(
+            interval: interval, logger: logger, failure: "cannot reread the signing keys; signing with the ones read before", failureLevel: .warning
+        ) { try await signer.reload() }
     }
 }
 

@@ -121,7 +121,7 @@ struct ServerFoundation: Sendable {
                 database: database, outbox: outbox, mailer: mailer, sender: configuration.accounts.sender, appleTokens: appleTokenClient,
                 logger: logger, clock: clock
             ),
-            SigningKeyRefresh(signer: signer, logger: logger),
+            PeriodicService.signingKeyRefresh(signer, logger: logger),
             AuditService(audit: audit, key: auditKey, logger: logger, clock: clock),
         ]
     }

@@ -15,11 +15,9 @@ struct PushFeature: ServerFeature {
         store = DeviceStore(database: database)
         let apns = provider == nil ? foundation.configuration.apns.map { APNsProvider(configuration: $0, logger: logger, clock: foundation.clock) } : nil
         let reminders = foundation.configuration.reminderInterval.map { interval in
-            ReminderService(
-                scheduler: ReminderScheduler(
-                    database: database, cycle: cycle.reckoner, claimKey: foundation.masterKey.derivedKey(for: "push reminder claims")
-                ),
-                logger: logger, clock: foundation.clock, interval: interval
+            PeriodicService.reminders(
+                ReminderScheduler(database: database, cycle: cycle.reckoner, claimKey: foundation.masterKey.derivedKey(for: "push reminder claims")),
+                every: interval, clock: foundation.clock, logger: logger
             )
         }
         workers = [

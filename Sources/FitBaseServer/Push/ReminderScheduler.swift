@@ -148,27 +148,13 @@ struct ReminderScheduler: Sendable {
     }
 }
 
-/// Runs ``ReminderScheduler`` every `interval` (``ServerConfiguration/reminderInterval``: a minute) on every instance
-/// until graceful shutdown, at the application's time; failures are logged.
-struct ReminderService: Service {
-    let scheduler: ReminderScheduler
-    let logger: Logger
-    let clock: ServerClock
-    let interval: Duration
-
-    func run() async throws {
-        while !Task.isCancelled {
-            do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
-            } catch {
-                return
-            }
-            do {
-                let queued = try await scheduler.run(at: clock.now)
-                if queued > 0 { logger.info("queued reminders", metadata: ["reminders": "\(queued)"]) }
-            } catch {
-                logger.error("reminders failed", metadata: ["error": "\(error)"])
-            }
+extension PeriodicService {
+    /// Runs `scheduler` every `interval` (``ServerConfiguration/reminderInterval``: a minute) on every instance, at the
+    /// application's time.
+    static func reminders(_ scheduler: ReminderScheduler, every interval: Duration, clock: ServerClock, logger: Logger) -> PeriodicService {
+        PeriodicService(interval: interval, logger: logger, failure: "reminders failed") {
+            let queued = try await scheduler.run(at: clock.now)
+            if queued > 0 { logger.info("queued reminders", metadata: ["reminders": "\(queued)"]) }
         }
     }
 }

@@ -25,5 +25,5 @@ struct SocialFeature: ServerFeature {
     }
 
     var dataOwners: [any AccountDataOwner] { [GroupMembershipOwner(), NotificationsOwner()] }
-    var services: [any Service] { [WeekRolloverService(rollover: WeekRollover(database: database), logger: logger, clock: clock)] }
+    var services: [any Service] { [PeriodicService.weekRollover(WeekRollover(database: database), clock: clock, logger: logger)] }
 }

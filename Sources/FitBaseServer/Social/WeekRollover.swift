@@ -61,27 +61,12 @@ package struct WeekRollover: Sendable {
     }
 }
 
-/// Runs ``WeekRollover`` every minute until graceful shutdown; failures are logged and retried.
-struct WeekRolloverService: Service {
-    let rollover: WeekRollover
-    let logger: Logger
-    var clock = ServerClock.system
-    var interval: Duration = .seconds(60)
-
-    func run() async throws {
-        // Waits first: migrations run as the server starts, alongside this service.
-        while !Task.isCancelled {
-            do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
-            } catch {
-                return
-            }
-            do {
-                let closed = try await rollover.rollOver(at: clock.now)
-                if closed > 0 { logger.info("closed challenge weeks", metadata: ["challenges": "\(closed)"]) }
-            } catch {
-                logger.error("week rollover failed", metadata: ["error": "\(error)"])
-            }
+extension PeriodicService {
+    /// Closes the challenge weeks that have ended, every minute, at the application's time.
+    static func weekRollover(_ rollover: WeekRollover, clock: ServerClock, logger: Logger, every interval: Duration = .seconds(60)) -> PeriodicService {
+        PeriodicService(interval: interval, logger: logger, failure: "week rollover failed") {
+            let closed = try await rollover.rollOver(at: clock.now)
+            if closed > 0 { logger.info("closed challenge weeks", metadata: ["challenges": "\(closed)"]) }
         }
     }
 }

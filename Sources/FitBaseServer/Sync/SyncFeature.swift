@@ -12,7 +12,7 @@ struct SyncFeature: ServerFeature {
     /// What each collection checks, writes and shows.
     let collections: SyncedCollections
     let pusher: SyncPusher
-    private let retention: SyncRetentionService
+    private let retention: PeriodicService
 
     /// - Parameter collections: every feature's synced collections, each registered once.
     init(_ foundation: ServerFoundation, collections: [any SyncedCollection], registry: AccountDataRegistry) {
@@ -20,12 +20,15 @@ struct SyncFeature: ServerFeature {
         self.database = database
         self.collections = SyncedCollections(collections)
         pusher = SyncPusher(database: database, collections: self.collections)
-        retention = SyncRetentionService(
+        let housekeeping = Housekeeping(
             database: database, registry: registry,
             unverifiedAccounts: configuration.accounts.unverifiedAccountDays.map {
                 UnverifiedAccountSweeper(database: database, registry: registry, lifetime: TimeInterval($0) * 86_400, logger: logger)
             },
-            logger: logger, clock: foundation.clock, firstRun: configuration.housekeeping.first, interval: configuration.housekeeping.interval
+            logger: logger
+        )
+        retention = .housekeeping(
+            housekeeping, clock: foundation.clock, firstRun: configuration.housekeeping.first, every: configuration.housekeeping.interval
         )
     }
 

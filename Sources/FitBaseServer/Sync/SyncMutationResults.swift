@@ -4,7 +4,7 @@ import Foundation
 import SQLKit
 
 /// SQL for `sync_mutations`: the result of every pushed mutation under its client id, so a replay is answered with it
-/// unchanged (kept for the feed's retention, ``SyncRetentionService``).
+/// unchanged (kept for the feed's retention, ``Housekeeping``).
 enum SyncMutationResults {
     /// The stored results of those of `mutationIDs` answered before, by id.
     static func stored(of mutationIDs: [String], user: UserID, on db: any SQLDatabase) async throws -> [String: Components.Schemas.SyncMutationResult] {
