@@ -122,7 +122,10 @@ import Testing
 /// Health samples uploaded through the REST API, as HealthKit sync would.
 enum HealthUpload {
     static func samples(_ client: FitBaseClient, now: Date, marker: String) async throws {
-        let hour = now.addingTimeInterval(-3_600)
+        // Yesterday at noon (UTC), so the steps' ten minutes never straddle a midnight whatever the hour the test runs.
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        let hour = calendar.startOfDay(for: now).addingTimeInterval(-12 * 3_600)
         let samples: [Components.Schemas.HealthSampleInput] = [
             .init(id: UUID().uuidString, _type: "heartRate", value: 60, start: hour, sourceId: "com.apple.health", metadata: .init(additionalProperties: ["note": marker])),
             .init(id: UUID().uuidString, _type: "heartRate", value: 70, start: hour.addingTimeInterval(60), sourceId: "com.apple.health"),

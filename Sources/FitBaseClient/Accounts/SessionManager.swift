@@ -13,7 +13,7 @@ actor SessionManager {
     private var session: StoredSession?
     private var loaded = false
     private var refreshing: Task<StoredSession, any Error>?
-    private var observers: [UUID: AsyncStream<SessionState>.Continuation] = [:]
+    private let observers = ValueStreams<SessionState>()
     /// Why the last session ended, for observers that start watching later.
     private var lastEnd: SessionEnd = .notSignedIn
     private var currentInstallID: String?
@@ -71,17 +71,10 @@ actor SessionManager {
 
     /// The state now, then every change, until the stream is dropped.
     func states() async -> AsyncStream<SessionState> {
-        let (stream, continuation) = AsyncStream<SessionState>.makeStream(bufferingPolicy: .bufferingNewest(8))
-        let id = UUID()
-        observers[id] = continuation
-        continuation.onTermination = { _ in Task { await self.stopObserving(id) } }
+        let (stream, continuation) = observers.make(buffer: 8)
         let session = try? await current()
         continuation.yield(session.map { .signedIn(userID: $0.userID) } ?? .signedOut(lastEnd))
         return stream
-    }
-
-    private func stopObserving(_ id: UUID) {
-        observers[id] = nil
     }
 
     private func publish(reason: SessionEnd) {
@@ -92,7 +85,7 @@ actor SessionManager {
             lastEnd = reason
             state = .signedOut(reason)
         }
-        for observer in observers.values { observer.yield(state) }
+        observers.send(state)
     }
 
     /// An access token valid for a while yet (refreshing first when needed), or `nil` when signed out.

@@ -60,7 +60,7 @@ public actor Entitlements {
     private let client: FitBaseClient
     private let cacheFile: URL?
     private var snapshot: Snapshot?
-    private var observers: [UUID: AsyncStream<Snapshot>.Continuation] = [:]
+    private let observers = ValueStreams<Snapshot>()
 
     /// Reads the cached snapshot from `cacheFile` (if any) so answers are available offline from launch.
     public init(client: FitBaseClient, cacheFile: URL? = nil) {
@@ -131,22 +131,15 @@ public actor Entitlements {
 
     /// Every new snapshot, starting with the current one when there is one.
     public func updates() async -> AsyncStream<Snapshot> {
-        let (stream, continuation) = AsyncStream<Snapshot>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let id = UUID()
-        observers[id] = continuation
-        continuation.onTermination = { _ in Task { await self.stopObserving(id) } }
+        let (stream, continuation) = observers.make(buffer: 1)
         if let current = await current() { continuation.yield(current) }
         return stream
-    }
-
-    private func stopObserving(_ id: UUID) {
-        observers[id] = nil
     }
 
     private func store(_ fresh: Snapshot) -> Snapshot {
         snapshot = fresh
         if let cacheFile, let data = try? JSONEncoder().encode(fresh) { try? data.write(to: cacheFile, options: .atomic) }
-        for observer in observers.values { observer.yield(fresh) }
+        observers.send(fresh)
         return fresh
     }
 

@@ -80,7 +80,7 @@ public actor SyncEngine {
     /// Local changes the server refused, most recent last (the last 100).
     public private(set) var rejections: [SyncRejection] = []
 
-    private var observers: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
+    private let observers = ValueStreams<SyncStatus>()
     private var syncing = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
     private var failures = 0
@@ -348,22 +348,13 @@ public actor SyncEngine {
 
     /// The status now and at every change, until the stream is dropped.
     public func statusUpdates() -> AsyncStream<SyncStatus> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SyncStatus.self, bufferingPolicy: .bufferingNewest(8))
-        let id = UUID()
-        observers[id] = continuation
+        let (stream, continuation) = observers.make(buffer: 8)
         continuation.yield(status)
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.removeObserver(id) }
-        }
         return stream
     }
 
-    private func removeObserver(_ id: UUID) {
-        observers[id] = nil
-    }
-
     private func publish() {
-        for observer in observers.values { observer.yield(status) }
+        observers.send(status)
     }
 
     // MARK: Helpers

@@ -14,7 +14,7 @@ public actor FakeAuthService: AuthService {
     private let clock: any KitClock
     private var accounts: [String: (password: String, user: AccountUser)] = [:]
     private var state: AuthState
-    private var observers: [UUID: AsyncStream<AuthState>.Continuation] = [:]
+    private let observers = ValueStreams<AuthState>()
     /// Tokens of links "e-mailed" so far: verification tokens map to the address they prove.
     private var verificationTokens: [String: String] = [:]
     private var resetTokens: [String: String] = [:]
@@ -46,21 +46,14 @@ public actor FakeAuthService: AuthService {
     public func currentState() -> AuthState { state }
 
     public func stateUpdates() -> AsyncStream<AuthState> {
-        let (stream, continuation) = AsyncStream<AuthState>.makeStream(bufferingPolicy: .bufferingNewest(8))
-        let id = UUID()
-        observers[id] = continuation
-        continuation.onTermination = { _ in Task { await self.stopObserving(id) } }
+        let (stream, continuation) = observers.make(buffer: 8)
         continuation.yield(state)
         return stream
     }
 
-    private func stopObserving(_ id: UUID) {
-        observers[id] = nil
-    }
-
     private func publish(_ new: AuthState) {
         state = new
-        for observer in observers.values { observer.yield(new) }
+        observers.send(new)
     }
 
     public func signUp(email: String, password: String, displayName: String?) async throws(KitError) -> AccountUser {

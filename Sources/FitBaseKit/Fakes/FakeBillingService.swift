@@ -63,7 +63,7 @@ public actor FakeBillingService: BillingService {
     public nonisolated let store: FakePurchaseProvider
     private let clock: any KitClock
     private var granted: Entitlement
-    private var observers: [UUID: AsyncStream<EntitlementState>.Continuation] = [:]
+    private let observers = ValueStreams<EntitlementState>()
 
     /// The products the fake store sells.
     public static let products: [SubscriptionProduct] = [
@@ -109,21 +109,14 @@ public actor FakeBillingService: BillingService {
     }
 
     public func entitlementUpdates() -> AsyncStream<EntitlementState> {
-        let (stream, continuation) = AsyncStream<EntitlementState>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let id = UUID()
-        observers[id] = continuation
-        continuation.onTermination = { _ in Task { await self.stopObserving(id) } }
+        let (stream, continuation) = observers.make(buffer: 1)
         continuation.yield(state)
         return stream
     }
 
-    private func stopObserving(_ id: UUID) {
-        observers[id] = nil
-    }
-
     private func publish() {
         let current = state
-        for observer in observers.values { observer.yield(current) }
+        observers.send(current)
     }
 
     public func purchase(productID: String) async throws(KitError) -> PurchaseResult {

@@ -17,7 +17,7 @@ public actor FakePlanService: PlanService {
     private var stored: [PlanID: TrainingPlan]
     private var pending: Set<PlanID> = []
     private var status: SyncStatus
-    private var observers: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
+    private let observers = ValueStreams<SyncStatus>()
 
     /// A fake starting with `plans`, all synced; plans may name only workouts of `catalog` (when given).
     public init(plans: [TrainingPlan] = [], catalog: FakeCatalogService? = nil, clock: any KitClock = SystemKitClock()) {
@@ -79,21 +79,14 @@ public actor FakePlanService: PlanService {
     }
 
     public func syncStatus() -> AsyncStream<SyncStatus> {
-        let (stream, continuation) = AsyncStream<SyncStatus>.makeStream(bufferingPolicy: .bufferingNewest(8))
-        let id = UUID()
-        observers[id] = continuation
-        continuation.onTermination = { _ in Task { await self.stopObserving(id) } }
+        let (stream, continuation) = observers.make(buffer: 8)
         continuation.yield(status)
         return stream
-    }
-
-    private func stopObserving(_ id: UUID) {
-        observers[id] = nil
     }
 
     private func publish(state: SyncStatus.State) {
         status.state = state
         status.pendingCount = pending.count
-        for observer in observers.values { observer.yield(status) }
+        observers.send(status)
     }
 }
