@@ -82,7 +82,7 @@ import Testing
     @Test func emptyScenarioShowsEveryEmptyState() async throws {
         let fakes = FakeServices(scenario: .empty, clock: clock)
         #expect(try await fakes.history.history().isEmpty)
-        #expect(try await fakes.history.stats() == .empty)
+        #expect(try await fakes.history.stats().totalWorkouts == 0)
         #expect(try await fakes.plans.plans().isEmpty)
         #expect(try await fakes.groups.currentGroup() == nil)
         #expect(try await fakes.notifications.feed(page: .first()).page.items.isEmpty)

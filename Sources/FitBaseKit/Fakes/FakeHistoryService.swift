@@ -27,17 +27,7 @@ public actor FakeHistoryService: HistoryService {
     public func log(_ completion: WorkoutCompletion) async throws(KitError) -> LoggedWorkout {
         try await knobs.enter(.log, clock: clock)
         let workout = await catalog.catalog.first { $0.id == completion.workoutID }
-        let draft = WorkoutLogDraft(
-            workoutId: completion.workoutID.description, completedAt: completion.completedAt, duration: completion.durationMinutes, rating: completion.rating,
-            energyBefore: completion.energyBefore, energyAfter: completion.energyAfter, notes: completion.notes
-        )
-        let checked: CheckedWorkoutLog
-        do throws(InvalidFields) {
-            checked = try WorkoutLogRules.checked(draft, workout: workout, now: clock.now)
-        } catch {
-            throw KitError(error)
-        }
-        let logged = LoggedWorkout(log: checked.log(id: WorkoutLogID(), localDate: CalendarDay(completion.completedAt, in: timeZone), cycle: nil))
+        let logged = LoggedWorkout(log: try completion.log(of: workout, now: clock.now, timeZone: timeZone))
         logs.append(logged)
         return logged
     }
@@ -52,7 +42,7 @@ public actor FakeHistoryService: HistoryService {
         logs.removeAll { $0.id == id }
     }
 
-    public func stats() async throws(KitError) -> WorkoutStats {
+    public func stats() async throws(KitError) -> HistoryStatistics {
         try await knobs.enter(.stats, clock: clock)
         return HistoryFigures.stats(logs, today: CalendarDay(clock.now, in: timeZone))
     }

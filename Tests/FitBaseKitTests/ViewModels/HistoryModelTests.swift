@@ -33,7 +33,7 @@ import Testing
         fixture.fakes.history.knobs.implement(.history, .stats, .weeklySeries)
         let model = HistoryModel(dependencies: fixture.dependencies)
         await model.load()
-        #expect(model.isEmpty && model.stats == .empty && model.minutesPerWeek.allSatisfy { $0.value == 0 })
+        #expect(model.isEmpty && model.stats?.totalWorkouts == 0 && model.stats?.currentStreak == 0 && model.minutesPerWeek.allSatisfy { $0.value == 0 })
     }
 
     @Test func offlineAndAFailedDelete() async {

@@ -4,12 +4,8 @@ import Foundation
 /// Statistics and series of workout logs (the fake, and the live service on the device's own logs).
 enum HistoryFigures {
     /// The statistics screen's totals: Core's ``HistoryStatistics``, the server's own rules, over the device's logs.
-    static func stats(_ logs: [LoggedWorkout], today: CalendarDay) -> WorkoutStats {
-        let statistics = HistoryStatistics(logs: logs.map(\.log), today: today)
-        return WorkoutStats(
-            totalWorkouts: statistics.totalWorkouts, totalMinutes: statistics.totalMinutes, currentStreak: statistics.currentStreak,
-            longestStreak: statistics.longestStreak, thisWeek: statistics.thisWeek, byType: statistics.byType, byPhase: statistics.byPhase
-        )
+    static func stats(_ logs: [LoggedWorkout], today: CalendarDay) -> HistoryStatistics {
+        HistoryStatistics(logs: logs.map(\.log), today: today)
     }
 
     static func weekly(_ metric: HistoryMetric, _ logs: [LoggedWorkout], weeks: Int, today: CalendarDay, timeZone: TimeZone) -> [ChartPoint] {

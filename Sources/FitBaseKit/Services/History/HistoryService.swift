@@ -30,6 +30,21 @@ public struct WorkoutCompletion: Sendable, Equatable {
         self.energyAfter = energyAfter
         self.notes = notes
     }
+
+    /// The log this completion makes under Core's rules (the server's), on the device's day in `timeZone`; `workout` is
+    /// the catalog's (nil: not known).
+    func log(of workout: CatalogWorkout?, now: Date, timeZone: TimeZone) throws(KitError) -> WorkoutLog {
+        let draft = WorkoutLogDraft(
+            workoutId: workoutID.description, completedAt: completedAt, duration: durationMinutes, rating: rating,
+            energyBefore: energyBefore, energyAfter: energyAfter, notes: notes
+        )
+        do throws(InvalidFields) {
+            let checked = try WorkoutLogRules.checked(draft, workout: workout, now: now)
+            return checked.log(id: WorkoutLogID(), localDate: CalendarDay(completedAt, in: timeZone), cycle: nil)
+        } catch {
+            throw KitError(error)
+        }
+    }
 }
 
 /// A logged workout in the history list: Core's log (its type, title and day the device's until the server fixes them
@@ -49,38 +64,6 @@ public struct LoggedWorkout: Sendable, Equatable, Identifiable {
     }
 }
 
-/// The statistics screen's totals.
-public struct WorkoutStats: Sendable, Equatable {
-    public var totalWorkouts: Int
-    public var totalMinutes: Int
-    /// Consecutive days with a workout, up to today (or yesterday).
-    public var currentStreak: Int
-    public var longestStreak: Int
-    /// Workouts since Monday.
-    public var thisWeek: Int
-    /// Workouts per type.
-    public var byType: [WorkoutType: Int]
-    /// Workouts per cycle phase.
-    public var byPhase: [CyclePhase: Int]
-
-    /// Makes statistics.
-    public init(
-        totalWorkouts: Int, totalMinutes: Int, currentStreak: Int, longestStreak: Int, thisWeek: Int, byType: [WorkoutType: Int] = [:],
-        byPhase: [CyclePhase: Int] = [:]
-    ) {
-        self.totalWorkouts = totalWorkouts
-        self.totalMinutes = totalMinutes
-        self.currentStreak = currentStreak
-        self.longestStreak = longestStreak
-        self.thisWeek = thisWeek
-        self.byType = byType
-        self.byPhase = byPhase
-    }
-
-    /// No workouts yet.
-    public static let empty = WorkoutStats(totalWorkouts: 0, totalMinutes: 0, currentStreak: 0, longestStreak: 0, thisWeek: 0)
-}
-
 /// What a history chart plots per week.
 public enum HistoryMetric: String, Sendable, Equatable, CaseIterable {
     case workouts, minutes
@@ -96,7 +79,7 @@ public protocol HistoryService: Sendable {
     /// Deletes a log.
     func deleteLog(id: WorkoutLogID) async throws(KitError)
     /// Totals, streaks, this week and the breakdowns.
-    func stats() async throws(KitError) -> WorkoutStats
+    func stats() async throws(KitError) -> HistoryStatistics
     /// The last `weeks` weeks of `metric`, oldest first, one point per week (starting Monday).
     func weeklySeries(_ metric: HistoryMetric, weeks: Int) async throws(KitError) -> [ChartPoint]
 }

@@ -22,17 +22,7 @@ public struct LiveHistoryService: HistoryService {
         } catch where error.kind == .notFound {
             workout = nil
         }
-        let draft = WorkoutLogDraft(
-            workoutId: completion.workoutID.description, completedAt: completion.completedAt, duration: completion.durationMinutes, rating: completion.rating,
-            energyBefore: completion.energyBefore, energyAfter: completion.energyAfter, notes: completion.notes
-        )
-        let checked: CheckedWorkoutLog
-        do throws(InvalidFields) {
-            checked = try WorkoutLogRules.checked(draft, workout: workout, now: clock.now)
-        } catch {
-            throw KitError(error)
-        }
-        let log = checked.log(id: WorkoutLogID(), localDate: CalendarDay(completion.completedAt, in: timeZone()), cycle: nil)
+        let log = try completion.log(of: workout, now: clock.now, timeZone: timeZone())
         try await storage { try await engine.history.save(log) }
         await syncTracker.logged(log.id)
         return LoggedWorkout(log: log, isPendingSync: true)
@@ -48,7 +38,7 @@ public struct LiveHistoryService: HistoryService {
         try await storage { try await engine.history.delete(id) }
     }
 
-    public func stats() async throws(KitError) -> WorkoutStats {
+    public func stats() async throws(KitError) -> HistoryStatistics {
         HistoryFigures.stats(try await history(), today: CalendarDay(clock.now, in: timeZone()))
     }
 

@@ -8,7 +8,7 @@ import Observation
 public final class HistoryModel {
     /// The logs showing (the first pages of the history, newest first).
     public private(set) var logs: [LoggedWorkout] = []
-    public private(set) var stats: WorkoutStats?
+    public private(set) var stats: HistoryStatistics?
     /// Minutes per week, oldest first.
     public private(set) var minutesPerWeek: [ChartPoint] = []
     /// Workouts per week, oldest first.
