@@ -22,7 +22,7 @@ struct CreateAccountTokens: Migration {
     func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
         try await database.create(table: "account_tokens")
             .column("token_hash", type: .text, .primaryKey(autoIncrement: false))
-            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .ownerColumn(engine)
             .column("purpose", type: .text, .notNull)  // verify-email | reset-password | change-email
             .column("email", type: .text, .notNull)  // the address the link was sent to (the new one for a change)
             .column("created_at", type: engine.instant, .notNull)
@@ -56,7 +56,7 @@ struct CreateTrustedDevices: Migration {
     func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
         try await database.create(table: "trusted_devices")
             .column("token_hash", type: .text, .primaryKey(autoIncrement: false))
-            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .ownerColumn(engine)
             .column("created_at", type: engine.instant, .notNull)
             .column("expires_at", type: engine.instant, .notNull)
             .run()

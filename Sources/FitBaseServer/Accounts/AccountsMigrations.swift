@@ -11,8 +11,7 @@ struct CreateUsers: Migration {
             .column("password_hash", type: .text)  // bcrypt; NULL for provider-only accounts
             .column("display_name", type: .text)
             .column("role", type: .text, .notNull, .default("user"))
-            .column("created_at", type: engine.instant, .notNull)
-            .column("updated_at", type: engine.instant, .notNull)
+            .timestampColumns(engine)
             .run()
         try await database.create(index: "users_email_unique").unique().on("users").column("email").run()
     }
@@ -25,7 +24,7 @@ struct CreateSessions: Migration {
     func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
         try await database.create(table: "sessions")
             .column("id", type: engine.uuid, .primaryKey(autoIncrement: false))
-            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .ownerColumn(engine)
             .column("device_label", type: .text)
             .column("created_at", type: engine.instant, .notNull)
             .column("last_used_at", type: engine.instant, .notNull)
@@ -36,7 +35,7 @@ struct CreateSessions: Migration {
         try await database.create(table: "refresh_tokens")
             .column("token_hash", type: .text, .primaryKey(autoIncrement: false))
             .column("session_id", type: engine.uuid, .notNull, .references("sessions", "id", onDelete: .cascade))
-            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .ownerColumn(engine)
             .column("created_at", type: engine.instant, .notNull)
             .column("expires_at", type: engine.instant, .notNull)
             .column("replaced_at", type: engine.instant)  // set when rotated; presenting it again is reuse
@@ -89,7 +88,7 @@ struct CreateConsents: Migration {
     func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
         try await database.create(table: "consents")
             .column("id", type: engine.uuid, .primaryKey(autoIncrement: false))
-            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .ownerColumn(engine)
             .column("kind", type: .text, .notNull)
             .column("version", type: .text, .notNull)
             .column("granted", type: engine.boolean, .notNull)
@@ -107,15 +106,14 @@ struct CreateUserIdentities: Migration {
         try await database.create(table: "user_identities")
             .column("provider", type: .text, .notNull)
             .column("subject", type: .text, .notNull)
-            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .ownerColumn(engine)
             .column("audience", type: .text, .notNull)  // the client id the token was issued to (needed to revoke)
             .column("email", type: .text)
             .column("email_verified", type: engine.boolean, .notNull)
             .column("is_private_email", type: engine.boolean, .notNull)
             .column("email_relay_enabled", type: engine.boolean, .notNull)
             .column("sealed_refresh_token", type: .text)  // Apple refresh token, AES-GCM under the master key
-            .column("created_at", type: engine.instant, .notNull)
-            .column("updated_at", type: engine.instant, .notNull)
+            .timestampColumns(engine)
             .primaryKey("provider", "subject")
             .run()
         try await database.create(index: "user_identities_user").on("user_identities").column("user_id").run()

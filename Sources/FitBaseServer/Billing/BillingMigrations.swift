@@ -25,8 +25,7 @@ struct CreateSubscriptions: Migration {
             .column("customer_id", type: .text)
             .column("latest_invoice", type: .text)
             .column("store_status", type: .text)  // the store's own word for the state (Stripe's status), for ties
-            .column("created_at", type: engine.instant, .notNull)
-            .column("updated_at", type: engine.instant, .notNull)
+            .timestampColumns(engine)
             .unique("source", "external_id")
             .run()
         try await database.create(index: "subscriptions_user").on("subscriptions").column("user_id").run()
@@ -40,7 +39,7 @@ struct CreateSubscriptions: Migration {
             .run()
         try await database.create(table: "stripe_customers")
             .column("customer_id", type: .text, .primaryKey(autoIncrement: false))
-            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .ownerColumn(engine)
             .run()
     }
 }

@@ -20,8 +20,7 @@ struct CreateCatalog: Migration {
             .column("is_featured", type: engine.boolean, .notNull)
             .column("is_premium", type: engine.boolean, .notNull)
             .column("benefits", type: .text, .notNull)  // JSON array
-            .column("created_at", type: engine.instant, .notNull)
-            .column("updated_at", type: engine.instant, .notNull)
+            .timestampColumns(engine)
             .run()
         for (table, column) in [("workout_phases", "phase"), ("workout_equipment", "equipment"), ("workout_target_areas", "target_area")] {
             try await database.create(table: table)
@@ -54,8 +53,7 @@ struct CreateCatalog: Migration {
             .column("description", type: .text, .notNull)
             .column("level", type: .text, .notNull)
             .column("is_premium", type: engine.boolean, .notNull)
-            .column("created_at", type: engine.instant, .notNull)
-            .column("updated_at", type: engine.instant, .notNull)
+            .timestampColumns(engine)
             .run()
         try await database.create(table: "program_workouts")
             .column("program_id", type: engine.uuid, .notNull, .references("programs", "id", onDelete: .cascade))

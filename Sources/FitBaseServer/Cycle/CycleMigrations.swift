@@ -7,14 +7,13 @@ struct CreateCyclePeriods: Migration {
     func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
         try await database.create(table: "cycle_periods")
             .column("id", type: engine.uuid, .primaryKey(autoIncrement: false))
-            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .ownerColumn(engine)
             .column("start_date", type: .text, .notNull)  // YYYY-MM-DD in the user's time zone
             .column("end_date", type: .text)
             .column("flow", type: .text)
             .column("symptoms", type: .text, .notNull)  // JSON array
             .column("notes", type: .text)
-            .column("created_at", type: engine.instant, .notNull)
-            .column("updated_at", type: engine.instant, .notNull)
+            .timestampColumns(engine)
             .run()
         try await database.create(index: "cycle_periods_user_start").unique().on("cycle_periods").column("user_id").column("start_date").run()
     }
@@ -37,12 +36,11 @@ struct SealCyclePeriods: Migration {
         }
         try await database.create(table: "cycle_periods")
             .column("id", type: engine.uuid, .primaryKey(autoIncrement: false))
-            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .ownerColumn(engine)
             .column("start_key", type: .text, .notNull)
             .column("key_id", type: .text, .notNull)
             .column("sealed", type: engine.bytes, .notNull)
-            .column("created_at", type: engine.instant, .notNull)
-            .column("updated_at", type: engine.instant, .notNull)
+            .timestampColumns(engine)
             .run()
         try await database.create(index: "cycle_periods_user_start_key").unique().on("cycle_periods").column("user_id").column("start_key").run()
     }

@@ -10,7 +10,7 @@ struct CreateHealthSamples: Migration {
     func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
         try await database.create(table: "health_samples")
             .column("id", type: engine.uuid, .primaryKey(autoIncrement: false))
-            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .ownerColumn(engine)
             .column("type", type: .text, .notNull)
             .column("start_at", type: engine.instant, .notNull)
             .column("end_at", type: engine.instant)
@@ -58,7 +58,7 @@ struct CreateHealthRollups: Migration {
 
     func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
         try await database.create(table: "health_rollups")
-            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .ownerColumn(engine)
             .column("type", type: .text, .notNull)
             .column("slot", type: .bigint, .notNull)
             .column("key_id", type: .text, .notNull)

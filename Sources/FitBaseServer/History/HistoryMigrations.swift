@@ -7,7 +7,7 @@ struct CreateWorkoutLogs: Migration {
     func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
         try await database.create(table: "workout_logs")
             .column("id", type: engine.uuid, .primaryKey(autoIncrement: false))
-            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .ownerColumn(engine)
             .column("workout_id", type: engine.uuid, .notNull)  // no foreign key: history outlives catalog edits
             .column("workout_type", type: .text, .notNull)
             .column("workout_title", type: .text, .notNull)

@@ -8,7 +8,7 @@ struct CreateTrainingPlans: Migration {
     func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
         try await database.create(table: "training_plans")
             .column("id", type: engine.uuid, .primaryKey(autoIncrement: false))
-            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .ownerColumn(engine)
             .column("name", type: .text, .notNull)
             .column("notes", type: .text)
             .column("start_date", type: .text, .notNull)
@@ -17,8 +17,7 @@ struct CreateTrainingPlans: Migration {
             .column("is_completed", type: engine.boolean, .notNull)
             .column("weekly_workouts", type: .text, .notNull)  // JSON: [{week, days: [{day, workoutIds}]}]
             .column("version", type: .bigint, .notNull)
-            .column("created_at", type: engine.instant, .notNull)
-            .column("updated_at", type: engine.instant, .notNull)
+            .timestampColumns(engine)
             .run()
         try await database.create(index: "training_plans_user").on("training_plans").column("user_id").column("updated_at").run()
     }

@@ -22,7 +22,7 @@ struct CreatePushDelivery: Migration {
     func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
         try await database.create(table: "devices")
             .column("token", type: .text, .primaryKey(autoIncrement: false))  // lower-case hex
-            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .ownerColumn(engine)
             .column("session_id", type: engine.uuid, .notNull)  // no foreign key: the session's end deletes the row
             .column("platform", type: .text, .notNull)  // ios
             .column("environment", type: .text, .notNull)  // sandbox | production
@@ -39,7 +39,7 @@ struct CreatePushDelivery: Migration {
         try await database.create(index: "outbox_kind_due").on("outbox").column("kind").column("status").column("next_attempt_at").run()
         try await database.create(index: "outbox_device").on("outbox").column("device_token").run()
         try await database.create(table: "push_reminders")
-            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .ownerColumn(engine)
             .column("kind", type: .text, .notNull)  // workout | period
             .column("local_date", type: .text, .notNull)  // YYYY-MM-DD in the user's time zone
             .column("sent_at", type: engine.instant, .notNull)
@@ -67,7 +67,7 @@ struct KeyReminderClaims: Migration {
     func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
         try await database.create(table: "push_reminder_claims")
             .column("claim", type: .text, .primaryKey(autoIncrement: false))
-            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .ownerColumn(engine)
             .column("sent_at", type: engine.instant, .notNull)
             .run()
         try await database.create(index: "push_reminder_claims_user").on("push_reminder_claims").column("user_id").run()

@@ -24,3 +24,16 @@ extension Date {
         ServerClock.system.now
     }
 }
+
+/// The columns many tables share, written once.
+extension SQLCreateTableBuilder {
+    /// `user_id`: the user the row belongs to; it goes with the account.
+    func ownerColumn(_ engine: DatabaseEngine) -> Self {
+        column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+    }
+
+    /// `created_at` and `updated_at`, both required.
+    func timestampColumns(_ engine: DatabaseEngine) -> Self {
+        column("created_at", type: engine.instant, .notNull).column("updated_at", type: engine.instant, .notNull)
+    }
+}

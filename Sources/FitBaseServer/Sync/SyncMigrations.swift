@@ -22,7 +22,7 @@ struct CreateSyncFeed: Migration {
             .column("purged_through", type: .bigint, .notNull)
             .run()
         try await database.create(table: "sync_changes")
-            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .ownerColumn(engine)
             .column("collection", type: .text, .notNull)
             .column("record_id", type: .text, .notNull)
             .column("seq", type: .bigint, .notNull)
@@ -34,7 +34,7 @@ struct CreateSyncFeed: Migration {
         try await database.create(index: "sync_changes_record").unique().on("sync_changes").column("user_id").column("collection").column("record_id").run()
         try await database.create(index: "sync_changes_user_seq").unique().on("sync_changes").column("user_id").column("seq").run()
         try await database.create(table: "sync_mutations")
-            .column("user_id", type: engine.uuid, .notNull, .references("users", "id", onDelete: .cascade))
+            .ownerColumn(engine)
             .column("mutation_id", type: .text, .notNull)
             .column("result", type: .text, .notNull)  // JSON of the mutation's result as first answered
             .column("created_at", type: engine.instant, .notNull)
