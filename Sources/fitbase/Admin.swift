@@ -26,7 +26,7 @@ struct Admin: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            try await administer(options) { administration in
+            try await administerAccounts(options) { administration in
                 try await administration.grantRole(role, toEmail: email)
                 return "\(email.lowercased()) now has the role \(role.lowercased())."
             }
@@ -52,7 +52,7 @@ struct Admin: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            try await administer(options) { administration in
+            try await administerAccounts(options) { administration in
                 let ends = try await administration.grantTier(tier, toEmail: email, days: days)
                 return "\(email.lowercased()) has \(tier.lowercased()) " + (ends.map { "until \($0.formatted(.iso8601))." } ?? "without end.")
             }
@@ -60,24 +60,23 @@ struct Admin: AsyncParsableCommand {
     }
 }
 
-/// Opens the configured database, runs `command`, prints what it says, and closes the database; a refusal is one line
-/// on standard error and exit status 1.
-private func administer(_ options: ServerOptions, _ command: (AccountAdministration) async throws -> String) async throws {
-    let configuration = try options.resolve()
-    bootstrapLogging(level: configuration.logLevel)
-    let database: Database
-    do {
-        database = try await Database.open(configuration.database, logger: Logger(label: "fitbase.admin"))
-    } catch {
-        exitWithStartupError(error)
-    }
-    do {
-        let said = try await command(AccountAdministration(database: database, clock: .system))
-        try? await database.shutdown()
-        print(said)
-    } catch {
-        try? await database.shutdown()
-        FileHandle.standardError.write(Data("fitbase: \(error)\n".utf8))
-        throw ExitCode.failure
+/// Opens the configured database, runs `command` and closes the database; prints what it says, or a refusal as one
+/// line on standard error and exit status 1 (``administer(_:_:)``).
+private func administerAccounts(_ options: ServerOptions, _ command: (AccountAdministration) async throws -> String) async throws {
+    try await administer(options) { configuration in
+        let database: Database
+        do {
+            database = try await Database.open(configuration.database, logger: Logger(label: "fitbase.admin"))
+        } catch {
+            exitWithStartupError(error)
+        }
+        do {
+            let said = try await command(AccountAdministration(database: database, clock: .system))
+            try? await database.shutdown()
+            return said
+        } catch {
+            try? await database.shutdown()
+            throw error
+        }
     }
 }

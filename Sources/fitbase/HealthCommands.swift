@@ -28,15 +28,10 @@ struct Keys: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            let configuration = try options.resolve()
-            bootstrapLogging(level: configuration.logLevel)
-            do {
+            try await administer(options) { configuration in
                 let rotation = try await HealthAdministration(configuration: configuration, logger: Logger(label: "fitbase.keys"), clock: .system)
                     .rotateMasterKey(to: newKeyFile)
-                print("\(rotation). Start the server with the new key.")
-            } catch {
-                FileHandle.standardError.write(Data("fitbase: \(error)\n".utf8))
-                throw ExitCode.failure
+                return "\(rotation). Start the server with the new key."
             }
         }
     }
@@ -57,15 +52,10 @@ struct Keys: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            let configuration = try options.resolve()
-            bootstrapLogging(level: configuration.logLevel)
-            do {
+            try await administer(options) { configuration in
                 let rotation = try await SigningKeyAdministration(configuration: configuration, logger: Logger(label: "fitbase.keys"))
                     .rotateSigningKey(now: ServerClock.system.now)
-                print("\(rotation).")
-            } catch {
-                FileHandle.standardError.write(Data("fitbase: \(error)\n".utf8))
-                throw ExitCode.failure
+                return "\(rotation)."
             }
         }
     }
@@ -127,14 +117,9 @@ struct Audit: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            let configuration = try options.resolve()
-            bootstrapLogging(level: configuration.logLevel)
-            do {
+            try await administer(options) { configuration in
                 let chains = try await HealthAdministration(configuration: configuration, logger: Logger(label: "fitbase.audit"), clock: .system).writeAuditCheckpoint(to: out)
-                print("checkpoint of \(chains) audit chains written to \(out)")
-            } catch {
-                FileHandle.standardError.write(Data("fitbase: \(error)\n".utf8))
-                throw ExitCode.failure
+                return "checkpoint of \(chains) audit chains written to \(out)"
             }
         }
     }

@@ -15,19 +15,9 @@ struct Migrate: AsyncParsableCommand {
         let configuration = try options.resolve()
         bootstrapLogging(level: configuration.logLevel)
         let logger = Logger(label: "fitbase.migrate")
-        let database: Database
-        do {
-            database = try await Database.open(configuration.database, logger: logger)
-        } catch {
-            exitWithStartupError(error)
-        }
-        do {
+        try await withDatabase(configuration, logger: logger) { database in
             let applied = try await MigrationRunner.forServer(database: database, logger: logger).run()
             print(applied.isEmpty ? "Database is up to date." : "Applied \(applied.count) migration(s): \(applied.joined(separator: ", "))")
-        } catch {
-            try? await database.shutdown()
-            throw error
         }
-        try await database.shutdown()
     }
 }

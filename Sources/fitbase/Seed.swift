@@ -33,23 +33,13 @@ struct Seed: AsyncParsableCommand {
             FileHandle.standardError.write(Data("fitbase: \(catalog) is not a valid catalog:\n\(error)\n".utf8))
             throw ExitCode(65)  // EX_DATAERR
         }
-        let database: Database
-        do {
-            database = try await Database.open(configuration.database, logger: logger)
-        } catch {
-            exitWithStartupError(error)
-        }
-        do {
+        try await withDatabase(configuration, logger: logger) { database in
             try await MigrationRunner.forServer(database: database, logger: logger).run()
             let bar = ProgressBar(total: parsed.recordCount)
             try await parsed.write(into: database, now: ServerClock.system.now) { done, _ in bar.update(done) }
             bar.finish()
             print("Imported \(parsed.workoutCount) workouts and \(parsed.programCount) programs.")
-        } catch {
-            try? await database.shutdown()
-            throw error
         }
-        try await database.shutdown()
     }
 }
 

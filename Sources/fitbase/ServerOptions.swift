@@ -50,6 +50,41 @@ func exitWithStartupError(_ error: any Error) -> Never {
     exit(78)
 }
 
+/// Opens the configured database (failing to is a start-up error: one line, exit status 78), runs `body` with it and
+/// shuts it down, whether `body` returns or throws.
+func withDatabase<Result>(_ configuration: ServerConfiguration, logger: Logger, _ body: (Database) async throws -> Result) async throws -> Result {
+    let database: Database
+    do {
+        database = try await Database.open(configuration.database, logger: logger)
+    } catch {
+        exitWithStartupError(error)
+    }
+    let result: Result
+    do {
+        result = try await body(database)
+    } catch {
+        try? await database.shutdown()
+        throw error
+    }
+    try await database.shutdown()
+    return result
+}
+
+/// Runs one command of the server's shell: resolves the configuration, starts logging, runs `command` and prints what
+/// it says; a refusal is one line on standard error and exit status 1.
+func administer(_ options: ServerOptions, _ command: (ServerConfiguration) async throws -> String) async throws {
+    let configuration = try options.resolve()
+    bootstrapLogging(level: configuration.logLevel)
+    let said: String
+    do {
+        said = try await command(configuration)
+    } catch {
+        FileHandle.standardError.write(Data("fitbase: \(error)\n".utf8))
+        throw ExitCode.failure
+    }
+    print(said)
+}
+
 /// Sends logs to standard error at the configured level; called once per process.
 func bootstrapLogging(level: Logger.Level) {
     LoggingSystem.bootstrap { label in
