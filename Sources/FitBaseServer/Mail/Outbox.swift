@@ -54,6 +54,36 @@ struct Outbox: Sendable {
     }
 }
 
+/// The jobs one worker delivers: the push jobs (``PushWorker``) or all the others (``OutboxWorker``).
+enum OutboxLane: Sendable {
+    case push, others
+}
+
+extension Outbox {
+    /// Claims up to `limit` of `lane`'s due pending jobs until `leaseEnd`, counting an attempt on each, in one statement
+    /// (`FOR UPDATE SKIP LOCKED` on PostgreSQL, the single writer on SQLite), so however many instances claim, each job
+    /// goes to one of them. `read` turns each claimed row (`id`, `kind`, `payload`, `attempts`) into a job inside the
+    /// claiming transaction.
+    static func claimDueJobs<Job: Sendable>(
+        of lane: OutboxLane, now: Date, until leaseEnd: Date, limit: Int, in database: Database, read: @escaping @Sendable (any SQLRow) throws -> Job
+    ) async throws -> [Job] {
+        let lockClause = database.engine == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
+        let kindTest = lane == .push ? "=" : "<>"
+        return try await database.transaction { db in
+            try await db.raw("""
+                UPDATE outbox SET claimed_until = \(bind: leaseEnd), attempts = attempts + 1
+                WHERE id IN (
+                  SELECT id FROM outbox
+                  WHERE kind \(unsafeRaw: kindTest) \(bind: PushQueue.kind) AND status = 'pending' AND next_attempt_at <= \(bind: now)
+                    AND (claimed_until IS NULL OR claimed_until < \(bind: now))
+                  ORDER BY next_attempt_at LIMIT \(literal: limit)\(unsafeRaw: lockClause)
+                )
+                RETURNING id, kind, payload, attempts
+                """).all().map(read)
+        }
+    }
+}
+
 enum OutboxStatus: String, Sendable {
     case pending, sent, failed
 }

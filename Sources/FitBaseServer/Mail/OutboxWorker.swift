@@ -42,18 +42,7 @@ struct OutboxWorker: Service {
     func deliverDueJobs(now: Date? = nil) async throws -> Int {
         let now = now ?? clock.now
         let leaseEnd = now.addingTimeInterval(Self.lease)
-        let lockClause = database.engine == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
-        let claimed = try await database.transaction { db in
-            try await db.raw("""
-                UPDATE outbox SET claimed_until = \(bind: leaseEnd), attempts = attempts + 1
-                WHERE id IN (
-                  SELECT id FROM outbox
-                  WHERE status = 'pending' AND kind <> \(bind: PushQueue.kind) AND next_attempt_at <= \(bind: now) AND (claimed_until IS NULL OR claimed_until < \(bind: now))
-                  ORDER BY next_attempt_at LIMIT \(literal: Self.batchSize)\(unsafeRaw: lockClause)
-                )
-                RETURNING id, kind, payload, attempts
-                """).all()
-        }
+        let claimed = try await Outbox.claimDueJobs(of: .others, now: now, until: leaseEnd, limit: Self.batchSize, in: database) { $0 }
         for row in claimed {
             let id = try row.decode(column: "id", as: UUID.self)
             let attempts = try row.decode(column: "attempts", as: Int.self)

@@ -50,24 +50,11 @@ package struct PushWorker: Service {
     package func deliverDueJobs(now: Date? = nil) async throws -> Int {
         let now = now ?? clock.now
         let leaseEnd = now.addingTimeInterval(OutboxWorker.lease)
-        let lockClause = database.engine == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
-        let claimed = try await database.transaction { db in
-            try await db.raw("""
-                UPDATE outbox SET claimed_until = \(bind: leaseEnd), attempts = attempts + 1
-                WHERE id IN (
-                  SELECT id FROM outbox
-                  WHERE kind = \(bind: PushQueue.kind) AND status = 'pending' AND next_attempt_at <= \(bind: now)
-                    AND (claimed_until IS NULL OR claimed_until < \(bind: now))
-                  ORDER BY next_attempt_at LIMIT \(literal: Self.batchSize)\(unsafeRaw: lockClause)
-                )
-                RETURNING id, payload, attempts
-                """).all()
-                .map { row in
-                    Claimed(
-                        id: try row.decode(column: "id", as: UUID.self), attempts: try row.decode(column: "attempts", as: Int.self),
-                        message: try? JSONDecoder().decode(PushMessage.self, from: try row.decode(column: "payload", as: Data.self))
-                    )
-                }
+        let claimed = try await Outbox.claimDueJobs(of: .push, now: now, until: leaseEnd, limit: Self.batchSize, in: database) { row in
+            Claimed(
+                id: try row.decode(column: "id", as: UUID.self), attempts: try row.decode(column: "attempts", as: Int.self),
+                message: try? JSONDecoder().decode(PushMessage.self, from: try row.decode(column: "payload", as: Data.self))
+            )
         }
         guard !claimed.isEmpty else { return 0 }
         let outcomes = await send(claimed)
