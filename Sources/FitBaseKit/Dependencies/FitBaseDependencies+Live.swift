@@ -75,6 +75,7 @@ extension FitBaseDependencies {
         let engine = SyncEngine(client: client, store: store)
         let entitlementFile = configuration.dataDirectory.appendingPathComponent("entitlement.json")
         let entitlements = Entitlements(client: client, cacheFile: entitlementFile)
+        let localData = LocalData(store: store, entitlementCache: entitlementFile)
         let clock = configuration.clock
         let cache = ResponseCache(client: client, store: store, clock: clock)
         let api = ServerAPI(client: client)
@@ -84,8 +85,8 @@ extension FitBaseDependencies {
         let sync = SyncRunner(engine: engine, reachability: configuration.reachability)
         Task { if await client.currentUserID() != nil { await sync.restart() } }
         return FitBaseDependencies(
-            auth: LiveAuthService(client: client, engine: engine, sync: sync, entitlementCache: entitlementFile, analytics: analytics),
-            profile: LiveProfileService(client: client, engine: engine, sync: sync, entitlementCache: entitlementFile, analytics: analytics),
+            auth: LiveAuthService(client: client, sync: sync, localData: localData, analytics: analytics),
+            profile: LiveProfileService(client: client, sync: sync, localData: localData, analytics: analytics),
             cycle: LiveCycleService(engine: engine, profile: ProfileAverages(cache: cache), clock: clock, timeZone: configuration.timeZone, analytics: analytics),
             catalog: catalog,
             recommendations: LiveRecommendationService(

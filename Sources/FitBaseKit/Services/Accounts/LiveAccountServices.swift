@@ -7,9 +7,8 @@ import Foundation
 /// erases the device's store (destroying its key) and the cached entitlement.
 public struct LiveAuthService: AuthService {
     let client: FitBaseClient
-    let engine: SyncEngine
     let sync: SyncRunner
-    let entitlementCache: URL?
+    let localData: LocalData
     let analytics: any AnalyticsService
 
     public func currentState() async -> AuthState {
@@ -64,7 +63,7 @@ public struct LiveAuthService: AuthService {
     public func signOut() async {
         await sync.stop()
         try? await client.signOut()
-        await LocalData.erase(engine.store, entitlementCache: entitlementCache)
+        await localData.erase()
         analytics.track(.signedOut)
     }
 
@@ -86,10 +85,13 @@ public struct LiveAuthService: AuthService {
     }
 }
 
-/// Erasing what the device keeps of a user.
-enum LocalData {
+/// What the device keeps of the signed-in user: the store and the cached entitlement.
+struct LocalData: Sendable {
+    let store: LocalStore
+    let entitlementCache: URL?
+
     /// Empties the store (destroying its key) and removes the cached entitlement.
-    static func erase(_ store: LocalStore, entitlementCache: URL?) async {
+    func erase() async {
         try? await store.erase()
         if let entitlementCache { try? FileManager.default.removeItem(at: entitlementCache) }
     }
@@ -123,9 +125,8 @@ func kit<T>(_ operation: () async throws(FitBaseError) -> T) async throws(KitErr
 /// sign-in within 5 minutes), deletes, then erases the device's store and its key.
 public struct LiveProfileService: ProfileService {
     let client: FitBaseClient
-    let engine: SyncEngine
     let sync: SyncRunner
-    let entitlementCache: URL?
+    let localData: LocalData
     let analytics: any AnalyticsService
 
     public func profile() async throws(KitError) -> UserProfile {
@@ -224,7 +225,7 @@ public struct LiveProfileService: ProfileService {
         }
         try await kit { () async throws(FitBaseError) in try await client.deleteAccount() }
         await sync.stop()
-        await LocalData.erase(engine.store, entitlementCache: entitlementCache)
+        await localData.erase()
         analytics.track(.accountDeleted)
     }
 }
