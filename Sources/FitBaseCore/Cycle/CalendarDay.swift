@@ -13,13 +13,7 @@ public struct CalendarDay: Hashable, Comparable, Sendable, CustomStringConvertib
     /// The day `year-month-day` of the proleptic Gregorian calendar; `nil` when it does not exist (2026-02-30).
     public init?(year: Int, month: Int, day: Int) {
         guard (1...12).contains(month), (1...31).contains(day) else { return nil }
-        // Days from civil (H. Hinnant's algorithm).
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        let candidate = CalendarDay(daysSince1970: era * 146_097 + dayOfEra - 719_468)
+        let candidate = CalendarDay(daysSince1970: InternetDateTime.daysSince1970(year: year, month: month, day: day))
         guard candidate.components == (year, month, day) else { return nil }
         self = candidate
     }
@@ -35,15 +29,7 @@ public struct CalendarDay: Hashable, Comparable, Sendable, CustomStringConvertib
 
     /// `(year, month, day)` (civil from days).
     public var components: (year: Int, month: Int, day: Int) {
-        let z = daysSince1970 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        InternetDateTime.civil(daysSince1970: daysSince1970)
     }
 
     /// `YYYY-MM-DD`.
