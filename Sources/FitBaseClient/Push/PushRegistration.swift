@@ -37,7 +37,7 @@ extension FitBaseClient {
             platform: "ios", environment: environment.rawValue, bundleId: bundleId ?? "", locale: locale, timeZone: timeZone, appVersion: appVersion,
             installId: await session.installID()
         )
-        let path = Operations.RegisterDevice.Input.Path(deviceToken: Self.hex(token))
+        let path = Operations.RegisterDevice.Input.Path(deviceToken: hexString(token))
         switch try await call({ try await self.api.registerDevice(path: path, body: .json(body)) }) {
         case .ok(let ok): return try FitBaseError.decoding { try ok.body.json }
         case .created(let created): return try FitBaseError.decoding { try created.body.json }
@@ -52,7 +52,7 @@ extension FitBaseClient {
     /// Stops pushes to this device (the user turned them off in the app); signing out does it too. A token the server
     /// does not know for this user is not an error.
     public func unregisterDevice(token: Data) async throws(FitBaseError) {
-        switch try await call({ try await self.api.deleteDevice(path: .init(deviceToken: Self.hex(token))) }) {
+        switch try await call({ try await self.api.deleteDevice(path: .init(deviceToken: hexString(token))) }) {
         case .noContent, .notFound: return
         case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
         case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
@@ -111,18 +111,6 @@ extension FitBaseClient {
         case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
         case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
         }
-    }
-
-    /// The token as the server takes it: lower-case hex.
-    static func hex(_ token: Data) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(token.count * 2)
-        for byte in token {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 
     private static func preferences(_ wire: Components.Schemas.NotificationPreferences?) -> NotificationPreferences {

@@ -1,4 +1,5 @@
 import Crypto
+import FitBaseCore
 import Foundation
 
 /// The server's master key: a 256-bit AES key kept outside the database. It seals secrets stored in rows (Apple

@@ -1,4 +1,5 @@
 import Crypto
+import FitBaseCore
 import Foundation
 
 /// The chain's rules: `hash = hex(SHA-256(prevHash ‖ canonical JSON of the entry))`, where `prevHash` is the previous
