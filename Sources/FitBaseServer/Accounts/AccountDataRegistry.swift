@@ -41,6 +41,13 @@ extension InMemoryAccountDataOwner {
     }
 }
 
+extension OpenAPIValueContainer {
+    /// An export section listing `items`, each as the JSON object `entry` makes of it.
+    static func exportList<Item>(_ items: [Item], _ entry: (Item) throws -> [String: (any Sendable)?]) throws -> OpenAPIValueContainer {
+        try OpenAPIValueContainer(unvalidatedValue: try items.map { item -> (any Sendable)? in try entry(item) })
+    }
+}
+
 /// All features' owners, in registration order (deletion runs in reverse, dependents first).
 struct AccountDataRegistry: Sendable {
     let owners: [any AccountDataOwner]

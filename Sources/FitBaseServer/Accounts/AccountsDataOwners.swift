@@ -31,16 +31,15 @@ struct SessionsOwner: InMemoryAccountDataOwner {
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
         let rows = try await db.select().columns("id", "device_label", "created_at", "last_used_at", "revoked_at").from("sessions")
             .where("user_id", .equal, user.rawValue).orderBy("created_at").all()
-        let sessions: [(any Sendable)?] = try rows.map { row in
+        return try .exportList(rows) { row in
             [
                 "id": SessionID(rawValue: try row.decode(column: "id", as: UUID.self)).description,
                 "deviceLabel": try row.decode(column: "device_label", as: String?.self),
                 "createdAt": try row.decode(column: "created_at", as: Date.self).formatted(.iso8601),
                 "lastUsedAt": try row.decode(column: "last_used_at", as: Date.self).formatted(.iso8601),
                 "revokedAt": try row.decode(column: "revoked_at", as: Date?.self)?.formatted(.iso8601),
-            ] as [String: (any Sendable)?]
+            ]
         }
-        return try OpenAPIValueContainer(unvalidatedValue: sessions)
     }
 
     func delete(_ user: UserID, now: Date, on db: any SQLDatabase) async throws {
@@ -58,15 +57,14 @@ struct ConsentsOwner: InMemoryAccountDataOwner {
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
         let rows = try await db.select().columns("kind", "version", "granted", "recorded_at").from("consents")
             .where("user_id", .equal, user.rawValue).orderBy("recorded_at").all()
-        let events: [(any Sendable)?] = try rows.map { row in
+        return try .exportList(rows) { row in
             [
                 "kind": try row.decode(column: "kind", as: String.self),
                 "version": try row.decode(column: "version", as: String.self),
                 "granted": try row.decode(column: "granted", as: Bool.self),
                 "recordedAt": try row.decode(column: "recorded_at", as: Date.self).formatted(.iso8601),
-            ] as [String: (any Sendable)?]
+            ]
         }
-        return try OpenAPIValueContainer(unvalidatedValue: events)
     }
 
     func delete(_ user: UserID, now: Date, on db: any SQLDatabase) async throws {

@@ -172,14 +172,13 @@ struct SubscriptionsOwner: InMemoryAccountDataOwner {
 
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
         let records = try await SubscriptionStore.records(of: user, on: db)
-        let items: [(any Sendable)?] = records.map { record in
+        return try .exportList(records) { record in
             [
                 "source": record.state.source.rawValue, "productId": record.state.productID, "tier": record.state.tier.rawValue,
                 "expiresAt": record.state.expiresAt?.formatted(.iso8601), "willRenew": record.state.willRenew,
                 "revokedAt": record.state.revokedAt?.formatted(.iso8601),
-            ] as [String: (any Sendable)?]
+            ]
         }
-        return try OpenAPIValueContainer(unvalidatedValue: items)
     }
 
     func delete(_ user: UserID, now: Date, on db: any SQLDatabase) async throws {

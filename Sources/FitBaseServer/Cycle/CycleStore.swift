@@ -135,16 +135,15 @@ struct CyclePeriodsOwner: InMemoryAccountDataOwner {
         if !opened.isEmpty {
             try await audit.append(AuditEvent(actor: user, subject: user, action: .export, resource: PeriodsCollection.resource, count: opened.count))
         }
-        let periods: [(any Sendable)?] = opened.map { period in
+        return try .exportList(opened) { period in
             [
                 "startDate": period.start.description,
                 "endDate": period.end?.description,
                 "flow": period.flow?.rawValue,
                 "symptoms": period.symptoms,
                 "notes": period.notes,
-            ] as [String: (any Sendable)?]
+            ]
         }
-        return try OpenAPIValueContainer(unvalidatedValue: periods)
     }
 
     func delete(_ user: UserID, now: Date, on db: any SQLDatabase) async throws {

@@ -15,7 +15,7 @@ struct WorkoutLogsOwner: InMemoryAccountDataOwner {
         if !opened.isEmpty {
             try await audit.append(AuditEvent(actor: user, subject: user, action: .export, resource: WorkoutLogsCollection.resource, count: opened.count))
         }
-        let logs: [(any Sendable)?] = opened.map { log in
+        return try .exportList(opened) { log in
             [
                 "workoutId": log.workout.description,
                 "workoutTitle": log.workoutTitle,
@@ -27,9 +27,8 @@ struct WorkoutLogsOwner: InMemoryAccountDataOwner {
                 "notes": log.notes,
                 "cyclePhase": log.cyclePhase?.rawValue,
                 "cycleDay": log.cycleDay,
-            ] as [String: (any Sendable)?]
+            ]
         }
-        return try OpenAPIValueContainer(unvalidatedValue: logs)
     }
 
     func delete(_ user: UserID, now: Date, on db: any SQLDatabase) async throws {

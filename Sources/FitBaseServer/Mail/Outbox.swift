@@ -157,14 +157,13 @@ struct OutboxOwner: InMemoryAccountDataOwner {
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
         let rows = try await db.select().columns("status", "created_at", "completed_at").from("outbox")
             .where("user_id", .equal, user.rawValue).where("kind", .equal, "email").orderBy("created_at").all()
-        let emails: [(any Sendable)?] = try rows.map { row in
+        return try .exportList(rows) { row in
             [
                 "status": try row.decode(column: "status", as: String.self),
                 "queuedAt": try row.decode(column: "created_at", as: Date.self).formatted(.iso8601),
                 "completedAt": try row.decode(column: "completed_at", as: Date?.self)?.formatted(.iso8601),
-            ] as [String: (any Sendable)?]
+            ]
         }
-        return try OpenAPIValueContainer(unvalidatedValue: emails)
     }
 
     func delete(_ user: UserID, now: Date, on db: any SQLDatabase) async throws {

@@ -110,7 +110,7 @@ struct TrainingPlansOwner: InMemoryAccountDataOwner {
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
         let rows = try await db.select().columns("name", "notes", "start_date", "end_date", "days_per_week", "is_completed", "weekly_workouts")
             .from("training_plans").where("user_id", .equal, user.rawValue).orderBy("start_date").all()
-        let plans: [(any Sendable)?] = try rows.map { row in
+        return try .exportList(rows) { row in
             [
                 "name": try row.decode(column: "name", as: String.self),
                 "notes": try row.decode(column: "notes", as: String?.self),
@@ -120,9 +120,8 @@ struct TrainingPlansOwner: InMemoryAccountDataOwner {
                 "isCompleted": try row.decode(column: "is_completed", as: Bool.self),
                 "weeklyWorkouts": try row.decodeJSON(column: "weekly_workouts", as: [TrainingPlan.Week].self)
                     .map { week in ["week": week.week, "days": week.days.map { ["day": $0.day, "workoutIds": $0.workouts.map(\.description)] as [String: any Sendable] }] as [String: any Sendable] },
-            ] as [String: (any Sendable)?]
+            ]
         }
-        return try OpenAPIValueContainer(unvalidatedValue: plans)
     }
 
     func delete(_ user: UserID, now: Date, on db: any SQLDatabase) async throws {

@@ -181,14 +181,13 @@ struct DevicesOwner: InMemoryAccountDataOwner {
     let section = "devices"
 
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
-        let devices: [(any Sendable)?] = try await DeviceStore.devices(of: [user], on: db).map { device in
+        return try await .exportList(DeviceStore.devices(of: [user], on: db)) { device in
             [
                 "platform": device.platform, "environment": device.environment.rawValue, "bundleId": device.bundleID,
                 "locale": device.locale, "timeZone": device.timeZone, "appVersion": device.appVersion,
                 "createdAt": device.createdAt.formatted(.iso8601), "registeredAt": device.registeredAt.formatted(.iso8601),
-            ] as [String: (any Sendable)?]
+            ]
         }
-        return try OpenAPIValueContainer(unvalidatedValue: devices)
     }
 
     func delete(_ user: UserID, now: Date, on db: any SQLDatabase) async throws {

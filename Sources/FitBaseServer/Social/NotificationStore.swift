@@ -80,14 +80,13 @@ struct NotificationsOwner: InMemoryAccountDataOwner {
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
         let rows = try await db.select().columns("type", "message", "created_at", "read_at").from("notifications")
             .where("user_id", .equal, user.rawValue).orderBy("created_at").all()
-        let items: [(any Sendable)?] = try rows.map { row in
+        return try .exportList(rows) { row in
             [
                 "type": try row.decode(column: "type", as: String.self), "message": try row.decode(column: "message", as: String.self),
                 "createdAt": try row.decode(column: "created_at", as: Date.self).formatted(.iso8601),
                 "readAt": try row.decode(column: "read_at", as: Date?.self)?.formatted(.iso8601),
-            ] as [String: (any Sendable)?]
+            ]
         }
-        return try OpenAPIValueContainer(unvalidatedValue: items)
     }
 
     func delete(_ user: UserID, now: Date, on db: any SQLDatabase) async throws {

@@ -101,16 +101,15 @@ struct IdentitiesOwner: InMemoryAccountDataOwner {
         let rows = try await db.select().columns("provider", "email", "is_private_email", "email_relay_enabled", "created_at")
             .from("user_identities")
             .where("user_id", .equal, user.rawValue).orderBy("created_at").all()
-        let identities: [(any Sendable)?] = try rows.map { row in
+        return try .exportList(rows) { row in
             [
                 "provider": try row.decode(column: "provider", as: String.self),
                 "email": try row.decode(column: "email", as: String?.self),
                 "isPrivateEmail": try row.decode(column: "is_private_email", as: Bool.self),
                 "emailRelayEnabled": try row.decode(column: "email_relay_enabled", as: Bool.self),
                 "linkedAt": try row.decode(column: "created_at", as: Date.self).formatted(.iso8601),
-            ] as [String: (any Sendable)?]
+            ]
         }
-        return try OpenAPIValueContainer(unvalidatedValue: identities)
     }
 
     func delete(_ user: UserID, now: Date, on db: any SQLDatabase) async throws {
