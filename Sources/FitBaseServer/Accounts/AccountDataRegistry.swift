@@ -35,6 +35,16 @@ protocol InMemoryAccountDataOwner: AccountDataOwner {
 }
 
 extension InMemoryAccountDataOwner {
+    /// An export section listing the user's rows of `table` (their `user_id`) in `order`, each as the JSON object `entry`
+    /// makes of its `columns`.
+    func exportRows(
+        of user: UserID, _ columns: [String], from table: String, orderBy order: String, on db: any SQLDatabase,
+        _ entry: (any SQLRow) throws -> [String: (any Sendable)?]
+    ) async throws -> OpenAPIValueContainer {
+        let rows = try await db.select().columns(columns).from(table).where("user_id", .equal, user.rawValue).orderBy(order).all()
+        return try .exportList(rows, entry)
+    }
+
     func writeExport(_ user: UserID, database: Database, to write: ExportWriter) async throws {
         let value = try await database.withConnection { db in try await export(user, on: db) }
         try await write(ByteBuffer(bytes: try DirectRoute.encoder.encode(value)))

@@ -29,9 +29,8 @@ struct SessionsOwner: InMemoryAccountDataOwner {
     let section = "sessions"
 
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
-        let rows = try await db.select().columns("id", "device_label", "created_at", "last_used_at", "revoked_at").from("sessions")
-            .where("user_id", .equal, user.rawValue).orderBy("created_at").all()
-        return try .exportList(rows) { row in
+        let columns = ["id", "device_label", "created_at", "last_used_at", "revoked_at"]
+        return try await exportRows(of: user, columns, from: "sessions", orderBy: "created_at", on: db) { row in
             [
                 "id": SessionID(rawValue: try row.decode(column: "id", as: UUID.self)).description,
                 "deviceLabel": try row.decode(column: "device_label", as: String?.self),
@@ -55,9 +54,7 @@ struct ConsentsOwner: InMemoryAccountDataOwner {
     let section = "consents"
 
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
-        let rows = try await db.select().columns("kind", "version", "granted", "recorded_at").from("consents")
-            .where("user_id", .equal, user.rawValue).orderBy("recorded_at").all()
-        return try .exportList(rows) { row in
+        try await exportRows(of: user, ["kind", "version", "granted", "recorded_at"], from: "consents", orderBy: "recorded_at", on: db) { row in
             [
                 "kind": try row.decode(column: "kind", as: String.self),
                 "version": try row.decode(column: "version", as: String.self),

@@ -108,9 +108,8 @@ struct TrainingPlansOwner: InMemoryAccountDataOwner {
     let section = "trainingPlans"
 
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
-        let rows = try await db.select().columns("name", "notes", "start_date", "end_date", "days_per_week", "is_completed", "weekly_workouts")
-            .from("training_plans").where("user_id", .equal, user.rawValue).orderBy("start_date").all()
-        return try .exportList(rows) { row in
+        let columns = ["name", "notes", "start_date", "end_date", "days_per_week", "is_completed", "weekly_workouts"]
+        return try await exportRows(of: user, columns, from: "training_plans", orderBy: "start_date", on: db) { row in
             [
                 "name": try row.decode(column: "name", as: String.self),
                 "notes": try row.decode(column: "notes", as: String?.self),

@@ -78,9 +78,7 @@ struct NotificationsOwner: InMemoryAccountDataOwner {
     let section = "notifications"
 
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
-        let rows = try await db.select().columns("type", "message", "created_at", "read_at").from("notifications")
-            .where("user_id", .equal, user.rawValue).orderBy("created_at").all()
-        return try .exportList(rows) { row in
+        try await exportRows(of: user, ["type", "message", "created_at", "read_at"], from: "notifications", orderBy: "created_at", on: db) { row in
             [
                 "type": try row.decode(column: "type", as: String.self), "message": try row.decode(column: "message", as: String.self),
                 "createdAt": try row.decode(column: "created_at", as: Date.self).formatted(.iso8601),

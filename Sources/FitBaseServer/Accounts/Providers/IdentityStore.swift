@@ -98,10 +98,8 @@ struct IdentitiesOwner: InMemoryAccountDataOwner {
     let appleTokens: AppleTokenRevoker?
 
     func export(_ user: UserID, on db: any SQLDatabase) async throws -> OpenAPIValueContainer {
-        let rows = try await db.select().columns("provider", "email", "is_private_email", "email_relay_enabled", "created_at")
-            .from("user_identities")
-            .where("user_id", .equal, user.rawValue).orderBy("created_at").all()
-        return try .exportList(rows) { row in
+        let columns = ["provider", "email", "is_private_email", "email_relay_enabled", "created_at"]
+        return try await exportRows(of: user, columns, from: "user_identities", orderBy: "created_at", on: db) { row in
             [
                 "provider": try row.decode(column: "provider", as: String.self),
                 "email": try row.decode(column: "email", as: String?.self),
