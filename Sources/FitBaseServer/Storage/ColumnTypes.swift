@@ -25,7 +25,8 @@ extension Date {
     }
 }
 
-/// The columns many tables share, written once.
+/// The columns many tables share, written once. Shipped migrations call these, so they never change: a table that
+/// needs another definition says it in a migration of its own.
 extension SQLCreateTableBuilder {
     /// `user_id`: the user the row belongs to; it goes with the account.
     func ownerColumn(_ engine: DatabaseEngine) -> Self {
