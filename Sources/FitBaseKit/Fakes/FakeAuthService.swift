@@ -61,7 +61,7 @@ public actor FakeAuthService: AuthService {
         let address = email.trimmingCharacters(in: .whitespaces).lowercased()
         var fields: [String: String] = [:]
         if EmailAddress(address) == nil { fields["email"] = "must be an e-mail address" }
-        if password.count < 10 { fields["password"] = "must be at least 10 characters" }
+        if let broken = PasswordPolicy.violations(of: password, email: EmailAddress(address)).first { fields["password"] = broken.message }
         guard fields.isEmpty else { throw KitError(.invalidInput, message: "Some details need fixing.", fieldErrors: fields, code: .validationFailed) }
         guard accounts[address] == nil else {
             throw KitError(.conflict, message: "An account already uses this e-mail address.", code: .emailTaken)
@@ -150,9 +150,9 @@ public actor FakeAuthService: AuthService {
         guard let address = resetTokens.removeValue(forKey: token) else {
             throw KitError(.invalidInput, message: "This link has expired or was already used. Ask for a new one.", code: .tokenInvalid)
         }
-        guard newPassword.count >= 10 else {
+        if let broken = PasswordPolicy.violations(of: newPassword, email: EmailAddress(address)).first {
             resetTokens[token] = address
-            throw KitError(.invalidInput, fieldErrors: ["newPassword": "must be at least 10 characters"], code: .validationFailed)
+            throw KitError(.invalidInput, fieldErrors: ["newPassword": broken.message], code: .validationFailed)
         }
         accounts[address]?.password = newPassword
         if let user = accounts[address]?.user, state.userID == user.id { publish(.signedOut(.sessionEnded)) }

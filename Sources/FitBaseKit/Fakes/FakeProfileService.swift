@@ -88,9 +88,11 @@ public actor FakeProfileService: ProfileService {
 
     public func changePassword(current: String, new: String) async throws(KitError) {
         try await knobs.enter(.changePassword, clock: clock)
-        _ = try await signedIn()
+        let user = try await signedIn()
         guard await auth.checkPassword(current) else { throw KitError(.invalidCredentials, message: "Your current password is not right.") }
-        guard new.count >= 10 else { throw KitError(.invalidInput, fieldErrors: ["newPassword": "must be at least 10 characters"]) }
+        if let broken = PasswordPolicy.violations(of: new, email: user.email.flatMap(EmailAddress.init)).first {
+            throw KitError(.invalidInput, fieldErrors: ["newPassword": broken.message], code: .validationFailed)
+        }
     }
 
     public func deleteAccount(_ reauthentication: Reauthentication) async throws(KitError) {

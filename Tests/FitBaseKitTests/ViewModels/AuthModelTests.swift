@@ -35,6 +35,19 @@ import Testing
         #expect(fixture.fakes.auth.knobs.callCount(.signUp) == 0)
     }
 
+    /// The password rules are Core's (the server's): long enough, at most 72 bytes in UTF-8, not the address.
+    @Test func signUpChecksThePasswordByCoresPolicy() async {
+        let fixture = Fixture(.signedOut)
+        let model = AuthModel(dependencies: fixture.dependencies)
+        model.email = "ana@example.com"
+        for refused in ["ana@example.com", String(repeating: "é", count: 40), String(repeating: "x", count: PasswordPolicy.minimumCharacters - 1)] {
+            model.password = refused
+            await model.signUp()
+            #expect(model.fieldErrors.keys.sorted() == ["password"], "\(refused)")
+        }
+        #expect(fixture.fakes.auth.knobs.callCount(.signUp) == 0)
+    }
+
     @Test func signUpSignsInAndTracksIt() async {
         let fixture = Fixture(.signedOut)
         fixture.fakes.auth.knobs.implement(.signUp)

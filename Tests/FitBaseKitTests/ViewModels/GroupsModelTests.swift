@@ -35,6 +35,22 @@ import Testing
         #expect(model.error?.kind == .conflict && model.group?.name == "Lunch Lifters")
     }
 
+    /// The name rule is Core's (the server's): up to ``GroupRules/maximumNameLength`` characters once trimmed.
+    @Test func aGroupNameIsCheckedByCoresRule() async {
+        let fixture = Fixture(.empty)
+        fixture.fakes.groups.knobs.implement(.createGroup, .currentGroup, .members)
+        let model = GroupsModel(dependencies: fixture.dependencies)
+        await model.load()
+        model.newGroupName = String(repeating: "a", count: GroupRules.maximumNameLength + 1)
+        await model.create(timeZone: .gmt)
+        #expect(model.fieldErrors["name"] != nil && model.group == nil)
+        #expect(fixture.fakes.groups.knobs.callCount(.createGroup) == 0)
+        let longest = String(repeating: "b", count: GroupRules.maximumNameLength)
+        model.newGroupName = "  \(longest)  "
+        await model.create(timeZone: .gmt)
+        #expect(model.group?.name == longest && model.fieldErrors.isEmpty)
+    }
+
     @Test func joinsByLinkAfterAPreview() async {
         let fixture = Fixture(.empty)
         fixture.fakes.groups.knobs.implement(.join, .members, .previewInvitation)

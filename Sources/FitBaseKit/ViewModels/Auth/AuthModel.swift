@@ -25,9 +25,6 @@ public final class AuthModel {
         }
     }
 
-    /// The shortest password the server accepts.
-    public static let minimumPasswordLength = 10
-
     /// Where the session stands.
     public private(set) var state: State = .unknown
     /// The e-mail form's fields.
@@ -234,7 +231,8 @@ public final class AuthModel {
     private func validate(email checkEmail: Bool, password: String, passwordField: String) -> Bool {
         var fields: [String: String] = [:]
         if checkEmail, EmailAddress(email) == nil { fields["email"] = "Enter a valid e-mail address." }
-        if password.count < Self.minimumPasswordLength { fields[passwordField] = "Use at least \(Self.minimumPasswordLength) characters." }
+        // Core's password rules, as the server checks them (length in characters and in bcrypt's 72 bytes, not the address).
+        if let broken = PasswordPolicy.violations(of: password, email: EmailAddress(email)).first { fields[passwordField] = broken.message }
         guard fields.isEmpty else {
             refuse(fields)
             return false

@@ -70,8 +70,13 @@ public final class GroupsModel {
 
     /// Creates a group named ``newGroupName`` with the user as admin.
     public func create(timeZone: TimeZone = .current) async {
-        let name = newGroupName.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...50).contains(name.count) else { return refuse(["name": "Give the group a name of up to 50 characters."]) }
+        // Core's rules, as the server checks them (a name of 1–``GroupRules/maximumNameLength`` characters).
+        let name: String
+        do throws(InvalidFields) {
+            name = try GroupRules.checked(name: newGroupName, timeZone: timeZone.identifier).name
+        } catch {
+            return refuse(Dictionary(error.errors.map { ($0.field, $0.message) }, uniquingKeysWith: { first, _ in first }))
+        }
         await perform { () async throws(KitError) in
             let created = try await groups.createGroup(name: name, timeZone: timeZone.identifier)
             group = created
