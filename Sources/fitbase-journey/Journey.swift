@@ -164,15 +164,22 @@ struct Journey {
         try check(notifications.notifications.contains { $0.kind == .newMember } && notifications.badge != nil, "Ana is told Bea joined")
         step("Ana's notifications: \(notifications.unreadCount) unread")
 
-        // The paywall: custom plans need Pro.
+        // The plan rule is the server's (Core's): every account keeps one plan; a second one is Pro's custom plans.
         let plans = PlansModel(dependencies: ana.dependencies)
+        await plans.appear()
         await plans.create()
-        let prompt = try require(plans.paywall, "a free account meets the paywall for a custom plan")
+        try check(plans.paywall == nil && plans.draft != nil, "a free account makes its first plan")
+        plans.draft?.name = "Ana's first block"
+        await plans.save()
+        try check(plans.error == nil && plans.plans.count == 1, "the first plan is kept (\(String(describing: plans.error)))")
+        await plans.create()
+        let prompt = try require(plans.paywall, "a free account meets the paywall for a second plan")
+        plans.disappear()
         let paywall = PaywallModel(dependencies: ana.dependencies, prompt: prompt)
         await paywall.appear()
         try check(paywall.error == nil && paywall.currentTier == .free && !paywall.isUnlocked, "the paywall shows the free tier (\(String(describing: paywall.error)))")
         try check(await paywall.requiresUpgrade(.customPlans) == .pro, "custom plans need Pro")
-        step("Ana met the paywall: \(prompt.requiredTier.rawValue) unlocks custom plans; \(paywall.offers.count) tiers on offer")
+        step("Ana kept her first plan and met the paywall for a second: \(prompt.requiredTier.rawValue) unlocks custom plans; \(paywall.offers.count) tiers on offer")
 
         // Offline: a workout logged without a network waits, then syncs when the network is back.
         ana.network.setOnline(false)

@@ -70,6 +70,8 @@ public struct PlanDraft: Sendable, Equatable {
 public enum PlanRules {
     /// The most weeks a plan may have (a year).
     public static let maximumWeeks = 52
+    /// Plans every tier may keep; keeping more is the `customPlans` feature (README: a *second* plan needs it).
+    public static let plansWithoutCustomPlans = 1
     /// The most entries of one week's `days` (one per weekday).
     public static let maximumDaysPerWeek = 7
     /// The most workouts one day may name.

@@ -14,14 +14,19 @@ public actor FakePlanService: PlanService {
     public nonisolated let knobs = FakeKnobs<Operation>("FakePlanService")
     private let clock: any KitClock
     private let catalog: FakeCatalogService?
+    private let billing: FakeBillingService?
     private var stored: [PlanID: TrainingPlan]
     private var pending: Set<PlanID> = []
     private var status: SyncStatus
     private let observers = ValueStreams<SyncStatus>()
 
-    /// A fake starting with `plans`, all synced; plans may name only workouts of `catalog` (when given).
-    public init(plans: [TrainingPlan] = [], catalog: FakeCatalogService? = nil, clock: any KitClock = SystemKitClock()) {
+    /// A fake starting with `plans`, all synced; plans may name only workouts of `catalog` (when given), and beyond
+    /// ``PlanRules/plansWithoutCustomPlans`` need `billing`'s tier to include `customPlans` (when given).
+    public init(
+        plans: [TrainingPlan] = [], catalog: FakeCatalogService? = nil, billing: FakeBillingService? = nil, clock: any KitClock = SystemKitClock()
+    ) {
         self.catalog = catalog
+        self.billing = billing
         self.stored = Dictionary(plans.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
         self.clock = clock
         self.status = SyncStatus(state: .idle, pendingCount: 0, lastSyncedAt: plans.isEmpty ? nil : clock.now)
@@ -51,6 +56,9 @@ public actor FakePlanService: PlanService {
             }
         } catch {
             throw KitError(error)
+        }
+        if stored[plan.id] == nil, stored.count >= PlanRules.plansWithoutCustomPlans, let tier = await billing?.requiresUpgrade(for: .customPlans) {
+            throw .upgradeRequired(tier)
         }
         stored[plan.id] = plan
         pending.insert(plan.id)

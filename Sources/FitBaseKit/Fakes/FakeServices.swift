@@ -42,7 +42,7 @@ public struct FakeServices: Sendable {
         catalog = FakeCatalogService(billing: billing, clock: clock)
         recommendations = FakeRecommendationService(catalog: catalog, cycle: cycle, billing: billing, timeZone: timeZone, clock: clock)
         history = FakeHistoryService(logs: populated ? FakeData.history(now: now) : [], catalog: catalog, timeZone: timeZone, clock: clock)
-        plans = FakePlanService(plans: populated ? [FakeData.plan(start: WorkoutStreaks.weekStart(of: today))] : [], catalog: catalog, clock: clock)
+        plans = FakePlanService(plans: populated ? [FakeData.plan(start: WorkoutStreaks.weekStart(of: today))] : [], catalog: catalog, billing: billing, clock: clock)
         let (group, members) = FakeData.group(now: now)
         groups = FakeGroupService(group: populated ? group : nil, members: populated ? members : [], parser: deepLinks, clock: clock)
         notifications = FakeNotificationService(notifications: populated ? FakeData.notifications(now: now, groupID: group.id) : [], clock: clock)

@@ -14,9 +14,6 @@ struct PlansCollection: SyncedCollection {
     let collection = SyncCollection.plans
     let table: String? = "training_plans"
 
-    /// Every tier may keep this many plans; more are the `customPlans` feature.
-    static let plansWithoutCustomPlans = 1
-
     func checkUpsert(
         _ data: Components.Schemas.SyncRecordData?, id: String, reads: PushReads, updatedAt: Date
     ) async throws -> any SyncedWrite {
@@ -69,10 +66,10 @@ struct PlansCollection: SyncedCollection {
     func limit(for caller: Caller) async throws -> PlanWrite.Limit? {
         guard try await !entitlements.allows(.customPlans, caller: caller) else { return nil }
         return PlanWrite.Limit(
-            plans: Self.plansWithoutCustomPlans,
+            plans: PlanRules.plansWithoutCustomPlans,
             problem: EntitlementService.upgradeRequired(
                 .customPlans, tier: entitlements.catalog.tierFeatures.requiredTier(for: .customPlans),
-                doing: "Keeping more than \(Self.plansWithoutCustomPlans) plan"
+                doing: "Keeping more than \(PlanRules.plansWithoutCustomPlans) plan"
             )
         )
     }

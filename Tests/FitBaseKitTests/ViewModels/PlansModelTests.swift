@@ -1,3 +1,4 @@
+import FitBaseCore
 import FitBaseKit
 import Foundation
 import Testing
@@ -23,13 +24,28 @@ import Testing
         model.disappear()
     }
 
-    @Test func creatingAPlanNeedsPro() async {
-        let fixture = Fixture(.strict)
+    /// The server's rule (Core's ``PlanRules/plansWithoutCustomPlans``): every tier keeps one plan; a second is Pro's.
+    @Test func aFreeUsersFirstPlanIsAllowedAndASecondNeedsPro() async throws {
+        let fixture = Fixture(.empty)
+        fixture.fakes.plans.knobs.implement(.plans, .save, .syncNow)
         let model = PlansModel(dependencies: fixture.dependencies)
+        await model.appear()
+        await model.create()
+        #expect(model.paywall == nil && model.draft != nil)
+        model.draft?.name = "First"
+        await model.save()
+        #expect(model.plans.map(\.name) == ["First"] && model.error == nil)
+
         await model.create()
         #expect(model.paywall == UpgradePrompt(requiredTier: .pro, feature: .customPlans) && model.draft == nil)
         model.dismissPaywall()
         #expect(model.paywall == nil)
+        // The fake refuses the second plan as the server does, whoever asks.
+        var second = try #require(model.plans.first)
+        second.id = PlanID()
+        let refused = await #expect(throws: KitError.self) { try await fixture.fakes.plans.save(second) }
+        #expect(refused?.kind == .upgradeRequired && refused?.requiredTier == .pro)
+        model.disappear()
     }
 
     @Test func createEditAndDeleteOfflineFirst() async throws {

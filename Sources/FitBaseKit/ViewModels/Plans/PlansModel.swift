@@ -116,9 +116,10 @@ public final class PlansModel {
         await loadLocal()
     }
 
-    /// Opens the editor for a new plan, unless the user's tier does not include custom plans.
+    /// Opens the editor for a new plan, unless it would be one more than the user's tier keeps (every tier keeps
+    /// ``PlanRules/plansWithoutCustomPlans``; more are `customPlans`, as the server counts them).
     public func create() async {
-        if let tier = await billing.requiresUpgrade(for: .customPlans) {
+        if plans.count >= PlanRules.plansWithoutCustomPlans, let tier = await billing.requiresUpgrade(for: .customPlans) {
             paywall = UpgradePrompt(requiredTier: tier, feature: .customPlans)
             return
         }
