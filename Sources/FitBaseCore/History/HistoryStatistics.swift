@@ -35,6 +35,17 @@ public struct HistoryStatistics: Sendable, Equatable {
     /// The mean of (energy after − energy before) by cycle phase, over logs that have both.
     public var energyChangeByPhase: [CyclePhase: Double]
 
+    /// What every tier sees (the server's `GET /v1/history/stats` without `detail=full`): the totals, streaks and this
+    /// week, with the `analytics` feature's detail — by type, by phase, the weeks, the energy change — left empty.
+    public var basic: HistoryStatistics {
+        var basic = self
+        basic.byType = [:]
+        basic.byPhase = [:]
+        basic.weekly = []
+        basic.energyChangeByPhase = [:]
+        return basic
+    }
+
     public init(logs: [WorkoutLog], today: CalendarDay) {
         let days = Set(logs.map(\.localDate))
         let thisWeekStart = WorkoutStreaks.weekStart(of: today)

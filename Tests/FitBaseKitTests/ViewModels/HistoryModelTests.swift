@@ -3,19 +3,42 @@ import Foundation
 import Testing
 
 @MainActor @Suite struct HistoryModelTests {
-    @Test func pagesStatsAndWeeklyCharts() async {
+    /// A fixture whose user has bought Pro (the `analytics` feature).
+    private func proFixture() async throws -> Fixture {
         let fixture = Fixture(.strict)
+        fixture.fakes.billing.knobs.implement(.purchase)
+        fixture.fakes.billing.store.knobs.implement(.purchase)
+        _ = try await fixture.fakes.billing.purchase(productID: "fitbase.pro.monthly")
+        return fixture
+    }
+
+    @Test func pagesStatsAndWeeklyCharts() async throws {
+        let fixture = try await proFixture()
         fixture.fakes.history.knobs.implement(.history, .stats, .weeklySeries)
         let model = HistoryModel(dependencies: fixture.dependencies, pageSize: 10, weeks: 6)
         await model.load()
         #expect(model.logs.count == 10 && model.hasMore && !model.isEmpty)
-        #expect(model.stats?.totalWorkouts == 19)
+        #expect(model.stats?.totalWorkouts == 19 && model.stats?.byType.isEmpty == false && model.analyticsPrompt == nil)
         #expect(model.minutesPerWeek.count == 6 && model.workoutsPerWeek.count == 6)
         #expect(model.workoutsPerWeek.compactMap(\.value).reduce(0, +) > 0)
         model.loadMore()
         #expect(model.logs.count == 19 && !model.hasMore)
         let dates = model.logs.map(\.log.completedAt)
         #expect(dates == dates.sorted(by: >))
+    }
+
+    /// The detail is the `analytics` feature (Pro), as on the server: a free user sees the totals, streaks and this
+    /// week, no charts, and what unlocks the rest.
+    @Test func aFreeUserSeesTheBasicFiguresAndWhatUnlocksTheDetail() async {
+        let fixture = Fixture(.strict)
+        fixture.fakes.history.knobs.implement(.history, .stats)
+        let model = HistoryModel(dependencies: fixture.dependencies)
+        await model.load()
+        #expect(model.stats?.totalWorkouts == 19 && model.stats?.currentStreak != nil)
+        #expect(model.stats?.byType.isEmpty == true && model.stats?.byPhase.isEmpty == true && model.stats?.weekly.isEmpty == true)
+        #expect(model.minutesPerWeek.isEmpty && model.workoutsPerWeek.isEmpty)
+        #expect(model.analyticsPrompt == UpgradePrompt(requiredTier: .pro, feature: .analytics))
+        #expect(fixture.fakes.history.knobs.callCount(.weeklySeries) == 0)
     }
 
     @Test func deletingALogUpdatesTheListAndStats() async {

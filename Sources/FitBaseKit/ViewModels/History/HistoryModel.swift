@@ -3,7 +3,8 @@ import Foundation
 import Observation
 
 /// Workout history and statistics (seed 001): the logged workouts a page at a time, totals and streaks, weekly chart
-/// series (minutes and workouts per week), and deleting a log.
+/// series (minutes and workouts per week), and deleting a log. The detail — by type and phase, the weekly charts — is
+/// the `analytics` feature, as on the server: without it the model shows the basic figures and ``analyticsPrompt``.
 @MainActor @Observable
 public final class HistoryModel {
     /// The logs showing (the first pages of the history, newest first).
@@ -13,10 +14,13 @@ public final class HistoryModel {
     public private(set) var minutesPerWeek: [ChartPoint] = []
     /// Workouts per week, oldest first.
     public private(set) var workoutsPerWeek: [ChartPoint] = []
+    /// Set when the user's tier lacks `analytics`: what unlocks the detail and the charts (a paywall's prompt).
+    public private(set) var analyticsPrompt: UpgradePrompt?
     public private(set) var isLoading = false
     public private(set) var error: ScreenError?
 
     private let history: any HistoryService
+    private let billing: any BillingService
     private let analytics: any AnalyticsService
     private let pageSize: Int
     private let weeks: Int
@@ -27,6 +31,7 @@ public final class HistoryModel {
     /// A model over the services of `dependencies`, showing `pageSize` logs a page and `weeks` weeks of chart.
     public init(dependencies: FitBaseDependencies, pageSize: Int = 20, weeks: Int = 8) {
         history = dependencies.history
+        billing = dependencies.billing
         analytics = dependencies.analytics
         self.pageSize = pageSize
         self.weeks = weeks
@@ -44,12 +49,14 @@ public final class HistoryModel {
         do throws(KitError) {
             let list = try await history.history()
             let stats = try await history.stats()
-            let minutes = try await history.weeklySeries(.minutes, weeks: weeks)
-            let workouts = try await history.weeklySeries(.workouts, weeks: weeks)
+            let locked = await billing.requiresUpgrade(for: .analytics)
+            let minutes = locked == nil ? try await history.weeklySeries(.minutes, weeks: weeks) : []
+            let workouts = locked == nil ? try await history.weeklySeries(.workouts, weeks: weeks) : []
             guard generation.isCurrent(ticket) else { return }
             all = list
             logs = Array(list.prefix(max(pageSize, logs.count)))
-            self.stats = stats
+            self.stats = locked == nil ? stats : stats.basic
+            analyticsPrompt = locked.map { UpgradePrompt(requiredTier: $0, feature: .analytics) }
             minutesPerWeek = minutes
             workoutsPerWeek = workouts
             loaded = true
