@@ -1,4 +1,6 @@
 import FitBaseAPI
+import FitBaseClient
+import FitBaseCore
 import FitBaseKit
 import FitBaseTestSupport
 import Foundation
@@ -293,6 +295,32 @@ import Testing
             let problem = await #expect(throws: FitBaseError.self) { try await client.planProgression(planId: plan.id) }
             let paywall = KitError(try #require(problem))
             #expect(paywall.kind == .upgradeRequired && paywall.requiredTier == .premium && paywall.code == .upgradeRequired)
+        }
+    }
+
+    /// The tier rules have one source. For every tier and feature the live Kit, the server's `/v1/features` and the
+    /// Kit's fakes (Core's table, which the server uses unless its products file says otherwise) give one answer.
+    @Test func everyFeatureAndTierGetOneAnswerFromTheKitTheServerAndTheFakes() async throws {
+        try await LiveDevice.withServer { server, database in
+            for tier in SubscriptionTier.allCases {
+                let device = try LiveDevice(server: server)
+                defer { device.remove() }
+                let user = try await device.signUp()
+                if tier != .free { try await database.grant(tier, toUser: user.id.description) }
+                let kit = device.dependencies.billing
+                #expect(try await kit.entitlement(policy: .revalidate).value.entitlement.tier == tier)
+                let sdk = FitBaseClient(serverURL: server)
+                try await sdk.signIn(email: try #require(user.email), password: LiveDevice.password)
+                let served = try await Entitlements(client: sdk).refresh()
+                let fake = FakeBillingService(entitlement: Entitlement(tier: tier, status: tier == .free ? .none : .active, expiresAt: nil, willRenew: false, source: nil))
+                for feature in Feature.allCases {
+                    let access = try #require(served.features[feature], "\(feature)")
+                    let answer = access.allowed ? nil : access.requiredTier
+                    #expect(await kit.requiresUpgrade(for: feature) == answer, "\(tier) \(feature): the live Kit")
+                    #expect(await fake.requiresUpgrade(for: feature) == answer, "\(tier) \(feature): the fake")
+                    #expect(access.allowed == TierFeatures.standard.allows(feature, for: tier), "\(tier) \(feature): Core's table")
+                }
+            }
         }
     }
 
