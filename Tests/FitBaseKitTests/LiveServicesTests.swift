@@ -30,6 +30,16 @@ import Testing
             let saved = try await services.profile.saveProfile(profile.profile)
             #expect(saved.profile.fitnessLevel == .advanced && saved.profile.averageCycleLength == 30)
             #expect(try await services.profile.setShareWorkoutData(false).profile.shareWorkoutData == false)
+            // The push settings are part of the profile both ways (they were dropped on the way in and out).
+            profile.profile.notificationPreferences.rankChange = false
+            profile.profile.notificationPreferences.quietHoursStart = "22:00"
+            profile.profile.notificationPreferences.quietHoursEnd = "07:00"
+            let withPreferences = try await services.profile.saveProfile(profile.profile).profile.notificationPreferences
+            #expect(withPreferences == profile.profile.notificationPreferences)
+            #expect(try await services.profile.profile().profile.notificationPreferences == profile.profile.notificationPreferences)
+            let pushes = FitBaseClient(serverURL: server)
+            try await pushes.signIn(email: try #require(user.email), password: LiveDevice.password)
+            #expect(try await pushes.notificationPreferences().preferences == profile.profile.notificationPreferences)
             profile.profile.averageCycleLength = 99
             let invalid = await #expect(throws: KitError.self) { try await services.profile.saveProfile(profile.profile) }
             #expect(invalid?.kind == .invalidInput)

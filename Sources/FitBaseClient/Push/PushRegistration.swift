@@ -86,7 +86,7 @@ extension FitBaseClient {
         switch try await call({ try await self.api.getMe() }) {
         case .ok(let ok):
             let user = try FitBaseError.decoding { try ok.body.json }
-            return (user.notificationsEnabled, Self.preferences(user.notificationPreferences))
+            return (user.notificationsEnabled, NotificationPreferences(wire: user.notificationPreferences))
         case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
         case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
         case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
@@ -98,30 +98,13 @@ extension FitBaseClient {
     /// `HH:mm`.
     @discardableResult
     public func updateNotificationPreferences(_ preferences: NotificationPreferences, enabled: Bool? = nil) async throws(FitBaseError) -> NotificationPreferences {
-        let wire = Components.Schemas.NotificationPreferences(
-            newMember: preferences.newMember, rankChange: preferences.rankChange, weekEnded: preferences.weekEnded,
-            workoutReminder: preferences.workoutReminder, periodReminder: preferences.periodReminder,
-            showSensitiveContent: preferences.showSensitiveContent, quietHoursStart: preferences.quietHoursStart ?? "",
-            quietHoursEnd: preferences.quietHoursEnd ?? ""
-        )
-        switch try await call({ try await self.api.updateMe(body: .json(.init(notificationsEnabled: enabled, notificationPreferences: wire))) }) {
-        case .ok(let ok): return Self.preferences(try FitBaseError.decoding { try ok.body.json }.notificationPreferences)
+        switch try await call({ try await self.api.updateMe(body: .json(.init(notificationsEnabled: enabled, notificationPreferences: preferences.wire))) }) {
+        case .ok(let ok): return NotificationPreferences(wire: try FitBaseError.decoding { try ok.body.json }.notificationPreferences)
         case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
         case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
         case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
         case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
         }
-    }
-
-    private static func preferences(_ wire: Components.Schemas.NotificationPreferences?) -> NotificationPreferences {
-        let defaults = NotificationPreferences()
-        return NotificationPreferences(
-            newMember: wire?.newMember ?? defaults.newMember, rankChange: wire?.rankChange ?? defaults.rankChange,
-            weekEnded: wire?.weekEnded ?? defaults.weekEnded, workoutReminder: wire?.workoutReminder ?? defaults.workoutReminder,
-            periodReminder: wire?.periodReminder ?? defaults.periodReminder,
-            showSensitiveContent: wire?.showSensitiveContent ?? defaults.showSensitiveContent,
-            quietHoursStart: wire?.quietHoursStart, quietHoursEnd: wire?.quietHoursEnd
-        )
     }
 
     /// `Locale.current` as a BCP 47 tag (`pt-PT`).
@@ -135,5 +118,28 @@ extension FitBaseClient {
         let info = Bundle.main.infoDictionary
         guard let short = info?["CFBundleShortVersionString"] as? String else { return nil }
         return (info?["CFBundleVersion"] as? String).map { "\(short) (\($0))" } ?? short
+    }
+}
+
+extension NotificationPreferences {
+    /// The preferences a `User` answer holds; the defaults for what it leaves out (an account that never chose).
+    package init(wire: Components.Schemas.NotificationPreferences?) {
+        let defaults = NotificationPreferences()
+        self.init(
+            newMember: wire?.newMember ?? defaults.newMember, rankChange: wire?.rankChange ?? defaults.rankChange,
+            weekEnded: wire?.weekEnded ?? defaults.weekEnded, workoutReminder: wire?.workoutReminder ?? defaults.workoutReminder,
+            periodReminder: wire?.periodReminder ?? defaults.periodReminder,
+            showSensitiveContent: wire?.showSensitiveContent ?? defaults.showSensitiveContent,
+            quietHoursStart: wire?.quietHoursStart, quietHoursEnd: wire?.quietHoursEnd
+        )
+    }
+
+    /// The preferences as `PATCH /v1/me` takes them: all of them, quiet hours removed when `nil` (an empty text).
+    package var wire: Components.Schemas.NotificationPreferences {
+        Components.Schemas.NotificationPreferences(
+            newMember: newMember, rankChange: rankChange, weekEnded: weekEnded, workoutReminder: workoutReminder,
+            periodReminder: periodReminder, showSensitiveContent: showSensitiveContent, quietHoursStart: quietHoursStart ?? "",
+            quietHoursEnd: quietHoursEnd ?? ""
+        )
     }
 }

@@ -26,6 +26,7 @@ extension Profile {
             timeZone: user.timeZone, shareWorkoutData: user.privacy.shareWorkoutData ?? true,
             availableEquipment: user.availableEquipment, photoURL: user.photoURL
         )
+        notificationPreferences = NotificationPreferences(wire: user.notificationPreferences)
     }
 
     /// The profile as the body of `PATCH /v1/me`.
@@ -34,7 +35,7 @@ extension Profile {
             displayName: displayName, photoURL: photoURL, fitnessLevel: fitnessLevel, goals: goals, preferredWorkoutTypes: preferredWorkoutTypes,
             averageCycleLength: averageCycleLength, averagePeriodLength: averagePeriodLength, lastPeriodStartDate: lastPeriodStartDate,
             cycleTrackingEnabled: cycleTrackingEnabled, notificationsEnabled: notificationsEnabled, preferredWorkoutTime: preferredWorkoutTime,
-            timeZone: timeZone, availableEquipment: availableEquipment,
+            timeZone: timeZone, notificationPreferences: notificationPreferences.wire, availableEquipment: availableEquipment,
             privacy: .init(shareWorkoutData: shareWorkoutData)
         )
     }
