@@ -42,7 +42,8 @@ public final class FitBaseClient: Sendable {
         let configuration = Configuration(dateTranscoder: InternetDateTimeTranscoder())
         self.session = SessionManager(store: tokenStore, api: Client(serverURL: serverURL, configuration: configuration, transport: transport))
         self.api = Client(
-            serverURL: serverURL, configuration: configuration, transport: transport, middlewares: [AuthenticationMiddleware(session: session)]
+            serverURL: serverURL, configuration: configuration, transport: transport,
+            middlewares: [AuthenticationMiddleware(session: session), EntityTagHeaders()]
         )
     }
 

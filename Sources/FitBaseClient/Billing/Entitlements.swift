@@ -23,6 +23,10 @@ public actor Entitlements {
         public var fetchedAt: Date
         /// The user it belongs to (a snapshot of another user is never used).
         public var userID: UserID
+        /// The validators of the two answers it was made of (`ETag`), sent back as `If-None-Match`: an unchanged
+        /// entitlement costs the server a 304 and the device no decoding.
+        public var subscriptionETag: String?
+        public var featuresETag: String?
 
         /// One feature's answer.
         public struct Access: Sendable, Equatable, Codable {
@@ -37,11 +41,16 @@ public actor Entitlements {
         }
 
         /// Makes a snapshot (the SDK builds these from the server's answers; previews and tests make their own).
-        public init(entitlement: Entitlement, features: [Feature: Access], fetchedAt: Date, userID: UserID) {
+        public init(
+            entitlement: Entitlement, features: [Feature: Access], fetchedAt: Date, userID: UserID, subscriptionETag: String? = nil,
+            featuresETag: String? = nil
+        ) {
             self.entitlement = entitlement
             self.features = features
             self.fetchedAt = fetchedAt
             self.userID = userID
+            self.subscriptionETag = subscriptionETag
+            self.featuresETag = featuresETag
         }
 
         /// The snapshot as it stands at `now`: once the entitlement's paid period has ended (see
@@ -88,27 +97,38 @@ public actor Entitlements {
         return access.allowed ? nil : access.requiredTier
     }
 
-    /// Asks the server, caches and publishes the answer.
+    /// Asks the server, caches and publishes the answer. The user's cached answer is revalidated (`If-None-Match`
+    /// with its `ETag`s): what the server says has not changed is kept, and only what changed is read.
     @discardableResult
     public func refresh() async throws(FitBaseError) -> Snapshot {
         guard let user = await client.currentUserID() else { throw .notSignedIn }
-        let status: Components.Schemas.SubscriptionStatus
-        switch try await client.call({ try await self.client.api.getSubscription() }) {
-        case .ok(let ok): status = try FitBaseError.decoding { try ok.body.json }
-        case .notModified: throw .unexpectedResponse(statusCode: 304)  // only answered to If-None-Match, not sent here
+        let cached = snapshot.flatMap { $0.userID == user ? $0 : nil }
+        var fresh = Snapshot(entitlement: .free, features: [:], fetchedAt: .now, userID: user)
+        switch try await client.call({ try await self.client.api.getSubscription(headers: .init(ifNoneMatch: cached?.subscriptionETag)) }) {
+        case .ok(let ok):
+            let status = try FitBaseError.decoding { try ok.body.json }
+            fresh.entitlement = Entitlement(tier: status.tier, status: status.status, expiresAt: status.expiresAt, willRenew: status.willRenew, source: status.source)
+            fresh.subscriptionETag = ok.headers.eTag
+        case .notModified:
+            guard let cached else { throw .unexpectedResponse(statusCode: 304) }  // asked only with a cached answer
+            (fresh.entitlement, fresh.subscriptionETag) = (cached.entitlement, cached.subscriptionETag)
         case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
         case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
         case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
         }
-        let features: Components.Schemas.FeatureAccessList
-        switch try await client.call({ try await self.client.api.getFeatures() }) {
-        case .ok(let ok): features = try FitBaseError.decoding { try ok.body.json }
-        case .notModified: throw .unexpectedResponse(statusCode: 304)
+        switch try await client.call({ try await self.client.api.getFeatures(headers: .init(ifNoneMatch: cached?.featuresETag)) }) {
+        case .ok(let ok):
+            let list = try FitBaseError.decoding { try ok.body.json }
+            fresh.features = Dictionary(list.features.map { ($0.feature, Snapshot.Access(allowed: $0.allowed, requiredTier: $0.requiredTier)) }, uniquingKeysWith: { _, last in last })
+            fresh.featuresETag = ok.headers.eTag
+        case .notModified:
+            guard let cached else { throw .unexpectedResponse(statusCode: 304) }
+            (fresh.features, fresh.featuresETag) = (cached.features, cached.featuresETag)
         case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
         case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
         case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
         }
-        return store(Self.snapshot(status: status, features: features, user: user))
+        return store(fresh)
     }
 
     /// Sends StoreKit 2's `VerificationResult.jwsRepresentation` of a purchase (or restore) and refreshes.
@@ -143,14 +163,6 @@ public actor Entitlements {
         return fresh
     }
 
-    static func snapshot(status: Components.Schemas.SubscriptionStatus, features: Components.Schemas.FeatureAccessList, user: UserID) -> Snapshot {
-        var access: [Feature: Snapshot.Access] = [:]
-        for item in features.features {
-            access[item.feature] = .init(allowed: item.allowed, requiredTier: item.requiredTier)
-        }
-        let entitlement = Entitlement(tier: status.tier, status: status.status, expiresAt: status.expiresAt, willRenew: status.willRenew, source: status.source)
-        return Snapshot(entitlement: entitlement, features: access, fetchedAt: .now, userID: user)
-    }
 }
 
 extension Entitlement {
