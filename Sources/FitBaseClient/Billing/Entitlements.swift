@@ -25,8 +25,8 @@ public actor Entitlements {
         public var userID: UserID
         /// The validators of the two answers it was made of (`ETag`), sent back as `If-None-Match`: an unchanged
         /// entitlement costs the server a 304 and the device no decoding.
-        public var subscriptionETag: String?
-        public var featuresETag: String?
+        public var subscriptionETag: String? = nil
+        public var featuresETag: String? = nil
 
         /// One feature's answer.
         public struct Access: Sendable, Equatable, Codable {
@@ -41,16 +41,11 @@ public actor Entitlements {
         }
 
         /// Makes a snapshot (the SDK builds these from the server's answers; previews and tests make their own).
-        public init(
-            entitlement: Entitlement, features: [Feature: Access], fetchedAt: Date, userID: UserID, subscriptionETag: String? = nil,
-            featuresETag: String? = nil
-        ) {
+        public init(entitlement: Entitlement, features: [Feature: Access], fetchedAt: Date, userID: UserID) {
             self.entitlement = entitlement
             self.features = features
             self.fetchedAt = fetchedAt
             self.userID = userID
-            self.subscriptionETag = subscriptionETag
-            self.featuresETag = featuresETag
         }
 
         /// The snapshot as it stands at `now`: once the entitlement's paid period has ended (see
