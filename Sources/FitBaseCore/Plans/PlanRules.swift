@@ -72,6 +72,11 @@ public enum PlanRules {
     public static let maximumWeeks = 52
     /// Plans every tier may keep; keeping more is the `customPlans` feature (README: a *second* plan needs it).
     public static let plansWithoutCustomPlans = 1
+
+    /// Whether one more plan, for someone who keeps `count`, needs the `customPlans` feature.
+    public static func anotherPlanNeedsCustomPlans(keeping count: Int) -> Bool {
+        count >= plansWithoutCustomPlans
+    }
     /// The most entries of one week's `days` (one per weekday).
     public static let maximumDaysPerWeek = 7
     /// The most workouts one day may name.

@@ -57,7 +57,7 @@ public actor FakePlanService: PlanService {
         } catch {
             throw KitError(error)
         }
-        if stored[plan.id] == nil, stored.count >= PlanRules.plansWithoutCustomPlans, let tier = await billing?.requiresUpgrade(for: .customPlans) {
+        if stored[plan.id] == nil, PlanRules.anotherPlanNeedsCustomPlans(keeping: stored.count), let tier = await billing?.requiresUpgrade(for: .customPlans) {
             throw .upgradeRequired(tier)
         }
         stored[plan.id] = plan

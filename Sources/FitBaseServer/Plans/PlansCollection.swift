@@ -66,7 +66,6 @@ struct PlansCollection: SyncedCollection {
     func limit(for caller: Caller) async throws -> PlanWrite.Limit? {
         guard try await !entitlements.allows(.customPlans, caller: caller) else { return nil }
         return PlanWrite.Limit(
-            plans: PlanRules.plansWithoutCustomPlans,
             problem: EntitlementService.upgradeRequired(
                 .customPlans, tier: entitlements.catalog.tierFeatures.requiredTier(for: .customPlans),
                 doing: "Keeping more than \(PlanRules.plansWithoutCustomPlans) plan"
@@ -101,9 +100,8 @@ extension PlanDraft {
 
 /// A checked plan: written whole, its version the feed's, `createdAt` kept when it replaces one.
 struct PlanWrite: SyncedWrite {
-    /// How many plans the writer's tier keeps, and the problem for one more.
+    /// The writer's tier keeps only ``PlanRules/plansWithoutCustomPlans``: the problem for one more.
     struct Limit: Sendable {
-        var plans: Int
         var problem: Problem
     }
 
@@ -120,7 +118,7 @@ struct PlanWrite: SyncedWrite {
             // Holding the user's feed row first makes two concurrent creations count one after the other.
             try await SyncFeed.lockSequence(of: write.user, on: db)
             let stamp = try await SyncFeed.stamp(.plans, id: plan.id.description, of: write.user, on: db)
-            if stamp.map(\.deleted) ?? true, try await PlanStore.count(of: write.user, on: db) >= limit.plans { throw limit.problem }
+            if stamp.map(\.deleted) ?? true, PlanRules.anotherPlanNeedsCustomPlans(keeping: try await PlanStore.count(of: write.user, on: db)) { throw limit.problem }
         }
         let change = try await write.record(.plans, id: plan.id.description, deleted: false, on: db)
         var saved = StoredPlan(plan: plan, version: change.stamp.version, createdAt: write.updatedAt, updatedAt: write.updatedAt)

@@ -119,7 +119,7 @@ public final class PlansModel {
     /// Opens the editor for a new plan, unless it would be one more than the user's tier keeps (every tier keeps
     /// ``PlanRules/plansWithoutCustomPlans``; more are `customPlans`, as the server counts them).
     public func create() async {
-        if plans.count >= PlanRules.plansWithoutCustomPlans, let tier = await billing.requiresUpgrade(for: .customPlans) {
+        if PlanRules.anotherPlanNeedsCustomPlans(keeping: plans.count), let tier = await billing.requiresUpgrade(for: .customPlans) {
             paywall = UpgradePrompt(requiredTier: tier, feature: .customPlans)
             return
         }
