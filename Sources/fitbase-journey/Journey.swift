@@ -43,23 +43,22 @@ struct Phone {
     let network: DeviceNetwork
     let directory: URL
     let app: AppModel
+    /// What the phone's analytics sink received (events pass only with the user's `analytics` consent).
+    let analytics: RecordingAnalytics
 
     init(name: String, server: URL) throws {
         self.name = name
         email = "journey-\(name.lowercased())-\(UUID().uuidString.prefix(8).lowercased())@example.com"
         network = DeviceNetwork()
+        let analytics = RecordingAnalytics()
+        self.analytics = analytics
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("fitbase-journey-\(UUID().uuidString)")
         dependencies = try FitBaseDependencies.live(.init(
-            serverURL: server, dataDirectory: directory, analytics: SilentAnalytics(), reachability: network.reachability,
+            serverURL: server, dataDirectory: directory, analytics: analytics, reachability: network.reachability,
             timeZone: { .gmt }, transport: network
         ))
         app = AppModel(dependencies: dependencies)
     }
-}
-
-struct SilentAnalytics: AnalyticsService {
-    func track(_ event: AnalyticsEvent) {}
-    func flush() async {}
 }
 
 struct JourneyFailure: Error, CustomStringConvertible {
@@ -133,6 +132,7 @@ struct Journey {
         let group = try require(groups.group, "the group is created (\(String(describing: groups.error)))")
         await groups.createInvitation()
         let invitation = try require(groups.invitation, "an invitation is made (\(String(describing: groups.error)))")
+        groups.didShareInvitation()
         step("Ana created \(group.name) and shares \(invitation.url.absoluteString)")
 
         // Ana watches the leaderboard live while Bea joins through the link and logs a workout.
@@ -211,6 +211,8 @@ struct Journey {
         try check(history.logs.isEmpty && cycle.periods.isEmpty, "nothing of Ana's stays on the device")
         step("Ana exported \(exported.count) bytes and deleted her account")
 
+        try await checkAnalytics([ana, bea])
+
         ana.app.stop()
         bea.app.stop()
     }
@@ -229,7 +231,7 @@ struct Journey {
         onboarding.profile.preferredWorkoutTypes = [.strength, .pilates]
         await onboarding.next()
         onboarding.profile.notificationsEnabled = true
-        (onboarding.acceptsTerms, onboarding.acceptsPrivacy, onboarding.acceptsHealthData) = (true, true, tracksCycle)
+        (onboarding.acceptsTerms, onboarding.acceptsPrivacy, onboarding.acceptsHealthData, onboarding.acceptsAnalytics) = (true, true, tracksCycle, true)
         await onboarding.next()
         try check(onboarding.isCompleted, "\(phone.name)'s onboarding finishes (\(onboarding.fieldErrors), \(String(describing: onboarding.error)))")
         await phone.app.onboardingFinished()

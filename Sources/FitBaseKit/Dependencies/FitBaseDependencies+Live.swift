@@ -24,7 +24,8 @@ extension FitBaseDependencies {
         /// `FITBASE_PUBLIC_URL`); the server's own URL is always included.
         public var appScheme: String
         public var publicURLs: [URL]
-        /// Where analytics events go (a ``BatchingAnalyticsSink`` over the app's back end; the console by default).
+        /// Where analytics events go (a ``BatchingAnalyticsSink`` over the app's back end; the console by default) — only
+        /// while the user grants the `analytics` consent (``ConsentGatedAnalytics``).
         public var analytics: any AnalyticsService
         /// Tells syncing when the network is back (`NetworkPathReachability()` on Apple platforms).
         public var reachability: (any ReachabilityMonitor)?
@@ -79,29 +80,41 @@ extension FitBaseDependencies {
         let clock = configuration.clock
         let cache = ResponseCache(client: client, store: store, clock: clock)
         let api = ServerAPI(client: client)
-        let analytics = configuration.analytics
+        let analytics = ConsentGatedAnalytics(configuration.analytics)
         let parser = DeepLinkParser(appScheme: configuration.appScheme, publicURLs: [configuration.serverURL] + configuration.publicURLs)
         let catalog = LiveCatalogService(api: api, cache: cache, ttl: configuration.catalogTTL)
         let sync = SyncRunner(engine: engine, reachability: configuration.reachability)
+        let profile = LiveProfileService(client: client, sync: sync, localData: localData, analyticsConsent: analytics)
         Task { if await client.currentUserID() != nil { await sync.restart() } }
+        Task { await followAnalyticsConsent(of: client, profile: profile, gate: analytics) }
         return FitBaseDependencies(
-            auth: LiveAuthService(client: client, sync: sync, localData: localData, analytics: analytics),
-            profile: LiveProfileService(client: client, sync: sync, localData: localData, analytics: analytics),
-            cycle: LiveCycleService(engine: engine, profile: ProfileAverages(cache: cache), clock: clock, timeZone: configuration.timeZone, analytics: analytics),
+            auth: LiveAuthService(client: client, sync: sync, localData: localData, analyticsConsent: analytics),
+            profile: profile,
+            cycle: LiveCycleService(engine: engine, profile: ProfileAverages(cache: cache), clock: clock, timeZone: configuration.timeZone),
             catalog: catalog,
             recommendations: LiveRecommendationService(
                 api: api, cache: cache, ttl: configuration.recommendationsTTL, clock: clock, timeZone: configuration.timeZone),
             history: LiveHistoryService(
                 engine: engine, catalog: catalog, clock: clock, timeZone: configuration.timeZone,
                 syncTracker: WorkoutSyncTracker(engine: engine, analytics: analytics)),
-            plans: LivePlanService(engine: engine, analytics: analytics),
+            plans: LivePlanService(engine: engine),
             billing: LiveBillingService(
                 client: client, entitlements: entitlements, store: configuration.purchaseProvider, products: configuration.products, cache: cache,
-                ttl: configuration.entitlementTTL, clock: clock, analytics: analytics),
-            groups: LiveGroupService(client: client, api: api, parser: parser, analytics: analytics),
+                ttl: configuration.entitlementTTL, clock: clock),
+            groups: LiveGroupService(client: client, api: api, parser: parser),
             notifications: LiveNotificationService(api: api),
             health: LiveHealthService(api: api, clock: clock),
             analytics: analytics, clock: clock, deepLinks: parser
         )
+    }
+
+    /// Keeps `gate` on the signed-in user's `analytics` answer: at launch and whenever a user signs in, their consents
+    /// are read (until then the answer is not known). A sign-out keeps the last user's answer for its own event.
+    private static func followAnalyticsConsent(of client: FitBaseClient, profile: LiveProfileService, gate: ConsentGatedAnalytics) async {
+        for await state in await client.sessionStates() {
+            guard case .signedIn(let id) = state else { continue }
+            // A sign-in through the auth service has begun this user already; a launch with a session has not.
+            if gate.begin(user: id) || gate.consent == .unknown { _ = try? await profile.consents() }
+        }
     }
 }

@@ -38,7 +38,7 @@ import Testing
         #expect(saved.onboardingCompleted)
         #expect(saved.profile.lastPeriodStartDate == today.adding(days: -3).description)
         let consents = try await fixture.fakes.profile.consents()
-        #expect(consents.count == 4 && consents.first { $0.kind == .marketing }?.granted == false)
+        #expect(consents.count == 5 && consents.first { $0.kind == .marketing }?.granted == false && consents.first { $0.kind == .analytics }?.granted == false)
         #expect(fixture.events == [.onboardingCompleted])
     }
 

@@ -9,7 +9,7 @@ public struct LiveAuthService: AuthService {
     let client: FitBaseClient
     let sync: SyncRunner
     let localData: LocalData
-    let analytics: any AnalyticsService
+    let analyticsConsent: ConsentGatedAnalytics
 
     public func currentState() async -> AuthState {
         guard let id = await client.currentUserID() else { return .signedOut(.notSignedIn) }
@@ -30,14 +30,14 @@ public struct LiveAuthService: AuthService {
     public func signUp(email: String, password: String, displayName: String?) async throws(KitError) -> AccountUser {
         let user = try await kit { () async throws(FitBaseError) in try await client.signUp(email: email, password: password, displayName: displayName) }
         await sync.restart()
-        analytics.track(.signedUp(.email))
+        analyticsConsent.begin(user: user.id)
         return AccountUser(user)
     }
 
     public func signIn(email: String, password: String) async throws(KitError) -> AccountUser {
         let user = try await kit { () async throws(FitBaseError) in try await client.signIn(email: email, password: password) }
         await sync.restart()
-        analytics.track(.signedIn(.email))
+        analyticsConsent.begin(user: user.id)
         return AccountUser(user)
     }
 
@@ -49,14 +49,14 @@ public struct LiveAuthService: AuthService {
             )
         }
         await sync.restart()
-        analytics.track(user.isNewUser ? .signedUp(.apple) : .signedIn(.apple))
+        analyticsConsent.begin(user: user.id)
         return AccountUser(user)
     }
 
     public func signInWithGoogle(idToken: String, nonce: String?) async throws(KitError) -> AccountUser {
         let user = try await kit { () async throws(FitBaseError) in try await client.signInWithGoogle(idToken: idToken, nonce: nonce) }
         await sync.restart()
-        analytics.track(user.isNewUser ? .signedUp(.google) : .signedIn(.google))
+        analyticsConsent.begin(user: user.id)
         return AccountUser(user)
     }
 
@@ -64,7 +64,6 @@ public struct LiveAuthService: AuthService {
         await sync.stop()
         try? await client.signOut()
         await localData.erase()
-        analytics.track(.signedOut)
     }
 
     public func requestPasswordReset(email: String) async throws(KitError) {
@@ -127,7 +126,8 @@ public struct LiveProfileService: ProfileService {
     let client: FitBaseClient
     let sync: SyncRunner
     let localData: LocalData
-    let analytics: any AnalyticsService
+    /// Told the user's `analytics` answer whenever the consents are read or one is recorded.
+    let analyticsConsent: ConsentGatedAnalytics
 
     public func profile() async throws(KitError) -> UserProfile {
         try await kit { () async throws(FitBaseError) in
@@ -161,9 +161,13 @@ public struct LiveProfileService: ProfileService {
     }
 
     public func consents() async throws(KitError) -> [ConsentRecord] {
-        try await kit { () async throws(FitBaseError) in
+        let mark = analyticsConsent.mark()
+        return try await kit { () async throws(FitBaseError) in
             switch try await client.call({ try await client.api.listConsents() }) {
-            case .ok(let ok): return try FitBaseError.decoding { try ok.body.json }.items.map(ConsentRecord.init(wire:))
+            case .ok(let ok):
+                let consents = try FitBaseError.decoding { try ok.body.json }.items.map(ConsentRecord.init(wire:))
+                analyticsConsent.decide(from: consents, since: mark)
+                return consents
             case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
             case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
             case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
@@ -175,7 +179,10 @@ public struct LiveProfileService: ProfileService {
         try await kit { () async throws(FitBaseError) in
             let body = Components.Schemas.ConsentRequest(kind: kind, version: version, granted: granted)
             switch try await client.call({ try await client.api.recordConsent(body: .json(body)) }) {
-            case .created(let created): return ConsentRecord(wire: try FitBaseError.decoding { try created.body.json })
+            case .created(let created):
+                let consent = ConsentRecord(wire: try FitBaseError.decoding { try created.body.json })
+                if consent.kind == .analytics { analyticsConsent.decide(consent.granted) }
+                return consent
             case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
             case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
             case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
@@ -226,7 +233,6 @@ public struct LiveProfileService: ProfileService {
         try await kit { () async throws(FitBaseError) in try await client.deleteAccount() }
         await sync.stop()
         await localData.erase()
-        analytics.track(.accountDeleted)
     }
 }
 

@@ -14,7 +14,6 @@ public struct LiveBillingService: BillingService {
     let cache: ResponseCache
     let ttl: Duration
     let clock: any KitClock
-    let analytics: any AnalyticsService
 
     public func offers() async throws(KitError) -> [TierOffer] {
         var priced = products
@@ -93,13 +92,11 @@ public struct LiveBillingService: BillingService {
     public func purchase(productID: String) async throws(KitError) -> PurchaseResult {
         guard let store else { throw KitError(.purchaseFailed, message: "Purchases are not available on this device.", isRetryable: false) }
         guard let userID = await client.currentUserID() else { throw .notSignedIn }
-        analytics.track(.purchaseStarted(productID: productID))
         let outcome: StorePurchaseOutcome
         do {
             outcome = try await store.purchase(productID: productID, appAccountToken: userID.rawValue)
         } catch {
             let failure = (error as? KitError) ?? KitError(.purchaseFailed)
-            analytics.track(.purchaseFailed(productID: productID, reason: failure.kind))
             throw failure
         }
         switch outcome {
@@ -109,16 +106,13 @@ public struct LiveBillingService: BillingService {
                 // Premium videos and recommendations depend on the tier: drop what was cached under the old one.
                 await cache.invalidate(prefix: "catalog:")
                 await cache.invalidate(prefix: "recommendations:")
-                analytics.track(.purchaseCompleted(productID: productID, tier: snapshot.entitlement.tier))
                 return .purchased(state(snapshot))
             } catch {
-                analytics.track(.purchaseFailed(productID: productID, reason: KitError(error).kind))
                 throw KitError(error)
             }
         case .pending:
             return .pending
         case .cancelled:
-            analytics.track(.purchaseCancelled(productID: productID))
             return .cancelled
         }
     }
@@ -136,7 +130,6 @@ public struct LiveBillingService: BillingService {
             for transaction in transactions { snapshot = try await entitlements.submitAppStoreTransaction(transaction) }
             await cache.invalidate(prefix: "catalog:")
             await cache.invalidate(prefix: "recommendations:")
-            analytics.track(.purchasesRestored(tier: snapshot.entitlement.tier))
             return state(snapshot)
         } catch {
             throw KitError(error)

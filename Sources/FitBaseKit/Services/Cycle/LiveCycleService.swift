@@ -11,7 +11,6 @@ public struct LiveCycleService: CycleService {
     let profile: ProfileAverages
     let clock: any KitClock
     let timeZone: @Sendable () -> TimeZone
-    let analytics: any AnalyticsService
 
     private var today: CalendarDay { CalendarDay(clock.now, in: timeZone()) }
 
@@ -22,7 +21,6 @@ public struct LiveCycleService: CycleService {
     public func logPeriod(_ period: Period) async throws(KitError) -> Period {
         let checked = try check(period, existing: try await periods())
         try await storage { try await engine.cycle.save(checked) }
-        analytics.track(.periodLogged)
         return checked
     }
 

@@ -7,7 +7,6 @@ import HTTPTypes
 /// ``PlanService`` over the synced `plans` collection.
 public struct LivePlanService: PlanService {
     let engine: SyncEngine
-    let analytics: any AnalyticsService
 
     public func plans() async throws(KitError) -> [TrainingPlan] {
         try await storage { try await engine.plans.plans() }
@@ -27,7 +26,6 @@ public struct LivePlanService: PlanService {
             throw KitError(error)
         }
         try await storage { try await engine.plans.save(plan) }
-        analytics.track(.planSaved)
         return plan
     }
 

@@ -9,7 +9,6 @@ public struct LiveGroupService: GroupService {
     let client: FitBaseClient
     let api: ServerAPI
     let parser: DeepLinkParser
-    let analytics: any AnalyticsService
 
     public func currentGroup() async throws(KitError) -> SocialGroup? {
         do throws(KitError) {
@@ -23,7 +22,6 @@ public struct LiveGroupService: GroupService {
         let group = try await api.send(
             .post, "/v1/groups", json: Components.Schemas.GroupInput(name: name, timeZone: timeZone), as: SocialGroup.self,
             operationID: "createGroup")
-        analytics.track(.groupCreated)
         return group
     }
 
@@ -32,7 +30,6 @@ public struct LiveGroupService: GroupService {
             .post, "/v1/groups/\(groupID)/invites", json: Components.Schemas.GroupInviteInput(), as: Components.Schemas.GroupInvite.self,
             operationID: "createGroupInvite")
         guard let url = URL(string: invite.url), let deepLink = URL(string: invite.deepLink) else { throw KitError(.server) }
-        analytics.track(.inviteShared)
         return GroupInvitation(
             id: try InviteID(wire: invite.id), code: invite.token, url: url, deepLink: deepLink, expiresAt: invite.expiresAt, maxUses: invite.maxUses, useCount: invite.useCount)
     }
@@ -46,7 +43,6 @@ public struct LiveGroupService: GroupService {
         let group = try await api.send(
             .post, "/v1/invites/\(ServerAPI.segment(try token(code)))/accept", json: ServerAPI.Empty(), as: SocialGroup.self,
             operationID: "acceptInvite")
-        analytics.track(.groupJoined(code.contains("/") ? .link : .code))
         return group
     }
 
@@ -60,7 +56,6 @@ public struct LiveGroupService: GroupService {
 
     public func leave(groupID: GroupID) async throws(KitError) {
         try await api.send(.post, "/v1/groups/\(groupID)/leave", json: ServerAPI.Empty(), operationID: "leaveGroup")
-        analytics.track(.groupLeft)
     }
 
     public func members(groupID: GroupID) async throws(KitError) -> [GroupMember] {

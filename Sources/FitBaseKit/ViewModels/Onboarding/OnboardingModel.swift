@@ -27,6 +27,8 @@ public final class OnboardingModel {
     public var acceptsPrivacy = false
     public var acceptsHealthData = false
     public var acceptsMarketing = false
+    /// Whether product analytics may be sent (nothing is, without it).
+    public var acceptsAnalytics = false
     /// The current step's problems, per field (`displayName`, `fitnessLevel`, `lastPeriodStartDate`, `goals` …).
     public private(set) var fieldErrors: [String: String] = [:]
     public private(set) var isLoading = false
@@ -132,6 +134,7 @@ public final class OnboardingModel {
         answers.timeZone = answers.timeZone ?? timeZone.identifier
         let consents: [(ConsentKind, Bool)] = [
             (.terms, acceptsTerms), (.privacy, acceptsPrivacy), (.healthData, acceptsHealthData), (.marketing, acceptsMarketing),
+            (.analytics, acceptsAnalytics),
         ]
         do throws(KitError) {
             profile = try await profiles.saveProfile(answers).profile
