@@ -7,7 +7,8 @@ import Foundation
 public actor FakeGroupService: GroupService {
     /// What the knobs name: the service's operations.
     public enum Operation: String, FakeOperation {
-        case currentGroup, createGroup, createInvitation, previewInvitation, join, leave, members, leaderboard
+        case currentGroup, createGroup, createInvitation, previewInvitation, join, leave, members, leaderboard, leaderboards, removeMember, deleteGroup
+        case invitations, revokeInvitation
     }
 
     /// Latency, failures, the operations a test set up, and the calls received.
@@ -23,6 +24,8 @@ public actor FakeGroupService: GroupService {
     private var scoredAt: [UserID: Date] = [:]
     /// Codes that can be joined, and the group each leads to (with its members before joining).
     private var invitations: [String: (group: SocialGroup, members: [GroupMember])] = [:]
+    /// The invitations made in this group, newest last, with their codes.
+    private var issued: [(code: String, info: InvitationInfo)] = []
     private var observers: [UUID: (type: LeaderboardType, continuation: AsyncStream<LeaderboardUpdate>.Continuation)] = [:]
 
     /// An invite code to the canned group "Evening Crew" (three members), joinable while the user is in no group.
@@ -79,8 +82,11 @@ public actor FakeGroupService: GroupService {
         guard group.role == .admin else { throw KitError(.forbidden, message: "Only the group's admin can invite.", code: .forbidden) }
         let code = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         invitations[code] = (group, memberList)
+        let info = InvitationInfo(
+            id: InviteID(), createdBy: userID, createdAt: clock.now, expiresAt: clock.now.addingTimeInterval(7 * 86_400), maxUses: nil, useCount: 0)
+        issued.append((code, info))
         return GroupInvitation(
-            id: InviteID(), code: code, url: URL(string: "https://fitbase.example.com/group/invite/\(code)")!,
+            id: info.id, code: code, url: URL(string: "https://fitbase.example.com/group/invite/\(code)")!,
             deepLink: URL(string: "\(parser.appScheme)://group/invite/\(code)")!, expiresAt: clock.now.addingTimeInterval(7 * 86_400), maxUses: nil,
             useCount: 0
         )
@@ -115,6 +121,11 @@ public actor FakeGroupService: GroupService {
     public func leave(groupID: GroupID) async throws(KitError) {
         try await knobs.enter(.leave, clock: clock)
         _ = try ownGroup(groupID)
+        endMembership()
+    }
+
+    /// The user is in no group any more: live boards end.
+    private func endMembership() {
         group = nil
         memberList = []
         checkIns = [:]
@@ -137,6 +148,58 @@ public actor FakeGroupService: GroupService {
         try await knobs.enter(.leaderboard, clock: clock)
         _ = try ownGroup(groupID)
         return board(type)
+    }
+
+    public func leaderboards(groupID: GroupID, week: CalendarDay?) async throws(KitError) -> [GroupLeaderboard] {
+        try await knobs.enter(.leaderboards, clock: clock)
+        _ = try ownGroup(groupID)
+        let thisWeek = WorkoutStreaks.weekStart(of: CalendarDay(clock.now, in: .gmt))
+        guard let week else { return [board(.checkIns), board(.streak)] }
+        let wanted = WorkoutStreaks.weekStart(of: week)
+        if week > CalendarDay(clock.now, in: .gmt) || week < CalendarDay(clock.now, in: .gmt).adding(days: -90) {
+            throw KitError(.invalidInput, fieldErrors: ["week": "must be within the last 90 days"])
+        }
+        // The fake keeps this week's scores only: earlier weeks had no challenge.
+        return wanted == thisWeek ? [board(.checkIns), board(.streak)] : []
+    }
+
+    public func removeMember(groupID: GroupID, member: UserID) async throws(KitError) {
+        try await knobs.enter(.removeMember, clock: clock)
+        var group = try adminGroup(groupID)
+        guard member != userID else { throw KitError(.invalidInput, message: "Leave the group instead.", fieldErrors: ["userId": "is you"]) }
+        guard memberList.contains(where: { $0.user == member }) else { throw KitError(.notFound, message: "Not a member of this group.", code: .notFound) }
+        memberList.removeAll { $0.user == member }
+        (checkIns[member], streaks[member], scoredAt[member]) = (nil, nil, nil)
+        group.memberCount = memberList.count
+        self.group = group
+        publishBoards()
+    }
+
+    public func deleteGroup(groupID: GroupID) async throws(KitError) {
+        try await knobs.enter(.deleteGroup, clock: clock)
+        _ = try adminGroup(groupID)
+        for (code, _) in issued { invitations[code] = nil }
+        issued = []
+        endMembership()
+    }
+
+    public func invitations(groupID: GroupID) async throws(KitError) -> [InvitationInfo] {
+        try await knobs.enter(.invitations, clock: clock)
+        _ = try adminGroup(groupID)
+        return issued.map(\.info).filter { $0.expiresAt > clock.now }.reversed()
+    }
+
+    public func revokeInvitation(groupID: GroupID, id: InviteID) async throws(KitError) {
+        try await knobs.enter(.revokeInvitation, clock: clock)
+        let group = try ownGroup(groupID)
+        guard let index = issued.firstIndex(where: { $0.info.id == id }) else {
+            throw KitError(.notFound, message: "This invite no longer exists.", code: .notFound)
+        }
+        guard group.role == .admin || issued[index].info.createdBy == userID else {
+            throw KitError(.forbidden, message: "Only the group's admin or the invite's maker can revoke it.", code: .forbidden)
+        }
+        invitations[issued[index].code] = nil
+        issued.remove(at: index)
     }
 
     public nonisolated func liveLeaderboard(groupID: GroupID, type: LeaderboardType) -> AsyncStream<LeaderboardUpdate> {
@@ -173,7 +236,17 @@ public actor FakeGroupService: GroupService {
         checkIns[member, default: 0] += 1
         streaks[member, default: 0] += 1
         scoredAt[member] = clock.now
+        publishBoards()
+    }
+
+    private func publishBoards() {
         for observer in observers.values { observer.continuation.yield(.board(board(observer.type))) }
+    }
+
+    private func adminGroup(_ id: GroupID) throws(KitError) -> SocialGroup {
+        let group = try ownGroup(id)
+        guard group.role == .admin else { throw KitError(.forbidden, message: "Only the group's admin can do that.", code: .forbidden) }
+        return group
     }
 
     private func ownGroup(_ id: GroupID) throws(KitError) -> SocialGroup {

@@ -44,10 +44,10 @@ import Testing
         let fixture = Fixture(.strict)
         fixture.fakes.groups.knobs.implement(.leaderboard)
         let model = LeaderboardModel(groupID: groupID, dependencies: fixture.dependencies)
-        model.select(.checkIns)
+        await model.select(.checkIns)
         model.appear()
         await eventually { model.board?.type == .checkIns }
-        model.select(.streak)
+        await model.select(.streak)
         #expect(model.board == nil && model.isLive)
         await eventually { model.board?.type == .streak }
         #expect(model.rankChanges.isEmpty)
@@ -97,5 +97,30 @@ import Testing
         let old = [row(a, "A", value: 3, rank: 1), row(b, "B", value: 1, rank: 2)]
         let new = [row(b, "B", value: 4, rank: 1), row(a, "A", value: 3, rank: 2), row(c, "C", value: 1, rank: 3)]
         #expect(LeaderboardModel.changes(from: old, to: new) == [a: .down(1), b: .up(1), c: .new])
+    }
+}
+
+@MainActor @Suite struct LeaderboardWeeksTests {
+    private let groupID = FakeData.group(now: TestKitClock().now).0.id
+
+    @Test func pastWeeksShowTheirFinalBoardAndThisWeekGoesLiveAgain() async throws {
+        let fixture = Fixture(.strict)
+        fixture.fakes.groups.knobs.implement(.leaderboard, .leaderboards)
+        let model = LeaderboardModel(groupID: groupID, dependencies: fixture.dependencies)
+        model.appear()
+        await eventually { model.board != nil }
+        let thisWeek = try #require(model.board?.weekStart)
+        await model.showPreviousWeek()
+        #expect(model.pastWeek == thisWeek.adding(days: -7) && !model.isLive && model.board == nil && model.error == nil)
+        await model.showWeek(of: thisWeek)
+        #expect(model.pastWeek == thisWeek && model.board?.type == .checkIns)
+        await model.select(.streak)
+        #expect(model.board?.type == .streak && !model.isLive)
+        await model.showWeek(of: thisWeek.adding(days: -120))
+        #expect(model.error?.fieldErrors["week"] != nil)
+        model.showThisWeek()
+        #expect(model.pastWeek == nil && model.isLive)
+        await eventually { model.board?.type == .streak }
+        model.disappear()
     }
 }

@@ -27,6 +27,27 @@ public struct GroupInvitation: Sendable, Equatable, Identifiable {
     }
 }
 
+/// A working invitation as the group's admin lists it: who made it and how it is used, never its code.
+public struct InvitationInfo: Sendable, Equatable, Identifiable {
+    public var id: InviteID
+    /// The member who made it.
+    public var createdBy: UserID
+    public var createdAt: Date
+    public var expiresAt: Date
+    public var maxUses: Int?
+    public var useCount: Int
+
+    /// Makes an invitation's description.
+    public init(id: InviteID, createdBy: UserID, createdAt: Date, expiresAt: Date, maxUses: Int?, useCount: Int) {
+        self.id = id
+        self.createdBy = createdBy
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.maxUses = maxUses
+        self.useCount = useCount
+    }
+}
+
 /// What an invitation leads to, before joining.
 public struct InvitationPreview: Sendable, Equatable {
     public var groupID: GroupID
@@ -54,14 +75,19 @@ public struct GroupLeaderboard: Sendable, Equatable {
     public var rows: [LeaderboardEntry]
     /// The user's own row, when they have scored.
     public var currentUser: LeaderboardEntry?
+    /// The week is over: the board is final.
+    public var isFinal: Bool
 
     /// Makes a leaderboard.
-    public init(type: LeaderboardType, weekStart: CalendarDay, endsAt: Date, rows: [LeaderboardEntry], currentUser: LeaderboardEntry?) {
+    public init(
+        type: LeaderboardType, weekStart: CalendarDay, endsAt: Date, rows: [LeaderboardEntry], currentUser: LeaderboardEntry?, isFinal: Bool = false
+    ) {
         self.type = type
         self.weekStart = weekStart
         self.endsAt = endsAt
         self.rows = rows
         self.currentUser = currentUser
+        self.isFinal = isFinal
     }
 }
 
@@ -93,4 +119,18 @@ public protocol GroupService: Sendable {
     func leaderboard(groupID: GroupID, type: LeaderboardType) async throws(KitError) -> GroupLeaderboard
     /// The current board, then a new one at each change, until the consumer stops or ``LeaderboardUpdate/ended(_:)``.
     func liveLeaderboard(groupID: GroupID, type: LeaderboardType) -> AsyncStream<LeaderboardUpdate>
+    /// The boards of the week holding `week` (`nil`: this week), check-ins first; a finished week's are final. Weeks
+    /// are kept 90 days; a week before the user joined has none.
+    func leaderboards(groupID: GroupID, week: CalendarDay?) async throws(KitError) -> [GroupLeaderboard]
+
+    // The group's admin.
+
+    /// Removes `member` from the group (its admin only).
+    func removeMember(groupID: GroupID, member: UserID) async throws(KitError)
+    /// Deletes the group (its admin only): every member is left without one.
+    func deleteGroup(groupID: GroupID) async throws(KitError)
+    /// The group's working invitations, newest first (its admin only).
+    func invitations(groupID: GroupID) async throws(KitError) -> [InvitationInfo]
+    /// Revokes an invitation: its link stops working (the group's admin, or the member who made it).
+    func revokeInvitation(groupID: GroupID, id: InviteID) async throws(KitError)
 }

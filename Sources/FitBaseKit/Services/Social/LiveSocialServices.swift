@@ -92,6 +92,37 @@ public struct LiveGroupService: GroupService {
         continuation.onTermination = { _ in task.cancel() }
         return stream
     }
+
+    public func leaderboards(groupID: GroupID, week: CalendarDay?) async throws(KitError) -> [GroupLeaderboard] {
+        let query = week.map { [URLQueryItem(name: "week", value: $0.description)] } ?? []
+        let list = try await api.get(Components.Schemas.LeaderboardList.self, "/v1/groups/\(groupID)/challenges", query: query, operationID: "listGroupChallenges")
+        var boards: [GroupLeaderboard] = []
+        for board in list.items { boards.append(try GroupLeaderboard(wire: board)) }
+        return boards
+    }
+
+    public func removeMember(groupID: GroupID, member: UserID) async throws(KitError) {
+        try await api.send(.delete, "/v1/groups/\(groupID)/members/\(member)", operationID: "removeGroupMember")
+    }
+
+    public func deleteGroup(groupID: GroupID) async throws(KitError) {
+        try await api.send(.delete, "/v1/groups/\(groupID)", operationID: "deleteGroup")
+    }
+
+    public func invitations(groupID: GroupID) async throws(KitError) -> [InvitationInfo] {
+        let list = try await api.get(Components.Schemas.GroupInviteList.self, "/v1/groups/\(groupID)/invites", operationID: "listGroupInvites")
+        var invitations: [InvitationInfo] = []
+        for invite in list.items {
+            invitations.append(InvitationInfo(
+                id: try InviteID(wire: invite.id), createdBy: try UserID(wire: invite.createdBy), createdAt: invite.createdAt,
+                expiresAt: invite.expiresAt, maxUses: invite.maxUses, useCount: invite.useCount))
+        }
+        return invitations
+    }
+
+    public func revokeInvitation(groupID: GroupID, id: InviteID) async throws(KitError) {
+        try await api.send(.delete, "/v1/groups/\(groupID)/invites/\(id)", operationID: "revokeGroupInvite")
+    }
 }
 
 /// ``NotificationService`` over `/v1/notifications`.

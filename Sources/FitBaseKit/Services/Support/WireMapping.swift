@@ -71,7 +71,7 @@ extension GroupLeaderboard {
         for row in board.entries { rows.append(try entry(row)) }
         self.init(
             type: board.challenge._type, weekStart: weekStart, endsAt: board.challenge.endsAt, rows: rows,
-            currentUser: try board.currentUserEntry.map(entry)
+            currentUser: try board.currentUserEntry.map(entry), isFinal: !board.challenge.isActive
         )
     }
 }

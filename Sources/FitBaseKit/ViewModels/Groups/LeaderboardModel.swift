@@ -27,6 +27,8 @@ public final class LeaderboardModel {
     public private(set) var rankChanges: [UserID: RankChange] = [:]
     /// The stream is running.
     public private(set) var isLive = false
+    /// The past week showing (its Monday); `nil`: this week, live.
+    public private(set) var pastWeek: CalendarDay?
     public private(set) var error: ScreenError?
 
     private let groups: any GroupService
@@ -70,13 +72,47 @@ public final class LeaderboardModel {
         isLive = false
     }
 
-    /// Switches the challenge showing and follows its board.
-    public func select(_ type: LeaderboardType) {
+    /// Switches the challenge showing and follows its board (or shows it for the past week showing).
+    public func select(_ type: LeaderboardType) async {
         guard type != self.type else { return }
         self.type = type
         board = nil
         rankChanges = [:]
-        if streamTask != nil { appear() }
+        if let pastWeek {
+            await showWeek(of: pastWeek)
+        } else if streamTask != nil {
+            appear()
+        }
+    }
+
+    /// Shows the final board of the week holding `day` (weeks are kept 90 days; a week without a challenge shows no
+    /// board). The live stream stops; ``showThisWeek()`` follows it again.
+    public func showWeek(of day: CalendarDay) async {
+        disappear()
+        rankChanges = [:]
+        do throws(KitError) {
+            let boards = try await groups.leaderboards(groupID: groupID, week: day)
+            pastWeek = WorkoutStreaks.weekStart(of: day)
+            board = boards.first { $0.type == type }
+            error = nil
+        } catch {
+            guard !error.isCancellation else { return }
+            self.error = ScreenError(error)
+            analytics.track(.operationFailed(feature: .groups, reason: error.kind))
+        }
+    }
+
+    /// Shows the week before the one showing.
+    public func showPreviousWeek() async {
+        guard let start = pastWeek ?? board?.weekStart else { return }
+        await showWeek(of: start.adding(days: -7))
+    }
+
+    /// Back to this week's live board.
+    public func showThisWeek() {
+        pastWeek = nil
+        board = nil
+        appear()
     }
 
     /// Waits until the stream ends (tests, and a journey that reads the board after it ended).
