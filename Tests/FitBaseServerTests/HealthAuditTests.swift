@@ -162,7 +162,7 @@ import Testing
                 for index in 0..<60 {
                     group.addTask {
                         let user = users[index % 2]
-                        try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: "healthSamples", count: index, requestID: "r\(index)"))
+                        try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: .healthSamples, count: index, requestID: "r\(index)"))
                     }
                 }
                 try await group.waitForAll()
@@ -192,9 +192,9 @@ import Testing
             #expect(try await audit.entries(about: user, offset: 0, limit: 100).isEmpty)
             // What the flush does with them (the server's tally is its own; this one is counted the same way).
             for _ in 0..<50 {
-                try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: "healthSamples", count: 0, outcome: .denied))
+                try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: .healthSamples, count: 0, outcome: .denied))
             }
-            try await audit.append(AuditEvent(actor: user, subject: user, action: .write, resource: "healthSamples", count: 0, outcome: .denied))
+            try await audit.append(AuditEvent(actor: user, subject: user, action: .write, resource: .healthSamples, count: 0, outcome: .denied))
             #expect(try await audit.entries(about: user, offset: 0, limit: 100).isEmpty)
             #expect(try await audit.flushRefusals() == 2)
             #expect(try await audit.flushRefusals() == 0)

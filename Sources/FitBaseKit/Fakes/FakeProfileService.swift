@@ -6,7 +6,8 @@ import Foundation
 public actor FakeProfileService: ProfileService {
     /// What the knobs name: the service's operations.
     public enum Operation: String, FakeOperation {
-        case profile, saveProfile, setShareWorkoutData, consents, recordConsent, exportData, changePassword, deleteAccount
+        case profile, saveProfile, setShareWorkoutData, consents, recordConsent, exportData, changePassword, deleteAccount, sessions, endSession
+        case auditLog
     }
 
     /// Latency, failures, the operations a test set up, and the calls received.
@@ -15,6 +16,10 @@ public actor FakeProfileService: ProfileService {
     private let clock: any KitClock
     private var profiles: [UserID: Profile] = [:]
     private var consentRecords: [UserID: [ConsentKind: ConsentRecord]] = [:]
+    /// Each user's signed-in devices (this one and an iPad, until ended).
+    private var sessionLists: [UserID: [SignedInSession]] = [:]
+    /// Each user's audit log, oldest first (a fortnight of syncs and reads, and one refusal).
+    private var auditLogs: [UserID: [AuditRecord]] = [:]
 
     /// A fake whose signed-in user starts with `profile` (Ana's filled-in profile by default).
     public init(auth: FakeAuthService, profile: Profile = FakeData.profile, clock: any KitClock = SystemKitClock()) {
@@ -108,6 +113,69 @@ public actor FakeProfileService: ProfileService {
         }
         profiles[user.id] = nil
         consentRecords[user.id] = nil
+        sessionLists[user.id] = nil
         await auth.deleteSignedInAccount()
+    }
+
+    public func sessions() async throws(KitError) -> [SignedInSession] {
+        try await knobs.enter(.sessions, clock: clock)
+        let user = try await signedIn()
+        return sessionList(of: user.id)
+    }
+
+    public func endSession(id: SessionID) async throws(KitError) {
+        try await knobs.enter(.endSession, clock: clock)
+        let user = try await signedIn()
+        var list = sessionList(of: user.id)
+        guard let index = list.firstIndex(where: { $0.id == id }) else {
+            throw KitError(.notFound, message: "That device is already signed out.", code: .notFound)
+        }
+        let ended = list.remove(at: index)
+        sessionLists[user.id] = list
+        // Ending this device's own session signs it out, as the server's next refusal would.
+        if ended.isCurrent { await auth.signOut() }
+    }
+
+    public func auditLog(page: PageRequest) async throws(KitError) -> Page<AuditRecord> {
+        try await knobs.enter(.auditLog, clock: clock)
+        let user = try await signedIn()
+        let log = auditLogs[user.id] ?? cannedAuditLog(of: user.id)
+        auditLogs[user.id] = log
+        let newestFirst = Array(log.reversed())
+        let start = page.cursor.flatMap(Int.init) ?? 0
+        guard start >= 0, start <= newestFirst.count else { throw KitError(.invalidInput, fieldErrors: ["cursor": "is not a cursor this list gave"]) }
+        let end = min(newestFirst.count, start + max(1, page.limit))
+        return Page(items: Array(newestFirst[start..<end]), nextCursor: end < newestFirst.count ? String(end) : nil)
+    }
+
+    private func sessionList(of user: UserID) -> [SignedInSession] {
+        if let list = sessionLists[user] { return list }
+        let list = [
+            SignedInSession(
+                id: SessionID(rawValue: FakeData.uuid(0x900)), deviceLabel: "iPhone", createdAt: clock.now.addingTimeInterval(-86_400), lastUsedAt: clock.now,
+                isCurrent: true),
+            SignedInSession(
+                id: SessionID(rawValue: FakeData.uuid(0x901)), deviceLabel: "iPad", createdAt: clock.now.addingTimeInterval(-9 * 86_400),
+                lastUsedAt: clock.now.addingTimeInterval(-2 * 86_400), isCurrent: false),
+        ]
+        sessionLists[user] = list
+        return list
+    }
+
+    private func cannedAuditLog(of user: UserID) -> [AuditRecord] {
+        var log: [AuditRecord] = []
+        for day in 0..<14 {
+            let at = clock.now.addingTimeInterval(Double(day - 14) * 86_400)
+            log.append(AuditRecord(
+                sequence: Int64(log.count + 1), at: at, actor: user, rawAction: AuditAction.sync.rawValue, rawResource: AuditResource.workoutLogs.rawValue, count: 1,
+                outcome: .success))
+            log.append(AuditRecord(
+                sequence: Int64(log.count + 1), at: at.addingTimeInterval(60), actor: user, rawAction: AuditAction.read.rawValue,
+                rawResource: AuditResource.healthSummary.rawValue, count: 7, outcome: .success))
+        }
+        log.append(AuditRecord(
+            sequence: Int64(log.count + 1), at: clock.now, actor: user, rawAction: AuditAction.read.rawValue, rawResource: AuditResource.healthSamples.rawValue,
+            count: 3, outcome: .denied))
+        return log
     }
 }

@@ -36,7 +36,7 @@ struct PeriodsCollection: AuditedCollection {
     }
 
     /// The audit log's name for periods.
-    static let resource = "cyclePeriods"
+    static let resource = AuditResource.cyclePeriods
 
     // MARK: Sync
 

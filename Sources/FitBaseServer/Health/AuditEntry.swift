@@ -1,16 +1,6 @@
 import FitBaseCore
 import Foundation
 
-/// What was done to health data.
-enum AuditAction: String, Sendable, Codable, CaseIterable {
-    case read, write, delete, export, sync
-}
-
-/// How it ended.
-enum AuditOutcome: String, Sendable, Codable, CaseIterable {
-    case success, denied
-}
-
 /// One link of a user's chain.
 struct AuditEntry: Sendable, Equatable {
     /// Position in the subject's chain, from 1.
@@ -41,7 +31,7 @@ struct AuditEvent: Sendable {
     var actor: UserID?
     var subject: UserID
     var action: AuditAction
-    var resource: String
+    var resource: AuditResource
     var count: Int
     var outcome: AuditOutcome = .success
     var requestID: String? = RequestScope.current.requestID

@@ -29,7 +29,7 @@ struct AuditLog: Sendable {
         let head = try await claimHead(event.subject.rawValue).first(on: db)
         var entry = AuditEntry(
             seq: try head?.decode(column: "seq", as: Int64.self) ?? 1, at: now, actorID: event.actor?.rawValue,
-            subjectID: event.subject.rawValue, action: event.action.rawValue, resource: event.resource, count: event.count,
+            subjectID: event.subject.rawValue, action: event.action.rawValue, resource: event.resource.rawValue, count: event.count,
             requestID: event.requestID, clientRequestID: event.clientRequestID, outcome: event.outcome.rawValue,
             prevHash: try head?.decode(column: "hash", as: String.self) ?? AuditChain.genesis, hash: ""
         )

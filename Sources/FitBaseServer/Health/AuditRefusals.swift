@@ -7,7 +7,7 @@ final class AuditRefusals: Sendable {
         var subject: UserID
         var actor: UserID?
         var action: AuditAction
-        var resource: String
+        var resource: AuditResource
     }
 
     private let counts = Mutex<[Key: AuditEvent]>([:])

@@ -36,7 +36,7 @@ struct HealthSamplesOwner: BulkAccountDataOwner {
             after = lastSeq
         }
         try await write(ByteBuffer(string: "]"))
-        try await records.audit.append(AuditEvent(actor: user, subject: user, action: .export, resource: "healthSamples", count: count))
+        try await records.audit.append(AuditEvent(actor: user, subject: user, action: .export, resource: .healthSamples, count: count))
     }
 
     /// Samples deleted per transaction when an account goes.
@@ -60,7 +60,7 @@ struct HealthSamplesOwner: BulkAccountDataOwner {
         }
         guard hadKey || deleted > 0 else { return }  // never had health data: nothing to record
         try await records.audit.append(
-            AuditEvent(actor: RequestScope.current.caller?.user, subject: user, action: .delete, resource: "healthKey", count: deleted)
+            AuditEvent(actor: RequestScope.current.caller?.user, subject: user, action: .delete, resource: .healthKey, count: deleted)
         )
     }
 
@@ -77,7 +77,7 @@ struct HealthSamplesOwner: BulkAccountDataOwner {
         try await HealthSampleQuota.delete(of: user, on: db)
         guard hadKey || deleted > 0 else { return }  // never had health data: nothing to record
         try await AuditLog.append(
-            AuditEvent(actor: RequestScope.current.caller?.user, subject: user, action: .delete, resource: "healthKey", count: deleted),
+            AuditEvent(actor: RequestScope.current.caller?.user, subject: user, action: .delete, resource: .healthKey, count: deleted),
             now: now, on: db, engine: records.database.engine
         )
     }

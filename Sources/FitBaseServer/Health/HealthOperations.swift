@@ -13,7 +13,7 @@ extension HealthOperations {
         guard body.samples.count <= HealthRecords.maximumBatch else {
             throw Problem.batchTooLarge("samples", maximum: HealthRecords.maximumBatch, noun: "samples", request: "An upload")
         }
-        try await healthFeature.records.requireConsent(of: caller.user, toUpload: true, resource: "healthSamples")
+        try await healthFeature.records.requireConsent(of: caller.user, toUpload: true, resource: .healthSamples)
         let outcomes = try await healthFeature.records.upload(body.samples.map(HealthWire.input), by: caller.user, now: clock.now)
         return .ok(.init(body: .json(.init(
             results: outcomes.map { outcome in
@@ -30,7 +30,7 @@ extension HealthOperations {
         let offset = try input.query.cursor.map(PageRequest.offset(fromCursor:)) ?? 0
         let type = try input.query._type.map { try Self.type($0.rawValue) }
         try Self.checkRange(from: input.query.from, to: input.query.to)
-        try await healthFeature.records.requireConsent(of: caller.user, toUpload: false, resource: "healthSamples")
+        try await healthFeature.records.requireConsent(of: caller.user, toUpload: false, resource: .healthSamples)
         let samples = try await healthFeature.records.samples(of: caller.user, type: type, from: input.query.from, to: input.query.to, offset: offset, limit: limit + 1)
         return .ok(.init(body: .json(.init(
             items: samples.prefix(limit).map(HealthWire.wire), nextCursor: samples.count > limit ? PageRequest.cursor(offset: offset + limit) : nil
@@ -39,7 +39,7 @@ extension HealthOperations {
 
     func deleteHealthSample(_ input: Operations.DeleteHealthSample.Input) async throws -> Operations.DeleteHealthSample.Output {
         let caller = try RequestScope.requireCaller()
-        try await healthFeature.records.requireConsent(of: caller.user, toUpload: false, resource: "healthSamples")
+        try await healthFeature.records.requireConsent(of: caller.user, toUpload: false, resource: .healthSamples)
         guard let id = HealthSampleID(input.path.sampleId), try await healthFeature.records.delete(id, of: caller.user, now: clock.now) else {
             throw Problem.notFound("No health sample \(input.path.sampleId) of yours.")
         }
@@ -56,7 +56,7 @@ extension HealthOperations {
             throw Problem.invalidRequest("A summary covers at most 400 days.", fieldErrors: [.init(field: "from", message: "must be at most 400 days before to")])
         }
         let bucket = input.query.bucket ?? .day
-        try await healthFeature.records.requireConsent(of: caller.user, toUpload: false, resource: "healthSummary")
+        try await healthFeature.records.requireConsent(of: caller.user, toUpload: false, resource: .healthSummary)
         let timeZone = LocalCalendar.timeZone(try await healthFeature.profiles.profile(of: caller.user).timeZone)
         let buckets = try await healthFeature.records.summary(of: caller.user, type: type, from: from, to: to, bucket: bucket, timeZone: timeZone)
         return .ok(.init(body: .json(.init(

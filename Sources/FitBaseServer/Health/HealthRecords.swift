@@ -33,14 +33,14 @@ struct HealthRecords: Sendable {
     }
 
     /// Throws 403 `consent_required` unless the consent allows the access; a refusal is audited (``auditDenied``).
-    func requireConsent(of user: UserID, toUpload: Bool, resource: String) async throws {
+    func requireConsent(of user: UserID, toUpload: Bool, resource: AuditResource) async throws {
         guard try await !consent(of: user).allows(upload: toUpload) else { return }
         try await auditDenied(user, action: toUpload ? .write : .read, resource: resource, count: 0)
         throw HealthConsent.required(toUpload: toUpload)
     }
 
     /// Enters accesses the consent refused into the user's audit chain (`count` refused records; 0 for a request).
-    func auditDenied(_ user: UserID, action: AuditAction, resource: String, count: Int) async throws {
+    func auditDenied(_ user: UserID, action: AuditAction, resource: AuditResource, count: Int) async throws {
         try await audit.append(AuditEvent(actor: user, subject: user, action: action, resource: resource, count: count, outcome: .denied))
     }
 
@@ -76,7 +76,7 @@ struct HealthRecords: Sendable {
             // A row whose id is stored already is not inserted; of those, the ones another user holds are refused.
             let inserted = try await HealthSamplesCollection.write(batch, vault: vault, quota: quota, .rest(user, now), on: db).inserted
             let taken = try await HealthSampleStore.takenByOthers(batch.rows.map(\.id).filter { !inserted.contains($0) }, user: user, on: db)
-            try await AuditLog.append(AuditEvent(actor: user, subject: user, action: action, resource: "healthSamples", count: inserted.count), now: now, on: db, engine: engine)
+            try await AuditLog.append(AuditEvent(actor: user, subject: user, action: action, resource: .healthSamples, count: inserted.count), now: now, on: db, engine: engine)
             return (taken, inserted)
         }
         // Outcomes are in input order, one per sample.
@@ -98,7 +98,7 @@ struct HealthRecords: Sendable {
         let engine = database.engine
         return try await database.transaction { db in
             let deleted = try await HealthSamplesCollection(health: self).delete(id.description, .rest(user, now), on: db) != nil
-            try await AuditLog.append(AuditEvent(actor: user, subject: user, action: action, resource: "healthSamples", count: deleted ? 1 : 0), now: now, on: db, engine: engine)
+            try await AuditLog.append(AuditEvent(actor: user, subject: user, action: action, resource: .healthSamples, count: deleted ? 1 : 0), now: now, on: db, engine: engine)
             return deleted
         }
     }
@@ -126,7 +126,7 @@ struct HealthRecords: Sendable {
     func samples(of user: UserID, type: HealthSampleType?, from: Date?, to: Date?, offset: Int, limit: Int) async throws -> [HealthSample] {
         let rows = try await store.samples(of: user, type: type, from: from, to: to, offset: offset, limit: limit)
         let samples = try await open(rows, of: user)
-        try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: "healthSamples", count: samples.count))
+        try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: .healthSamples, count: samples.count))
         return samples
     }
 
@@ -161,7 +161,7 @@ struct HealthRecords: Sendable {
                 used = samples.count + totals.filter { plan.usesTotals(of: $0.key) }.values.reduce(0) { $0 + $1.sampleCount }
             }
         }
-        try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: "healthSummary", count: used))
+        try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: .healthSummary, count: used))
         return buckets
     }
 

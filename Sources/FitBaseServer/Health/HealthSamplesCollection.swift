@@ -48,7 +48,7 @@ struct HealthSamplesCollection: SyncedCollection {
         let user = reads.user
         let consent = try await self.consent(reads)
         let refused = mutations.filter { !consent.allows(upload: $0.op == .upsert) }.count
-        if refused > 0 { try await health.auditDenied(user, action: .sync, resource: "healthSamples", count: refused) }
+        if refused > 0 { try await health.auditDenied(user, action: .sync, resource: .healthSamples, count: refused) }
     }
 
     func checkUpsert(
@@ -91,11 +91,11 @@ struct HealthSamplesCollection: SyncedCollection {
     }
 
     func pushed(_ count: Int, of user: UserID, now: Date, on db: any SQLDatabase) async throws {
-        try await AuditLog.append(AuditEvent(actor: user, subject: user, action: .sync, resource: "healthSamples", count: count), now: now, on: db, engine: health.database.engine)
+        try await AuditLog.append(AuditEvent(actor: user, subject: user, action: .sync, resource: .healthSamples, count: count), now: now, on: db, engine: health.database.engine)
     }
 
     func pulled(_ count: Int, of user: UserID) async throws {
-        try await health.audit.append(AuditEvent(actor: user, subject: user, action: .sync, resource: "healthSamples", count: count))
+        try await health.audit.append(AuditEvent(actor: user, subject: user, action: .sync, resource: .healthSamples, count: count))
     }
 
     /// The pushing user's consent, read once per push.

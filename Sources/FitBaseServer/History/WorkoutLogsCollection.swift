@@ -35,7 +35,7 @@ struct WorkoutLogsCollection: AuditedCollection {
     }
 
     /// The audit log's name for workout logs (their private fields are what it watches).
-    static let resource = "workoutLogs"
+    static let resource = AuditResource.workoutLogs
 
 
     // MARK: Sync

@@ -167,7 +167,7 @@ protocol AuditedCollection: SyncedCollection {
     var database: Database { get }
     var audit: AuditLog { get }
     /// The audit log's name for the records.
-    static var resource: String { get }
+    static var resource: AuditResource { get }
 }
 
 extension AuditedCollection {

@@ -2,6 +2,7 @@ import FitBaseAPI
 import FitBaseClient
 import FitBaseCore
 import Foundation
+import HTTPTypes
 
 /// ``AuthService`` over ``FitBaseClient``'s session. Signing out ends the session on the server, stops syncing and
 /// erases the device's store (destroying its key) and the cached entitlement.
@@ -234,6 +235,46 @@ public struct LiveProfileService: ProfileService {
         await sync.stop()
         await localData.erase()
     }
+}
+
+extension LiveProfileService {
+    public func sessions() async throws(KitError) -> [SignedInSession] {
+        var sessions: [SignedInSession] = []
+        var cursor: String?
+        // A session per signed-in device: a handful; the pages are followed to the end, at most 10 of 100.
+        for _ in 0..<10 {
+            var query = [URLQueryItem(name: "limit", value: "100")]
+            if let cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
+            let page = try await api.get(Components.Schemas.SessionPage.self, "/v1/me/sessions", query: query, operationID: "listSessions")
+            for session in page.items {
+                sessions.append(SignedInSession(
+                    id: try SessionID(wire: session.id), deviceLabel: session.deviceLabel, createdAt: session.createdAt, lastUsedAt: session.lastUsedAt,
+                    isCurrent: session.current))
+            }
+            guard let next = page.nextCursor else { break }
+            cursor = next
+        }
+        return sessions
+    }
+
+    public func endSession(id: SessionID) async throws(KitError) {
+        try await api.send(.delete, "/v1/me/sessions/\(id)", operationID: "deleteSession")
+    }
+
+    public func auditLog(page: PageRequest) async throws(KitError) -> Page<AuditRecord> {
+        var query = [URLQueryItem(name: "limit", value: String(page.limit))]
+        if let cursor = page.cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
+        let body = try await api.get(Components.Schemas.AuditEntryPage.self, "/v1/me/audit", query: query, operationID: "listMyAuditEntries")
+        var records: [AuditRecord] = []
+        for entry in body.items {
+            records.append(AuditRecord(
+                sequence: entry.seq, at: entry.at, actor: try entry.actorId.map { text throws(KitError) in try UserID(wire: text) }, rawAction: entry.action,
+                rawResource: entry.resource, count: entry.count, outcome: AuditOutcome(rawValue: entry.outcome)))
+        }
+        return Page(items: records, nextCursor: body.nextCursor)
+    }
+
+    private var api: ServerAPI { ServerAPI(client: client) }
 }
 
 extension ConsentRecord {

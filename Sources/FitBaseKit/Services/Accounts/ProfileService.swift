@@ -71,6 +71,59 @@ public enum Reauthentication: Sendable, Equatable {
     case google(idToken: String, nonce: String?)
 }
 
+/// A device signed in to the account (one session), for the "signed-in devices" list.
+public struct SignedInSession: Sendable, Equatable, Identifiable {
+    public var id: SessionID
+    /// What the device called itself at sign-in, when it did.
+    public var deviceLabel: String?
+    public var createdAt: Date
+    public var lastUsedAt: Date
+    /// This device's own session.
+    public var isCurrent: Bool
+
+    /// Makes a session's description.
+    public init(id: SessionID, deviceLabel: String?, createdAt: Date, lastUsedAt: Date, isCurrent: Bool) {
+        self.id = id
+        self.deviceLabel = deviceLabel
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+        self.isCurrent = isCurrent
+    }
+}
+
+/// One entry of the user's audit log: who read, wrote, deleted, exported or synced their health and cycle data.
+/// The action, resource and outcome are `nil` when a newer server names one this version does not know (the raw
+/// text stays in ``rawAction`` and ``rawResource``).
+public struct AuditRecord: Sendable, Equatable, Identifiable {
+    /// The entry's place in the user's chain, from 1.
+    public var sequence: Int64
+    public var at: Date
+    /// Who acted (the user, or an operator); `nil` for the system.
+    public var actor: UserID?
+    public var action: AuditAction?
+    public var rawAction: String
+    public var resource: AuditResource?
+    public var rawResource: String
+    /// How many records, buckets or refusals.
+    public var count: Int
+    public var outcome: AuditOutcome?
+
+    public var id: Int64 { sequence }
+
+    /// Makes an entry.
+    public init(sequence: Int64, at: Date, actor: UserID?, rawAction: String, rawResource: String, count: Int, outcome: AuditOutcome?) {
+        self.sequence = sequence
+        self.at = at
+        self.actor = actor
+        self.rawAction = rawAction
+        self.action = AuditAction(rawValue: rawAction)
+        self.rawResource = rawResource
+        self.resource = AuditResource(rawValue: rawResource)
+        self.count = count
+        self.outcome = outcome
+    }
+}
+
 /// The profile, onboarding answers and privacy: the share-workout toggle, consents, export and account deletion
 /// (seeds 000 and 001).
 public protocol ProfileService: Sendable {
@@ -90,4 +143,10 @@ public protocol ProfileService: Sendable {
     func changePassword(current: String, new: String) async throws(KitError)
     /// Deletes the account after proving the user's identity again, then erases the device's data and signs out.
     func deleteAccount(_ reauthentication: Reauthentication) async throws(KitError)
+    /// The devices signed in to the account, most recent first.
+    func sessions() async throws(KitError) -> [SignedInSession]
+    /// Signs another device out (its session ends; its next request finds itself signed out).
+    func endSession(id: SessionID) async throws(KitError)
+    /// A page of the user's audit log, newest first.
+    func auditLog(page: PageRequest) async throws(KitError) -> Page<AuditRecord>
 }

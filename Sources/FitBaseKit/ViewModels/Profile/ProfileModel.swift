@@ -104,6 +104,29 @@ public final class ProfileModel {
         }
     }
 
+    /// Whether reminders may say what they are about on the lock screen (off: "You have a new reminder").
+    public var showsSensitiveContent: Bool { profile?.profile.notificationPreferences.showSensitiveContent ?? false }
+
+    /// Turns lock-screen text of reminders on or off (the server words the pushes it sends by it).
+    public func setShowSensitiveContent(_ show: Bool) async {
+        await setNotificationPreferences { $0.showSensitiveContent = show }
+    }
+
+    /// Changes the push settings with `change` and saves them at once (the rest of the saved profile stays; an
+    /// unsaved edit in ``draft`` stays unsaved).
+    public func setNotificationPreferences(_ change: (inout NotificationPreferences) -> Void) async {
+        guard var saved = profile?.profile else { return }
+        change(&saved.notificationPreferences)
+        do throws(KitError) {
+            let updated = try await profiles.saveProfile(saved)
+            profile = updated
+            draft.notificationPreferences = updated.profile.notificationPreferences
+            error = nil
+        } catch {
+            present(error)
+        }
+    }
+
     /// Records an answer to `kind` in `version`.
     public func setConsent(_ kind: ConsentKind, granted: Bool, version: String = OnboardingModel.consentVersion) async {
         do throws(KitError) {
