@@ -53,3 +53,34 @@ import Testing
         }
     }
 }
+
+/// Notifications arriving live through the live services.
+@Suite struct LiveNotificationArrivalTests {
+    @Test @MainActor func theAdminSeesAMemberJoinWithoutReloading() async throws {
+        try await LiveDevice.withServer { server, _ in
+            try await Self.watchAJoin(server: server)
+        }
+    }
+
+    @MainActor
+    static func watchAJoin(server: URL) async throws {
+        let admin = try LiveDevice(server: server)
+        let member = try LiveDevice(server: server)
+        defer { for device in [admin, member] { device.remove() } }
+        try await admin.signUp()
+        try await member.signUp()
+        let group = try await admin.dependencies.groups.createGroup(name: "Live feed", timeZone: "UTC")
+        let invitation = try await admin.dependencies.groups.createInvitation(groupID: group.id)
+        let feed = NotificationsModel(dependencies: admin.dependencies)
+        await feed.appear()
+        #expect(feed.isEmpty && feed.isLive)
+        // A notification made before the stream is connected is in the feed's next load, not an arrival: give the
+        // stream a moment to connect (the SDK's stream tests wait for its `retry:` line; the Kit does not expose it).
+        for _ in 0..<100 where admin.network.count("streamEvents") == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .seconds(1))
+        _ = try await member.dependencies.groups.join(code: invitation.code)
+        for _ in 0..<200 where feed.notifications.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
+        #expect(feed.notifications.first?.kind == .newMember && feed.unreadCount == 1)
+        feed.disappear()
+    }
+}

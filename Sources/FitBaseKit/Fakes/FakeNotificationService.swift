@@ -13,6 +13,7 @@ public actor FakeNotificationService: NotificationService {
     public nonisolated let knobs = FakeKnobs<Operation>("FakeNotificationService")
     private let clock: any KitClock
     private var items: [FeedNotification]
+    private var observers: [UUID: AsyncStream<NotificationID>.Continuation] = [:]
 
     /// A fake starting with `notifications`.
     public init(notifications: [FeedNotification] = [], clock: any KitClock = SystemKitClock()) {
@@ -20,9 +21,26 @@ public actor FakeNotificationService: NotificationService {
         self.clock = clock
     }
 
-    /// Adds a notification at the top of the feed.
+    /// Adds a notification at the top of the feed, and announces it to ``arrivals()``.
     public func deliver(_ notification: FeedNotification) {
         items.append(notification)
+        for observer in observers.values { observer.yield(notification.id) }
+    }
+
+    public nonisolated func arrivals() -> AsyncStream<NotificationID> {
+        let (stream, continuation) = AsyncStream<NotificationID>.makeStream(bufferingPolicy: .bufferingNewest(32))
+        let id = UUID()
+        Task { await self.observe(id, continuation) }
+        continuation.onTermination = { _ in Task { await self.stopObserving(id) } }
+        return stream
+    }
+
+    private func observe(_ id: UUID, _ continuation: AsyncStream<NotificationID>.Continuation) {
+        observers[id] = continuation
+    }
+
+    private func stopObserving(_ id: UUID) {
+        observers[id] = nil
     }
 
     private var ordered: [FeedNotification] {

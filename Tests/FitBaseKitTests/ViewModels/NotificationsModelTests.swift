@@ -84,3 +84,26 @@ import Testing
         #expect(model.error?.kind == .server && model.notifications.count == 2 && model.hasMore)
     }
 }
+
+@MainActor @Suite struct NotificationsLiveTests {
+    @Test func aNotificationArrivingWhileTheScreenShowsGoesToTheTop() async throws {
+        let fixture = Fixture(.strict)
+        fixture.fakes.notifications.knobs.implement(.feed)
+        let model = NotificationsModel(dependencies: fixture.dependencies, pageSize: 3)
+        await model.appear()
+        #expect(model.isLive && model.notifications.count == 3 && model.unreadCount == 2)
+        let arrived = FeedNotification(
+            id: NotificationID(), kind: .rankChange, group: try #require(model.notifications.first?.group), message: "Bea overtook you.", isRead: false,
+            createdAt: fixture.clock.now)
+        await fixture.fakes.notifications.deliver(arrived)
+        await eventually { model.notifications.first?.id == arrived.id }
+        #expect(model.unreadCount == 3 && model.badge == "3" && model.notifications.count == 4)
+        model.disappear()
+        #expect(!model.isLive)
+        let later = FeedNotification(
+            id: NotificationID(), kind: .newMember, group: arrived.group, message: "Cy joined.", isRead: false, createdAt: fixture.clock.now)
+        await fixture.fakes.notifications.deliver(later)
+        for _ in 0..<1_000 { await Task.yield() }
+        #expect(model.notifications.first?.id == arrived.id && fixture.fakes.notifications.knobs.callCount(.feed) == 2)
+    }
+}

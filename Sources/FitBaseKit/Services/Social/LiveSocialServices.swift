@@ -154,6 +154,23 @@ public struct LiveNotificationService: NotificationService {
     public func markAllRead() async throws(KitError) {
         try await api.send(.post, "/v1/notifications/read-all", json: ServerAPI.Empty(), operationID: "markAllNotificationsRead")
     }
+
+    public func arrivals() -> AsyncStream<NotificationID> {
+        let events = api.client.events()
+        let (stream, continuation) = AsyncStream<NotificationID>.makeStream(bufferingPolicy: .bufferingNewest(32))
+        let task = Task {
+            do throws(FitBaseError) {
+                for try await event in events {
+                    if case .notification(let id, _, _) = event.kind { continuation.yield(id) }
+                }
+            } catch {
+                // The session ended or the server refused the stream: no more arrivals.
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
 }
 
 /// ``HealthService`` over `/v1/health/summary` (the server decrypts, summarises in the user's time zone and audits).

@@ -2,7 +2,8 @@ import FitBaseCore
 import Foundation
 import Observation
 
-/// The notification feed (seed 004): newest first a page at a time, the unread badge, marking one or all read.
+/// The notification feed (seed 004): newest first a page at a time, the unread badge, marking one or all read; while
+/// the screen shows (``appear()`` … ``disappear()``) new notifications arrive at the top as the server sends them.
 @MainActor @Observable
 public final class NotificationsModel {
     /// The notifications loaded so far, newest first.
@@ -18,6 +19,7 @@ public final class NotificationsModel {
     private let pageSize: Int
     @ObservationIgnored private var nextCursor: String?
     @ObservationIgnored private var loaded = false
+    @ObservationIgnored private var arrivalsTask: Task<Void, Never>?
 
     /// A model over the services of `dependencies`, loading `pageSize` notifications a page.
     public init(dependencies: FitBaseDependencies, pageSize: Int = 20) {
@@ -44,6 +46,45 @@ public final class NotificationsModel {
             unreadCount = feed.unreadCount
             loaded = true
             error = nil
+        } catch {
+            present(error)
+        }
+    }
+
+    /// Loads the feed and follows new notifications as they arrive (the screen appeared; the badge's owner may keep
+    /// one running for the app's life).
+    public func appear() async {
+        arrivalsTask?.cancel()
+        let arrivals = service.arrivals()
+        arrivalsTask = Task { [weak self] in
+            for await id in arrivals {
+                guard let self, !Task.isCancelled else { return }
+                await self.receive(id)
+            }
+        }
+        await load()
+    }
+
+    /// Stops following new notifications (the screen went away).
+    public func disappear() {
+        arrivalsTask?.cancel()
+        arrivalsTask = nil
+    }
+
+    /// The feed is following new notifications.
+    public var isLive: Bool { arrivalsTask != nil }
+
+    /// A notification arrived: the top of the feed and the badge are read again (already shown: nothing to do).
+    private func receive(_ id: NotificationID) async {
+        guard !notifications.contains(where: { $0.id == id }) else { return }
+        do throws(KitError) {
+            let feed = try await service.feed(page: .first(pageSize))
+            let known = Set(notifications.map(\.id))
+            let new = feed.page.items.filter { !known.contains($0.id) }
+            if notifications.isEmpty { nextCursor = feed.page.nextCursor }
+            notifications = new + notifications
+            unreadCount = feed.unreadCount
+            loaded = true
         } catch {
             present(error)
         }
