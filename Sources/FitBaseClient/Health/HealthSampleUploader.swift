@@ -1,3 +1,4 @@
+import FitBaseAPI
 import FitBaseCore
 import Foundation
 

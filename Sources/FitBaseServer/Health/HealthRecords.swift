@@ -157,11 +157,11 @@ struct HealthRecords: Sendable {
         var used = 0
         let key = try await vault.dataKey(of: user, creating: false)
         for type in HealthSampleType.allCases {
-            guard let key else {
+            guard let key, from < to else {
                 summaries.append((type, []))
                 continue
             }
-            let (buckets, count) = from < to ? try await summary(of: user, type: type, from: from, to: to, bucket: bucket, timeZone: timeZone, key: key) : ([], 0)
+            let (buckets, count) = try await summary(of: user, type: type, from: from, to: to, bucket: bucket, timeZone: timeZone, key: key)
             summaries.append((type, buckets))
             used += count
             latest += try await open(try await store.samples(of: user, type: type, from: nil, to: nil, offset: 0, limit: 1), of: user)

@@ -55,9 +55,11 @@ import Testing
         await model.selectRange(.month)
         await model.selectRange(.day)
         #expect(model.series.count == 1 && fixture.fakes.health.knobs.callCount(.overview) == 3)
+        await model.selectRange(.week)
         await model.selectMetric(.bloodPressure)
         #expect(model.selectedSummary?.secondaryAverage != nil && model.selectedLatest?.type == .bloodPressure)
-        #expect(fixture.fakes.health.knobs.callCount(.overview) == 3)
+        #expect(model.series.count == 7 && model.series.allSatisfy { $0.value == nil || $0.low != nil })
+        #expect(fixture.fakes.health.knobs.callCount(.overview) == 4)
         #expect(fixture.events == [.healthChartViewed(.bloodPressure)])
         #expect(fixture.events.allSatisfy { event in event.parameters.values.allSatisfy { Double($0) == nil } })
     }
