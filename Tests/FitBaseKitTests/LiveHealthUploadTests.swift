@@ -1,11 +1,14 @@
 import FitBaseClient
 import FitBaseCore
 import FitBaseKit
+import FitBaseTestSupport
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
 import Synchronization
 import Testing
+
+@testable import FitBaseServer
 
 /// A network that delivers requests but can lose the answer of one upload: the server stored the batch, the device
 /// never heard so (the app was killed, the connection dropped).
@@ -150,6 +153,34 @@ struct HealthPhone {
 
             // The dashboard over the restarted container shows the figures and the newest readings.
             await Self.expectDashboard(over: after.dependencies, showing: recorded)
+        }
+    }
+
+    @Test func aFullAccountOrAnUnreadableHealthKitStopsTheUploadWithoutLooping() async throws {
+        try await TestDatabase.with(.sqlite, migrated: true) { database in
+            var configuration = ServerConfiguration.testing(database)
+            configuration.healthSampleQuota = 1_500
+            let app = try await buildApplication(configuration: configuration, logger: TestDatabase.logger)
+            try await withLiveServer(app) { _, server in
+                let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fitbase-health-\(UUID().uuidString)")
+                defer { try? FileManager.default.removeItem(at: directory) }
+                let source = FakeHealthKitSource(samples: Self.week(before: Date()))
+                let phone = try HealthPhone(server: server, directory: directory, keys: InMemoryKeyProvider(), source: source)
+                _ = try await phone.dependencies.auth.signUp(email: "quota-\(UUID().uuidString.prefix(8))@example.com", password: LiveDevice.password, displayName: nil)
+                _ = try await phone.dependencies.profile.recordConsent(.healthData, version: "2026-01", granted: true)
+                // The second batch would pass the account's 1,500 samples: nothing of it is stored, and the upload stops.
+                let full = await phone.dependencies.health.uploadHealthKitSamples { _ in }
+                #expect(full.phase == .quotaExceeded && full.uploaded == 1_000 && phone.network.uploads == 2)
+                let still = await phone.dependencies.health.uploadHealthKitSamples { _ in }
+                #expect(still.phase == .quotaExceeded && still.uploaded == 0 && phone.network.uploads == 3)
+
+                struct NotAuthorized: Error {}
+                await source.failReads(with: NotAuthorized())
+                let other = try HealthPhone(server: server, directory: directory.appendingPathComponent("other"), keys: InMemoryKeyProvider(), source: source)
+                _ = try await other.dependencies.auth.signUp(email: "locked-\(UUID().uuidString.prefix(8))@example.com", password: LiveDevice.password, displayName: nil)
+                let unreadable = await other.dependencies.health.uploadHealthKitSamples { _ in }
+                #expect(unreadable.phase == .healthKitUnavailable && other.network.uploads == 0)
+            }
         }
     }
 
