@@ -164,7 +164,9 @@ struct HealthRecords: Sendable {
             let (buckets, count) = try await summary(of: user, type: type, from: from, to: to, bucket: bucket, timeZone: timeZone, key: key)
             summaries.append((type, buckets))
             used += count
-            latest += try await open(try await store.samples(of: user, type: type, from: nil, to: nil, offset: 0, limit: 1), of: user)
+            // Rows sealed under an earlier key were crypto-shredded: unreadable by design, left out as ``open(_:of:)`` does.
+            let newest = try await store.samples(of: user, type: type, from: nil, to: nil, offset: 0, limit: 1)
+            latest += try newest.filter { $0.keyID == key.id }.map { try open($0, of: user, with: key) }
         }
         try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: "healthSummary", count: used))
         try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: "healthSamples", count: latest.count))
