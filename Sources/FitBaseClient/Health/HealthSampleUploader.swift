@@ -129,7 +129,11 @@ public actor HealthSampleUploader {
             } catch {
                 throw Stop(state: .sourceFailed(String(describing: error)))
             }
-            let samples = Array(changes.samples.prefix(batchSize))
+            // The anchor follows every sample returned: a source that returned more than asked cannot be sent in part.
+            guard changes.samples.count <= batchSize else {
+                throw Stop(state: .sourceFailed("\(changes.samples.count) samples of \(type.rawValue) returned for a limit of \(batchSize)"))
+            }
+            let samples = changes.samples
             if samples.isEmpty {
                 if changes.anchor != anchor { try await storage { try await self.store.setHealthAnchor(changes.anchor, of: type) } }
             } else {
