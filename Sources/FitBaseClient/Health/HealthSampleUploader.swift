@@ -37,6 +37,7 @@ public actor HealthSampleUploader {
             case failed(FitBaseError)
         }
 
+        /// What the uploader is doing, or why it stopped.
         public var state: State
         /// Samples the server stored for the first time in this run.
         public var created: Int

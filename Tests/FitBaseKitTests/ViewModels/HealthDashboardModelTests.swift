@@ -172,6 +172,10 @@ import Testing
         health.knobs.failOnce(.uploadHealthKitSamples, with: KitError(.forbidden, code: .consentRequired))
         await model.uploadFromHealthKit()
         #expect(model.upload?.phase == .consentRequired && model.consentRequired)
+        // Consenting starts the stopped upload again.
+        await model.grantConsent()
+        #expect(!model.consentRequired && model.upload?.phase == .upToDate && model.upload?.uploaded == 5)
+        await source.add(heartRates(2, before: fixture.clock.now))
         health.knobs.failOnce(.uploadHealthKitSamples, with: KitError(.conflict, code: .quotaExceeded))
         await model.uploadFromHealthKit()
         #expect(model.upload?.phase == .quotaExceeded)
@@ -184,7 +188,7 @@ import Testing
         #expect(model.upload?.phase == .healthKitUnavailable && model.upload?.uploaded == 0)
         await source.failReads(with: nil)
         await model.uploadFromHealthKit()
-        #expect(model.upload?.phase == .upToDate && model.upload?.uploaded == 5)
+        #expect(model.upload?.phase == .upToDate && model.upload?.uploaded == 2 && model.summaries.first?.sampleCount == 7)
         #expect(fixture.events.isEmpty)
     }
 }

@@ -4,8 +4,9 @@ import Foundation
 /// The five metrics per local day over a period, and each metric's newest reading: what the health dashboard shows,
 /// from one answer of the server (or the fake's samples summarised by Core's ``HealthSummarizer``).
 public struct HealthOverview: Sendable, Equatable {
-    /// The period: from the start of its first local day to now, usually.
+    /// The period's start: the start of its first local day, usually.
     public var from: Date
+    /// The period's end (excluded): now, usually.
     public var to: Date
     /// The user's time zone, whose local days the buckets are.
     public var timeZone: TimeZone

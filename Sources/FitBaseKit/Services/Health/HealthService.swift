@@ -79,6 +79,7 @@ public struct HealthUploadProgress: Sendable, Equatable {
         case failed(KitError)
     }
 
+    /// What the upload is doing, or why it stopped.
     public var phase: Phase
     /// Samples the server has from this upload: new ones and ones it already had (sent again after an interruption).
     public var uploaded: Int

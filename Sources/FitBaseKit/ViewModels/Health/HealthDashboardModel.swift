@@ -96,7 +96,7 @@ public final class HealthDashboardModel {
         isLoading = false
     }
 
-    /// Records the user's health-data consent and loads the figures.
+    /// Records the user's health-data consent and loads the figures; an upload the missing consent stopped starts again.
     public func grantConsent() async {
         do throws(KitError) {
             _ = try await profiles.recordConsent(.healthData, version: Self.consentVersion, granted: true)
@@ -104,6 +104,7 @@ public final class HealthDashboardModel {
             return present(error)
         }
         await load()
+        if upload?.phase == .consentRequired { await uploadFromHealthKit() }
     }
 
     /// Shows another range.
