@@ -211,6 +211,7 @@ struct Journey {
         try check(history.logs.isEmpty && cycle.periods.isEmpty, "nothing of Ana's stays on the device")
         step("Ana exported \(exported.count) bytes and deleted her account")
 
+        try await healthKit(server: server)
         try await checkAnalytics([ana, bea])
 
         ana.app.stop()

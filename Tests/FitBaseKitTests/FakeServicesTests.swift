@@ -86,7 +86,8 @@ import Testing
         #expect(try await fakes.plans.plans().isEmpty)
         #expect(try await fakes.groups.currentGroup() == nil)
         #expect(try await fakes.notifications.feed(page: .first()).page.items.isEmpty)
-        #expect(try await fakes.health.summaries(days: 7).allSatisfy { $0.sampleCount == 0 && $0.average == nil })
+        let health = try await fakes.health.overview(from: clock.now.addingTimeInterval(-7 * 86_400), to: clock.now)
+        #expect(health.summaries.allSatisfy { $0.sampleCount == 0 && $0.average == nil } && health.latest.isEmpty)
     }
 
     @Test func loggingAWorkoutMovesTheStreakAndTheChart() async throws {

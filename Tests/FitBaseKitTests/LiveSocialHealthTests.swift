@@ -72,32 +72,38 @@ import Testing
         }
     }
 
-    @Test func healthSummariesAndSeriesComeFromTheServer() async throws {
+    @Test func theHealthOverviewComesFromTheServerInOneRequest() async throws {
         try await LiveDevice.withServer { server, _ in
             let device = try LiveDevice(server: server)
             defer { device.remove() }
             let email = "health-\(UUID().uuidString.prefix(8))@example.com"
             _ = try await device.dependencies.auth.signUp(email: email, password: LiveDevice.password, displayName: nil)
-            let denied = await #expect(throws: KitError.self) { try await device.dependencies.health.summaries(days: 7) }
-            #expect(denied?.kind == .forbidden)
+            let now = device.clock.now
+            let denied = await #expect(throws: KitError.self) { try await device.dependencies.health.overview(from: now.addingTimeInterval(-7 * 86_400), to: now) }
+            #expect(denied?.kind == .forbidden && denied?.code == .consentRequired)
             _ = try await device.dependencies.profile.recordConsent(.healthData, version: "2026-01", granted: true)
             let uploader = FitBaseClient(serverURL: server)
             try await uploader.signIn(email: email, password: LiveDevice.password)
-            try await HealthUpload.samples(uploader, now: device.clock.now, marker: "MARKER-HEALTH-SUMMARY")
+            try await HealthUpload.samples(uploader, now: now, marker: "MARKER-HEALTH-SUMMARY")
 
-            let summaries = try await device.dependencies.health.summaries(days: 7)
+            let before = device.network.count("getHealthOverview")
+            let overview = try await device.dependencies.health.overview(from: now.addingTimeInterval(-7 * 86_400), to: now)
+            #expect(device.network.count("getHealthOverview") == before + 1 && device.network.count("getHealthSummary") == 0)
+            let summaries = overview.summaries
             #expect(summaries.map(\.metric) == HealthSampleType.allCases)
             let heart = try #require(summaries.first { $0.metric == .heartRate })
             #expect(heart.sampleCount == 2 && heart.average == 65 && heart.minimum == 60 && heart.maximum == 70)
             let pressure = try #require(summaries.first { $0.metric == .bloodPressure })
             #expect(pressure.average == 120 && pressure.secondaryAverage == 80)
             #expect(summaries.first { $0.metric == .steps }?.average == 5_000)
-            let series = try await device.dependencies.health.series(
-                .heartRate, bucket: .day, from: device.clock.now.addingTimeInterval(-3 * 86_400), to: device.clock.now)
-            #expect(series.count == 1 && series.first?.value == 65 && series.first?.low == 60 && series.first?.high == 70)
-            let backwards = await #expect(throws: KitError.self) {
-                try await device.dependencies.health.series(.steps, bucket: .week, from: device.clock.now, to: device.clock.now.addingTimeInterval(-1))
-            }
+            #expect(overview.latest[.heartRate]?.value == .heartRate(beatsPerMinute: 70) && overview.latest[.sleep] == nil)
+            #expect(overview.latest[.heartRate]?.metadata == nil && overview.latest[.bloodPressure]?.sourceId == "com.omron")
+            let series = overview.series(.heartRate, bucket: .day)
+            #expect(series.count == 8 && series.compactMap(\.value) == [65])
+            let point = try #require(series.first { $0.value != nil })
+            #expect(point.low == 60 && point.high == 70)
+            #expect(overview.series(.steps, bucket: .week).compactMap(\.value) == [5_000])
+            let backwards = await #expect(throws: KitError.self) { try await device.dependencies.health.overview(from: now, to: now.addingTimeInterval(-1)) }
             #expect(backwards?.kind == .invalidInput)
         }
     }

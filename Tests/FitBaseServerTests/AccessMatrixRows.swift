@@ -134,6 +134,7 @@ extension AccessMatrixTests {
         },
         Row(operationID: "listHealthSamples", expected: consented(.ok)) { _, _ in (.get, "/v1/health/samples?type=heartRate", nil) },
         Row(operationID: "getHealthSummary", expected: consented(.ok)) { _, _ in (.get, "/v1/health/summary?type=heartRate", nil) },
+        Row(operationID: "getHealthOverview", expected: consented(.ok)) { _, _ in (.get, "/v1/health/overview", nil) },
         Row(operationID: "deleteHealthSample", expected: consented(.noContent)) { fixture, _ in (.delete, "/v1/health/samples/\(fixture.sampleID)", nil) },
         Row(operationID: "listMyAuditEntries", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/audit", nil) },
         // Groups: members see their group; its admin (the owner) manages it; one group per user.

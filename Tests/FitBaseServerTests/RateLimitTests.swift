@@ -179,7 +179,7 @@ import Testing
         #expect(RequestClass.of(.post, "/v1/health/samples") == .writes)
         #expect(RequestClass.of(.post, "/v1/auth/signin") == .writes)
         #expect(RequestClass.of(.delete, "/v1/me") == .writes)
-        for path in ["/v1/health/samples", "/v1/health/summary", "/v1/history/stats", "/v1/me/export", "/v1/recommendations/week"] {
+        for path in ["/v1/health/samples", "/v1/health/summary", "/v1/health/overview", "/v1/history/stats", "/v1/me/export", "/v1/recommendations/week"] {
             #expect(RequestClass.of(.get, path) == .expensive, "\(path)")
         }
         #expect(RequestClass.of(.get, "/v1/recommendations/today") == .model)

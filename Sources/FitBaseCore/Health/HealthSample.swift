@@ -356,17 +356,30 @@ public enum HealthSampleValidator {
         }
     }
 
+    private static let metadataKeys = 20
+    private static let metadataKeyLength = 1...64
+    private static let metadataValueLength = 500
+
     private static func checkText(_ input: HealthSampleInput, errors: inout [FieldError]) {
         if !(1...200).contains(input.sourceId.count) { errors.add("sourceId", "must be 1 to 200 characters") }
         if let device = input.device, device.count > 200 { errors.add("device", "must be at most 200 characters") }
         guard let metadata = input.metadata else { return }
-        if metadata.count > 20 { errors.add("metadata", "must have at most 20 keys") }
-        if metadata.keys.contains(where: { !(1...64).contains($0.count) }) {
+        if metadata.count > metadataKeys { errors.add("metadata", "must have at most 20 keys") }
+        if metadata.keys.contains(where: { !metadataKeyLength.contains($0.count) }) {
             errors.add("metadata", "keys must be 1 to 64 characters")
         }
-        if metadata.values.contains(where: { $0.count > 500 }) {
+        if metadata.values.contains(where: { $0.count > metadataValueLength }) {
             errors.add("metadata", "values must be at most 500 characters")
         }
+    }
+
+    /// Metadata cut to what a sample may carry, so a reading with much metadata (HealthKit's can be long) is stored
+    /// rather than refused: keys of a valid length only, the first 20 of them in key order, values cut to 500
+    /// characters; `nil` when nothing is left.
+    public static func fitting(metadata: [String: String]) -> [String: String]? {
+        let kept = metadata.filter { metadataKeyLength.contains($0.key.count) }.sorted { $0.key < $1.key }.prefix(metadataKeys)
+        guard !kept.isEmpty else { return nil }
+        return Dictionary(uniqueKeysWithValues: kept.map { ($0.key, String($0.value.prefix(metadataValueLength))) })
     }
 }
 

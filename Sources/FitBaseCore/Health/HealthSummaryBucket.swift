@@ -27,6 +27,15 @@ public struct HealthStatistic: Sendable, Equatable, Codable {
         self.max = max
         self.average = average
     }
+
+    /// The statistic of both series of values together: counts added, the average weighted by them.
+    public func merged(with other: HealthStatistic) -> HealthStatistic {
+        let count = count + other.count
+        guard count > 0 else { return self }
+        return HealthStatistic(
+            count: count, min: Swift.min(min, other.min), max: Swift.max(max, other.max),
+            average: (average * Double(self.count) + other.average * Double(other.count)) / Double(count))
+    }
 }
 
 /// One bucket of a summary (local days of the user's time zone; weeks start on Monday).
@@ -96,5 +105,41 @@ public struct HealthSummaryBucket: Sendable, Equatable, Codable {
         try container.encodeIfPresent(sum, forKey: .sum)
         try container.encodeIfPresent(sleepSeconds, forKey: .sleepSeconds)
         try container.encodeIfPresent(asleepSeconds, forKey: .asleepSeconds)
+    }
+}
+
+extension HealthSummaryBucket {
+    /// Day buckets gathered into weeks starting on Monday, oldest first: what a summary with `week` buckets over the
+    /// same whole local days holds, statistics merged by ``HealthStatistic/merged(with:)``, steps and seconds added.
+    /// `sampleCount` adds the days' counts, so a sample spanning midnight counts once per day it touched.
+    public static func weeks(of days: [HealthSummaryBucket]) -> [HealthSummaryBucket] {
+        var weeks: [HealthSummaryBucket] = []
+        for day in days.sorted(by: { $0.start < $1.start }) {
+            let start = WorkoutStreaks.weekStart(of: day.start)
+            if let last = weeks.last, last.start == start {
+                weeks[weeks.count - 1] = last.adding(day)
+            } else {
+                var week = day
+                week.start = start
+                weeks.append(week)
+            }
+        }
+        return weeks
+    }
+
+    /// This bucket with `other`'s samples added in.
+    private func adding(_ other: HealthSummaryBucket) -> HealthSummaryBucket {
+        func merge(_ one: HealthStatistic?, _ two: HealthStatistic?) -> HealthStatistic? {
+            guard let one else { return two }
+            return two.map(one.merged(with:)) ?? one
+        }
+        func add(_ one: Double?, _ two: Double?) -> Double? {
+            one == nil && two == nil ? nil : (one ?? 0) + (two ?? 0)
+        }
+        var sleep = sleepSeconds
+        if let more = other.sleepSeconds { sleep = (sleep ?? [:]).merging(more, uniquingKeysWith: +) }
+        return HealthSummaryBucket(
+            start: start, sampleCount: sampleCount + other.sampleCount, value: merge(value, other.value), systolic: merge(systolic, other.systolic),
+            diastolic: merge(diastolic, other.diastolic), sum: add(sum, other.sum), sleepSeconds: sleep, asleepSeconds: add(asleepSeconds, other.asleepSeconds))
     }
 }

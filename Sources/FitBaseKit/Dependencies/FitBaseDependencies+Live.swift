@@ -18,6 +18,8 @@ extension FitBaseDependencies {
         public var keyProvider: (any KeyProvider)?
         /// The store to buy subscriptions from (a StoreKit 2 adapter); `nil` turns purchases off.
         public var purchaseProvider: (any PurchaseProvider)?
+        /// Where health samples are read for upload (`HealthKitAnchoredSource()` on iOS); `nil` uploads none.
+        public var healthKit: (any HealthKitSource)?
         /// The products the paywall sells, with their tiers (prices come from the store).
         public var products: [SubscriptionProduct]
         /// The app's URL scheme and the server's public URLs, for deep links (the server's `FITBASE_APP_SCHEME` and
@@ -45,7 +47,8 @@ extension FitBaseDependencies {
             purchaseProvider: (any PurchaseProvider)? = nil, products: [SubscriptionProduct] = [], appScheme: String = "fitbase", publicURLs: [URL] = [],
             analytics: any AnalyticsService = ConsoleAnalyticsSink(), reachability: (any ReachabilityMonitor)? = nil, catalogTTL: Duration = .seconds(6 * 3_600),
             recommendationsTTL: Duration = .seconds(3_600), entitlementTTL: Duration = .seconds(3_600),
-            timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current }, transport: (any ClientTransport)? = nil, clock: any KitClock = SystemKitClock()
+            timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current }, transport: (any ClientTransport)? = nil, clock: any KitClock = SystemKitClock(),
+            healthKit: (any HealthKitSource)? = nil
         ) {
             self.serverURL = serverURL
             self.dataDirectory = dataDirectory
@@ -63,6 +66,7 @@ extension FitBaseDependencies {
             self.timeZone = timeZone
             self.transport = transport
             self.clock = clock
+            self.healthKit = healthKit
         }
     }
 
@@ -103,7 +107,7 @@ extension FitBaseDependencies {
                 ttl: configuration.entitlementTTL, clock: clock),
             groups: LiveGroupService(client: client, api: api, parser: parser),
             notifications: LiveNotificationService(api: api),
-            health: LiveHealthService(api: api, clock: clock),
+            health: LiveHealthService(api: api, uploader: configuration.healthKit.map { HealthSampleUploader(client: client, store: store, source: $0) }),
             analytics: analytics, clock: clock, deepLinks: parser
         )
     }

@@ -19,7 +19,7 @@ extension RequestClass {
             .model
         // Decrypt samples, read every log of the account, or build its whole export; the week's plan and a plan's
         // progression read the account's history, cycle and the catalog (rules only, no model).
-        case (.get, "/v1/health/samples"), (.get, "/v1/health/summary"), (.get, "/v1/history/stats"), (.get, "/v1/me/export"),
+        case (.get, "/v1/health/samples"), (.get, "/v1/health/summary"), (.get, "/v1/health/overview"), (.get, "/v1/history/stats"), (.get, "/v1/me/export"),
             (.get, "/v1/recommendations/week"), (.get, "/v1/plans/{planId}/progression"):
             .expensive
         // Everything else, device registration included (an app registers once per launch): a read or a write.

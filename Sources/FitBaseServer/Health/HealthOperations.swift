@@ -49,12 +49,7 @@ extension HealthOperations {
     func getHealthSummary(_ input: Operations.GetHealthSummary.Input) async throws -> Operations.GetHealthSummary.Output {
         let caller = try RequestScope.requireCaller()
         let type = try Self.type(input.query._type.rawValue)
-        let to = input.query.to ?? clock.now
-        let from = input.query.from ?? to.addingTimeInterval(-7 * 86_400)
-        try Self.checkRange(from: from, to: to)
-        guard to.timeIntervalSince(from) <= 400 * 86_400 else {
-            throw Problem.invalidRequest("A summary covers at most 400 days.", fieldErrors: [.init(field: "from", message: "must be at most 400 days before to")])
-        }
+        let (from, to) = try summaryRange(from: input.query.from, to: input.query.to)
         let bucket = input.query.bucket ?? .day
         try await healthFeature.records.requireConsent(of: caller.user, toUpload: false, resource: .healthSummary)
         let timeZone = LocalCalendar.timeZone(try await healthFeature.profiles.profile(of: caller.user).timeZone)
@@ -62,6 +57,22 @@ extension HealthOperations {
         return .ok(.init(body: .json(.init(
             _type: type, bucket: bucket, timeZone: timeZone.identifier,
             from: from, to: to, buckets: buckets.map(HealthWire.wire)
+        ))))
+    }
+
+    func getHealthOverview(_ input: Operations.GetHealthOverview.Input) async throws -> Operations.GetHealthOverview.Output {
+        let caller = try RequestScope.requireCaller()
+        let (from, to) = try summaryRange(from: input.query.from, to: input.query.to)
+        let bucket = input.query.bucket ?? .day
+        try await healthFeature.records.requireConsent(of: caller.user, toUpload: false, resource: "healthSummary")
+        let timeZone = LocalCalendar.timeZone(try await healthFeature.profiles.profile(of: caller.user).timeZone)
+        let overview = try await healthFeature.records.overview(of: caller.user, from: from, to: to, bucket: bucket, timeZone: timeZone)
+        return .ok(.init(body: .json(.init(
+            timeZone: timeZone.identifier, from: from, to: to, bucket: bucket,
+            summaries: overview.summaries.map { summary in
+                .init(_type: summary.type, bucket: bucket, timeZone: timeZone.identifier, from: from, to: to, buckets: summary.buckets.map(HealthWire.wire))
+            },
+            latest: overview.latest.map(HealthWire.wire)
         ))))
     }
 
@@ -90,6 +101,17 @@ extension HealthOperations {
             throw Problem.invalidRequest("type is not a health sample type.", fieldErrors: [.init(field: "type", message: "must be one of \(HealthSampleType.allCases.map(\.rawValue).joined(separator: ", "))")])
         }
         return type
+    }
+
+    /// A summary's range: `to` defaults to now, `from` to 7 days before it; at most 400 days.
+    func summaryRange(from: Date?, to: Date?) throws(Problem) -> (from: Date, to: Date) {
+        let to = to ?? clock.now
+        let from = from ?? to.addingTimeInterval(-7 * 86_400)
+        try Self.checkRange(from: from, to: to)
+        guard to.timeIntervalSince(from) <= 400 * 86_400 else {
+            throw Problem.invalidRequest("A summary covers at most 400 days.", fieldErrors: [.init(field: "from", message: "must be at most 400 days before to")])
+        }
+        return (from, to)
     }
 
     static func checkRange(from: Date?, to: Date?) throws(Problem) {

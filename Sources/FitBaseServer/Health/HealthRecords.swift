@@ -15,7 +15,7 @@ struct HealthRecords: Sendable {
     /// Samples one account may keep (`FITBASE_HEALTH_SAMPLE_QUOTA`).
     var sampleQuota = HealthSampleQuota.defaultLimit
 
-    static let maximumBatch = 1_000
+    static let maximumBatch = HealthUploadBatch.maximumCount
 
     /// What became of one uploaded sample.
     struct Outcome: Sendable {
@@ -141,28 +141,59 @@ struct HealthRecords: Sendable {
         var buckets: [HealthSummaryBucket] = []
         var used = 0
         if from < to, let key = try await vault.dataKey(of: user, creating: false) {
-            if type == .sleep {
-                let samples = try await openValues(try await store.samples(of: user, type: type, keyID: key.id, overlapping: from, to), of: user, with: key)
-                buckets = HealthSummarizer.summarize(samples, type: type, bucket: bucket, timeZone: timeZone, from: from, to: to)
-                used = samples.count
-            } else {
-                try await rollups.repair(user, type: type, key: key, vault: vault)
-                let plan = HealthSummarizer.plan(bucket: bucket, timeZone: timeZone, from: from, to: to)
-                let totals = try await rollups.totals(of: user, type: type, slots: plan.slots, key: key, vault: vault)
-                var rows: [HealthSampleID: SealedSample] = [:]
-                for range in plan.sampleRanges {
-                    for row in try await store.samples(of: user, type: type, keyID: key.id, startingIn: range.lower..<range.upper) { rows[row.id] = row }
-                }
-                if type == .steps {
-                    for row in try await store.intervals(of: user, type: type, keyID: key.id, overlapping: from, to) { rows[row.id] = row }
-                }
-                let samples = try await openValues(Array(rows.values), of: user, with: key)
-                buckets = HealthSummarizer.summarize(samples, slotTotals: totals, type: type, bucket: bucket, timeZone: timeZone, from: from, to: to)
-                used = samples.count + totals.filter { plan.usesTotals(of: $0.key) }.values.reduce(0) { $0 + $1.sampleCount }
-            }
+            (buckets, used) = try await summary(of: user, type: type, from: from, to: to, bucket: bucket, timeZone: timeZone, key: key)
         }
         try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: .healthSummary, count: used))
         return buckets
+    }
+
+    /// Every type's buckets (as ``summary(of:type:from:to:bucket:timeZone:)`` makes them, in `HealthSampleType` order)
+    /// and each type's newest sample, audited as one read of the summaries and one of the newest samples.
+    func overview(
+        of user: UserID, from: Date, to: Date, bucket: HealthSummaryBucketSize, timeZone: TimeZone
+    ) async throws -> (summaries: [(type: HealthSampleType, buckets: [HealthSummaryBucket])], latest: [HealthSample]) {
+        var summaries: [(type: HealthSampleType, buckets: [HealthSummaryBucket])] = []
+        var latest: [HealthSample] = []
+        var used = 0
+        let key = try await vault.dataKey(of: user, creating: false)
+        for type in HealthSampleType.allCases {
+            guard let key, from < to else {
+                summaries.append((type, []))
+                continue
+            }
+            let (buckets, count) = try await summary(of: user, type: type, from: from, to: to, bucket: bucket, timeZone: timeZone, key: key)
+            summaries.append((type, buckets))
+            used += count
+            // Rows sealed under an earlier key were crypto-shredded: unreadable by design, left out as ``open(_:of:)`` does.
+            let newest = try await store.samples(of: user, type: type, from: nil, to: nil, offset: 0, limit: 1)
+            latest += try newest.filter { $0.keyID == key.id }.map { try open($0, of: user, with: key) }
+        }
+        try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: "healthSummary", count: used))
+        try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: "healthSamples", count: latest.count))
+        return (summaries, latest)
+    }
+
+    /// The buckets of one type under the user's data key, and how many samples they were made of (not audited).
+    private func summary(
+        of user: UserID, type: HealthSampleType, from: Date, to: Date, bucket: HealthSummaryBucketSize, timeZone: TimeZone, key: HealthVault.DataKey
+    ) async throws -> (buckets: [HealthSummaryBucket], used: Int) {
+        if type == .sleep {
+            let samples = try await openValues(try await store.samples(of: user, type: type, keyID: key.id, overlapping: from, to), of: user, with: key)
+            return (HealthSummarizer.summarize(samples, type: type, bucket: bucket, timeZone: timeZone, from: from, to: to), samples.count)
+        }
+        try await rollups.repair(user, type: type, key: key, vault: vault)
+        let plan = HealthSummarizer.plan(bucket: bucket, timeZone: timeZone, from: from, to: to)
+        let totals = try await rollups.totals(of: user, type: type, slots: plan.slots, key: key, vault: vault)
+        var rows: [HealthSampleID: SealedSample] = [:]
+        for range in plan.sampleRanges {
+            for row in try await store.samples(of: user, type: type, keyID: key.id, startingIn: range.lower..<range.upper) { rows[row.id] = row }
+        }
+        if type == .steps {
+            for row in try await store.intervals(of: user, type: type, keyID: key.id, overlapping: from, to) { rows[row.id] = row }
+        }
+        let samples = try await openValues(Array(rows.values), of: user, with: key)
+        let buckets = HealthSummarizer.summarize(samples, slotTotals: totals, type: type, bucket: bucket, timeZone: timeZone, from: from, to: to)
+        return (buckets, samples.count + totals.filter { plan.usesTotals(of: $0.key) }.values.reduce(0) { $0 + $1.sampleCount })
     }
 
     var rollups: HealthRollups {

@@ -46,12 +46,71 @@ public struct HealthMetricSummary: Sendable, Equatable, Identifiable {
     }
 }
 
-/// Health metrics (seed 003): the five metrics' summaries and chart series. The values are the user's health data:
-/// they are never logged or sent to analytics.
+/// Health metrics (seed 003): the five metrics over a period and their newest readings, and the upload of what
+/// HealthKit recorded. The values are the user's health data: they are never logged or sent to analytics.
 public protocol HealthService: Sendable {
-    /// The summary of each of the five metrics over the last `days` days, in `HealthSampleType.allCases` order.
-    func summaries(days: Int) async throws(KitError) -> [HealthMetricSummary]
-    /// A chart of `metric` from `from` to `to` in buckets of `bucket` (points carry average, minimum and maximum;
-    /// blood pressure's `low`/`high` are diastolic/systolic).
-    func series(_ metric: HealthSampleType, bucket: HealthBucket, from: Date, to: Date) async throws(KitError) -> [ChartPoint]
+    /// The five metrics per local day of the user's time zone from `from` to `to`, and each metric's newest reading:
+    /// one request, from which ``HealthOverview`` derives every summary card and chart.
+    func overview(from: Date, to: Date) async throws(KitError) -> HealthOverview
+    /// Whether the app reads HealthKit (a source was configured), so uploading from it makes sense.
+    var uploadsHealthKit: Bool { get }
+    /// Uploads what HealthKit recorded since the last upload, telling `progress` each step; returns where it ended
+    /// (``HealthUploadProgress/Phase/upToDate``, or why it stopped). Resumes where an interrupted upload stopped.
+    func uploadHealthKitSamples(progress: @escaping @MainActor @Sendable (HealthUploadProgress) -> Void) async -> HealthUploadProgress
+}
+
+/// Where an upload from HealthKit is, and what the server did with what it sent.
+public struct HealthUploadProgress: Sendable, Equatable {
+    /// What the upload is doing.
+    public enum Phase: Sendable, Equatable {
+        /// Not started.
+        case idle
+        /// Reading and sending this metric's samples.
+        case uploading(HealthSampleType)
+        /// Everything HealthKit had is on the server.
+        case upToDate
+        /// The user has not consented to health data: ask, then upload again.
+        case consentRequired
+        /// The account holds as many samples as it may: nothing more is uploaded.
+        case quotaExceeded
+        /// HealthKit could not be read (access not allowed, the device locked).
+        case healthKitUnavailable
+        /// The upload stopped on this failure (offline, signed out …); the next upload resumes.
+        case failed(KitError)
+    }
+
+    /// What the upload is doing, or why it stopped.
+    public var phase: Phase
+    /// Samples the server has from this upload: new ones and ones it already had (sent again after an interruption).
+    public var uploaded: Int
+    /// Samples the server refused as impossible values (they are not sent again).
+    public var rejected: Int
+    /// How many of the five metrics are done.
+    public var completedMetrics: Int
+
+    /// Progress of the given parts.
+    public init(phase: Phase = .idle, uploaded: Int = 0, rejected: Int = 0, completedMetrics: Int = 0) {
+        self.phase = phase
+        self.uploaded = uploaded
+        self.rejected = rejected
+        self.completedMetrics = completedMetrics
+    }
+
+    /// The share of the five metrics done, 0 to 1 (for a progress bar).
+    public var fractionCompleted: Double { Double(completedMetrics) / Double(HealthSampleType.allCases.count) }
+    /// Whether the upload is under way.
+    public var isUploading: Bool {
+        if case .uploading = phase { return true }
+        return false
+    }
+
+    /// The phase an upload stopped by `error` ends in: the server's `consent_required` and `quota_exceeded` have their
+    /// own.
+    static func phase(stoppedBy error: KitError) -> Phase {
+        switch error.code {
+        case .consentRequired: .consentRequired
+        case .quotaExceeded: .quotaExceeded
+        default: .failed(error)
+        }
+    }
 }

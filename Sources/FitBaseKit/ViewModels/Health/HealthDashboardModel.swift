@@ -2,9 +2,10 @@ import FitBaseCore
 import Foundation
 import Observation
 
-/// The health dashboard (seed 003): the five metrics' summaries and the selected metric's chart over a day, a week
-/// or a month. Health data shows only with the user's health-data consent; without it the screen asks for it.
-/// The values never reach analytics — only which chart was opened.
+/// The health dashboard (seed 003): the five metrics' summaries, newest readings and the selected metric's chart over
+/// a day, a week or a month — one request per range, none for another metric — and the upload of what HealthKit
+/// recorded, with its progress. Health data shows only with the user's health-data consent; without it the screen asks
+/// for it. The values never reach analytics — only which chart was opened.
 @MainActor @Observable
 public final class HealthDashboardModel {
     /// The period the dashboard covers.
@@ -34,6 +35,10 @@ public final class HealthDashboardModel {
     public private(set) var summaries: [HealthMetricSummary] = []
     /// The selected metric's chart.
     public private(set) var series: [ChartPoint] = []
+    /// Each metric's newest reading, whatever its date.
+    public private(set) var latest: [HealthSampleType: HealthSample] = [:]
+    /// The HealthKit upload's progress: `nil` before the first upload.
+    public private(set) var upload: HealthUploadProgress?
     /// The user has not consented to health data: show the consent request instead of the figures.
     public private(set) var consentRequired = false
     public private(set) var isLoading = false
@@ -45,7 +50,8 @@ public final class HealthDashboardModel {
     private let clock: any KitClock
     private let timeZone: TimeZone
     @ObservationIgnored private var generation = LoadGeneration()
-    @ObservationIgnored private var loaded = false
+    /// The figures shown, and the chart buckets of the range they were loaded for.
+    @ObservationIgnored private var overview: (figures: HealthOverview, bucket: HealthBucket)?
 
     /// A model over the services of `dependencies`, its days counted in `timeZone`.
     public init(dependencies: FitBaseDependencies, timeZone: TimeZone = .current) {
@@ -57,11 +63,15 @@ public final class HealthDashboardModel {
     }
 
     /// Loaded, and no metric has a sample in the range.
-    public var isEmpty: Bool { loaded && summaries.allSatisfy { $0.sampleCount == 0 } }
+    public var isEmpty: Bool { overview != nil && summaries.allSatisfy { $0.sampleCount == 0 } }
     /// The selected metric's summary.
     public var selectedSummary: HealthMetricSummary? { summaries.first { $0.metric == selectedMetric } }
+    /// The selected metric's newest reading.
+    public var selectedLatest: HealthSample? { latest[selectedMetric] }
+    /// Whether the app reads HealthKit, so the screen offers to upload from it.
+    public var canUploadFromHealthKit: Bool { health.uploadsHealthKit }
 
-    /// Checks the consent, then loads the summaries and the chart (from the start of the range's first day to now).
+    /// Checks the consent, then loads the range's figures in one request (from the start of its first day to now).
     public func load() async {
         let ticket = generation.next()
         isLoading = true
@@ -71,15 +81,12 @@ public final class HealthDashboardModel {
             guard generation.isCurrent(ticket) else { return }
             consentRequired = !granted
             if granted {
-                let (range, metric) = (self.range, selectedMetric)
-                let now = clock.now
+                let (now, range) = (clock.now, self.range)
                 let from = CalendarDay(now, in: timeZone).adding(days: 1 - range.days).start(in: timeZone)
-                let summaries = try await health.summaries(days: range.days)
-                let series = try await health.series(metric, bucket: range.bucket, from: from, to: now)
+                let figures = try await health.overview(from: from, to: now)
                 guard generation.isCurrent(ticket) else { return }
-                self.summaries = summaries
-                self.series = series
-                loaded = true
+                overview = (figures, range.bucket)
+                show()
             }
             error = nil
         } catch {
@@ -89,7 +96,7 @@ public final class HealthDashboardModel {
         isLoading = false
     }
 
-    /// Records the user's health-data consent and loads the figures.
+    /// Records the user's health-data consent and loads the figures; an upload the missing consent stopped starts again.
     public func grantConsent() async {
         do throws(KitError) {
             _ = try await profiles.recordConsent(.healthData, version: Self.consentVersion, granted: true)
@@ -97,6 +104,7 @@ public final class HealthDashboardModel {
             return present(error)
         }
         await load()
+        if upload?.phase == .consentRequired { await uploadFromHealthKit() }
     }
 
     /// Shows another range.
@@ -106,11 +114,35 @@ public final class HealthDashboardModel {
         await load()
     }
 
-    /// Shows another metric's chart.
+    /// Shows another metric's chart, from the figures already loaded (loading them first if there are none).
     public func selectMetric(_ metric: HealthSampleType) async {
         selectedMetric = metric
         analytics.track(.healthChartViewed(metric))
-        await load()
+        if overview != nil {
+            show()
+        } else {
+            await load()
+        }
+    }
+
+    /// Uploads what HealthKit recorded since the last upload, showing its progress in ``upload``, then loads the
+    /// figures again when anything new reached the server. Without the consent it stops and asks for it.
+    public func uploadFromHealthKit() async {
+        guard health.uploadsHealthKit, upload?.isUploading != true else { return }
+        let outcome = await health.uploadHealthKitSamples { [weak self] progress in self?.upload = progress }
+        upload = outcome
+        switch outcome.phase {
+        case .consentRequired: consentRequired = true
+        case .upToDate where outcome.uploaded > 0: await load()
+        default: break
+        }
+    }
+
+    private func show() {
+        guard let (figures, bucket) = overview else { return }
+        summaries = figures.summaries
+        series = figures.series(selectedMetric, bucket: bucket)
+        latest = figures.latest
     }
 
     private func present(_ failure: KitError) {

@@ -1,0 +1,123 @@
+#if canImport(HealthKit)
+import FitBaseCore
+import Foundation
+import HealthKit
+
+/// ``HealthKitSource`` over HealthKit: each read is one `HKAnchoredObjectQuery` of the type's HealthKit sample type
+/// (heart rate, step count, oxygen saturation, the blood-pressure correlation, sleep analysis), with the anchor
+/// archived as its bytes. Ask for read access once, before the first upload (``requestAuthorization()``); HealthKit
+/// answers a read the user did not allow with no samples rather than an error.
+///
+/// `@unchecked Sendable`: its one stored property is an `HKHealthStore`, which Apple documents as safe to use from
+/// any thread (one store for the whole app).
+public final class HealthKitAnchoredSource: HealthKitSource, @unchecked Sendable {
+    private let store: HKHealthStore
+
+    /// A source reading `store` (one per app, as Apple recommends).
+    public init(store: HKHealthStore = HKHealthStore()) {
+        self.store = store
+    }
+
+    /// Whether this device has HealthKit at all (not on iPad before iPadOS 17, for instance).
+    public static var isAvailable: Bool { HKHealthStore.isHealthDataAvailable() }
+
+    /// Asks the user to let the app read the five types (blood pressure as its systolic and diastolic quantities: a
+    /// correlation type cannot be asked for itself).
+    public func requestAuthorization() async throws {
+        let read: Set<HKObjectType> = [
+            HKQuantityType(.heartRate), HKQuantityType(.stepCount), HKQuantityType(.oxygenSaturation),
+            HKQuantityType(.bloodPressureSystolic), HKQuantityType(.bloodPressureDiastolic), HKCategoryType(.sleepAnalysis),
+        ]
+        try await store.requestAuthorization(toShare: [], read: read)
+    }
+
+    public func samples(of type: HealthSampleType, after anchor: HealthKitAnchor?, limit: Int) async throws -> HealthKitChanges {
+        let start = try anchor.flatMap { try NSKeyedUnarchiver.unarchivedObject(ofClass: HKQueryAnchor.self, from: $0.data) }
+        let sampleType = Self.sampleType(of: type)
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HealthKitChanges, any Error>) in
+            let query = HKAnchoredObjectQuery(type: sampleType, predicate: nil, anchor: start, limit: limit) { _, added, _, next, error in
+                if let error {
+                    continuation.resume(throwing: error)
+                    return
+                }
+                guard let next else {
+                    continuation.resume(throwing: HealthKitSourceError.noAnchor)
+                    return
+                }
+                do {
+                    let data = try NSKeyedArchiver.archivedData(withRootObject: next, requiringSecureCoding: true)
+                    let objects = added ?? []
+                    // HealthKit returned `limit` objects: more may follow the new anchor.
+                    continuation.resume(returning: HealthKitChanges(
+                        samples: objects.compactMap { Self.sample($0, as: type) }, anchor: HealthKitAnchor(data: data), hasMore: objects.count >= limit))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+            store.execute(query)
+        }
+    }
+
+    /// HealthKit's sample type holding `type`.
+    static func sampleType(of type: HealthSampleType) -> HKSampleType {
+        switch type {
+        case .heartRate: HKQuantityType(.heartRate)
+        case .steps: HKQuantityType(.stepCount)
+        case .oxygenSaturation: HKQuantityType(.oxygenSaturation)
+        case .bloodPressure: HKCorrelationType(.bloodPressure)
+        case .sleep: HKCategoryType(.sleepAnalysis)
+        }
+    }
+
+    /// Core's sample of a HealthKit object, in the canonical unit; `nil` for an object that is not of `type` or a
+    /// sleep value this version does not know.
+    static func sample(_ object: HKSample, as type: HealthSampleType) -> HealthSample? {
+        let value: HealthValue
+        switch type {
+        case .heartRate:
+            guard let quantity = (object as? HKQuantitySample)?.quantity else { return nil }
+            value = .heartRate(beatsPerMinute: quantity.doubleValue(for: HKUnit.count().unitDivided(by: .minute())))
+        case .steps:
+            guard let quantity = (object as? HKQuantitySample)?.quantity else { return nil }
+            value = .steps(count: quantity.doubleValue(for: .count()))
+        case .oxygenSaturation:
+            // HealthKit's percent unit holds fractions (0.97); Core's canonical unit is the percentage (97).
+            guard let quantity = (object as? HKQuantitySample)?.quantity else { return nil }
+            value = .oxygenSaturation(percent: quantity.doubleValue(for: .percent()) * 100)
+        case .bloodPressure:
+            guard let correlation = object as? HKCorrelation,
+                let systolic = correlation.objects(for: HKQuantityType(.bloodPressureSystolic)).first as? HKQuantitySample,
+                let diastolic = correlation.objects(for: HKQuantityType(.bloodPressureDiastolic)).first as? HKQuantitySample
+            else { return nil }
+            value = .bloodPressure(
+                systolic: systolic.quantity.doubleValue(for: .millimeterOfMercury()), diastolic: diastolic.quantity.doubleValue(for: .millimeterOfMercury()))
+        case .sleep:
+            guard let category = object as? HKCategorySample, let stage = sleepStage(category.value) else { return nil }
+            value = .sleep(stage: stage)
+        }
+        let metadata = object.metadata.flatMap { entries in HealthSampleValidator.fitting(metadata: entries.mapValues { String(describing: $0) }) }
+        return HealthSample(
+            id: HealthSampleID(rawValue: object.uuid), value: value, start: object.startDate, end: object.endDate,
+            sourceId: object.sourceRevision.source.bundleIdentifier, device: object.device?.model, metadata: metadata)
+    }
+
+    /// `HKCategoryValueSleepAnalysis` by its raw values (the asleep stages since iOS 16; 1 was `asleep` before).
+    static func sleepStage(_ raw: Int) -> SleepStage? {
+        switch raw {
+        case 0: .inBed
+        case 1: .asleepUnspecified
+        case 2: .awake
+        case 3: .asleepCore
+        case 4: .asleepDeep
+        case 5: .asleepREM
+        default: nil
+        }
+    }
+}
+
+/// Why HealthKit could not be read.
+enum HealthKitSourceError: Error {
+    /// The query ended without an error and without an anchor to continue from.
+    case noAnchor
+}
+#endif
