@@ -46,7 +46,7 @@ extension Journey {
             let network = AnswerLosingNetwork(losingTheAnswerOfUpload: number)
             let dependencies = try FitBaseDependencies.live(.init(
                 serverURL: server, dataDirectory: directory, tokenStore: FileTokenStore(fileURL: directory.appendingPathComponent("session.json")),
-                analytics: SilentAnalytics(), timeZone: { .gmt }, transport: network, healthKit: source
+                analytics: RecordingAnalytics(), timeZone: { .gmt }, transport: network, healthKit: source
             ))
             return (dependencies, network)
         }

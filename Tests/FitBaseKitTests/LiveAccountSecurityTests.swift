@@ -24,7 +24,7 @@ import Testing
             #expect(signedOut?.kind == .notSignedIn, "\(String(describing: signedOut))")
 
             _ = try await phone.dependencies.profile.recordConsent(.healthData, version: "1", granted: true)
-            _ = try await phone.dependencies.health.summaries(days: 7)
+            _ = try await phone.dependencies.health.overview(from: phone.clock.now.addingTimeInterval(-7 * 86_400), to: phone.clock.now)
             let log = try await phone.dependencies.profile.auditLog(page: .first(100))
             let reads = log.items.filter { $0.action == .read && $0.resource == .healthSummary }
             #expect(!reads.isEmpty && reads.allSatisfy { $0.actor == user.id && $0.outcome == .success })

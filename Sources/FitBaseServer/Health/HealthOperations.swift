@@ -64,7 +64,7 @@ extension HealthOperations {
         let caller = try RequestScope.requireCaller()
         let (from, to) = try summaryRange(from: input.query.from, to: input.query.to)
         let bucket = input.query.bucket ?? .day
-        try await healthFeature.records.requireConsent(of: caller.user, toUpload: false, resource: "healthSummary")
+        try await healthFeature.records.requireConsent(of: caller.user, toUpload: false, resource: .healthSummary)
         let timeZone = LocalCalendar.timeZone(try await healthFeature.profiles.profile(of: caller.user).timeZone)
         let overview = try await healthFeature.records.overview(of: caller.user, from: from, to: to, bucket: bucket, timeZone: timeZone)
         return .ok(.init(body: .json(.init(

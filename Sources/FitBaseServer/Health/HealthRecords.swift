@@ -168,8 +168,8 @@ struct HealthRecords: Sendable {
             let newest = try await store.samples(of: user, type: type, from: nil, to: nil, offset: 0, limit: 1)
             latest += try newest.filter { $0.keyID == key.id }.map { try open($0, of: user, with: key) }
         }
-        try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: "healthSummary", count: used))
-        try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: "healthSamples", count: latest.count))
+        try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: .healthSummary, count: used))
+        try await audit.append(AuditEvent(actor: user, subject: user, action: .read, resource: .healthSamples, count: latest.count))
         return (summaries, latest)
     }
 
