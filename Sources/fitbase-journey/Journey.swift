@@ -211,6 +211,8 @@ struct Journey {
         try check(history.logs.isEmpty && cycle.periods.isEmpty, "nothing of Ana's stays on the device")
         step("Ana exported \(exported.count) bytes and deleted her account")
 
+        try await purchaseSeenOnAFreshInstall(bea, server: server)
+
         ana.app.stop()
         bea.app.stop()
     }
