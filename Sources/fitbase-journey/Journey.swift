@@ -212,6 +212,7 @@ struct Journey {
         step("Ana exported \(exported.count) bytes and deleted her account")
 
         try await healthKit(server: server)
+        try await purchaseSeenOnAFreshInstall(bea, server: server)
         try await checkAnalytics([ana, bea])
 
         ana.app.stop()

@@ -278,9 +278,10 @@ import Testing
             let user = try await device.signUp()
             let billing = device.dependencies.billing
             #expect(await billing.requiresUpgrade(for: .customPlans) == .pro)
+            // Signing up refreshed the entitlement: it is cached before any screen asks.
             let free = try await billing.entitlement(policy: .cacheFirst)
-            #expect(free.source == .server && free.value.entitlement.tier == .free)
-            #expect(try await billing.entitlement(policy: .cacheFirst).source == .cache)
+            #expect(free.source == .cache && free.value.entitlement.tier == .free)
+            #expect(try await billing.entitlement(policy: .revalidate).source == .server)
             let offers = try await billing.offers()
             #expect(offers.map(\.tier) == [.free, .pro, .premium] && offers.last?.products.first?.displayName == "Store com.train.premium.monthly")
 
@@ -346,9 +347,12 @@ import Testing
             #expect(try await billing.purchase(productID: "com.train.premium.monthly") == .cancelled)
             await device.store.set(.pending)
             #expect(try await billing.purchase(productID: "com.train.premium.monthly") == .pending)
-            await device.store.set(.purchased(signedTransaction: "not.a.jws"))
+            await device.store.set(.purchased(StoreTransaction(id: "1", productID: "com.train.premium.monthly", signedTransaction: "not.a.jws")))
             let refused = await #expect(throws: KitError.self) { try await billing.purchase(productID: "com.train.premium.monthly") }
             #expect(refused != nil && refused?.kind != .offline)
+            // The server did not take it: the store keeps it unfinished, to deliver it again.
+            #expect(await device.store.unfinished.map(\.id) == ["1"])
+            #expect(await device.store.finished.isEmpty)
             let restored = try await billing.restorePurchases()
             #expect(restored.entitlement.tier == .free)
         }

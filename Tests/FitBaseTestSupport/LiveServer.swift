@@ -17,12 +17,14 @@ package func withLiveServer<App: ApplicationProtocol, Value: Sendable>(
 }
 
 /// For the SDK's and the app layer's tests: the application as `fitbase serve` builds it, on a fresh database of
-/// `engine` (with the demo catalog when asked) and a real socket; `body` gets its URL and the database.
+/// `engine` (with the demo catalog and billing settings when asked) and a real socket; `body` gets its URL and the
+/// database.
 package func withLiveApp(
-    _ engine: DatabaseEngine, demoCatalog: Bool = false, _ body: @escaping @Sendable (URL, TestDatabase) async throws -> Void
+    _ engine: DatabaseEngine, demoCatalog: Bool = false, billing: BillingConfiguration = .init(),
+    _ body: @escaping @Sendable (URL, TestDatabase) async throws -> Void
 ) async throws {
     try await TestDatabase.with(engine, migrated: true) { database in
-        let app = try await buildApplication(configuration: .testing(database, demoCatalog: demoCatalog), logger: TestDatabase.logger)
+        let app = try await buildApplication(configuration: .testing(database, demoCatalog: demoCatalog, billing: billing), logger: TestDatabase.logger)
         try await withLiveServer(app) { _, url in try await body(url, database) }
     }
 }

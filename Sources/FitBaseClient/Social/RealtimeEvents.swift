@@ -18,6 +18,9 @@ public struct FitBaseEvent: Sendable, Equatable {
         case weekEnded(weekStart: String)
         /// The user's data changed on another device: pull from the sync cursor.
         case sync(cursor: String)
+        /// The user's entitlement changed (a purchase on another device, a store's notification, a grant), to this tier
+        /// and status: refresh ``Entitlements``.
+        case subscription(tier: SubscriptionTier, status: EntitlementStatus)
         /// An event this SDK version does not know, or one whose data it cannot read.
         case other(name: String)
     }
@@ -64,8 +67,8 @@ public struct FitBaseStream<Element: Sendable>: AsyncSequence, Sendable {
 }
 
 extension FitBaseClient {
-    /// The signed-in user's events — their group's leaderboard changes, their notifications, sync nudges — as they
-    /// happen.
+    /// The signed-in user's events — their group's leaderboard changes, their notifications, sync nudges, changes of
+    /// their entitlement — as they happen.
     ///
     /// Resumes with `Last-Event-ID` whenever it connects again, so nothing is lost while the connection was down (the
     /// server keeps 48 hours). The server ends a stream when its access token expires: the stream then connects again at
@@ -180,6 +183,14 @@ extension FitBaseClient {
             }
         case "week_ended": .weekEnded(weekStart: json["weekStart"] as? String ?? "")
         case "sync": .sync(cursor: json["cursor"] as? String ?? "")
+        case "subscription":
+            if let tier = (json["tier"] as? String).flatMap(SubscriptionTier.init(rawValue:)),
+                let status = (json["status"] as? String).flatMap(EntitlementStatus.init(rawValue:))
+            {
+                .subscription(tier: tier, status: status)
+            } else {
+                .other(name: name)
+            }
         default: .other(name: name)
         }
         return FitBaseEvent(id: id, kind: kind, data: data)

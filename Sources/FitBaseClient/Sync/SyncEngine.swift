@@ -163,8 +163,9 @@ public actor SyncEngine {
         }
     }
 
-    /// Syncs soon, whatever the backoff: the periodic loop wakes now if it runs, else one sync starts.
-    func requestSync() {
+    /// Syncs soon, whatever the backoff: the periodic loop wakes now if it runs, else one sync starts. What
+    /// ``follow(serverEvents:reachability:)`` does on a `sync` event, for an app that reads the events itself.
+    public func requestSync() {
         failures = 0
         if loop == nil {
             Task { try? await self.syncNow() }

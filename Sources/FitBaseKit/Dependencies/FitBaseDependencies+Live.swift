@@ -72,7 +72,9 @@ extension FitBaseDependencies {
 
     /// The live services over one ``FitBaseClient``, one sealed ``LocalStore`` and one ``SyncEngine`` (started here:
     /// it syncs periodically, after local changes, on the server's `sync` events and when the network comes back).
-    /// Build it once, at launch.
+    /// The entitlement is read from its cache at once and revalidated here and at each sign-in, and on the server's
+    /// `subscription` events; the purchase provider's transactions go to the server as they arrive. Build it once, at
+    /// launch.
     public static func live(_ configuration: LiveConfiguration) throws -> FitBaseDependencies {
         let client = FitBaseClient(serverURL: configuration.serverURL, tokenStore: configuration.tokenStore, transport: configuration.transport)
         let store = try LocalStore(
@@ -87,10 +89,20 @@ extension FitBaseDependencies {
         let analytics = ConsentGatedAnalytics(configuration.analytics)
         let parser = DeepLinkParser(appScheme: configuration.appScheme, publicURLs: [configuration.serverURL] + configuration.publicURLs)
         let catalog = LiveCatalogService(api: api, cache: cache, ttl: configuration.catalogTTL)
-        let sync = SyncRunner(engine: engine, reachability: configuration.reachability)
+        let billing = LiveBillingService(
+            client: client, entitlements: entitlements, store: configuration.purchaseProvider, products: configuration.products, cache: cache,
+            ttl: configuration.entitlementTTL, clock: clock)
+        let sync = SyncRunner(engine: engine, client: client, billing: billing, reachability: configuration.reachability)
         let profile = LiveProfileService(client: client, sync: sync, localData: localData, analyticsConsent: analytics)
         Task { if await client.currentUserID() != nil { await sync.restart() } }
         Task { await followAnalyticsConsent(of: client, profile: profile, gate: analytics) }
+        if let store = configuration.purchaseProvider {
+            // From launch on, whoever is signed in: what the store delivers goes to the server (a transaction that
+            // arrives signed out stays unfinished until the next sign-in's refresh).
+            Task {
+                for await transaction in await store.transactionUpdates() { try? await billing.deliver(transaction) }
+            }
+        }
         return FitBaseDependencies(
             auth: LiveAuthService(client: client, sync: sync, localData: localData, analyticsConsent: analytics),
             profile: profile,
@@ -102,9 +114,7 @@ extension FitBaseDependencies {
                 engine: engine, catalog: catalog, clock: clock, timeZone: configuration.timeZone,
                 syncTracker: WorkoutSyncTracker(engine: engine, analytics: analytics)),
             plans: LivePlanService(engine: engine),
-            billing: LiveBillingService(
-                client: client, entitlements: entitlements, store: configuration.purchaseProvider, products: configuration.products, cache: cache,
-                ttl: configuration.entitlementTTL, clock: clock),
+            billing: billing,
             groups: LiveGroupService(client: client, api: api, parser: parser),
             notifications: LiveNotificationService(api: api),
             health: LiveHealthService(api: api, uploader: configuration.healthKit.map { HealthSampleUploader(client: client, store: store, source: $0) }),

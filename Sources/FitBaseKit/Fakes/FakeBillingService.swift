@@ -1,8 +1,11 @@
 import FitBaseCore
 import Foundation
+import Synchronization
 
 /// The store the fakes buy from: sells ``FakeBillingService/products`` and answers purchases with
-/// ``nextOutcome`` — a "signed transaction" that is just `fake-jws:<product id>`.
+/// ``nextOutcome`` — a transaction whose "signed transaction" is just `fake-jws:<product id>`. Like StoreKit, it keeps
+/// every transaction it delivered unfinished until ``finish(transactionID:)``; ``deliver(productID:)`` plays a
+/// transaction arriving outside a purchase (a renewal, an Ask to Buy approval, a purchase on another device).
 public actor FakePurchaseProvider: PurchaseProvider {
     /// What the knobs name: the service's operations.
     public enum Operation: String, FakeOperation {
@@ -16,6 +19,12 @@ public actor FakePurchaseProvider: PurchaseProvider {
     public var nextOutcome: StorePurchaseOutcome?
     /// The product ids bought so far (what a restore finds).
     public private(set) var owned: [String] = []
+    /// The transactions delivered and not finished yet, oldest first.
+    public private(set) var unfinished: [StoreTransaction] = []
+    /// The ids of the transactions finished, in order.
+    public private(set) var finished: [String] = []
+    private var lastTransactionNumber = 0
+    private nonisolated let updates = ValueStreams<StoreTransaction>()
 
     /// A store with nothing bought yet.
     public init(clock: any KitClock = SystemKitClock()) {
@@ -27,6 +36,27 @@ public actor FakePurchaseProvider: PurchaseProvider {
         nextOutcome = outcome
     }
 
+    /// A transaction of `productID` as the fake signs it.
+    public static func transaction(id: String, productID: String) -> StoreTransaction {
+        StoreTransaction(id: id, productID: productID, signedTransaction: "fake-jws:" + productID)
+    }
+
+    /// Delivers a transaction of `productID` outside a purchase, as `Transaction.updates` does, and returns it.
+    @discardableResult
+    public func deliver(productID: String) -> StoreTransaction {
+        let transaction = newTransaction(productID)
+        owned.append(productID)
+        updates.send(transaction)
+        return transaction
+    }
+
+    private func newTransaction(_ productID: String) -> StoreTransaction {
+        lastTransactionNumber += 1
+        let transaction = Self.transaction(id: "fake-transaction-\(lastTransactionNumber)", productID: productID)
+        unfinished.append(transaction)
+        return transaction
+    }
+
     public func products(ids: [String]) async throws -> [StoreProduct] {
         try await knobs.enter(.products, clock: clock)
         return FakeBillingService.products.filter { ids.contains($0.id) }.map {
@@ -36,25 +66,44 @@ public actor FakePurchaseProvider: PurchaseProvider {
 
     public func purchase(productID: String, appAccountToken: UUID?) async throws -> StorePurchaseOutcome {
         try await knobs.enter(.purchase, clock: clock)
-        let outcome = nextOutcome ?? .purchased(signedTransaction: "fake-jws:" + productID)
+        let outcome = nextOutcome ?? .purchased(Self.transaction(id: "", productID: productID))
         nextOutcome = nil
-        if case .purchased = outcome { owned.append(productID) }
-        return outcome
+        guard case .purchased(let bought) = outcome else { return outcome }
+        owned.append(bought.productID)
+        return .purchased(newTransaction(bought.productID))
     }
 
     public func restore() async throws -> [String] {
         try await knobs.enter(.restore, clock: clock)
         return owned.map { "fake-jws:" + $0 }
     }
+
+    public func unfinishedTransactions() async -> [StoreTransaction] {
+        unfinished
+    }
+
+    public nonisolated func transactionUpdates() -> AsyncStream<StoreTransaction> {
+        updates.make(buffer: .max).stream
+    }
+
+    public func finish(transactionID: String) async {
+        guard let index = unfinished.firstIndex(where: { $0.id == transactionID }) else { return }
+        unfinished.remove(at: index)
+        finished.append(transactionID)
+    }
 }
 
 /// An in-memory ``BillingService``: four products (Pro and Premium, monthly and yearly) over the standard tiers; a
 /// purchase through the ``FakePurchaseProvider`` grants the product's tier for a month or a year, and an entitlement
-/// whose expiry has passed on the clock counts as free.
+/// whose expiry has passed on the clock counts as free. As the live service does, it takes every transaction the store
+/// delivers (``FakePurchaseProvider/deliver(productID:)``) and finishes it only once taken: with
+/// ``Operation/refreshEntitlement`` failing (the server out of reach) a delivered transaction stays unfinished, and the
+/// next ``refreshEntitlement()`` takes it.
 public actor FakeBillingService: BillingService {
-    /// What the knobs name: the service's operations.
+    /// What the knobs name: the service's operations (``Operation/refreshEntitlement`` also names taking a transaction
+    /// the store delivered: what the server does in the live service).
     public enum Operation: String, FakeOperation {
-        case offers, entitlement, purchase, restorePurchases
+        case offers, entitlement, purchase, restorePurchases, refreshEntitlement
     }
 
     /// Latency, failures, the operations a test set up, and the calls received.
@@ -64,6 +113,7 @@ public actor FakeBillingService: BillingService {
     private let clock: any KitClock
     private var granted: Entitlement
     private let observers = ValueStreams<EntitlementState>()
+    private nonisolated let listener = Mutex<Task<Void, Never>?>(nil)
 
     /// The products the fake store sells.
     public static let products: [SubscriptionProduct] = [
@@ -79,6 +129,16 @@ public actor FakeBillingService: BillingService {
         self.granted = entitlement
         self.clock = clock
         self.store = store ?? FakePurchaseProvider(clock: clock)
+        let updates = self.store.transactionUpdates()
+        listener.withLock { listener in
+            listener = Task { [weak self] in
+                for await transaction in updates { await self?.take(transaction) }
+            }
+        }
+    }
+
+    deinit {
+        listener.withLock { $0?.cancel() }
     }
 
     /// The entitlement as the app sees it now: past its expiry it is free.
@@ -133,8 +193,9 @@ public actor FakeBillingService: BillingService {
             throw KitError(.purchaseFailed)
         }
         switch outcome {
-        case .purchased:
+        case .purchased(let transaction):
             grant(product)
+            await store.finish(transactionID: transaction.id)
             return .purchased(state)
         case .pending: return .pending
         case .cancelled: return .cancelled
@@ -154,6 +215,33 @@ public actor FakeBillingService: BillingService {
         let bought = transactions.compactMap { jws in Self.products.first { "fake-jws:" + $0.id == jws } }
         if let best = bought.max(by: { $0.tier < $1.tier }) { grant(best) }
         return state
+    }
+
+    public func refreshEntitlement() async {
+        do throws(KitError) {
+            try await knobs.enter(.refreshEntitlement, clock: clock)
+        } catch {
+            return
+        }
+        for transaction in await store.unfinishedTransactions() { await settle(transaction) }
+        publish()
+    }
+
+    /// A transaction the store delivered: taken (granted, then finished) unless the "server" is failing.
+    private func take(_ transaction: StoreTransaction) async {
+        do throws(KitError) {
+            try await knobs.enter(.refreshEntitlement, clock: clock)
+        } catch {
+            return
+        }
+        await settle(transaction)
+    }
+
+    private func settle(_ transaction: StoreTransaction) async {
+        if let product = Self.products.first(where: { FakePurchaseProvider.transaction(id: transaction.id, productID: $0.id) == transaction }) {
+            grant(product)
+        }
+        await store.finish(transactionID: transaction.id)
     }
 
     private func grant(_ product: SubscriptionProduct) {

@@ -65,14 +65,44 @@ struct SubscriptionStore: Sendable {
             .for(.update).all().map(record)
     }
 
-    /// Inserts or replaces `record` by id.
+    /// Inserts or replaces `record` by id. When that changes what its owner holds (a new owner, or a new state), the
+    /// owner's devices are told in the same transaction: a `subscription` event on the user's stream with the
+    /// entitlement resolved from all their subscriptions, so an app refreshes without waiting for its next launch.
     static func save(_ record: SubscriptionRecord, now: Date, on db: any SQLDatabase) async throws {
+        let before = try await select(on: db).where("id", .equal, record.id).first().map(Self.record)
         let values = columnValues(record, now: now)
         try await db.insert(into: "subscriptions")
             .columns(["id", "created_at"] + values.map(\.0))
             .values([SQLBind(record.id), SQLBind(now)] + values.map { SQLBind($0.1) })
             .onConflict(with: ["id"]) { conflict in values.reduce(conflict) { $0.set(excludedValueOf: $1.0) } }
             .run()
+        guard let owner = record.user, before?.user != owner || before.map({ Self.toTheMillisecond($0.state) }) != Self.toTheMillisecond(record.state)
+        else { return }
+        let entitlement = EntitlementResolver().resolve(try await records(of: owner, on: db).map(\.state), at: now)
+        try await EventLog.append(
+            topic: .user(owner), type: subscriptionChanged, data: SubscriptionChange(tier: entitlement.tier, status: entitlement.status),
+            now: now, on: db
+        )
+    }
+
+    /// `state` with its instants to the millisecond, the stores' precision: a state read back from the database (whose
+    /// own precision and arithmetic may move an instant by less) compares equal to the same state written again.
+    private static func toTheMillisecond(_ state: SubscriptionState) -> SubscriptionState {
+        func rounded(_ date: Date?) -> Date? { date.map { Date(timeIntervalSince1970: ($0.timeIntervalSince1970 * 1000).rounded() / 1000) } }
+        var state = state
+        state.expiresAt = rounded(state.expiresAt)
+        state.gracePeriodExpiresAt = rounded(state.gracePeriodExpiresAt)
+        state.revokedAt = rounded(state.revokedAt)
+        return state
+    }
+
+    /// The type of the event that tells a user's devices their entitlement changed.
+    static let subscriptionChanged = "subscription"
+
+    /// A `subscription` event's data: the user's entitlement after the change.
+    struct SubscriptionChange: Encodable {
+        let tier: SubscriptionTier
+        let status: EntitlementStatus
     }
 
     private static func insertIgnoringDuplicates(_ record: SubscriptionRecord, now: Date, on db: any SQLDatabase) async throws {

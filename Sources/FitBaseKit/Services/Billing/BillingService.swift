@@ -109,24 +109,54 @@ public struct StoreProduct: Sendable, Equatable {
     }
 }
 
+/// A transaction the store signed, for the server to verify: a purchase, a renewal, an Ask to Buy approval, a purchase
+/// on another device. The store delivers it again until it is finished (``PurchaseProvider/finish(transactionID:)``),
+/// which the Kit does only once the server has taken it.
+public struct StoreTransaction: Sendable, Equatable, Hashable {
+    /// The store's id of the transaction (StoreKit's `Transaction.id`).
+    public var id: String
+    /// The product bought.
+    public var productID: String
+    /// The signed transaction (StoreKit 2's `VerificationResult.jwsRepresentation`) the server verifies.
+    public var signedTransaction: String
+
+    /// Makes a transaction.
+    public init(id: String, productID: String, signedTransaction: String) {
+        self.id = id
+        self.productID = productID
+        self.signedTransaction = signedTransaction
+    }
+}
+
 /// What the store said about a purchase.
 public enum StorePurchaseOutcome: Sendable, Equatable {
-    /// Bought: the signed transaction (StoreKit 2's `jwsRepresentation`) to send to the server.
-    case purchased(signedTransaction: String)
-    /// Waiting for approval (Ask to Buy, a strong customer authentication step).
+    /// Bought: the transaction to send to the server, then finish.
+    case purchased(StoreTransaction)
+    /// Waiting for approval (Ask to Buy, a strong customer authentication step); the transaction comes later, through
+    /// ``PurchaseProvider/transactionUpdates()``.
     case pending
     /// The user cancelled.
     case cancelled
 }
 
-/// The platform's store, without naming StoreKit: the app passes a StoreKit 2 adapter, tests and Linux a fake.
+/// The platform's store, without naming StoreKit: the app passes `StoreKitPurchaseProvider` (Apple platforms), tests
+/// and Linux a fake.
 public protocol PurchaseProvider: Sendable {
     /// The products with these ids the store sells (unknown ids are left out).
     func products(ids: [String]) async throws -> [StoreProduct]
-    /// Buys `productID` for the user with this app account token (the user id, so the server can match it).
+    /// Buys `productID` for the user with this app account token (the user id, so the server can match it). A bought
+    /// transaction is left unfinished: the caller finishes it once the server has it.
     func purchase(productID: String, appAccountToken: UUID?) async throws -> StorePurchaseOutcome
     /// The signed transactions of every current entitlement (`Transaction.currentEntitlements`), after syncing with the store.
     func restore() async throws -> [String]
+    /// The transactions the store delivered that were never finished (`Transaction.unfinished`): one the server did not
+    /// take, or one that came while nobody was signed in.
+    func unfinishedTransactions() async -> [StoreTransaction]
+    /// The transactions the store delivers from now on outside a purchase (`Transaction.updates`): renewals, Ask to Buy
+    /// approvals, purchases on other devices, refunds — and, at launch, those left unfinished.
+    func transactionUpdates() async -> AsyncStream<StoreTransaction>
+    /// Tells the store the transaction is dealt with (`Transaction.finish()`), so it is not delivered again.
+    func finish(transactionID: String) async
 }
 
 /// What a purchase ended in.
@@ -154,4 +184,9 @@ public protocol BillingService: Sendable {
     func purchase(productID: String) async throws(KitError) -> PurchaseResult
     /// Restores purchases made on another device or before a reinstall.
     func restorePurchases() async throws(KitError) -> EntitlementState
+    /// Brings the entitlement up to date with the server: the store's unfinished transactions are sent first, then the
+    /// cached entitlement is revalidated (unchanged, it costs a 304). The live services do it at launch, at each
+    /// sign-in and on the server's `subscription` events; call it when the app comes to the foreground
+    /// (``AppModel/becameActive()``). Offline, the cached entitlement stays; ``entitlementUpdates()`` tells any change.
+    func refreshEntitlement() async
 }

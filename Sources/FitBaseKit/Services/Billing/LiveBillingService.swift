@@ -5,7 +5,9 @@ import Foundation
 
 /// ``BillingService`` over the SDK's ``Entitlements`` (the server's resolved entitlement, cached for offline launches)
 /// and a ``PurchaseProvider`` (StoreKit 2 in the app). The cached entitlement honours its expiry offline: a
-/// subscription whose period has ended counts as free until the server says it renewed.
+/// subscription whose period has ended counts as free until the server says it renewed. Every transaction the store
+/// delivers goes to the server and is finished only once the server took it; one it did not take stays unfinished,
+/// and the store delivers it again.
 public struct LiveBillingService: BillingService {
     let client: FitBaseClient
     let entitlements: Entitlements
@@ -50,6 +52,7 @@ public struct LiveBillingService: BillingService {
         }
         do throws(FitBaseError) {
             let fresh = try await entitlements.refresh()
+            await tierSettled(from: cached, to: fresh)
             return Loaded(state(fresh), source: .server, fetchedAt: fresh.fetchedAt)
         } catch {
             if case .transport = error, let cached { return Loaded(state(cached), source: .staleCache, fetchedAt: cached.fetchedAt) }
@@ -100,9 +103,10 @@ public struct LiveBillingService: BillingService {
             throw failure
         }
         switch outcome {
-        case .purchased(let signedTransaction):
+        case .purchased(let transaction):
             do throws(FitBaseError) {
-                let snapshot = try await entitlements.submitAppStoreTransaction(signedTransaction)
+                let snapshot = try await entitlements.submitAppStoreTransaction(transaction.signedTransaction)
+                await store.finish(transactionID: transaction.id)
                 // Premium videos and recommendations depend on the tier: drop what was cached under the old one.
                 await cache.invalidate(prefix: "catalog:")
                 await cache.invalidate(prefix: "recommendations:")
@@ -134,5 +138,34 @@ public struct LiveBillingService: BillingService {
         } catch {
             throw KitError(error)
         }
+    }
+
+    public func refreshEntitlement() async {
+        guard await client.currentUserID() != nil else { return }
+        let cached = await entitlements.current()
+        if let store {
+            for transaction in await store.unfinishedTransactions() { try? await deliver(transaction) }
+        }
+        guard let fresh = try? await entitlements.refresh() else { return }
+        await tierSettled(from: cached, to: fresh)
+    }
+
+    /// Sends a transaction the store delivered outside a purchase to the server, then finishes it. Throws when the
+    /// server did not take it (nobody signed in, offline, refused): it stays unfinished, and the store delivers it again.
+    func deliver(_ transaction: StoreTransaction) async throws(KitError) {
+        guard let store else { return }
+        guard await client.currentUserID() != nil else { throw .notSignedIn }
+        let cached = await entitlements.current()
+        let fresh = try await kit { () async throws(FitBaseError) in try await entitlements.submitAppStoreTransaction(transaction.signedTransaction) }
+        await store.finish(transactionID: transaction.id)
+        await tierSettled(from: cached, to: fresh)
+    }
+
+    /// Premium videos and recommendations depend on the tier: when a refresh changed it, what was cached under the old
+    /// one goes.
+    private func tierSettled(from cached: Entitlements.Snapshot?, to fresh: Entitlements.Snapshot) async {
+        guard cached?.entitlement.tier != fresh.entitlement.tier else { return }
+        await cache.invalidate(prefix: "catalog:")
+        await cache.invalidate(prefix: "recommendations:")
     }
 }

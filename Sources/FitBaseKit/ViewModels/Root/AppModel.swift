@@ -70,6 +70,13 @@ public final class AppModel {
         auth.stop()
     }
 
+    /// The app came to the foreground (SwiftUI's `scenePhase` turned `.active`): the entitlement is revalidated, so a
+    /// purchase, renewal or refund made while the app was away shows at once.
+    public func becameActive() async {
+        guard auth.isSignedIn else { return }
+        await dependencies.billing.refreshEntitlement()
+    }
+
     /// Onboarding finished: show the app.
     public func onboardingFinished() async {
         guard auth.isSignedIn else { return }
