@@ -114,7 +114,7 @@ extension Journey {
     private static func install(server: URL, store: (any PurchaseProvider)?) throws -> (FitBaseDependencies, URL) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fitbase-journey-\(UUID().uuidString)")
         let dependencies = try FitBaseDependencies.live(.init(
-            serverURL: server, dataDirectory: directory, purchaseProvider: store, products: [premium], analytics: SilentAnalytics(),
+            serverURL: server, dataDirectory: directory, purchaseProvider: store, products: [premium], analytics: RecordingAnalytics(),
             timeZone: { .gmt }
         ))
         return (dependencies, directory)
