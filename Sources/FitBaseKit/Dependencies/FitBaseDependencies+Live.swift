@@ -37,6 +37,8 @@ extension FitBaseDependencies {
         /// The HTTP transport (the platform's by default; tests pass one that can go offline).
         public var transport: (any ClientTransport)?
         public var clock: any KitClock
+        /// The app's bundle id, which the server sends its pushes to (`apns-topic`).
+        public var bundleID: String?
 
         /// A configuration with the defaults: catalog cached 6 hours, recommendations 1 hour, the entitlement 1 hour.
         public init(
@@ -44,7 +46,8 @@ extension FitBaseDependencies {
             purchaseProvider: (any PurchaseProvider)? = nil, products: [SubscriptionProduct] = [], appScheme: String = "fitbase", publicURLs: [URL] = [],
             analytics: any AnalyticsService = ConsoleAnalyticsSink(), reachability: (any ReachabilityMonitor)? = nil, catalogTTL: Duration = .seconds(6 * 3_600),
             recommendationsTTL: Duration = .seconds(3_600), entitlementTTL: Duration = .seconds(3_600),
-            timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current }, transport: (any ClientTransport)? = nil, clock: any KitClock = SystemKitClock()
+            timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current }, transport: (any ClientTransport)? = nil, clock: any KitClock = SystemKitClock(),
+            bundleID: String? = Bundle.main.bundleIdentifier
         ) {
             self.serverURL = serverURL
             self.dataDirectory = dataDirectory
@@ -62,11 +65,13 @@ extension FitBaseDependencies {
             self.timeZone = timeZone
             self.transport = transport
             self.clock = clock
+            self.bundleID = bundleID
         }
     }
 
     /// The live services over one ``FitBaseClient``, one sealed ``LocalStore`` and one ``SyncEngine`` (started here:
-    /// it syncs periodically, after local changes, on the server's `sync` events and when the network comes back).
+    /// it syncs periodically, after local changes, on the server's `sync` events and when the network comes back), with
+    /// the push token and a pending screen kept beside the store (`push-registration.json`, `pending-navigation.json`).
     /// Build it once, at launch.
     public static func live(_ configuration: LiveConfiguration) throws -> FitBaseDependencies {
         let client = FitBaseClient(serverURL: configuration.serverURL, tokenStore: configuration.tokenStore, transport: configuration.transport)
@@ -83,10 +88,13 @@ extension FitBaseDependencies {
         let parser = DeepLinkParser(appScheme: configuration.appScheme, publicURLs: [configuration.serverURL] + configuration.publicURLs)
         let catalog = LiveCatalogService(api: api, cache: cache, ttl: configuration.catalogTTL)
         let sync = SyncRunner(engine: engine, reachability: configuration.reachability)
+        let push = LivePushService(
+            client: client, bundleID: configuration.bundleID, timeZone: configuration.timeZone,
+            file: configuration.dataDirectory.appendingPathComponent("push-registration.json"))
         Task { if await client.currentUserID() != nil { await sync.restart() } }
         return FitBaseDependencies(
-            auth: LiveAuthService(client: client, sync: sync, localData: localData, analytics: analytics),
-            profile: LiveProfileService(client: client, sync: sync, localData: localData, analytics: analytics),
+            auth: LiveAuthService(client: client, sync: sync, localData: localData, analytics: analytics, push: push),
+            profile: LiveProfileService(client: client, sync: sync, localData: localData, analytics: analytics, push: push),
             cycle: LiveCycleService(engine: engine, profile: ProfileAverages(cache: cache), clock: clock, timeZone: configuration.timeZone, analytics: analytics),
             catalog: catalog,
             recommendations: LiveRecommendationService(
@@ -101,7 +109,8 @@ extension FitBaseDependencies {
             groups: LiveGroupService(client: client, api: api, parser: parser, analytics: analytics),
             notifications: LiveNotificationService(api: api),
             health: LiveHealthService(api: api, clock: clock),
-            analytics: analytics, clock: clock, deepLinks: parser
+            analytics: analytics, clock: clock, deepLinks: parser, push: push,
+            pendingNavigation: PendingNavigationStore(file: configuration.dataDirectory.appendingPathComponent("pending-navigation.json"))
         )
     }
 }

@@ -3,13 +3,15 @@ import FitBaseClient
 import FitBaseCore
 import Foundation
 
-/// ``AuthService`` over ``FitBaseClient``'s session. Signing out ends the session on the server, stops syncing and
-/// erases the device's store (destroying its key) and the cached entitlement.
+/// ``AuthService`` over ``FitBaseClient``'s session. Signing out unregisters the device's push token while the session
+/// still works, ends the session on the server, stops syncing and erases the device's store (destroying its key) and the
+/// cached entitlement; every new session registers the token again.
 public struct LiveAuthService: AuthService {
     let client: FitBaseClient
     let sync: SyncRunner
     let localData: LocalData
     let analytics: any AnalyticsService
+    let push: LivePushService
 
     public func currentState() async -> AuthState {
         guard let id = await client.currentUserID() else { return .signedOut(.notSignedIn) }
@@ -29,6 +31,7 @@ public struct LiveAuthService: AuthService {
 
     public func signUp(email: String, password: String, displayName: String?) async throws(KitError) -> AccountUser {
         let user = try await kit { () async throws(FitBaseError) in try await client.signUp(email: email, password: password, displayName: displayName) }
+        await push.sessionStarted()
         await sync.restart()
         analytics.track(.signedUp(.email))
         return AccountUser(user)
@@ -36,6 +39,7 @@ public struct LiveAuthService: AuthService {
 
     public func signIn(email: String, password: String) async throws(KitError) -> AccountUser {
         let user = try await kit { () async throws(FitBaseError) in try await client.signIn(email: email, password: password) }
+        await push.sessionStarted()
         await sync.restart()
         analytics.track(.signedIn(.email))
         return AccountUser(user)
@@ -48,6 +52,7 @@ public struct LiveAuthService: AuthService {
                 givenName: credential.givenName, familyName: credential.familyName
             )
         }
+        await push.sessionStarted()
         await sync.restart()
         analytics.track(user.isNewUser ? .signedUp(.apple) : .signedIn(.apple))
         return AccountUser(user)
@@ -55,12 +60,14 @@ public struct LiveAuthService: AuthService {
 
     public func signInWithGoogle(idToken: String, nonce: String?) async throws(KitError) -> AccountUser {
         let user = try await kit { () async throws(FitBaseError) in try await client.signInWithGoogle(idToken: idToken, nonce: nonce) }
+        await push.sessionStarted()
         await sync.restart()
         analytics.track(user.isNewUser ? .signedUp(.google) : .signedIn(.google))
         return AccountUser(user)
     }
 
     public func signOut() async {
+        await push.sessionEnding()
         await sync.stop()
         try? await client.signOut()
         await localData.erase()
@@ -128,6 +135,7 @@ public struct LiveProfileService: ProfileService {
     let sync: SyncRunner
     let localData: LocalData
     let analytics: any AnalyticsService
+    let push: LivePushService
 
     public func profile() async throws(KitError) -> UserProfile {
         try await kit { () async throws(FitBaseError) in
@@ -225,6 +233,7 @@ public struct LiveProfileService: ProfileService {
         }
         try await kit { () async throws(FitBaseError) in try await client.deleteAccount() }
         await sync.stop()
+        await push.accountDeleted()
         await localData.erase()
         analytics.track(.accountDeleted)
     }
