@@ -90,7 +90,7 @@ import Testing
         relaunched.auth.email = "someone-else@example.com"
         relaunched.auth.password = "a long enough password"
         await relaunched.auth.signUp()
-        await eventually { relaunched.route == .main }
+        await eventually { relaunched.route == .onboarding }
         #expect(relaunched.pending == nil && relaunched.destination == nil)
         relaunched.stop()
     }

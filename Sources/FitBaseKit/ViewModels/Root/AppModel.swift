@@ -9,7 +9,7 @@ import Observation
 ///
 /// An invite or a push that arrives before the app can show it (signed out, onboarding unfinished) waits, kept on the
 /// device across restarts (``pending``), and opens once its account is in the app; another account signing in, or
-/// its own signing out, drops it.
+/// its own signing out (or deletion), drops it.
 @MainActor @Observable
 public final class AppModel {
     /// The part of the app showing.
@@ -61,6 +61,8 @@ public final class AppModel {
 
     private let dependencies: FitBaseDependencies
     @ObservationIgnored private var observation: Task<Void, Never>?
+    /// The account signed in at the last state followed, to tell a sign-out from a launch signed out.
+    @ObservationIgnored private var signedInUser: UserID?
 
     /// The root over `dependencies`.
     public init(dependencies: FitBaseDependencies) {
@@ -100,11 +102,16 @@ public final class AppModel {
     }
 
     private func reroute(for state: AuthState) async {
+        let previousUser = signedInUser
+        signedInUser = state.userID
         guard let user = state.userID else {
             route = .signIn
             if destination != .resetPassword && destination != .emailVerified { destination = nil }
-            // An account left (not a plain launch): what waited for it goes; what was opened signed out stays.
-            if case .signedOut(let reason) = state, reason != .notSignedIn, pending?.userID != nil { keepPending(nil) }
+            // The account signed out or was deleted: what waited for it goes (what was opened signed out stays). A session
+            // the server ended keeps it for the account's return; another account signing in drops it.
+            if previousUser != nil, state == .signedOut(.signedOut) || state == .signedOut(.accountDeleted), pending?.userID != nil {
+                keepPending(nil)
+            }
             return
         }
         if var waiting = pending {
