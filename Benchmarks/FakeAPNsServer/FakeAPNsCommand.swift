@@ -3,11 +3,14 @@ import Crypto
 import FitBaseFakeAPNs
 import Foundation
 
-/// `fitbase-fake-apns`: a ``FakeAPNsServer`` in its own process, for benchmarks (`scripts/bench/bench-apns.sh`).
+/// `fitbase-fake-apns`: a ``FakeAPNsServer`` in its own process, for benchmarks (`scripts/bench/bench-apns.sh`) and the
+/// journey (`.ci/run`: the journey reads `--record` to see its pushes arrive).
 ///
 /// Prints `port <n>` once listening, writes its CA certificate to `--ca-out` (for `FITBASE_APNS_TEST_CA_FILE`) and,
 /// with `--key-out`, a fresh APNs auth key (for `FITBASE_APNS_KEY_FILE`) whose public half it then checks tokens
-/// against. With `--expect N` it prints a summary line once N pushes were accepted. It runs until killed.
+/// against. With `--expect N` it prints a summary line once N pushes were accepted; with `--record FILE` it appends each
+/// accepted push to FILE as one line of JSON (`{"deviceToken", "topic", "payload"}`) within a tenth of a second. It runs
+/// until killed.
 @main
 struct FakeAPNsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,6 +26,7 @@ struct FakeAPNsCommand: AsyncParsableCommand {
     @Option(help: "Key id the tokens' kid must name.") var keyID = "BENCHKEY01"
     @Option(help: "The only apns-topic accepted.") var topic = "app.fitbase.bench"
     @Option(help: "Print a summary once this many pushes were accepted.") var expect: Int?
+    @Option(help: "Append every accepted push to this file, one JSON line each.") var record: String?
 
     func validate() throws {
         guard (keyOut == nil) != (keyFile == nil) else { throw ValidationError("give exactly one of --key-out and --key-file") }
@@ -43,6 +47,10 @@ struct FakeAPNsCommand: AsyncParsableCommand {
             .init(teamID: teamID, keyID: keyID, publicKey: key.publicKey, topic: topic), host: host, port: port
         )
         try write(server.certificateAuthorityPEM, to: caOut)
+        if let record {
+            try write("", to: record)
+            Task { try await Self.record(server, to: record) }
+        }
         say("port \(server.port)")
 
         if let expect {
@@ -55,6 +63,25 @@ struct FakeAPNsCommand: AsyncParsableCommand {
         }
         while true {
             try await Task.sleep(for: .seconds(3_600))
+        }
+    }
+
+    /// Appends the pushes `server` accepts to the file at `path`, as they arrive.
+    private static func record(_ server: FakeAPNsServer, to path: String) async throws {
+        let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        var written = 0
+        while true {
+            let accepted = server.accepted
+            for push in accepted.dropFirst(written) {
+                let line: [String: Any] = [
+                    "deviceToken": push.deviceToken, "topic": push.headers["apns-topic"] ?? "",
+                    "payload": (try? JSONSerialization.jsonObject(with: push.payload)) ?? String(decoding: push.payload, as: UTF8.self),
+                ]
+                file.seekToEndOfFile()
+                file.write(try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]) + Data("\n".utf8))
+            }
+            written = accepted.count
+            try await Task.sleep(for: .milliseconds(100))
         }
     }
 

@@ -55,7 +55,7 @@ struct Phone {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("fitbase-journey-\(UUID().uuidString)")
         dependencies = try FitBaseDependencies.live(.init(
             serverURL: server, dataDirectory: directory, analytics: analytics, reachability: network.reachability,
-            timeZone: { .gmt }, transport: network
+            timeZone: { .gmt }, transport: network, bundleID: Journey.bundleID
         ))
         app = AppModel(dependencies: dependencies)
     }
@@ -127,13 +127,14 @@ struct Journey {
         let groups = GroupsModel(dependencies: ana.dependencies)
         await groups.load()
         try check(groups.isEmpty, "Ana starts without a group")
-        groups.newGroupName = "Morning crew"
+        groups.newGroupName = "Morning crew & friends"
         await groups.create(timeZone: .gmt)
         let group = try require(groups.group, "the group is created (\(String(describing: groups.error)))")
         await groups.createInvitation()
         let invitation = try require(groups.invitation, "an invitation is made (\(String(describing: groups.error)))")
         groups.didShareInvitation()
         step("Ana created \(group.name) and shares \(invitation.url.absoluteString)")
+        try await invitePageLoads(invitation, groupName: group.name)
 
         // Ana watches the leaderboard live while Bea joins through the link and logs a workout.
         let leaderboard = LeaderboardModel(groupID: group.id, dependencies: ana.dependencies)
@@ -158,6 +159,7 @@ struct Journey {
         }
         leaderboard.disappear()
         step("Bea joined by link and logged; Ana's leaderboard moved live (\(leaderboard.rows.map { "\($0.displayName) \($0.value)" }))")
+        try await pushReachesTheGateway(ana, group: group, server: server)
 
         let notifications = NotificationsModel(dependencies: ana.dependencies)
         await notifications.load()

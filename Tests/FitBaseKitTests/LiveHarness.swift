@@ -147,7 +147,8 @@ struct LiveDevice {
             serverURL: server, dataDirectory: directory, tokenStore: tokens, keyProvider: keys, purchaseProvider: store,
             products: [SubscriptionProduct(id: "com.train.premium.monthly", tier: .premium, displayName: "Premium", displayPrice: "$9.99", period: .monthly)],
             // The test server's public URL (FITBASE_PUBLIC_URL): its invite links name port 0.
-            publicURLs: [URL(string: "http://127.0.0.1:0")!], analytics: analytics, timeZone: { .gmt }, transport: network, clock: clock
+            publicURLs: [URL(string: "http://127.0.0.1:0")!], analytics: analytics, timeZone: { .gmt }, transport: network, clock: clock,
+            bundleID: "app.fitbase.kit-tests"
         ))
     }
 

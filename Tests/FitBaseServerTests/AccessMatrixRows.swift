@@ -163,6 +163,8 @@ extension AccessMatrixTests {
         },
         // Anyone signed in holding the token may join (a member accepting again changes nothing).
         Row(operationID: "acceptInvite", expected: signedIn(.ok)) { fixture, _ in (.post, "/v1/invites/\(fixture.inviteToken)/accept", nil) },
+        // The invite page shows the group's name and inviter to whoever holds the link; a bearer token changes nothing.
+        Row(operationID: "getInvitePage", expected: everyone(.ok)) { fixture, _ in (.get, "/group/invite/\(fixture.inviteToken)", nil) },
         Row(operationID: "getAppSiteAssociation", expected: everyone(.ok)) { _, _ in (.get, "/.well-known/apple-app-site-association", nil) },
         Row(operationID: "getCurrentChallenges", expected: groupOnly(member: .ok, owner: .ok)) { fixture, _ in (.get, "/v1/groups/\(fixture.groupID)/challenges/current", nil) },
         Row(operationID: "getLeaderboard", expected: groupOnly(member: .ok, owner: .ok)) { fixture, _ in (.get, "/v1/groups/\(fixture.groupID)/leaderboards/streak", nil) },

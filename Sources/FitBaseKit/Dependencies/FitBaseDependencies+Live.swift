@@ -40,6 +40,8 @@ extension FitBaseDependencies {
         /// The HTTP transport (the platform's by default; tests pass one that can go offline).
         public var transport: (any ClientTransport)?
         public var clock: any KitClock
+        /// The app's bundle id, which the server sends its pushes to (`apns-topic`).
+        public var bundleID: String?
 
         /// A configuration with the defaults: catalog cached 6 hours, recommendations 1 hour, the entitlement 1 hour.
         public init(
@@ -48,7 +50,7 @@ extension FitBaseDependencies {
             analytics: any AnalyticsService = ConsoleAnalyticsSink(), reachability: (any ReachabilityMonitor)? = nil, catalogTTL: Duration = .seconds(6 * 3_600),
             recommendationsTTL: Duration = .seconds(3_600), entitlementTTL: Duration = .seconds(3_600),
             timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current }, transport: (any ClientTransport)? = nil, clock: any KitClock = SystemKitClock(),
-            healthKit: (any HealthKitSource)? = nil
+            healthKit: (any HealthKitSource)? = nil, bundleID: String? = Bundle.main.bundleIdentifier
         ) {
             self.serverURL = serverURL
             self.dataDirectory = dataDirectory
@@ -67,11 +69,13 @@ extension FitBaseDependencies {
             self.transport = transport
             self.clock = clock
             self.healthKit = healthKit
+            self.bundleID = bundleID
         }
     }
 
     /// The live services over one ``FitBaseClient``, one sealed ``LocalStore`` and one ``SyncEngine`` (started here:
-    /// it syncs periodically, after local changes, on the server's `sync` events and when the network comes back).
+    /// it syncs periodically, after local changes, on the server's `sync` events and when the network comes back), with
+    /// the push token and a pending screen kept beside the store (`push-registration.json`, `pending-navigation.json`).
     /// The entitlement is read from its cache at once and revalidated here and at each sign-in, and on the server's
     /// `subscription` events; the purchase provider's transactions go to the server as they arrive. Build it once, at
     /// launch.
@@ -93,7 +97,10 @@ extension FitBaseDependencies {
             client: client, entitlements: entitlements, store: configuration.purchaseProvider, products: configuration.products, cache: cache,
             ttl: configuration.entitlementTTL, clock: clock)
         let sync = SyncRunner(engine: engine, client: client, billing: billing, reachability: configuration.reachability)
-        let profile = LiveProfileService(client: client, sync: sync, localData: localData, analyticsConsent: analytics)
+        let push = LivePushService(
+            client: client, bundleID: configuration.bundleID, timeZone: configuration.timeZone,
+            file: configuration.dataDirectory.appendingPathComponent("push-registration.json"))
+        let profile = LiveProfileService(client: client, sync: sync, localData: localData, analyticsConsent: analytics, push: push)
         Task { if await client.currentUserID() != nil { await sync.restart() } }
         Task { await followAnalyticsConsent(of: client, profile: profile, gate: analytics) }
         if let store = configuration.purchaseProvider {
@@ -104,7 +111,7 @@ extension FitBaseDependencies {
             }
         }
         return FitBaseDependencies(
-            auth: LiveAuthService(client: client, sync: sync, localData: localData, analyticsConsent: analytics),
+            auth: LiveAuthService(client: client, sync: sync, localData: localData, analyticsConsent: analytics, push: push),
             profile: profile,
             cycle: LiveCycleService(engine: engine, profile: ProfileAverages(cache: cache), clock: clock, timeZone: configuration.timeZone),
             catalog: catalog,
@@ -118,7 +125,8 @@ extension FitBaseDependencies {
             groups: LiveGroupService(client: client, api: api, parser: parser),
             notifications: LiveNotificationService(api: api),
             health: LiveHealthService(api: api, uploader: configuration.healthKit.map { HealthSampleUploader(client: client, store: store, source: $0) }),
-            analytics: analytics, clock: clock, deepLinks: parser
+            analytics: analytics, clock: clock, deepLinks: parser, push: push,
+            pendingNavigation: PendingNavigationStore(file: configuration.dataDirectory.appendingPathComponent("pending-navigation.json"))
         )
     }
 

@@ -38,13 +38,17 @@ public struct FitBaseDependencies: Sendable {
     public var clock: any KitClock
     /// Reads the links the app is opened with.
     public var deepLinks: DeepLinkParser
+    /// The device's push token, registered for the signed-in user.
+    public var push: any PushService
+    /// Where a screen a link or a push asked for waits for sign-in, across restarts.
+    public var pendingNavigation: PendingNavigationStore
 
     /// A container of the given services.
     public init(
         auth: any AuthService, profile: any ProfileService, cycle: any CycleService, catalog: any CatalogService,
         recommendations: any RecommendationService, history: any HistoryService, plans: any PlanService, billing: any BillingService,
         groups: any GroupService, notifications: any NotificationService, health: any HealthService, analytics: any AnalyticsService,
-        clock: any KitClock, deepLinks: DeepLinkParser
+        clock: any KitClock, deepLinks: DeepLinkParser, push: any PushService, pendingNavigation: PendingNavigationStore
     ) {
         self.auth = auth
         self.profile = profile
@@ -60,6 +64,8 @@ public struct FitBaseDependencies: Sendable {
         self.analytics = analytics
         self.clock = clock
         self.deepLinks = deepLinks
+        self.push = push
+        self.pendingNavigation = pendingNavigation
     }
 
     /// The container of `fakes`.
@@ -67,7 +73,8 @@ public struct FitBaseDependencies: Sendable {
         FitBaseDependencies(
             auth: fakes.auth, profile: fakes.profile, cycle: fakes.cycle, catalog: fakes.catalog, recommendations: fakes.recommendations,
             history: fakes.history, plans: fakes.plans, billing: fakes.billing, groups: fakes.groups, notifications: fakes.notifications,
-            health: fakes.health, analytics: fakes.analytics, clock: fakes.clock, deepLinks: fakes.deepLinks
+            health: fakes.health, analytics: fakes.analytics, clock: fakes.clock, deepLinks: fakes.deepLinks, push: fakes.push,
+            pendingNavigation: fakes.pendingNavigation
         )
     }
 

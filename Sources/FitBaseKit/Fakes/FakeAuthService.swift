@@ -18,12 +18,16 @@ public actor FakeAuthService: AuthService {
     /// Tokens of links "e-mailed" so far: verification tokens map to the address they prove.
     private var verificationTokens: [String: String] = [:]
     private var resetTokens: [String: String] = [:]
+    /// The account signed in last, also once signed out (whose pushes a device still receives after the server ended
+    /// the session, as ``FakePushService`` answers).
+    private(set) var lastUserID: UserID?
 
     /// A fake with Ana's account; signed in as her unless `signedIn` is false.
     public init(signedIn: Bool = true, clock: any KitClock = SystemKitClock()) {
         self.clock = clock
         accounts[FakeData.user.email!] = (FakeData.password, FakeData.user)
         state = signedIn ? .signedIn(userID: FakeData.user.id) : .signedOut(.notSignedIn)
+        lastUserID = state.userID
     }
 
     /// The token of the last verification link sent (what the e-mail would carry).
@@ -53,6 +57,7 @@ public actor FakeAuthService: AuthService {
 
     private func publish(_ new: AuthState) {
         state = new
+        if let id = new.userID { lastUserID = id }
         observers.send(new)
     }
 

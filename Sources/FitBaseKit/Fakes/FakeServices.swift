@@ -23,6 +23,10 @@ public struct FakeServices: Sendable {
     public let groups: FakeGroupService
     public let notifications: FakeNotificationService
     public let health: FakeHealthService
+    public let push: FakePushService
+    /// Where ``AppModel`` keeps a pending screen: memory only, shared by every model over these fakes (a "restart"
+    /// is a new model over the same fakes).
+    public let pendingNavigation = PendingNavigationStore.inMemory()
     public let analytics: RecordingAnalytics
     public let clock: any KitClock
     public let deepLinks: DeepLinkParser
@@ -47,6 +51,7 @@ public struct FakeServices: Sendable {
         groups = FakeGroupService(group: populated ? group : nil, members: populated ? members : [], parser: deepLinks, clock: clock)
         notifications = FakeNotificationService(notifications: populated ? FakeData.notifications(now: now, groupID: group.id) : [], clock: clock)
         health = FakeHealthService(samples: populated ? FakeData.healthSamples(now: now) : [], timeZone: timeZone, clock: clock)
+        push = FakePushService(auth: auth, clock: clock)
         analytics = RecordingAnalytics()
         if scenario == .strict { unimplementAll() }
     }
@@ -60,6 +65,6 @@ public struct FakeServices: Sendable {
     /// Every fake's knobs, to fail or slow down everything at once.
     public var allKnobs: [any AnyFakeKnobs] {
         [auth.knobs, profile.knobs, cycle.knobs, catalog.knobs, recommendations.knobs, history.knobs, plans.knobs, billing.knobs, groups.knobs,
-         notifications.knobs, health.knobs, billing.store.knobs]
+         notifications.knobs, health.knobs, billing.store.knobs, push.knobs]
     }
 }

@@ -102,28 +102,3 @@ extension AccountPagesOperations {
         HTTPBody(try accountsFeature.composer.page(name, values))
     }
 }
-
-/// Headers of the pages under `/auth/`: never cached, never framed, no referrer (their URLs hold tokens), no scripts.
-struct AccountPageHeadersMiddleware: RouterMiddleware {
-    typealias Context = FitBaseRequestContext
-
-    /// The routes it wraps: the account pages under `/auth/`.
-    static func applies(path: String, method: HTTPRequest.Method) -> Bool {
-        path.hasPrefix("/auth/")
-    }
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var response = try await next(request, context)
-        response.headers[.cacheControl] = "no-store"
-        response.headers[.referrerPolicy] = "no-referrer"
-        response.headers[.xFrameOptions] = "DENY"
-        response.headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-        if response.headers[.contentType]?.hasPrefix("text/html") == true { response.headers[.contentType] = "text/html; charset=utf-8" }
-        return response
-    }
-}
-
-extension HTTPField.Name {
-    static let referrerPolicy = Self("Referrer-Policy")!
-    static let xFrameOptions = Self("X-Frame-Options")!
-}

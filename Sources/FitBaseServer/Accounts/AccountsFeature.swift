@@ -93,6 +93,6 @@ struct AccountsFeature: ServerFeature {
     var syncedCollections: [any SyncedCollection] { [PreferencesCollection(profiles: profiles)] }
 
     var middleware: [ScopedMiddleware] {
-        [ScopedMiddleware(applies: AccountPageHeadersMiddleware.applies, middleware: AccountPageHeadersMiddleware())]
+        [PageHeadersMiddleware.scoped(under: "/auth/")]
     }
 }

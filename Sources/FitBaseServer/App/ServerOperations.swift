@@ -12,7 +12,7 @@ final class ServerOperations: APIProtocol,
     ServiceStatusOperations,
     AuthOperations, ProviderSignInOperations, MeOperations, CredentialsOperations, AccountPagesOperations,
     CatalogOperations, CycleOperations, HistoryOperations, PlanOperations, RecommendationOperations,
-    SyncOperations, BillingOperations, HealthOperations, GroupOperations, ChallengeOperations, EventStreamOperations,
+    SyncOperations, BillingOperations, HealthOperations, GroupOperations, InvitePageOperations, ChallengeOperations, EventStreamOperations,
     DeviceOperations
 {
     let statusFeature: ServiceStatusFeature

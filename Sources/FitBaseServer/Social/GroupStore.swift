@@ -193,6 +193,24 @@ struct GroupStore: Sendable {
         }
     }
 
+    /// What a token names, for the invite page: a working invite, one that ended, or none ever.
+    enum InviteLookup: Sendable, Equatable {
+        case working(GroupInvite)
+        /// It expired, was revoked or was used up (or its group is gone).
+        case ended
+        /// No invite ever had this token.
+        case unknown
+    }
+
+    /// ``invite(_:now:)``, telling an invite that ended from a token that never named one.
+    func lookUpInvite(_ token: String, now: Date) async throws -> InviteLookup {
+        if let invite = try await invite(token, now: now) { return .working(invite) }
+        let known = try await database.withConnection { db in
+            try await db.select().column("group_id").from("group_invites").where("token_hash", .equal, sha256Hex(token)).first()
+        }
+        return known == nil ? .unknown : .ended
+    }
+
     /// The group's working invite `id`, if it is one.
     func invite(_ id: InviteID, of group: GroupID, now: Date) async throws -> GroupInvite? {
         try await database.withConnection { db in

@@ -8,6 +8,8 @@ struct SocialFeature: ServerFeature {
     let configuration: SocialConfiguration
     let publicURL: String
     let clock: ServerClock
+    /// Renders the invite page (with the account pages' layout).
+    let composer: AccountMailComposer
     private let logger: Logger
 
     var groups: GroupStore { GroupStore(database: database) }
@@ -21,9 +23,11 @@ struct SocialFeature: ServerFeature {
         configuration = foundation.configuration.social
         publicURL = foundation.configuration.publicURL
         clock = foundation.clock
+        composer = foundation.composer
         logger = foundation.logger
     }
 
     var dataOwners: [any AccountDataOwner] { [GroupMembershipOwner(), NotificationsOwner()] }
+    var middleware: [ScopedMiddleware] { [PageHeadersMiddleware.scoped(under: "/group/invite/")] }
     var services: [any Service] { [PeriodicService.weekRollover(WeekRollover(database: database), clock: clock, logger: logger)] }
 }

@@ -4,13 +4,15 @@ import FitBaseCore
 import Foundation
 import HTTPTypes
 
-/// ``AuthService`` over ``FitBaseClient``'s session. Signing out ends the session on the server, stops syncing and
-/// erases the device's store (destroying its key) and the cached entitlement.
+/// ``AuthService`` over ``FitBaseClient``'s session. Signing out unregisters the device's push token while the session
+/// still works, ends the session on the server, stops syncing and erases the device's store (destroying its key) and the
+/// cached entitlement; every new session registers the token again.
 public struct LiveAuthService: AuthService {
     let client: FitBaseClient
     let sync: SyncRunner
     let localData: LocalData
     let analyticsConsent: ConsentGatedAnalytics
+    let push: LivePushService
 
     public func currentState() async -> AuthState {
         guard let id = await client.currentUserID() else { return .signedOut(.notSignedIn) }
@@ -30,6 +32,7 @@ public struct LiveAuthService: AuthService {
 
     public func signUp(email: String, password: String, displayName: String?) async throws(KitError) -> AccountUser {
         let user = try await kit { () async throws(FitBaseError) in try await client.signUp(email: email, password: password, displayName: displayName) }
+        await push.sessionStarted()
         await sync.restart()
         analyticsConsent.begin(user: user.id)
         return AccountUser(user)
@@ -37,6 +40,7 @@ public struct LiveAuthService: AuthService {
 
     public func signIn(email: String, password: String) async throws(KitError) -> AccountUser {
         let user = try await kit { () async throws(FitBaseError) in try await client.signIn(email: email, password: password) }
+        await push.sessionStarted()
         await sync.restart()
         analyticsConsent.begin(user: user.id)
         return AccountUser(user)
@@ -49,6 +53,7 @@ public struct LiveAuthService: AuthService {
                 givenName: credential.givenName, familyName: credential.familyName
             )
         }
+        await push.sessionStarted()
         await sync.restart()
         analyticsConsent.begin(user: user.id)
         return AccountUser(user)
@@ -56,12 +61,14 @@ public struct LiveAuthService: AuthService {
 
     public func signInWithGoogle(idToken: String, nonce: String?) async throws(KitError) -> AccountUser {
         let user = try await kit { () async throws(FitBaseError) in try await client.signInWithGoogle(idToken: idToken, nonce: nonce) }
+        await push.sessionStarted()
         await sync.restart()
         analyticsConsent.begin(user: user.id)
         return AccountUser(user)
     }
 
     public func signOut() async {
+        await push.sessionEnding()
         await sync.stop()
         try? await client.signOut()
         await localData.erase()
@@ -129,6 +136,7 @@ public struct LiveProfileService: ProfileService {
     let localData: LocalData
     /// Told the user's `analytics` answer whenever the consents are read or one is recorded.
     let analyticsConsent: ConsentGatedAnalytics
+    let push: LivePushService
 
     public func profile() async throws(KitError) -> UserProfile {
         try await kit { () async throws(FitBaseError) in
@@ -233,6 +241,7 @@ public struct LiveProfileService: ProfileService {
         }
         try await kit { () async throws(FitBaseError) in try await client.deleteAccount() }
         await sync.stop()
+        await push.accountDeleted()
         await localData.erase()
     }
 }

@@ -1,10 +1,15 @@
+import FitBaseClient
 import FitBaseCore
 import Foundation
 import Observation
 
-/// The app's root: which part of the app shows for the session (sign-in, onboarding, the app), and the links the
-/// app is opened with — an invite opens the group join preview (after sign-in, when signed out), a verification
-/// link verifies the address, a reset link opens the new-password form.
+/// The app's root: which part of the app shows for the session (sign-in, onboarding, the app), the links the app is
+/// opened with — an invite opens the group join preview, a verification link verifies the address, a reset link opens
+/// the new-password form — and the pushes the user taps, each opening its screen.
+///
+/// An invite or a push that arrives before the app can show it (signed out, onboarding unfinished) waits, kept on the
+/// device across restarts (``pending``), and opens once its account is in the app; another account signing in, or
+/// its own signing out (or deletion), drops it.
 @MainActor @Observable
 public final class AppModel {
     /// The part of the app showing.
@@ -19,21 +24,36 @@ public final class AppModel {
         case main
     }
 
-    /// A screen a link asked for, over the route.
-    public enum Destination: Sendable, Equatable {
+    /// A screen a link or a push asked for, over the route.
+    public enum Destination: Sendable, Equatable, Codable {
         /// The join preview of this invite code (``groups`` holds the preview).
         case joinGroup(code: String)
         /// The new-password form (``auth`` holds the token).
         case resetPassword
         /// The verification result (``auth`` holds it).
         case emailVerified
+        /// The group's screen, its members (someone joined).
+        case group(GroupID)
+        /// The group's leaderboards (someone overtook the user; the week's results).
+        case leaderboard(GroupID)
+        /// Today's workouts (a workout reminder).
+        case today
+        /// The cycle calendar (the next period is due).
+        case cycle
+        /// The notification feed.
+        case notifications
     }
 
     public private(set) var route: Route = .launching
-    /// The screen a link asked for; `nil` once dismissed.
+    /// The screen a link or a push asked for; `nil` once dismissed.
     public private(set) var destination: Destination?
+    /// The screen waiting for sign-in or onboarding (kept across restarts).
+    public private(set) var pending: PendingNavigation?
     /// An invite opened while signed out, joined after sign-in.
-    public private(set) var pendingInviteCode: String?
+    public var pendingInviteCode: String? {
+        guard case .joinGroup(let code)? = pending?.destination else { return nil }
+        return code
+    }
     /// The sign-in screens' model.
     public let auth: AuthModel
     /// The groups model the join preview uses.
@@ -41,6 +61,8 @@ public final class AppModel {
 
     private let dependencies: FitBaseDependencies
     @ObservationIgnored private var observation: Task<Void, Never>?
+    /// The account signed in at the last state followed, to tell a sign-out from a launch signed out.
+    @ObservationIgnored private var signedInUser: UserID?
 
     /// The root over `dependencies`.
     public init(dependencies: FitBaseDependencies) {
@@ -49,8 +71,10 @@ public final class AppModel {
         groups = GroupsModel(dependencies: dependencies)
     }
 
-    /// Reads the session and follows it, routing at each change, until ``stop()``.
+    /// Reads the session and what waited from the last launch, and follows the session, routing at each change, until
+    /// ``stop()``.
     public func start() async {
+        pending = dependencies.pendingNavigation.load()
         await auth.start()
         await reroute(for: await dependencies.auth.currentState())
         observation?.cancel()
@@ -81,14 +105,30 @@ public final class AppModel {
     public func onboardingFinished() async {
         guard auth.isSignedIn else { return }
         route = .main
-        await openPendingInvite()
+        await openPending()
     }
 
     private func reroute(for state: AuthState) async {
-        guard state.userID != nil else {
+        let previousUser = signedInUser
+        signedInUser = state.userID
+        guard let user = state.userID else {
             route = .signIn
             if destination != .resetPassword && destination != .emailVerified { destination = nil }
+            // The account signed out or was deleted: what waited for it goes (what was opened signed out stays). A session
+            // the server ended keeps it for the account's return; another account signing in drops it.
+            if previousUser != nil, state == .signedOut(.signedOut) || state == .signedOut(.accountDeleted), pending?.userID != nil {
+                keepPending(nil)
+            }
             return
+        }
+        if var waiting = pending {
+            if waiting.userID == nil {
+                // Opened signed out: it is for the account that signed in.
+                waiting.userID = user
+                keepPending(waiting)
+            } else if waiting.userID != user {
+                keepPending(nil)
+            }
         }
         guard route == .launching || route == .signIn else { return }
         do throws(KitError) {
@@ -97,14 +137,20 @@ public final class AppModel {
             // Unreachable profile (offline): the app works from the device's data; onboarding is asked again later.
             route = .main
         }
-        await openPendingInvite()
+        await openPending()
     }
 
-    private func openPendingInvite() async {
-        guard route == .main, let code = pendingInviteCode else { return }
-        pendingInviteCode = nil
-        destination = .joinGroup(code: code)
-        await groups.previewInvite(code: code, source: .link)
+    /// Shows what waits, once the app shows.
+    private func openPending() async {
+        guard route == .main, let waiting = pending else { return }
+        keepPending(nil)
+        destination = waiting.destination
+        if case .joinGroup(let code) = waiting.destination { await groups.previewInvite(code: code, source: .link) }
+    }
+
+    private func keepPending(_ new: PendingNavigation?) {
+        pending = new
+        dependencies.pendingNavigation.save(new)
     }
 
     /// Handles a link the app was opened with; `false` when it is not a FitBase link.
@@ -117,8 +163,8 @@ public final class AppModel {
         dependencies.analytics.track(.deepLinkOpened(link.kind))
         switch link {
         case .invite(let code):
-            pendingInviteCode = code
-            await openPendingInvite()
+            keepPending(PendingNavigation(destination: .joinGroup(code: code), userID: await dependencies.auth.currentState().userID))
+            await openPending()
         case .verifyEmail(let token):
             destination = .emailVerified
             await auth.verifyEmail(token: token)
@@ -127,6 +173,28 @@ public final class AppModel {
             destination = .resetPassword
         }
         return true
+    }
+
+    /// Handles a push the user tapped — call it from `userNotificationCenter(_:didReceive:)` with
+    /// `response.notification.request.content.userInfo` — opening its screen (``Destination/init(_:)``), after sign-in
+    /// and onboarding when the app cannot show it yet; `false` when it is not a FitBase push.
+    ///
+    /// Signed out, it waits for the account the device receives pushes for (``PushService/registration()``), and is
+    /// dropped when there is none.
+    @discardableResult
+    public func openNotification(userInfo: [AnyHashable: Any]) async -> Bool {
+        guard let notification = FitBaseNotification(userInfo: userInfo) else { return false }
+        await open(notification)
+        return true
+    }
+
+    /// ``openNotification(userInfo:)`` for a push already parsed.
+    public func open(_ notification: FitBaseNotification) async {
+        var owner = await dependencies.auth.currentState().userID
+        if owner == nil { owner = await dependencies.push.registration()?.userID }
+        guard let owner else { return }
+        keepPending(PendingNavigation(destination: Destination(notification), userID: owner))
+        await openPending()
     }
 
     /// The screen a link asked for was closed.

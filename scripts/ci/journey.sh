@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The view-model journey (fitbase-journey) against a fresh `fitbase serve` that sends its pushes through APNsProvider to
+# fitbase-fake-apns (HTTP/2 over TLS on loopback, every request checked as Apple does): the journey sees its pushes
+# arrive in the fake's record. Stops everything it started.
+#
+#   scripts/ci/journey.sh [BIN_DIR]
+#
+# BIN_DIR holds fitbase, fitbase-journey and fitbase-fake-apns (default: `swift build --show-bin-path`, built already).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bin="${1:-$(swift build --show-bin-path)}"
+work="$(mktemp -d /tmp/fitbase-journey.XXXXXX)"
+fake_pid=""
+serve_pid=""
+cleanup() {
+  [ -n "$serve_pid" ] && kill -TERM "$serve_pid" 2>/dev/null
+  [ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+"$bin/fitbase-fake-apns" --ca-out "$work/apns-ca.pem" --key-out "$work/apns-key.p8" --team-id JOURNEY001 --key-id JOURNEYK01 \
+  --topic app.fitbase.journey --record "$work/apns.jsonl" >"$work/apns.out" &
+fake_pid=$!
+for _ in $(seq 100); do grep -q '^port ' "$work/apns.out" 2>/dev/null && break; sleep 0.1; done
+apns_port="$(awk '/^port /{print $2}' "$work/apns.out")"
+[ -n "$apns_port" ] || { echo "fitbase-fake-apns printed no port"; exit 1; }
+
+# StoreKit testing transactions (unsigned, development only) for the purchase step; the journey reads the bundle id.
+export FITBASE_APPSTORE_BUNDLE_ID=com.example.journey FITBASE_APPSTORE_ENVIRONMENT=Sandbox FITBASE_APPSTORE_ALLOW_XCODE=true
+FITBASE_APNS_TEAM_ID=JOURNEY001 FITBASE_APNS_KEY_ID=JOURNEYK01 FITBASE_APNS_KEY_FILE="$work/apns-key.p8" \
+  FITBASE_APNS_TOPIC=app.fitbase.journey FITBASE_APNS_TEST_GATEWAY_URL="https://127.0.0.1:$apns_port" \
+  FITBASE_APNS_TEST_CA_FILE="$work/apns-ca.pem" \
+  "$bin/fitbase" serve --port 0 --data-dir "$work/data" >"$work/serve.out" 2>"$work/serve.err" &
+serve_pid=$!
+url=""
+for _ in $(seq 1 120); do
+  url=$(grep -o 'http://127.0.0.1:[0-9]*' "$work/serve.out" 2>/dev/null | head -n 1 || true)
+  [ -n "$url" ] && break
+  kill -0 "$serve_pid" 2>/dev/null || { echo "fitbase serve died:"; cat "$work/serve.out" "$work/serve.err"; exit 1; }
+  sleep 0.5
+done
+[ -n "$url" ] || { echo "fitbase serve printed no URL"; cat "$work/serve.out" "$work/serve.err"; exit 1; }
+
+FITBASE_JOURNEY_APNS_RECORD="$work/apns.jsonl" "$bin/fitbase-journey" "$url"
