@@ -97,7 +97,7 @@ extension FitBaseDependencies {
             history: LiveHistoryService(
                 engine: engine, catalog: catalog, clock: clock, timeZone: configuration.timeZone,
                 syncTracker: WorkoutSyncTracker(engine: engine, analytics: analytics)),
-            plans: LivePlanService(engine: engine),
+            plans: LivePlanService(engine: engine, client: client),
             billing: LiveBillingService(
                 client: client, entitlements: entitlements, store: configuration.purchaseProvider, products: configuration.products, cache: cache,
                 ttl: configuration.entitlementTTL, clock: clock),
