@@ -328,6 +328,44 @@ import Testing
         #expect(PlanProgression.firstDay(ofWeek: 2, planStart: wednesday) == Self.start.adding(days: 7))
     }
 
+    @Test func theWeekToSuggestIsTheNamedOneOrTheComingOne() throws {
+        #expect(try PlanProgression.week(nil, planStart: Self.start, weekCount: 3, today: Self.start.adding(days: 2)) == 2)
+        #expect(try PlanProgression.week(3, planStart: Self.start, weekCount: 3, today: Self.start.adding(days: 30)) == 3)
+        #expect(throws: InvalidFields([.init(field: "week", message: "is required once the plan's last week (3) has begun")])) {
+            try PlanProgression.week(nil, planStart: Self.start, weekCount: 3, today: Self.start.adding(days: 14))
+        }
+        #expect(throws: InvalidFields([.init(field: "week", message: "must be between 1 and 3, the plan's weeks")])) {
+            try PlanProgression.week(4, planStart: Self.start, weekCount: 3, today: Self.start)
+        }
+        #expect(throws: InvalidFields([.init(field: "week", message: "cannot be suggested: the plan has no weeks")])) {
+            try PlanProgression.week(nil, planStart: Self.start, weekCount: 0, today: Self.start)
+        }
+    }
+
+    @Test func anInputForAPlanOffersOnlyWorkoutsTheUserMayWatchAndTheDaysPhases() throws {
+        var premium = Self.strengthLighter
+        premium.isPremium = true
+        var plannedPremium = Self.yoga
+        plannedPremium.isPremium = true
+        let catalog = Self.catalog.filter { $0.id != Self.strengthLighter.id && $0.id != Self.yoga.id } + [premium, plannedPremium]
+        let plan = TrainingPlan(name: "Block", startDate: Self.start.adding(days: 2), daysPerWeek: 3, weeklyWorkouts: Array(Self.schedule.prefix(3)))
+        let free = PlanProgression.Input(
+            plan: plan, week: 2, today: Self.start, logs: [], catalog: catalog, isEntitledToPremium: false, prediction: nil, equipment: nil)
+        #expect(free.planStart == plan.startDate && free.schedule == plan.weeklyWorkouts && free.week == 2 && free.phases.isEmpty)
+        #expect(!free.catalog.contains { $0.id == premium.id } && free.catalog.contains { $0.id == plannedPremium.id })
+        let entitled = PlanProgression.Input(
+            plan: plan, week: 2, today: Self.start, logs: [], catalog: catalog, isEntitledToPremium: true, prediction: nil, equipment: [.none])
+        #expect(entitled.catalog == catalog && entitled.equipment == [.none])
+
+        // A period that began on the plan's first Monday: week 2's days are cycle days 8 to 14.
+        let prediction = try #require(CyclePredictor(profileCycleLength: 28, profilePeriodLength: 5).predict(
+            periods: [CyclePredictor.Period(start: Self.start, end: Self.start.adding(days: 4))], today: Self.start.adding(days: 3)))
+        let phased = PlanProgression.Input(
+            plan: plan, week: 2, today: Self.start, logs: [], catalog: catalog, isEntitledToPremium: false, prediction: prediction, equipment: nil)
+        #expect(phased.phases == Dictionary(uniqueKeysWithValues: (1...7).map { ($0, prediction.position(on: Self.monday(ofWeek: 2).adding(days: $0 - 1)).phase) }))
+        #expect(phased.phases[1] == .follicular)
+    }
+
     // MARK: Bounds
 
     /// Many generated histories: every suggestion is the same when asked twice, within ±20 % of the planned length,

@@ -121,6 +121,22 @@ public enum PlanProgression {
         public let suggestedDuration: Int?
         /// Why, in a sentence for the user.
         public let reason: String
+
+        /// A session from its fields (as the server answers it).
+        public init(
+            day: Int, date: CalendarDay, phase: CyclePhase?, plannedWorkout: WorkoutID, workout: WorkoutID, action: Action, plannedDuration: Int?,
+            suggestedDuration: Int?, reason: String
+        ) {
+            self.day = day
+            self.date = date
+            self.phase = phase
+            self.plannedWorkout = plannedWorkout
+            self.workout = workout
+            self.action = action
+            self.plannedDuration = plannedDuration
+            self.suggestedDuration = suggestedDuration
+            self.reason = reason
+        }
     }
 
     /// The facts the suggestion rests on.
@@ -155,6 +171,29 @@ public enum PlanProgression {
         public let hasEnoughHistory: Bool
         /// The week in a sentence.
         public let note: String
+
+        /// A summary from its fields (as the server answers it).
+        public init(
+            from: CalendarDay, to: CalendarDay, weeks: [Int], plannedSessions: Int, completedSessions: Int, completionRate: Double?,
+            loggedWorkouts: Int, ratedWorkouts: Int, averageRating: Double?, averageEnergyBefore: Double?, averageEnergyAfter: Double?,
+            energyTrend: EnergyTrend?, isDeload: Bool, hasEnoughHistory: Bool, note: String
+        ) {
+            self.from = from
+            self.to = to
+            self.weeks = weeks
+            self.plannedSessions = plannedSessions
+            self.completedSessions = completedSessions
+            self.completionRate = completionRate
+            self.loggedWorkouts = loggedWorkouts
+            self.ratedWorkouts = ratedWorkouts
+            self.averageRating = averageRating
+            self.averageEnergyBefore = averageEnergyBefore
+            self.averageEnergyAfter = averageEnergyAfter
+            self.energyTrend = energyTrend
+            self.isDeload = isDeload
+            self.hasEnoughHistory = hasEnoughHistory
+            self.note = note
+        }
     }
 
     /// The suggested week.
@@ -168,6 +207,15 @@ public enum PlanProgression {
         /// Its sessions, by day, in the plan's order.
         public let sessions: [Session]
         public let summary: Summary
+
+        /// A suggestion from its fields (as the server answers it).
+        public init(week: Int, startDate: CalendarDay, endDate: CalendarDay, sessions: [Session], summary: Summary) {
+            self.week = week
+            self.startDate = startDate
+            self.endDate = endDate
+            self.sessions = sessions
+            self.summary = summary
+        }
     }
 
     /// The Monday starting plan week `week` of a plan whose first day is `planStart`.
@@ -187,6 +235,17 @@ public enum PlanProgression {
         guard week < 1 || week > weekCount else { return }
         let message = weekCount == 0 ? "cannot be suggested: the plan has no weeks" : "must be between 1 and \(weekCount), the plan's weeks"
         throw InvalidFields([.init(field: "week", message: message)])
+    }
+
+    /// The week to suggest: `requested` when named, else the week after the one holding `today` (week 1 before the plan
+    /// starts, and for a plan with no weeks). Throws naming `week` when it is not a week of the plan, or when none is
+    /// named once the last week has begun.
+    public static func week(_ requested: Int?, planStart: CalendarDay, weekCount: Int, today: CalendarDay) throws(InvalidFields) -> Int {
+        guard let week = requested ?? upcomingWeek(planStart: planStart, weekCount: weekCount, today: today) ?? (weekCount == 0 ? 1 : nil) else {
+            throw InvalidFields([.init(field: "week", message: "is required once the plan's last week (\(weekCount)) has begun")])
+        }
+        try check(week: week, weekCount: weekCount)
+        return week
     }
 
     /// The suggestion for `input`; throws naming `week` when the plan has no such week.
@@ -238,5 +297,27 @@ public enum PlanProgression {
     static func oneDecimal(_ value: Double) -> String {
         let tenths = Int((value * 10).rounded())
         return "\(tenths / 10).\(abs(tenths % 10))"
+    }
+}
+
+extension PlanProgression.Input {
+    /// The input for week `week` of `plan` as the user sees it: swaps and variants only among the workouts of `catalog`
+    /// they may watch (premium ones with `isEntitledToPremium`; the week's planned ones whatever they are), and each
+    /// day's phase from `prediction` (none without cycle data). `week` must be a week of the plan (see
+    /// ``PlanProgression/week(_:planStart:weekCount:today:)``).
+    public init(
+        plan: TrainingPlan, week: Int, today: CalendarDay, logs: [WorkoutLog], catalog: [CatalogWorkout], isEntitledToPremium: Bool,
+        prediction: CyclePredictor.Prediction?, equipment: Set<Equipment>?
+    ) {
+        let schedule = plan.weeklyWorkouts
+        let planned = Set(schedule.indices.contains(week - 1) ? schedule[week - 1].days.flatMap(\.workouts) : [])
+        let monday = PlanProgression.firstDay(ofWeek: week, planStart: plan.startDate)
+        let phases = Dictionary(uniqueKeysWithValues: (1...7).compactMap { day in
+            prediction.map { (day, $0.position(on: monday.adding(days: day - 1)).phase) }
+        })
+        self.init(
+            planStart: plan.startDate, schedule: schedule, week: week, today: today, logs: logs,
+            catalog: catalog.filter { isEntitledToPremium || !$0.isPremium || planned.contains($0.id) }, phases: phases, equipment: equipment
+        )
     }
 }

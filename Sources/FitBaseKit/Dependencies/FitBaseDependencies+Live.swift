@@ -120,7 +120,7 @@ extension FitBaseDependencies {
             history: LiveHistoryService(
                 engine: engine, catalog: catalog, clock: clock, timeZone: configuration.timeZone,
                 syncTracker: WorkoutSyncTracker(engine: engine, analytics: analytics)),
-            plans: LivePlanService(engine: engine),
+            plans: LivePlanService(engine: engine, client: client),
             billing: billing,
             groups: LiveGroupService(client: client, api: api, parser: parser),
             notifications: LiveNotificationService(api: api),

@@ -1,12 +1,13 @@
 import FitBaseCore
 import Foundation
 
-/// An in-memory ``CatalogService`` over canned workouts, filtering, searching, sorting and paging as the server does.
+/// An in-memory ``CatalogService`` over canned workouts and programs, filtering, searching, sorting and paging as the
+/// server does.
 /// Premium videos are locked unless the billing fake's entitlement includes premium content.
 public actor FakeCatalogService: CatalogService {
     /// What the knobs name: the service's operations.
     public enum Operation: String, FakeOperation {
-        case workouts, featured, workout
+        case workouts, featured, workout, programs, program
     }
 
     /// Latency, failures, the operations a test set up, and the calls received.
@@ -15,10 +16,17 @@ public actor FakeCatalogService: CatalogService {
     private let billing: FakeBillingService?
     /// The catalog (replace it to show other content).
     public var catalog: [CatalogWorkout]
+    /// The programs, in any order (listed by title).
+    public var programs: [CatalogProgram]
 
-    /// A fake over `workouts` (the canned fourteen by default); `billing` decides premium access (none: locked).
-    public init(workouts: [CatalogWorkout] = FakeData.workouts, billing: FakeBillingService? = nil, clock: any KitClock = SystemKitClock()) {
+    /// A fake over `workouts` and `programs` (the canned ones by default); `billing` decides premium access (none:
+    /// locked).
+    public init(
+        workouts: [CatalogWorkout] = FakeData.workouts, programs: [CatalogProgram] = FakeData.programs, billing: FakeBillingService? = nil,
+        clock: any KitClock = SystemKitClock()
+    ) {
         self.catalog = workouts
+        self.programs = programs
         self.billing = billing
         self.clock = clock
     }
@@ -36,11 +44,7 @@ public actor FakeCatalogService: CatalogService {
         try await knobs.enter(.workouts, clock: clock)
         let entitled = await premiumEntitled()
         let matching = CatalogQuery.apply(filter, to: catalog).map { Self.locking($0, entitled: entitled) }
-        let offset = page.cursor.flatMap(Int.init) ?? 0
-        guard offset >= 0, page.limit > 0 else { throw KitError(.invalidInput, fieldErrors: ["cursor": "is not a cursor of this list"]) }
-        let items = Array(matching.dropFirst(offset).prefix(page.limit))
-        let next = offset + items.count < matching.count ? String(offset + items.count) : nil
-        return loaded(Page(items: items, nextCursor: next), policy)
+        return loaded(try Self.slice(matching, page), policy)
     }
 
     public func featured(policy: CachePolicy) async throws(KitError) -> Loaded<[CatalogWorkout]> {
@@ -59,11 +63,36 @@ public actor FakeCatalogService: CatalogService {
         return loaded(WorkoutDetail(workout: Self.locking(workout, entitled: entitled), isVideoLocked: locked), policy)
     }
 
-    private func premiumEntitled() async -> Bool {
+    public func programs(page: PageRequest, policy: CachePolicy) async throws(KitError) -> Loaded<Page<CatalogProgram>> {
+        try await knobs.enter(.programs, clock: clock)
+        let sorted = programs.sorted { ($0.title, $0.id.description) < ($1.title, $1.id.description) }
+        return loaded(try Self.slice(sorted, page), policy)
+    }
+
+    public func program(id: ProgramID, policy: CachePolicy) async throws(KitError) -> Loaded<CatalogProgram> {
+        try await knobs.enter(.program, clock: clock)
+        guard let program = programs.first(where: { $0.id == id }) else {
+            throw KitError(.notFound, message: "This program is no longer in the library.", code: .notFound)
+        }
+        return loaded(program, policy)
+    }
+
+    /// The page of `items` that `page` asks for; the cursor is the offset.
+    private static func slice<Item: Sendable>(_ all: [Item], _ page: PageRequest) throws(KitError) -> Page<Item> {
+        let offset = page.cursor.flatMap(Int.init) ?? 0
+        guard offset >= 0, page.limit > 0 else { throw KitError(.invalidInput, fieldErrors: ["cursor": "is not a cursor of this list"]) }
+        let items = Array(all.dropFirst(offset).prefix(page.limit))
+        let next = offset + items.count < all.count ? String(offset + items.count) : nil
+        return Page(items: items, nextCursor: next)
+    }
+
+    /// Whether the billing fake's entitlement includes premium content, read by the other fakes (not an operation).
+    func premiumEntitled() async -> Bool {
         await billing?.requiresUpgrade(for: .premiumContent) == nil && billing != nil
     }
 
-    private static func locking(_ workout: CatalogWorkout, entitled: Bool) -> CatalogWorkout {
+    /// `workout` as a caller entitled (or not) to premium content sees it: a premium video is withheld without.
+    static func locking(_ workout: CatalogWorkout, entitled: Bool) -> CatalogWorkout {
         guard workout.isPremium, !entitled else { return workout }
         var locked = workout
         locked.videoURL = ""

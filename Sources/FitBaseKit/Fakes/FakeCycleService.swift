@@ -29,7 +29,8 @@ public actor FakeCycleService: CycleService {
 
     private var today: CalendarDay { CalendarDay(clock.now, in: timeZone) }
 
-    private var prediction: CyclePredictor.Prediction? {
+    /// The prediction for today, read by the other fakes as the server's services read it (not an operation).
+    var prediction: CyclePredictor.Prediction? {
         predictor.predict(periods: stored.map { CyclePredictor.Period(start: $0.start, end: $0.end) }, today: today)
     }
 

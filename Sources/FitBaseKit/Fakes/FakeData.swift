@@ -53,6 +53,25 @@ public enum FakeData {
         }
     }()
 
+    /// Three programs of the canned workouts: a free beginner one, a free intermediate one and a premium advanced one.
+    public static let programs: [CatalogProgram] = {
+        func ids(_ indexes: [Int]) -> [WorkoutID] { indexes.map { workouts[$0].id } }
+        return [
+            CatalogProgram(
+                id: ProgramID(rawValue: uuid(0x800)), title: "Strength Foundations", description: "Three weeks of simple strength and mobility.",
+                level: .beginner, isPremium: false, weeks: [ids([0, 4, 1]), ids([2, 4, 5]), ids([4, 7, 5, 3])]
+            ),
+            CatalogProgram(
+                id: ProgramID(rawValue: uuid(0x801)), title: "Cycle-Synced Month", description: "Four weeks that follow the phases.",
+                level: .intermediate, isPremium: true, weeks: [ids([1, 2, 12]), ids([5, 6, 4]), ids([8, 9, 10]), ids([11, 13, 0])]
+            ),
+            CatalogProgram(
+                id: ProgramID(rawValue: uuid(0x802)), title: "Barre and Pilates Basics", description: "Two weeks of barre and Pilates.",
+                level: .intermediate, isPremium: false, weeks: [ids([6, 5]), ids([12, 11, 2])]
+            ),
+        ]
+    }()
+
     /// Four periods about 28 days apart, the last one starting `daysAgo` days before `today`.
     public static func periods(today: CalendarDay, lastStartedDaysAgo daysAgo: Int = 9) -> [Period] {
         let lengths = [29, 27, 28]

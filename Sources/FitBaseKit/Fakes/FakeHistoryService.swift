@@ -24,6 +24,9 @@ public actor FakeHistoryService: HistoryService {
         self.clock = clock
     }
 
+    /// The logs, read by the other fakes as the server's services read them (not an operation).
+    var workoutLogs: [WorkoutLog] { logs.map(\.log) }
+
     public func log(_ completion: WorkoutCompletion) async throws(KitError) -> LoggedWorkout {
         try await knobs.enter(.log, clock: clock)
         let workout = await catalog.catalog.first { $0.id == completion.workoutID }

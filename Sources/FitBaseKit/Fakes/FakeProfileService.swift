@@ -33,6 +33,11 @@ public actor FakeProfileService: ProfileService {
         return user
     }
 
+    /// The signed-in user's profile, read by the other fakes as the server's services read it (not an operation).
+    var signedInProfile: Profile? {
+        get async { await auth.signedInUser().map { profiles[$0.id] ?? Profile(displayName: $0.displayName) } }
+    }
+
     public func profile() async throws(KitError) -> UserProfile {
         try await knobs.enter(.profile, clock: clock)
         let user = try await signedIn()

@@ -2,11 +2,13 @@ import FitBaseCore
 import Foundation
 
 /// An in-memory ``RecommendationService`` that picks from the catalog fake by today's phase (from the cycle fake),
-/// the phase's recommended types and intensity, and the reported energy; premium workouts only when entitled.
+/// the phase's recommended types and intensity, and the reported energy; premium workouts only when entitled. The week
+/// is laid out by FitBase's own ``WeekPlanner`` over the cycle fake's prediction and the profile fake's level, goals,
+/// types and equipment.
 public actor FakeRecommendationService: RecommendationService {
     /// What the knobs name: the service's operations.
     public enum Operation: String, FakeOperation {
-        case today, refresh
+        case today, refresh, week
     }
 
     /// Latency, failures, the operations a test set up, and the calls received.
@@ -16,15 +18,18 @@ public actor FakeRecommendationService: RecommendationService {
     private let cycle: FakeCycleService?
     private let catalog: FakeCatalogService
     private let billing: FakeBillingService?
+    private let profile: FakeProfileService?
 
-    /// A fake recommending from `catalog` for the phase `cycle` knows today (none: no cycle tracking).
+    /// A fake recommending from `catalog` for the phase `cycle` knows today (none: no cycle tracking), for the user of
+    /// `profile` (none: no level, goals or equipment known).
     public init(
-        catalog: FakeCatalogService, cycle: FakeCycleService? = nil, billing: FakeBillingService? = nil, timeZone: TimeZone = .gmt,
-        clock: any KitClock = SystemKitClock()
+        catalog: FakeCatalogService, cycle: FakeCycleService? = nil, billing: FakeBillingService? = nil, profile: FakeProfileService? = nil,
+        timeZone: TimeZone = .gmt, clock: any KitClock = SystemKitClock()
     ) {
         self.catalog = catalog
         self.cycle = cycle
         self.billing = billing
+        self.profile = profile
         self.timeZone = timeZone
         self.clock = clock
     }
@@ -37,6 +42,28 @@ public actor FakeRecommendationService: RecommendationService {
     public func refresh(energy: EnergyLevel?) async throws(KitError) -> TodayRecommendations {
         try await knobs.enter(.refresh, clock: clock)
         return await make(energy: energy)
+    }
+
+    public func week(policy: CachePolicy) async throws(KitError) -> Loaded<WeekRecommendations> {
+        try await knobs.enter(.week, clock: clock)
+        let today = CalendarDay(clock.now, in: timeZone)
+        let prediction = await cycle?.prediction
+        let user = await profile?.signedInProfile
+        let entitled = await catalog.premiumEntitled()
+        let workouts = await catalog.catalog
+        let context = RecommendationContext(
+            phase: prediction?.today.phase, cycleDay: prediction?.today.cycleDay, isLate: prediction?.today.isLate ?? false,
+            fitnessLevel: user?.fitnessLevel, goals: user?.goals ?? [], preferredTypes: user?.preferredWorkoutTypes ?? [],
+            equipment: user?.availableEquipment.map(Set.init), isEntitledToPremium: entitled
+        )
+        let positions = (0..<7).map { prediction?.position(on: today.adding(days: $0)) }
+        let days = WeekPlanner().plan(workouts, from: today, positions: positions, context: context).map { day in
+            WeekPlanDay(
+                date: day.date, phase: day.position?.phase, cycleDay: day.position?.cycleDay, isPredicted: day.date != today, note: day.note,
+                workout: day.recommendation.map { FakeCatalogService.locking($0.workout, entitled: entitled) }
+            )
+        }
+        return Loaded(WeekRecommendations(startDate: today, days: days, source: "rules"), source: policy == .cacheOnly ? .cache : .server, fetchedAt: clock.now)
     }
 
     private func make(energy: EnergyLevel?) async -> TodayRecommendations {

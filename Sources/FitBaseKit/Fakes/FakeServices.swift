@@ -44,9 +44,11 @@ public struct FakeServices: Sendable {
         cycle = FakeCycleService(periods: populated ? FakeData.periods(today: today) : [], timeZone: timeZone, clock: clock)
         billing = FakeBillingService(clock: clock)
         catalog = FakeCatalogService(billing: billing, clock: clock)
-        recommendations = FakeRecommendationService(catalog: catalog, cycle: cycle, billing: billing, timeZone: timeZone, clock: clock)
+        recommendations = FakeRecommendationService(catalog: catalog, cycle: cycle, billing: billing, profile: profile, timeZone: timeZone, clock: clock)
         history = FakeHistoryService(logs: populated ? FakeData.history(now: now) : [], catalog: catalog, timeZone: timeZone, clock: clock)
-        plans = FakePlanService(plans: populated ? [FakeData.plan(start: WorkoutStreaks.weekStart(of: today))] : [], catalog: catalog, billing: billing, clock: clock)
+        plans = FakePlanService(
+            plans: populated ? [FakeData.plan(start: WorkoutStreaks.weekStart(of: today))] : [], catalog: catalog, billing: billing, history: history,
+            cycle: cycle, profile: profile, timeZone: timeZone, clock: clock)
         let (group, members) = FakeData.group(now: now)
         groups = FakeGroupService(group: populated ? group : nil, members: populated ? members : [], parser: deepLinks, clock: clock)
         notifications = FakeNotificationService(notifications: populated ? FakeData.notifications(now: now, groupID: group.id) : [], clock: clock)

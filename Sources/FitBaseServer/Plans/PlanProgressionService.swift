@@ -26,33 +26,16 @@ struct PlanProgressionService: Sendable {
         try await entitlements.require(.advancedProgression, caller: caller, doing: "Progressive plan suggestions")
         let profile = try await profiles.profile(of: caller.user)
         let today = LocalCalendar.day(of: now, in: profile.timeZone)
-        let weekCount = plan.weeklyWorkouts.count
-        guard let week = requested ?? PlanProgression.upcomingWeek(planStart: plan.startDate, weekCount: weekCount, today: today) ?? (weekCount == 0 ? 1 : nil)
-        else {
-            throw Problem.invalidRequest(
-                "week is required once the plan's last week has begun.",
-                fieldErrors: [.init(field: "week", message: "is required once the plan's last week (\(weekCount)) has begun")]
-            )
-        }
-        try PlanProgression.check(week: week, weekCount: weekCount)
-
-        let schedule = plan.weeklyWorkouts
+        let week = try PlanProgression.week(requested, planStart: plan.startDate, weekCount: plan.weeklyWorkouts.count, today: today)
         let monday = PlanProgression.firstDay(ofWeek: week, planStart: plan.startDate)
         let logs = try await logs(of: caller.user, from: monday.adding(days: -7 * PlanProgression.windowWeeks), to: monday.adding(days: -1))
         if !logs.isEmpty {
             try await audit.append(AuditEvent(actor: caller.user, subject: caller.user, action: .read, resource: WorkoutLogsCollection.resource, count: logs.count))
         }
-        let prediction = try await cycle.prediction(for: caller.user, on: today, profile: profile)
-        let phases = Dictionary(uniqueKeysWithValues: (1...7).compactMap { day in
-            prediction.map { (day, $0.position(on: monday.adding(days: day - 1)).phase) }
-        })
-        // Swaps and variants only among workouts the caller may watch; the planned ones are there whatever they are.
-        let planned = Set(schedule[week - 1].days.flatMap(\.workouts))
-        let premium = try await entitlements.isEntitled(caller)
-        let workouts = try await catalog.allWorkouts().filter { premium || !$0.isPremium || planned.contains($0.id) }
         return try PlanProgression.suggestion(.init(
-            planStart: plan.startDate, schedule: schedule, week: week, today: today, logs: logs, catalog: workouts, phases: phases,
-            equipment: profile.availableEquipment.map(Set.init)
+            plan: plan, week: week, today: today, logs: logs, catalog: try await catalog.allWorkouts(),
+            isEntitledToPremium: try await entitlements.isEntitled(caller),
+            prediction: try await cycle.prediction(for: caller.user, on: today, profile: profile), equipment: profile.availableEquipment.map(Set.init)
         ))
     }
 

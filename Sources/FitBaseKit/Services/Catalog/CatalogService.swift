@@ -67,7 +67,8 @@ public struct WorkoutDetail: Sendable, Equatable {
     }
 }
 
-/// The workout library (seed 001): filters, paging, search and detail — cache-first, so the library opens offline.
+/// The workout library (seed 001): filters, paging, search and detail, and the multi-week programs — cache-first, so
+/// the library opens offline.
 public protocol CatalogService: Sendable {
     /// A page of the workouts `filter` keeps, in its order.
     func workouts(matching filter: WorkoutFilter, page: PageRequest, policy: CachePolicy) async throws(KitError) -> Loaded<Page<CatalogWorkout>>
@@ -75,4 +76,40 @@ public protocol CatalogService: Sendable {
     func featured(policy: CachePolicy) async throws(KitError) -> Loaded<[CatalogWorkout]>
     /// One workout.
     func workout(id: WorkoutID, policy: CachePolicy) async throws(KitError) -> Loaded<WorkoutDetail>
+    /// A page of the programs, by title.
+    func programs(page: PageRequest, policy: CachePolicy) async throws(KitError) -> Loaded<Page<CatalogProgram>>
+    /// One program with its workouts week by week.
+    func program(id: ProgramID, policy: CachePolicy) async throws(KitError) -> Loaded<CatalogProgram>
+}
+
+extension CatalogService {
+    /// The workouts `ids` name, each asked for once and all at a time (cache-first with `policy`); an id no longer
+    /// in the catalog is left out. Fails with the first failure in the order of `ids`, if any other.
+    public func workouts(ids: [WorkoutID], policy: CachePolicy) async throws(KitError) -> [WorkoutID: WorkoutDetail] {
+        var unique: [WorkoutID] = []
+        for id in ids where !unique.contains(id) { unique.append(id) }
+        let answers = await withTaskGroup(of: (WorkoutID, Result<WorkoutDetail, KitError>).self) { group in
+            for id in unique {
+                group.addTask {
+                    do throws(KitError) {
+                        return (id, .success(try await self.workout(id: id, policy: policy).value))
+                    } catch {
+                        return (id, .failure(error))
+                    }
+                }
+            }
+            var answers: [WorkoutID: Result<WorkoutDetail, KitError>] = [:]
+            for await (id, answer) in group { answers[id] = answer }
+            return answers
+        }
+        var found: [WorkoutID: WorkoutDetail] = [:]
+        for id in unique {
+            switch answers[id] {
+            case .success(let detail): found[id] = detail
+            case .failure(let error) where error.kind != .notFound: throw error
+            case .failure, nil: continue
+            }
+        }
+        return found
+    }
 }

@@ -44,4 +44,34 @@ public struct LiveCatalogService: CatalogService {
         guard let workout = CatalogWorkout(wire: wire) else { throw KitError(.server) }
         return loaded.map { _ in WorkoutDetail(workout: workout, isVideoLocked: wire.videoLocked) }
     }
+
+    public func programs(page: PageRequest, policy: CachePolicy) async throws(KitError) -> Loaded<Page<CatalogProgram>> {
+        var query = [URLQueryItem(name: "limit", value: String(page.limit))]
+        if let cursor = page.cursor { query.append(.init(name: "cursor", value: cursor)) }
+        let key = "catalog:programs?" + query.map { "\($0.name)=\($0.value ?? "")" }.joined(separator: "&")
+        let loaded = try await cache.get("/v1/programs", query: query, operationID: "listPrograms", key: key, ttl: ttl, policy: policy)
+        let wire = try WireCoding.decode(Components.Schemas.ProgramList.self, from: loaded.value)
+        var programs: [CatalogProgram] = []
+        for item in wire.items { programs.append(try CatalogProgram(wire: item)) }
+        return loaded.map { [programs] _ in Page(items: programs, nextCursor: wire.nextCursor) }
+    }
+
+    public func program(id: ProgramID, policy: CachePolicy) async throws(KitError) -> Loaded<CatalogProgram> {
+        let loaded = try await cache.get("/v1/programs/\(id)", operationID: "getProgram", key: "catalog:program:\(id)", ttl: ttl, policy: policy)
+        let program = try CatalogProgram(wire: WireCoding.decode(Components.Schemas.Program.self, from: loaded.value))
+        return loaded.map { _ in program }
+    }
+}
+
+extension CatalogProgram {
+    /// The program an answer holds, its weeks in order; an id that is not an id is the server's fault.
+    init(wire program: Components.Schemas.Program) throws(KitError) {
+        var weeks: [[WorkoutID]] = []
+        for week in program.weeks.sorted(by: { $0.week < $1.week }) {
+            var ids: [WorkoutID] = []
+            for text in week.workoutIds { ids.append(try WorkoutID(wire: text)) }
+            weeks.append(ids)
+        }
+        self.init(id: try ProgramID(wire: program.id), title: program.title, description: program.description, level: program.level, isPremium: program.isPremium, weeks: weeks)
+    }
 }

@@ -30,6 +30,14 @@ public struct LiveRecommendationService: RecommendationService {
         if let body = try? WireCoding.encoder.encode(wire) { await cache.put(body, key: key(energy)) }
         return try TodayRecommendations(wire: wire)
     }
+
+    public func week(policy: CachePolicy) async throws(KitError) -> Loaded<WeekRecommendations> {
+        let loaded = try await cache.get(
+            "/v1/recommendations/week", operationID: "getWeekRecommendations", key: "recommendations:week:\(CalendarDay(clock.now, in: timeZone()))", ttl: ttl,
+            policy: policy)
+        let value = try WeekRecommendations(wire: WireCoding.decode(Components.Schemas.WeekRecommendations.self, from: loaded.value))
+        return loaded.map { _ in value }
+    }
 }
 
 extension TodayRecommendations {
@@ -43,5 +51,23 @@ extension TodayRecommendations {
             guidance: wire.phaseGuidance, lowEnergyAlternative: wire.alternativeIfLowEnergy.flatMap(CatalogWorkout.init(wire:)),
             source: wire.source.rawValue, generatedAt: wire.generatedAt
         )
+    }
+}
+
+extension WeekRecommendations {
+    init(wire: Components.Schemas.WeekRecommendations) throws(KitError) {
+        guard let start = CalendarDay(wire.startDate) else { throw KitError(.server) }
+        var days: [WeekPlanDay] = []
+        for day in wire.days {
+            guard let date = CalendarDay(day.date) else { throw KitError(.server) }
+            var workout: CatalogWorkout?
+            if let item = day.workout {
+                guard let known = CatalogWorkout(wire: item) else { throw KitError(.server) }
+                workout = known
+            }
+            guard workout == nil || !day.isRestDay else { throw KitError(.server) }
+            days.append(WeekPlanDay(date: date, phase: day.phase, cycleDay: day.cycleDay, isPredicted: day.predicted, note: day.note, workout: workout))
+        }
+        self.init(startDate: start, days: days, source: wire.source.rawValue)
     }
 }
