@@ -101,6 +101,10 @@ import Testing
         #expect(unlocked.workout.id == workout.workout.id && !screen.isLocked && screen.start(unlocked) && screen.paywall == nil)
         #expect(screen.weeks.flatMap(\.workouts).allSatisfy { !$0.isVideoLocked })
 
+        // The tier changed, so the catalog's cached answers went with the old one; read again, then offline they are
+        // served stale past their 6 hours.
+        let again = try await catalog.programs(page: .first(2), policy: .cacheFirst)
+        #expect(again.source == .server && again.value == first.value)
         device.network.offline = true
         device.clock.advance(by: .seconds(7 * 3_600))
         let stale = try await catalog.programs(page: .first(2), policy: .cacheFirst)
