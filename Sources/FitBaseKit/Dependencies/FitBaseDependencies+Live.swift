@@ -123,7 +123,7 @@ extension FitBaseDependencies {
             plans: LivePlanService(engine: engine, client: client),
             billing: billing,
             groups: LiveGroupService(client: client, api: api, parser: parser),
-            notifications: LiveNotificationService(api: api),
+            notifications: LiveNotificationService(api: api, sync: sync),
             health: LiveHealthService(api: api, uploader: configuration.healthKit.map { HealthSampleUploader(client: client, store: store, source: $0) }),
             analytics: analytics, clock: clock, deepLinks: parser, push: push,
             pendingNavigation: PendingNavigationStore(file: configuration.dataDirectory.appendingPathComponent("pending-navigation.json"))

@@ -24,7 +24,7 @@ public protocol NotificationService: Sendable {
     func markRead(id: NotificationID) async throws(KitError)
     /// Marks every notification read.
     func markAllRead() async throws(KitError)
-    /// Each new notification's id as it arrives (over the server's event stream), until the stream is dropped; it
-    /// ends when the session does.
+    /// Each new notification's id as it arrives (over the device's one event stream, while someone is signed in),
+    /// until the stream returned is dropped.
     func arrivals() -> AsyncStream<NotificationID>
 }

@@ -128,6 +128,8 @@ public struct LiveGroupService: GroupService {
 /// ``NotificationService`` over `/v1/notifications`.
 public struct LiveNotificationService: NotificationService {
     let api: ServerAPI
+    /// Holds the device's one event stream, whose `notification` events are the arrivals.
+    let sync: SyncRunner
 
     public func feed(page: PageRequest) async throws(KitError) -> NotificationFeed {
         var query = [URLQueryItem(name: "limit", value: String(page.limit))]
@@ -156,19 +158,6 @@ public struct LiveNotificationService: NotificationService {
     }
 
     public func arrivals() -> AsyncStream<NotificationID> {
-        let events = api.client.events()
-        let (stream, continuation) = AsyncStream<NotificationID>.makeStream(bufferingPolicy: .bufferingNewest(32))
-        let task = Task {
-            do throws(FitBaseError) {
-                for try await event in events {
-                    if case .notification(let id, _, _) = event.kind { continuation.yield(id) }
-                }
-            } catch {
-                // The session ended or the server refused the stream: no more arrivals.
-            }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
+        sync.notificationArrivals()
     }
 }

@@ -3,8 +3,9 @@ import Foundation
 
 /// Keeps the device current while someone is signed in (started at launch when signed in and after each sign-in,
 /// stopped at sign-out): the sync engine (periodic sync, reachability) and the entitlement (refreshed at each start).
-/// One event stream serves both — the server's `sync` events wake the engine, its `subscription` events refresh the
-/// entitlement — so a device holds one of the account's few streams, not one per concern.
+/// One event stream serves every concern — the server's `sync` events wake the engine, its `subscription` events
+/// refresh the entitlement, its `notification` events reach ``notificationArrivals()`` — so a device holds one of the
+/// account's few streams, not one per concern.
 actor SyncRunner {
     let engine: SyncEngine
     let client: FitBaseClient
@@ -12,6 +13,7 @@ actor SyncRunner {
     let reachability: (any ReachabilityMonitor)?
     private var running = false
     private var events: Task<Void, Never>?
+    private var arrivalObservers: [UUID: AsyncStream<NotificationID>.Continuation] = [:]
 
     init(engine: SyncEngine, client: FitBaseClient, billing: LiveBillingService, reachability: (any ReachabilityMonitor)?) {
         self.engine = engine
@@ -28,12 +30,13 @@ actor SyncRunner {
         await engine.start()
         await engine.follow(serverEvents: false, reachability: reachability)
         let stream = client.events()
-        events = Task { [engine, billing] in
+        events = Task { [engine, billing, weak self] in
             do {
                 for try await event in stream {
                     switch event.kind {
                     case .sync: await engine.requestSync()
                     case .subscription: await billing.refreshEntitlement()
+                    case .notification(let id, _, _): await self?.announce(id)
                     default: continue
                     }
                 }
@@ -42,6 +45,28 @@ actor SyncRunner {
             }
         }
         await billing.refreshEntitlement()
+    }
+
+    /// Each new notification's id as the device's event stream brings it, while someone is signed in, until the
+    /// stream returned is dropped.
+    nonisolated func notificationArrivals() -> AsyncStream<NotificationID> {
+        let (stream, continuation) = AsyncStream<NotificationID>.makeStream(bufferingPolicy: .bufferingNewest(32))
+        let id = UUID()
+        Task { await self.observeArrivals(id, continuation) }
+        continuation.onTermination = { _ in Task { await self.stopObservingArrivals(id) } }
+        return stream
+    }
+
+    private func observeArrivals(_ id: UUID, _ continuation: AsyncStream<NotificationID>.Continuation) {
+        arrivalObservers[id] = continuation
+    }
+
+    private func stopObservingArrivals(_ id: UUID) {
+        arrivalObservers[id] = nil
+    }
+
+    private func announce(_ notification: NotificationID) {
+        for observer in arrivalObservers.values { observer.yield(notification) }
     }
 
     func stop() async {
