@@ -177,6 +177,35 @@ import Testing
         }
     }
 
+    /// Two instances' group commits, each covering several users' chains, never deadlock: each takes the heads in one
+    /// order (PostgreSQL reported `deadlock detected` and failed the batch's reads when they did not).
+    @Test(arguments: TestEngines.all)
+    func groupCommitsOfTwoInstancesTakeHeadsInOneOrder(engine: DatabaseEngine) async throws {
+        try await TestDatabase.with(engine) { testDatabase in
+            let first = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            try await MigrationRunner.forServer(database: first, logger: TestDatabase.logger).run()
+            let second = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let audits = [AuditLog(database: first, clock: .system), AuditLog(database: second, clock: .system)]
+            let users = (0..<6).map { _ in UserID() }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<600 {
+                    group.addTask {
+                        // Each instance meets the users in the opposite order.
+                        let user = index % 2 == 0 ? users[(index / 2) % 6] : users[5 - (index / 2) % 6]
+                        try await audits[index % 2].append(AuditEvent(actor: user, subject: user, action: .read, resource: .healthSamples, count: 1))
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let verdict = try await audits[0].verify()
+            #expect(verdict.firstBreak == nil && verdict.entries == 600 && verdict.chains == 6)
+            #expect(AuditLog.inHeadOrder([users[1], users[0], users[1]].enumerated().map { AuditEvent(actor: $1, subject: $1, action: .read, resource: .healthSamples, count: $0) }).map(\.count)
+                == (users[0].rawValue.uuidString < users[1].rawValue.uuidString ? [1, 0, 2] : [0, 2, 1]))
+            try await second.shutdown()
+            try await first.shutdown()
+        }
+    }
+
     /// A client refused again and again (no consent) writes nothing per request: the refusals are counted and written
     /// as one entry per user, action and resource, with the count, when the minute's flush runs.
     @Test(arguments: TestEngines.all)

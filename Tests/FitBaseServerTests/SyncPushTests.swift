@@ -221,6 +221,9 @@ import Testing
             #expect(results.map { $0["version"] as? Int } == [1, 2, 3, 4, 5])
             let plan = try json(try await client.json(.get, "/v1/plans/\(id)", token: token))
             #expect(plan["name"] as? String == "Again")
+            // The feed holds the record once, at its last version (the push keeps its entries and writes the latest).
+            let changes = SyncTests.changes(try await SyncTests.pull(client, token)).filter { $0["id"] as? String == id }
+            #expect(changes.map { $0["version"] as? Int } == [5] && changes.first?["deleted"] as? Bool == false)
         }
     }
 

@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
-"""FitBase and PocketBase side by side: the same five tests on both, in one run, on the same data, on loopback
+"""FitBase and PocketBase side by side: the same six tests on both, in one run, on the same data, on loopback
 (see scripts/bench/bench-vs-pocketbase.sh, which installs PocketBase and wrk and builds the binaries).
 
-    FITBASE_BIN=… POCKETBASE_BIN=… BARE_HELLO_BIN=… bench-vs-pocketbase.py [SECONDS] [CONNECTIONS]
+    FITBASE_BIN=… POCKETBASE_BIN=… [BARE_HELLO_BIN=…] [FITBASE_DATABASE_URL=postgres://…] \
+        bench-vs-pocketbase.py [SECONDS] [CONNECTIONS]
+
+FitBase serves from SQLite in a temp data dir, or, with FITBASE_DATABASE_URL=postgres://…, from PostgreSQL: a fresh
+database created on that URL's server for the run (bench_vs_pb_<pid>_<random>, through psql) and dropped at the end;
+`fitbase seed` and `fitbase serve` are both pointed at it. PocketBase is the same in both modes (its own SQLite).
 
 Both servers hold the same 1,000-workout catalog (a seeded generator, fixed ids: the same as the team's reference
 script, so figures from either are comparable). FitBase is seeded with `fitbase seed --catalog FILE --data-dir DIR`
 and serves with FITBASE_LOG_LEVEL=warning (no request log), FITBASE_BCRYPT_COST=10 and no demo catalog. PocketBase
 gets a `workouts` collection (public list and view, an index on type and durationMinutes) and a `history`
-collection (owner-only rules, a relation to users and workouts), request logs off (logs.maxDays 0); its password
-hashes are bcrypt at cost 10, its default. Each test runs `wrk -t2 -cCONNECTIONS -dSECONDSs --latency`, FitBase
-then PocketBase, after a one-second pause:
+collection (owner-only rules, a relation to users and workouts, an index on (user, completedAt)), request logs off
+(logs.maxDays 0); its password hashes are bcrypt at cost 10, its default. Each test runs
+`wrk -t2 -cCONNECTIONS -dSECONDSs --latency`, FitBase then PocketBase, after a one-second pause:
 
   hello   GET /healthz                          | GET /api/health
   get     GET /v1/workouts/{id}                 | GET /api/collections/workouts/records/{id}
@@ -18,15 +23,22 @@ then PocketBase, after a one-second pause:
                                                 | filter type="strength" && durationMinutes>=30,
                                                   sort -durationMinutes, perPage 20, skipTotal 1
   create  POST /v1/history (bearer token)       | POST /api/collections/history/records (auth token)
+  mine    GET /v1/history?limit=20 (bearer)     | GET /api/collections/history/records?perPage=20&sort=-completedAt
+                                                  &skipTotal=1 (auth token)
   signin  POST /v1/auth/signin, 4 connections   | POST /api/collections/users/auth-with-password, 4 connections
 
-and, right after hello, the same wrk run against a bare Hummingbird server (Benchmarks/BareHello: one GET /healthz
-route, no middleware) to show what FitBase's own layers cost on its cheapest route.
+The create and mine tests are the team's reference script's: each created log completes a second before the one
+before it in its wrk thread (distinct times, as in life), and mine runs right after create, so each server's user
+holds the rows its own create test wrote. With BARE_HELLO_BIN set, right after hello, the same wrk run against a
+bare Hummingbird server (Benchmarks/BareHello: one GET /healthz route, no middleware) shows what FitBase's own layers
+cost on its cheapest route; without it that row is left out.
 
 Prints a markdown table: req/s, p50 and p99 latency, the server's CPU (cores busy) and peak RSS during the run, for
-both, and the FitBase/PocketBase ratio of req/s; then idle RSS (after start-up and seeding) of each server and
-/healthz as a percentage of bare Hummingbird. Exits 1 when wrk saw a non-2xx response or a socket error in any run
-(the run's figures are flagged in the table). BENCH_JSON=FILE also writes every figure as JSON.
+both, and the FitBase/PocketBase ratio of req/s; its header names FitBase's engine. Then idle RSS (after start-up
+and seeding) of each server and /healthz as a percentage of bare Hummingbird. Exits 1 when wrk saw a non-2xx response
+or a socket error in any run (the run's figures are flagged in the table). BENCH_JSON=FILE also writes every figure
+as JSON: {duration, connections, engine, idleRSS, results: {test: {fitbase: {rps, p50, p99, cpu, peak, non2xx,
+errors, wrk}, pocketbase: {…}}, bare-hello: {bare: {…}}}} (the results keep the reference script's shape).
 """
 import json
 import os
@@ -44,9 +56,12 @@ import urllib.parse
 import urllib.request
 import uuid
 
+import benchpg
+
 FITBASE = os.environ["FITBASE_BIN"]
 POCKETBASE = os.environ["POCKETBASE_BIN"]
-BARE_HELLO = os.environ["BARE_HELLO_BIN"]
+BARE_HELLO = os.environ.get("BARE_HELLO_BIN") or None
+DATABASE_URL = os.environ.get("FITBASE_DATABASE_URL") or None
 duration = int(sys.argv[1]) if len(sys.argv) > 1 else 10
 connections = int(sys.argv[2]) if len(sys.argv) > 2 else 32
 SIGNIN_CONNECTIONS = 4
@@ -170,10 +185,14 @@ def stop_all():
 
 # ---- the servers ----
 
-def start_fitbase(catalog_file):
-    """Seeds the catalog, serves it, signs up the benchmark user; returns (process, base URL, access token)."""
+def start_fitbase(catalog_file, database_url):
+    """Seeds the catalog, serves it, signs up the benchmark user; returns (process, base URL, access token).
+    DATABASE_URL: the run's PostgreSQL database, or None for SQLite in the data dir."""
     data = os.path.join(work, "fitbase-data")
     env = dict(os.environ, FITBASE_BCRYPT_COST="10", FITBASE_DEMO_CATALOG="false", FITBASE_LOG_LEVEL="warning")
+    env.pop("FITBASE_DATABASE_URL", None)
+    if database_url:
+        env["FITBASE_DATABASE_URL"] = database_url
     seeded = subprocess.run([FITBASE, "seed", "--catalog", catalog_file, "--data-dir", data], env=env,
                             capture_output=True, text=True)
     if seeded.returncode != 0:
@@ -269,6 +288,14 @@ def lua_script(name, headers, body_expression):
     return path
 
 
+def header_script(name, headers):
+    """A wrk script that only adds HEADERS to wrk's GET of the URL."""
+    path = os.path.join(work, name + ".lua")
+    with open(path, "w") as script:
+        script.write("".join(f'wrk.headers["{key}"] = "{value}"\n' for key, value in headers.items()))
+    return path
+
+
 def measure(label, url, script, process, conns):
     """One wrk run against URL while sampling the server's CPU time and RSS."""
     time.sleep(1)
@@ -300,18 +327,20 @@ def cells(result):
     return f"{result['rps']:.0f}{flag} | {result['p50']} | {result['p99']} | {result['cpu']} | {result['peak']}"
 
 
-def main():
+def main(database_url, engine):
     workouts = catalog()
     catalog_file = os.path.join(work, "catalog.json")
     with open(catalog_file, "w") as out:
         json.dump({"workouts": workouts, "programs": []}, out)
 
-    fitbase, F, fitbase_token = start_fitbase(catalog_file)
+    fitbase, F, fitbase_token = start_fitbase(catalog_file, database_url)
     idle = {"FitBase": rss_mb(fitbase.pid)}
     pocketbase, P, pocketbase_token, pocketbase_user = start_pocketbase(workouts)
     idle["PocketBase"] = rss_mb(pocketbase.pid)
-    bare, B = start_bare_hello()
-    idle["bare Hummingbird"] = rss_mb(bare.pid)
+    bare = B = None
+    if BARE_HELLO:
+        bare, B = start_bare_hello()
+        idle["bare Hummingbird"] = rss_mb(bare.pid)
 
     list_query = "/v1/workouts?type=strength&minDuration=30&sort=longest&limit=20"
     pocketbase_list = ("/api/collections/workouts/records?filter=" + urllib.parse.quote('type="strength" && durationMinutes>=30')
@@ -323,12 +352,17 @@ def main():
         raise SystemExit(f"list pages differ: FitBase {len(fitbase_page['items'])}, PocketBase {len(pocketbase_page['items'])}")
 
     logged, logged_pb = workouts[7]["id"], pocketbase_id(workouts[7]["id"])
-    completed = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 3600))
-    rating = "10 + n % 80, 1 + n % 5"  # duration and rating vary with each request
+    # As the reference script: each log completes a second before the one before it in its wrk thread, going back
+    # from an hour ago; duration and rating vary with each request.
+    base = int(time.time()) - 3600
+    completed = lambda layout: f"os.date('!{layout}', {base} - n)"
+    rating = "10 + n % 80, 1 + n % 5"
     fitbase_create = lua_script("fitbase-create", {"Authorization": "Bearer " + fitbase_token},
-                                f"string.format('{{\"workoutId\":\"{logged}\",\"completedAt\":\"{completed}\",\"duration\":%d,\"rating\":%d}}', {rating})")
+                                f"string.format('{{\"workoutId\":\"{logged}\",\"completedAt\":\"%s\",\"duration\":%d,\"rating\":%d}}', {completed('%Y-%m-%dT%H:%M:%SZ')}, {rating})")
     pocketbase_create = lua_script("pocketbase-create", {"Authorization": pocketbase_token},
-                                   f"string.format('{{\"user\":\"{pocketbase_user}\",\"workout\":\"{logged_pb}\",\"completedAt\":\"{completed.replace('T', ' ')}\",\"duration\":%d,\"rating\":%d}}', {rating})")
+                                   f"string.format('{{\"user\":\"{pocketbase_user}\",\"workout\":\"{logged_pb}\",\"completedAt\":\"%s\",\"duration\":%d,\"rating\":%d}}', {completed('%Y-%m-%d %H:%M:%SZ')}, {rating})")
+    fitbase_mine = header_script("fitbase-mine", {"Authorization": "Bearer " + fitbase_token})
+    pocketbase_mine = header_script("pocketbase-mine", {"Authorization": pocketbase_token})
     fitbase_signin = lua_script("fitbase-signin", {}, f"'{{\"email\":\"{EMAIL}\",\"password\":\"{PASSWORD}\"}}'")
     pocketbase_signin = lua_script("pocketbase-signin", {}, f"'{{\"identity\":\"{EMAIL}\",\"password\":\"{PASSWORD}\"}}'")
     shown = workouts[123]["id"]
@@ -337,15 +371,17 @@ def main():
         ("get", F + "/v1/workouts/" + shown, None, P + "/api/collections/workouts/records/" + pocketbase_id(shown), None, connections),
         ("list", F + list_query, None, P + pocketbase_list, None, connections),
         ("create", F + "/v1/history", fitbase_create, P + "/api/collections/history/records", pocketbase_create, connections),
+        ("mine", F + "/v1/history?limit=20", fitbase_mine,
+         P + "/api/collections/history/records?perPage=20&sort=-completedAt&skipTotal=1", pocketbase_mine, connections),
         ("signin", F + "/v1/auth/signin", fitbase_signin, P + "/api/collections/users/auth-with-password", pocketbase_signin,
          SIGNIN_CONNECTIONS),
     ]
 
     load = os.getloadavg()
-    print(f"FitBase vs PocketBase, {WORKOUTS} workouts each, wrk -t2 -c{connections} -d{duration}s (signin "
+    print(f"FitBase on {engine} vs PocketBase, {WORKOUTS} workouts each, wrk -t2 -c{connections} -d{duration}s (signin "
           f"-c{SIGNIN_CONNECTIONS}), request logs off, bcrypt cost 10; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print()
-    print("| test | FitBase req/s | p50 | p99 | CPU | peak RSS MB | PocketBase req/s | p50 | p99 | CPU | peak RSS MB | FitBase/PocketBase |")
+    print(f"| test | FitBase ({engine.split(' ')[0]}) req/s | p50 | p99 | CPU | peak RSS MB | PocketBase req/s | p50 | p99 | CPU | peak RSS MB | FitBase/PocketBase |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     results = {}
     for name, fitbase_url, fitbase_script, pocketbase_url, pocketbase_script, conns in tests:
@@ -353,7 +389,7 @@ def main():
         theirs = measure("pocketbase-" + name, pocketbase_url, pocketbase_script, pocketbase, conns)
         results[name] = {"fitbase": ours, "pocketbase": theirs}
         print(f"| {name} | {cells(ours)} | {cells(theirs)} | {ours['rps'] / theirs['rps']:.2f} |", flush=True)
-        if name == "hello":
+        if name == "hello" and bare:
             floor = measure("bare-hello", B + "/healthz", None, bare, conns)
             results["bare-hello"] = {"bare": floor}
             print(f"| hello, bare Hummingbird | {cells(floor)} | | | | | | /healthz = {ours['rps'] / floor['rps']:.0%} of bare |",
@@ -362,14 +398,16 @@ def main():
     print()
     print("idle RSS MB (after start-up and seeding): " + ", ".join(f"{name} {mb}" for name, mb in idle.items())
           + f"; after the runs: FitBase {rss_mb(fitbase.pid)}, PocketBase {rss_mb(pocketbase.pid)}")
-    hello, floor = results["hello"]["fitbase"], results["bare-hello"]["bare"]
-    print(f"FitBase /healthz: {hello['rps']:.0f} req/s = {hello['rps'] / floor['rps']:.0%} of bare Hummingbird "
-          f"({floor['rps']:.0f} req/s, p99 {floor['p99']})")
+    if bare:
+        hello, floor = results["hello"]["fitbase"], results["bare-hello"]["bare"]
+        print(f"FitBase /healthz: {hello['rps']:.0f} req/s = {hello['rps'] / floor['rps']:.0%} of bare Hummingbird "
+              f"({floor['rps']:.0f} req/s, p99 {floor['p99']})")
     print(f"load average after the runs: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
 
     if os.environ.get("BENCH_JSON"):
         with open(os.environ["BENCH_JSON"], "w") as out:
-            json.dump({"duration": duration, "connections": connections, "idleRSS": idle, "results": results}, out, indent=1)
+            json.dump({"duration": duration, "connections": connections, "engine": engine, "idleRSS": idle,
+                       "results": results}, out, indent=1)
     failed = [(name, server, result) for name, pair in results.items() for server, result in pair.items()
               if result["non2xx"] or result["errors"]]
     for name, server, result in failed:
@@ -377,9 +415,22 @@ def main():
     return 1 if failed else 0
 
 
+def run():
+    """main() on SQLite, or on a fresh PostgreSQL database (dropped after the servers stop) when FITBASE_DATABASE_URL
+    names a PostgreSQL server."""
+    if not DATABASE_URL:
+        return main(None, "SQLite")
+    server = benchpg.PostgresServer(DATABASE_URL)
+    with server.fresh_database("bench_vs_pb") as database:
+        try:
+            return main(server.url(database), f"PostgreSQL {server.version().split(' ')[0]}")
+        finally:
+            stop_all()
+
+
 if __name__ == "__main__":
     try:
-        status = main()
+        status = run()
     finally:
         stop_all()
         if os.environ.get("BENCH_KEEP"):

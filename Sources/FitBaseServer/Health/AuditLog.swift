@@ -73,9 +73,16 @@ struct AuditLog: Sendable {
             let engine = database.engine
             let now = clock.now
             try await database.transaction { db in
-                for event in events { _ = try await Self.append(event, now: now, on: db, engine: engine) }
+                for event in Self.inHeadOrder(events) { _ = try await Self.append(event, now: now, on: db, engine: engine) }
             }
         }
+    }
+
+    /// `events` ordered by subject (each subject's in their order): every transaction that appends for several users
+    /// takes their chains' heads in one order, so two such transactions (two instances' group commits) cannot each
+    /// hold a head the other waits for.
+    static func inHeadOrder(_ events: [AuditEvent]) -> [AuditEvent] {
+        events.enumerated().sorted { ($0.element.subject.rawValue.uuidString, $0.offset) < ($1.element.subject.rawValue.uuidString, $1.offset) }.map(\.element)
     }
 
     /// Writes the refusals counted since the last flush: one entry per user, action and resource, with the count;
@@ -88,7 +95,7 @@ struct AuditLog: Sendable {
         let now = clock.now
         do {
             try await database.transaction { db in
-                for event in pending { _ = try await Self.append(event, now: now, on: db, engine: engine) }
+                for event in Self.inHeadOrder(pending) { _ = try await Self.append(event, now: now, on: db, engine: engine) }
             }
         } catch {
             refusals.restore(pending)

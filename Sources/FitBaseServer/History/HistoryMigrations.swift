@@ -37,3 +37,15 @@ struct SealWorkoutLogFields: Migration {
         try await database.alter(table: "workout_logs").column("sealed", type: engine.bytes).run()
     }
 }
+
+/// The user's own history is read newest first (`completed_at DESC, id DESC`): an index in exactly that order, so a page
+/// is read off the index without sorting — logs that share a time (an import) included, where an index on
+/// (`user_id`, `completed_at`) left every tie to a sort. It replaces that index (whose reads it serves too).
+struct IndexWorkoutLogsNewestFirst: Migration {
+    let name = "2026-11-26.history.index-newest-first"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.raw(#"CREATE INDEX "workout_logs_user_newest" ON "workout_logs" ("user_id", "completed_at" DESC, "id" DESC)"#).run()
+        try await database.drop(index: "workout_logs_user_completed").run()
+    }
+}

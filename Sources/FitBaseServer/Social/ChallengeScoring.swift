@@ -33,7 +33,9 @@ enum ChallengeScoring {
     @discardableResult
     static func logged(_ log: WorkoutLog, of user: UserID, now: Date, on db: any SQLDatabase) async throws -> GroupID? {
         // Outside a group nothing is scored (leaving took the member's workouts off the open boards already).
-        guard let membership = try await GroupStore.membership(of: user, on: db) else { return nil }
+        // Read once per push: no pushed write changes a membership.
+        let membership = try await SyncFeed.Batch.remembered("group-membership") { try await GroupStore.membership(of: user, on: db) }
+        guard let membership else { return nil }
         let profile = try await ProfileStore.settings(of: user, on: db)
         guard profile.shareWorkoutData, let group = try await GroupStore.group(membership.group, on: db, locking: true) else { return nil }
         let week = ChallengeWeek.containing(log.completedAt, in: LocalCalendar.timeZone(group.timeZone))

@@ -49,6 +49,7 @@ enum FitBaseMigrations {
         AddJoinedEventID(),
         SealProfileCycleDates(),
         SealDailyRecommendations(),
+        IndexWorkoutLogsNewestFirst(),
     ]
 }
 

@@ -29,18 +29,30 @@ enum SyncFeed {
     ) async throws -> SyncChange {
         let current = if let currentVersion { currentVersion } else { try await stamp(collection, id: id, of: user, on: db)?.version ?? 0 }
         let version = current + 1
-        let seq = try await nextSequence(of: user, on: db)
         nudge(user, now: changedAt)
+        if let change = batched(collection, id: id, of: user, deleted: deleted, updatedAt: updatedAt, changedAt: changedAt, version: version) {
+            return change  // written with the push's other entries (``Batch``)
+        }
+        let seq = try await nextSequence(of: user, on: db)
         try await upsertChange(user.rawValue, collection.rawValue, id, seq, version, deleted, updatedAt, changedAt).run(on: db)
         return SyncChange(collection: collection, recordID: id, seq: seq, stamp: RecordStamp(version: version, updatedAt: updatedAt, deleted: deleted))
     }
 
     private static let upsertChange = StoredStatement(
         #"INSERT INTO "sync_changes" ("user_id", "collection", "record_id", "seq", "version", "deleted", "updated_at", "changed_at") "#
-            + #"VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("user_id", "collection", "record_id") DO UPDATE SET "#
-            + #""seq" = EXCLUDED."seq", "version" = EXCLUDED."version", "deleted" = EXCLUDED."deleted", "#
-            + #""updated_at" = EXCLUDED."updated_at", "changed_at" = EXCLUDED."changed_at""#
+            + #"VALUES (?, ?, ?, ?, ?, ?, ?, ?) "# + onConflictReplace
     )
+
+    /// ``upsertChange`` for many entries (of distinct records).
+    static let upsertChanges = StoredRowsStatement(
+        head: #"INSERT INTO "sync_changes" ("user_id", "collection", "record_id", "seq", "version", "deleted", "updated_at", "changed_at") VALUES "#,
+        row: "(?, ?, ?, ?, ?, ?, ?, ?)", tail: " " + onConflictReplace
+    )
+
+    private static let onConflictReplace =
+        #"ON CONFLICT ("user_id", "collection", "record_id") DO UPDATE SET "#
+        + #""seq" = EXCLUDED."seq", "version" = EXCLUDED."version", "deleted" = EXCLUDED."deleted", "#
+        + #""updated_at" = EXCLUDED."updated_at", "changed_at" = EXCLUDED."changed_at""#
 
     // MARK: Entries kept on the records' rows
 
@@ -76,6 +88,12 @@ enum SyncFeed {
     /// (taking the user's sequence row for the rest of the transaction); the first. Numbers of records not stored in
     /// the end are skipped by every cursor, as those of replaced entries are.
     static func reserve(_ count: Int, of user: UserID, on db: any SQLDatabase) async throws -> Int {
+        if let first = batchedNumbers(count, of: user) { return first }
+        return try await reserveBlock(count, of: user, on: db)
+    }
+
+    /// ``reserve(_:of:on:)`` in the database, whatever batch is installed.
+    static func reserveBlock(_ count: Int, of user: UserID, on db: any SQLDatabase) async throws -> Int {
         guard let reserved = try await reserveSequences(user.rawValue, count, count).first(on: db) else { throw SyncFeedError.noSequence }
         return try reserved.decode(column: "last_seq", as: Int.self) - count + 1
     }
@@ -90,6 +108,7 @@ enum SyncFeed {
     static func entered(_ collection: SyncCollection, ids: [UUID], of user: UserID, now: Date, on db: any SQLDatabase) async throws -> [UUID: Int] {
         guard let feed = rowFeeds[collection], !ids.isEmpty else { return [:] }
         nudge(user, now: now)
+        try await Batch.flushCurrent(on: db)
         // Most users never deleted a record of the collection: one probe of the record index answers for the batch.
         guard try await selectAnyEntry(user.rawValue, collection.rawValue).first(on: db) != nil else { return [:] }
         var versions: [UUID: Int] = [:]
@@ -156,6 +175,7 @@ enum SyncFeed {
 
     /// What the feed holds for a record; `nil` when it never existed.
     static func stamp(_ collection: SyncCollection, id: String, of user: UserID, on db: any SQLDatabase) async throws -> RecordStamp? {
+        try await Batch.flushCurrent(on: db)
         if let feed = rowFeeds[collection], let live = try await rowStamps([id], feed: feed, of: user, on: db)[id] { return live }
         return try await selectStamp(user.rawValue, collection.rawValue, id).first(on: db)
             .map { RecordStamp(version: try $0.decode(column: "version", as: Int.self), updatedAt: try $0.decode(column: "updated_at", as: Date.self), deleted: try $0.decode(column: "deleted", as: Bool.self)) }
@@ -163,6 +183,7 @@ enum SyncFeed {
 
     /// What the feed holds for those of `ids` that ever existed, by id.
     static func stamps(_ collection: SyncCollection, ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: RecordStamp] {
+        try await Batch.flushCurrent(on: db)
         var stamps: [String: RecordStamp] = [:]
         for start in stride(from: 0, to: ids.count, by: 250) {
             let chunk = ids[start..<min(start + 250, ids.count)]
@@ -187,6 +208,7 @@ enum SyncFeed {
 
     /// Changes after `since`, oldest first, at most `limit`.
     static func changes(of user: UserID, since: Int, limit: Int, on db: any SQLDatabase) async throws -> [SyncChange] {
+        try await Batch.flushCurrent(on: db)
         var changes = try await entries(of: user, since: since, limit: limit, on: db)
         for (collection, feed) in rowFeeds.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             changes += try await rowChanges(collection, feed: feed, of: user, since: since, limit: limit, on: db)

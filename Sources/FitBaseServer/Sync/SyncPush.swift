@@ -47,35 +47,42 @@ struct SyncPusher: Sendable {
             // so a mutation id's stored result is always seen by a later push.
             try await SyncFeed.lockSequence(of: user, on: db)
             var answered = try await SyncMutationResults.stored(of: prepared.map(\.mutationID), user: user, on: db)
-            var records = try await PushRecords.read(prepared.filter { answered[$0.mutationID] == nil }, collections: collections, user: user, on: db)
-            var results: [Components.Schemas.SyncMutationResult] = []
-            results.reserveCapacity(prepared.count)
-            var kept: [Components.Schemas.SyncMutationResult] = []
-            for mutation in prepared {
-                if let earlier = answered[mutation.mutationID] {
-                    results.append(earlier)
-                    continue
+            let unanswered = prepared.filter { answered[$0.mutationID] == nil }
+            var records = try await PushRecords.read(unanswered, collections: collections, user: user, on: db)
+            // One number for each mutation that may write (each writes at most one feed entry), reserved at once.
+            let batch = SyncFeed.Batch(user: user)
+            try await batch.reserve(unanswered.filter { !$0.isRejected }.count, on: db)
+            return try await SyncFeed.Batch.$current.withValue(batch) {
+                var results: [Components.Schemas.SyncMutationResult] = []
+                results.reserveCapacity(prepared.count)
+                var kept: [Components.Schemas.SyncMutationResult] = []
+                for mutation in prepared {
+                    if let earlier = answered[mutation.mutationID] {
+                        results.append(earlier)
+                        continue
+                    }
+                    let result = try await Self.apply(mutation, collections: collections, user: user, now: now, records: &records, on: db)
+                    if result.status != .rejected || !Self.isUnkeyed(mutation) {
+                        // Results are stored in clear (to answer replays): a sealed collection's keeps the version only,
+                        // and a device replaying it pulls the record from the feed.
+                        var stored = result
+                        if collections[mutation.collection].isSealed { stored.serverRecord = nil }
+                        answered[mutation.mutationID] = stored
+                        kept.append(stored)
+                    }
+                    results.append(result)
                 }
-                let result = try await Self.apply(mutation, collections: collections, user: user, now: now, records: &records, on: db)
-                if result.status != .rejected || !Self.isUnkeyed(mutation) {
-                    // Results are stored in clear (to answer replays): a sealed collection's keeps the version only,
-                    // and a device replaying it pulls the record from the feed.
-                    var stored = result
-                    if collections[mutation.collection].isSealed { stored.serverRecord = nil }
-                    answered[mutation.mutationID] = stored
-                    kept.append(stored)
+                try await batch.flush(on: db)
+                try await SyncMutationResults.store(kept, user: user, now: now, on: db)
+                var applied: [SyncCollection: Int] = [:]
+                for (mutation, result) in zip(prepared, results) where result.status != .rejected {
+                    applied[mutation.collection, default: 0] += 1
                 }
-                results.append(result)
+                for (collection, count) in applied.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                    try await collections[collection].pushed(count, of: user, now: now, on: db)
+                }
+                return results
             }
-            try await SyncMutationResults.store(kept, user: user, now: now, on: db)
-            var applied: [SyncCollection: Int] = [:]
-            for (mutation, result) in zip(prepared, results) where result.status != .rejected {
-                applied[mutation.collection, default: 0] += 1
-            }
-            for (collection, count) in applied.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-                try await collections[collection].pushed(count, of: user, now: now, on: db)
-            }
-            return results
         }
     }
 
@@ -100,6 +107,10 @@ struct SyncPusher: Sendable {
         /// The client's `updatedAt`, no later than the server's clock.
         var updatedAt: Date
         var outcome: Outcome
+
+        var isRejected: Bool {
+            if case .rejected = outcome { true } else { false }
+        }
     }
 
     private func prepare(_ mutation: Components.Schemas.SyncMutation, at index: Int, reads: PushReads, now: Date) async throws -> PendingMutation {
@@ -181,6 +192,8 @@ extension SyncPusher {
         if isUnkeyed(mutation), case .rejected(let problem) = mutation.outcome { return rejected(mutation, problem) }
         let result: Components.Schemas.SyncMutationResult
         if case .upsert(let write) = mutation.outcome, write.canViolateConstraint {
+            // The feed entries the push keeps in memory are taken back with the savepoint's writes.
+            let mark = SyncFeed.Batch.current?.mark()
             try await Savepoint.begin("sync_mutation", on: db)
             do {
                 let written = try await self.write(mutation, in: collections, user: user, now: now, records: &records, on: db)
@@ -188,6 +201,7 @@ extension SyncPusher {
                 result = written
             } catch {
                 try await Savepoint.rollBack("sync_mutation", on: db)
+                if let mark { SyncFeed.Batch.current?.restore(mark) }
                 records.forget(PushRecords.Key(collection: mutation.collection, id: mutation.recordID))
                 guard let problem = (error as? Problem) ?? write.problem(forViolation: error) else { throw error }
                 result = rejected(mutation, problem)
