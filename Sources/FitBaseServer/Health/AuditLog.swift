@@ -34,10 +34,24 @@ struct AuditLog: Sendable {
             prevHash: try head?.decode(column: "hash", as: String.self) ?? AuditChain.genesis, hash: ""
         )
         entry.hash = AuditChain.hash(of: entry)
-        try await insert(entry, on: db)
-        try await setHeadHash(entry.hash, entry.subjectID).run(on: db)
+        if engine == .postgres {
+            try await insertEntryAndSetHeadHash(
+                entry.subjectID, entry.seq, entry.at, entry.actorID, entry.action, entry.resource, entry.count, entry.requestID, entry.clientRequestID,
+                entry.outcome, entry.prevHash, entry.hash
+            ).run(on: db)
+        } else {
+            try await insert(entry, on: db)
+            try await setHeadHash(entry.hash, entry.subjectID).run(on: db)
+        }
         return entry
     }
+
+    /// ``insertEntry`` and ``setHeadHash`` in one round trip (PostgreSQL).
+    private static let insertEntryAndSetHeadHash = StoredStatement(
+        postgresOnly: #"WITH "entry" AS (INSERT INTO "audit_entries" ("subject_id", "seq", "at", "actor_id", "action", "resource", "count", "#
+            + #""request_id", "client_request_id", "outcome", "prev_hash", "hash") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)) "#
+            + #"UPDATE "audit_heads" SET "hash" = $12 WHERE "subject_id" = $1"#
+    )
 
     private static let setHeadHash = StoredStatement(#"UPDATE "audit_heads" SET "hash" = ? WHERE "subject_id" = ?"#)
 

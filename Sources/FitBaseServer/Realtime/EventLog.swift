@@ -94,25 +94,29 @@ enum EventLog {
     @discardableResult
     static func append(topic: EventTopic, type: String, data: some Encodable, now: Date, on db: any SQLDatabase) async throws -> Int64 {
         let isPostgres = db.dialect.name == "postgresql"
-        if isPostgres { try await db.raw("SELECT pg_advisory_xact_lock(\(bind: lockKey))").run() }
-        let encoder = Self.encoder
-        guard let row = try await insertEvent(topic.name, type, String(decoding: try encoder.encode(data), as: UTF8.self), now).first(on: db)
-        else { throw EventLogError.noEventID }
+        let text = String(decoding: try Self.encoder.encode(data), as: UTF8.self)
+        // PostgreSQL: the lock, the row and the notification in one round trip, so the lock every event-writing
+        // transaction of the deployment waits for is held for this statement and the commit only. The notification
+        // is heard by this instance's listener too: waking its streams here as well would make each read twice.
+        let statement = isPostgres ? lockInsertAndNotify(lockKey, topic.name, type, text, now) : insertEvent(topic.name, type, text, now)
+        guard let row = try await statement.first(on: db) else { throw EventLogError.noEventID }
         let id = try row.decode(column: "id", as: Int64.self)
-        if isPostgres {
-            // Heard by this instance's listener too: waking its streams here as well would make each read twice.
-            try await notify().run(on: db)
-        } else if let hooks = TransactionHooks.current, let hub = hooks.eventHub {
+        if !isPostgres, let hooks = TransactionHooks.current, let hub = hooks.eventHub {
             hooks.afterCommit(key: "events") { hub.publish() }
         }
         return id
     }
 
+    /// `pg_advisory_xact_lock`, the insert and `pg_notify` (PostgreSQL folds a transaction's identical notifications
+    /// into one): the insert reads from the lock, so it runs once the lock is held.
+    private static let lockInsertAndNotify = StoredStatement(
+        postgresOnly: #"WITH "lock" AS (SELECT pg_advisory_xact_lock($1)), "#
+            + #""event" AS (INSERT INTO "events" ("topic", "type", "data", "created_at") SELECT $2, $3, $4, $5 FROM "lock" RETURNING "id") "#
+            + #"SELECT "id", pg_notify('\#(channel)', '') AS "notified" FROM "event""#
+    )
+
     /// The channel every instance listens on; notifications carry no payload (listeners read the log).
     static let channel = "fitbase_events"
-
-    /// PostgreSQL folds identical notifications of one transaction into one.
-    private static let notify = StoredStatement("SELECT pg_notify('\(channel)', '')")
 
     /// Events of the subscriptions after `id`, oldest first: of each topic, those created since the subscription's
     /// `since`.

@@ -33,6 +33,14 @@ struct StoredStatement: Sendable {
         self.postgres = postgres
     }
 
+    /// A statement only PostgreSQL runs (callers branch on the dialect), written with numbered placeholders
+    /// (`$1`, …) so that one bind can appear more than once: a data-modifying `WITH` that does in one round trip what
+    /// SQLite does in two statements.
+    init(postgresOnly sql: String) {
+        self.sqlite = ""
+        self.postgres = sql
+    }
+
     /// The statement with its binds, in placeholder order.
     func callAsFunction(_ binds: any Encodable & Sendable...) -> Bound {
         Bound(statement: self, binds: binds)

@@ -33,14 +33,30 @@ enum SyncFeed {
         if let change = batched(collection, id: id, of: user, deleted: deleted, updatedAt: updatedAt, changedAt: changedAt, version: version) {
             return change  // written with the push's other entries (``Batch``)
         }
-        let seq = try await nextSequence(of: user, on: db)
-        try await upsertChange(user.rawValue, collection.rawValue, id, seq, version, deleted, updatedAt, changedAt).run(on: db)
+        let seq: Int
+        if db.dialect.name == "postgresql" {
+            // The number and the entry in one round trip.
+            guard let row = try await takeSequenceAndUpsertChange(user.rawValue, collection.rawValue, id, version, deleted, updatedAt, changedAt).first(on: db)
+            else { throw SyncFeedError.noSequence }
+            seq = try row.decode(column: "seq", as: Int.self)
+        } else {
+            seq = try await nextSequence(of: user, on: db)
+            try await upsertChange(user.rawValue, collection.rawValue, id, seq, version, deleted, updatedAt, changedAt).run(on: db)
+        }
         return SyncChange(collection: collection, recordID: id, seq: seq, stamp: RecordStamp(version: version, updatedAt: updatedAt, deleted: deleted))
     }
 
     private static let upsertChange = StoredStatement(
         #"INSERT INTO "sync_changes" ("user_id", "collection", "record_id", "seq", "version", "deleted", "updated_at", "changed_at") "#
             + #"VALUES (?, ?, ?, ?, ?, ?, ?, ?) "# + onConflictReplace
+    )
+
+    /// ``takeSequence`` and ``upsertChange`` in one statement (PostgreSQL).
+    private static let takeSequenceAndUpsertChange = StoredStatement(
+        postgresOnly: #"WITH "taken" AS (INSERT INTO "sync_sequences" ("user_id", "last_seq", "purged_through") VALUES ($1, 1, 0) "#
+            + #"ON CONFLICT ("user_id") DO UPDATE SET "last_seq" = "sync_sequences"."last_seq" + 1 RETURNING "last_seq") "#
+            + #"INSERT INTO "sync_changes" ("user_id", "collection", "record_id", "seq", "version", "deleted", "updated_at", "changed_at") "#
+            + #"SELECT $1, $2, $3, "last_seq", $4, $5, $6, $7 FROM "taken" "# + onConflictReplace + #" RETURNING "seq""#
     )
 
     /// ``upsertChange`` for many entries (of distinct records).
