@@ -65,6 +65,53 @@ import Testing
         }
     }
 
+    /// The user's own history list is answered byte for byte as the generated handler answers it: every page of it,
+    /// notes that need escaping, absent and present optional fields, logs sharing a time, and the requests the direct
+    /// route leaves to the generated handler (bad, unknown, repeated or encoded parameters), by the owner, another user
+    /// and an anonymous caller.
+    @Test(arguments: TestEngines.all)
+    func historyListsAreAnsweredAsTheGeneratedHandlerAnswersThem(engine: DatabaseEngine) async throws {
+        try await withApp(engine, options: .init(demoCatalog: true)) { direct, app in
+            try await withApp(on: app.testDatabase, options: .init(demoCatalog: true, directRoutes: false)) { generated, _ in
+                let owner = try await direct.signUp()
+                let other = try await direct.signUp()
+                let workouts = try await CatalogStore(database: app.database).allWorkouts()
+                let notes = ["plain", #"Leg "day" \ ✓ a/b"#, "line\nbreak\u{1}\t", "", "é"]
+                for index in 0..<9 {
+                    var body: [String: Any] = [
+                        "workoutId": workouts[index % workouts.count].id.description, "duration": 20 + index,
+                        // Three logs share each time: their order is the id's.
+                        "completedAt": "2026-11-2\(index / 3)T07:30:00Z",
+                    ]
+                    if index % 2 == 0 { body["rating"] = 1 + index % 5 }
+                    if index % 3 == 0 { body["energyBefore"] = 2; body["energyAfter"] = 4 }
+                    if index < notes.count { body["notes"] = notes[index] }
+                    #expect(try await direct.json(.post, "/v1/history", body: body, token: owner.accessToken).status == .created)
+                }
+                var paths = [
+                    "/v1/history", "/v1/history?limit=100", "/v1/history?from=2026-11-21", "/v1/history?to=2026-11-21&limit=2",
+                    "/v1/history?from=2026-11-21&to=2026-11-21", "/v1/history?limit=0", "/v1/history?limit=abc", "/v1/history?limit=101",
+                    "/v1/history?cursor=garbage", "/v1/history?from=yesterday", "/v1/history?unknown=1", "/v1/history?limit=2&limit=3",
+                    "/v1/history?from=2026%2D11%2D21", "/v1/history?limit=+2", "/v1/history?",
+                ]
+                // Every page of a listing, following its cursors.
+                var next: String? = "/v1/history?limit=2"
+                while let path = next {
+                    paths.append(path)
+                    let body = try await Self.expectSame(path, token: owner.accessToken, direct: direct, generated: generated)
+                    next = try (JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])?["nextCursor"]
+                        .flatMap { $0 as? String }.map { "/v1/history?limit=2&cursor=\($0)" }
+                }
+                #expect(paths.count > 18)
+                for token in [nil, owner.accessToken, other.accessToken] {
+                    for path in paths {
+                        try await Self.expectSame(path, token: token, direct: direct, generated: generated)
+                    }
+                }
+            }
+        }
+    }
+
     /// A sync push read by the direct route is answered as the generated handler answers it: two users of one database
     /// push the same mutations (their own record ids), one to each application, twice (the second time replays and
     /// conflicts); then bodies the direct route leaves to the generated handler go to both.

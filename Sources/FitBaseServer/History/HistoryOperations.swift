@@ -27,14 +27,16 @@ extension HistoryOperations {
             }
             return day
         }
-        let logs = try await historyFeature.history.logs(
-            of: caller.user, from: try day(input.query.from, "from"), to: try day(input.query.to, "to"), offset: offset, limit: limit + 1
-        )
-        try await historyFeature.collection.audited(read: min(logs.count, limit), of: caller.user)
-        return .ok(.init(body: .json(.init(
-            items: logs.prefix(limit).map(HistoryWire.wire),
-            nextCursor: logs.count > limit ? PageRequest.cursor(offset: offset + limit) : nil
-        ))))
+        let page = try await historyPage(of: caller.user, from: try day(input.query.from, "from"), to: try day(input.query.to, "to"), offset: offset, limit: limit)
+        return .ok(.init(body: .json(.init(items: page.logs.map(HistoryWire.wire), nextCursor: page.nextCursor))))
+    }
+
+    /// One page of the user's logs, newest first, with the cursor of the next (the read audited): for the generated
+    /// handler and the direct route (``historyRoutes``) alike.
+    func historyPage(of user: UserID, from: CalendarDay?, to: CalendarDay?, offset: Int, limit: Int) async throws -> (logs: ArraySlice<WorkoutLog>, nextCursor: String?) {
+        let logs = try await historyFeature.history.logs(of: user, from: from, to: to, offset: offset, limit: limit + 1)
+        try await historyFeature.collection.audited(read: min(logs.count, limit), of: user)
+        return (logs.prefix(limit), logs.count > limit ? PageRequest.cursor(offset: offset + limit) : nil)
     }
 
     func deleteWorkoutLog(_ input: Operations.DeleteWorkoutLog.Input) async throws -> Operations.DeleteWorkoutLog.Output {

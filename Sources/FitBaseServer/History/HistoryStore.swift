@@ -79,7 +79,6 @@ struct HistoryStore: Sendable {
     func open(_ rows: [any SQLRow], of user: UserID) async throws -> [WorkoutLog] {
         guard !rows.isEmpty else { return [] }
         let key = try await vault.dataKey(of: user, creating: false)
-        let decoder = JSONDecoder()
         return try rows.map { row in
             let id = WorkoutLogID(rawValue: try row.decode(column: "id", as: UUID.self))
             var fields = PrivateFields(energyBefore: nil, energyAfter: nil, notes: nil, cyclePhase: nil, cycleDay: nil)
@@ -87,7 +86,7 @@ struct HistoryStore: Sendable {
                 let sealed = try row.decode(column: "sealed", as: Data?.self)
             {
                 let plain = try vault.open(bytes: SealedFields(keyID: keyID, sealed: sealed), table: Self.table, id: id.rawValue, of: user, with: key)
-                fields = try decoder.decode(PrivateFields.self, from: plain)
+                fields = try PrivateFields.read(plain)
             }
             return WorkoutLog(
                 id: id,

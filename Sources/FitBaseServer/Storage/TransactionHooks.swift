@@ -8,6 +8,7 @@ import Synchronization
 final class TransactionHooks: Sendable {
     private let hooks = Mutex<[(key: String, run: @Sendable (any SQLDatabase) async throws -> Void)]>([])
     private let committed = Mutex<[(key: String, run: @Sendable () -> Void)]>([])
+    private let values = Mutex<[String: any Sendable]>([:])
     /// The cache generations of the database the transaction runs on.
     let generations: CacheGenerations?
     /// The event streams of this instance, woken once the transaction has committed events.
@@ -23,6 +24,17 @@ final class TransactionHooks: Sendable {
 
     /// The hooks of the transaction the current task is in (`nil` outside a transaction).
     @TaskLocal static var current: TransactionHooks?
+
+    /// The transaction's value under `key`, made by `make` the first time it is asked for (state that several writes
+    /// of one transaction share, e.g. the highest feed number it took).
+    func value<Value: Sendable>(_ key: String, _ make: () -> Value) -> Value {
+        values.withLock { values in
+            if let existing = values[key] as? Value { return existing }
+            let value = make()
+            values[key] = value
+            return value
+        }
+    }
 
     /// Runs `hook` before commit, once per `key`.
     func beforeCommit(key: String, _ hook: @escaping @Sendable (any SQLDatabase) async throws -> Void) {

@@ -1,6 +1,7 @@
 import FitBaseCore
 import Foundation
 import SQLKit
+import Synchronization
 
 /// One entry of the feed: a record's latest change.
 struct SyncChange: Sendable, Equatable {
@@ -29,8 +30,8 @@ enum SyncFeed {
     ) async throws -> SyncChange {
         let current = if let currentVersion { currentVersion } else { try await stamp(collection, id: id, of: user, on: db)?.version ?? 0 }
         let version = current + 1
-        nudge(user, now: changedAt)
         if let change = batched(collection, id: id, of: user, deleted: deleted, updatedAt: updatedAt, changedAt: changedAt, version: version) {
+            nudge(user, now: changedAt, through: change.seq)
             return change  // written with the push's other entries (``Batch``)
         }
         let seq: Int
@@ -43,6 +44,7 @@ enum SyncFeed {
             seq = try await nextSequence(of: user, on: db)
             try await upsertChange(user.rawValue, collection.rawValue, id, seq, version, deleted, updatedAt, changedAt).run(on: db)
         }
+        nudge(user, now: changedAt, through: seq)
         return SyncChange(collection: collection, recordID: id, seq: seq, stamp: RecordStamp(version: version, updatedAt: updatedAt, deleted: deleted))
     }
 
@@ -104,8 +106,9 @@ enum SyncFeed {
     /// (taking the user's sequence row for the rest of the transaction); the first. Numbers of records not stored in
     /// the end are skipped by every cursor, as those of replaced entries are.
     static func reserve(_ count: Int, of user: UserID, on db: any SQLDatabase) async throws -> Int {
-        if let first = batchedNumbers(count, of: user) { return first }
-        return try await reserveBlock(count, of: user, on: db)
+        let first = if let batched = batchedNumbers(count, of: user) { batched } else { try await reserveBlock(count, of: user, on: db) }
+        highestSequence(of: user)?.raise(to: first + count - 1)
+        return first
     }
 
     /// ``reserve(_:of:on:)`` in the database, whatever batch is installed.
@@ -123,7 +126,7 @@ enum SyncFeed {
     /// and those that had a tombstone take its place with the next version. Returns those records' versions.
     static func entered(_ collection: SyncCollection, ids: [UUID], of user: UserID, now: Date, on db: any SQLDatabase) async throws -> [UUID: Int] {
         guard let feed = rowFeeds[collection], !ids.isEmpty else { return [:] }
-        nudge(user, now: now)
+        nudge(user, now: now, through: nil)
         try await Batch.flushCurrent(on: db)
         // Most users never deleted a record of the collection: one probe of the record index answers for the batch.
         guard try await selectAnyEntry(user.rawValue, collection.rawValue).first(on: db) != nil else { return [:] }
@@ -178,10 +181,32 @@ enum SyncFeed {
     /// Tells the user's devices, once per transaction and just before it commits, that changes are available up to the
     /// user's latest sequence number: a `sync` event (`{"cursor": …}`) on their realtime stream, created at `now`
     /// (the transaction's first write's time).
-    private static func nudge(_ user: UserID, now: Date) {
-        TransactionHooks.current?.beforeCommit(key: "sync-nudge/\(user)") { db in
-            let position = try await SyncFeed.position(of: user, on: db)
-            try await EventLog.append(topic: .user(user), type: "sync", data: ["cursor": SyncWire.cursor(sequence: position.last)], now: now, on: db)
+    ///
+    /// `through` is the number the caller just took: the user's sequence row stays taken by the transaction from its
+    /// first number to the commit, so the highest number it took is the user's last, and the event needs no read of
+    /// it. (`nil`: the caller took none; a transaction that took numbers nobody reported reads the row.)
+    private static func nudge(_ user: UserID, now: Date, through seq: Int?) {
+        guard let hooks = TransactionHooks.current, let highest = highestSequence(of: user) else { return }
+        if let seq { highest.raise(to: seq) }
+        hooks.beforeCommit(key: "sync-nudge/\(user)") { db in
+            let last = if let known = highest.value { known } else { try await SyncFeed.position(of: user, on: db).last }
+            try await EventLog.append(topic: .user(user), type: "sync", data: ["cursor": SyncWire.cursor(sequence: last)], now: now, on: db)
+        }
+    }
+
+    /// The highest sequence number of `user` the current transaction took (`nil` outside a transaction).
+    private static func highestSequence(of user: UserID) -> HighestSequence? {
+        TransactionHooks.current?.value("sync-highest/\(user)") { HighestSequence() }
+    }
+
+    /// The highest number a transaction took of one user's sequence, once it took any.
+    private final class HighestSequence: Sendable {
+        private let highest = Mutex<Int?>(nil)
+
+        var value: Int? { highest.withLock { $0 } }
+
+        func raise(to seq: Int) {
+            highest.withLock { $0 = max($0 ?? seq, seq) }
         }
     }
 
