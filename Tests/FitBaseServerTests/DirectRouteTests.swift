@@ -112,6 +112,65 @@ import Testing
         }
     }
 
+    /// Workouts logged through the direct route are answered as the generated handler answers them: the same bodies,
+    /// valid and not (wrong types, unknown fields, nulls, escapes, rule violations, not JSON), from two users of one
+    /// database and from an anonymous caller, get the same status, content type and JSON (the new log's id aside).
+    @Test(arguments: TestEngines.all)
+    func loggedWorkoutsAreAnsweredAsTheGeneratedHandlerAnswersThem(engine: DatabaseEngine) async throws {
+        try await withApp(engine, options: .init(demoCatalog: true)) { direct, app in
+            try await withApp(on: app.testDatabase, options: .init(demoCatalog: true, directRoutes: false)) { generated, _ in
+                let first = try await direct.signUp()
+                let second = try await direct.signUp()
+                let workout = try await CatalogStore(database: app.database).allWorkouts()[3].id.description
+                let bodies = [
+                    #"{"workoutId":"\#(workout)","completedAt":"2026-11-20T07:30:00Z","duration":30}"#,
+                    #"{"workoutId":"\#(workout)","completedAt":"2026-11-20T07:30:00.250Z","duration":45,"rating":4,"energyBefore":2,"energyAfter":5,"notes":"Leg \"day\" \\ ✓ a\/b\n\u0001"}"#,
+                    #"{"workoutId":"\#(workout)","completedAt":"2026-11-20T09:30:00+02:00","duration":30,"rating":null,"notes":null}"#,
+                    #"{"workoutId":"\#(workout)","completedAt":"2026-11-20T07:30:00Z","duration":30,"extra":1}"#,
+                    #"{"workoutId":"\#(workout)","completedAt":"2026-11-20T07:30:00Z","duration":"30"}"#,
+                    #"{"workoutId":"\#(workout)","completedAt":"2026-11-20T07:30:00Z","duration":3e1}"#,
+                    #"{"workoutId":"\#(workout)","completedAt":"2026-11-20T07:30:00Z","duration":30.5}"#,
+                    #"{"workoutId":"\#(workout)","completedAt":"yesterday","duration":30}"#,
+                    #"{"workoutId":"\#(workout)","completedAt":"2026-11-20T07:30:00Z"}"#,
+                    #"{"workoutId":"\#(workout)","completedAt":"2099-11-20T07:30:00Z","duration":30,"rating":9}"#,
+                    #"{"workoutId":"\#(UUID())","completedAt":"2026-11-20T07:30:00Z","duration":30}"#,
+                    #"{"workoutId":"not-an-id","completedAt":"2026-11-20T07:30:00Z","duration":0}"#,
+                    #"{"workoutId":"\#(workout)","completedAt":"2026-11-20T07:30:00Z","duration":30,"notes":"\ud800"}"#,
+                    #"{"workoutId":7}"#, "{}", "[]", "null", #"{"workoutId":"#,
+                ]
+                func normalized(_ response: TestResponse) throws -> NSObject? {
+                    guard let object = try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView), options: .fragmentsAllowed) as? [String: Any]
+                    else { return nil }
+                    return object.filter { $0.key != "id" && $0.key != "requestId" } as NSDictionary
+                }
+                for (index, body) in bodies.enumerated() {
+                    for (directToken, generatedToken) in [(first.accessToken, second.accessToken), (nil, nil)] as [(String?, String?)] {
+                        func send(_ client: any TestClientProtocol, _ token: String?) async throws -> TestResponse {
+                            var headers: HTTPFields = [.contentType: "application/json"]
+                            if let token { headers[.authorization] = "Bearer \(token)" }
+                            return try await client.execute(uri: "/v1/history", method: .post, headers: headers, body: ByteBuffer(string: body))
+                        }
+                        let fast = try await send(direct, directToken)
+                        let reference = try await send(generated, generatedToken)
+                        #expect(fast.status == reference.status, "body \(index)")
+                        #expect(fast.headers[.contentType] == reference.headers[.contentType], "body \(index)")
+                        #expect(try normalized(fast) == normalized(reference), "body \(index): \(String(buffer: fast.body)) vs \(String(buffer: reference.body))")
+                    }
+                }
+                // Both users' histories hold the same logs, written the same way (the direct route's answers were
+                // the stored logs: listing them gives the same bytes, ids aside).
+                let mine = try json(try await direct.json(.get, "/v1/history?limit=100", token: first.accessToken))["items"] as? [[String: Any]] ?? []
+                let theirs = try json(try await generated.json(.get, "/v1/history?limit=100", token: second.accessToken))["items"] as? [[String: Any]] ?? []
+                #expect(mine.count >= 3 && mine.count == theirs.count)
+                // Logs sharing a time are ordered by their ids, which differ: compared in an order of their own.
+                func withoutIDs(_ logs: [[String: Any]]) -> [String] {
+                    logs.map { $0.filter { $0.key != "id" }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",") }.sorted()
+                }
+                #expect(withoutIDs(mine) == withoutIDs(theirs))
+            }
+        }
+    }
+
     /// A sync push read by the direct route is answered as the generated handler answers it: two users of one database
     /// push the same mutations (their own record ids), one to each application, twice (the second time replays and
     /// conflicts); then bodies the direct route leaves to the generated handler go to both.

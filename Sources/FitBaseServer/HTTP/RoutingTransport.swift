@@ -85,13 +85,15 @@ struct DirectRoute: Sendable {
         _ method: HTTPRequest.Method, _ path: String, read: @escaping @Sendable (JSONValue?) -> Input?,
         answer: @escaping @Sendable (Input) async throws -> Output
     ) -> DirectRoute {
-        jsonBody(method, path, read: read) { input in ByteBuffer(bytes: try encoder.encode(try await answer(input))) }
+        writtenJSONBody(method, path, read: read) { input in ByteBuffer(bytes: try encoder.encode(try await answer(input))) }
     }
 
     /// ``jsonBody(_:_:read:answer:)`` for an operation that writes its JSON answer itself (exactly as the generated
-    /// server's encoder would).
-    static func jsonBody<Input: Sendable>(
-        _ method: HTTPRequest.Method, _ path: String, read: @escaping @Sendable (JSONValue?) -> Input?,
+    /// server's encoder would), sent with `status`.
+    /// (A name of its own: `ByteBuffer` is `Encodable`, so an overload of ``jsonBody(_:_:read:answer:)`` taking a
+    /// trailing closure could be either.)
+    static func writtenJSONBody<Input: Sendable>(
+        _ method: HTTPRequest.Method, _ path: String, status: HTTPResponse.Status = .ok, read: @escaping @Sendable (JSONValue?) -> Input?,
         write: @escaping @Sendable (Input) async throws -> ByteBuffer
     ) -> DirectRoute {
         DirectRoute(method: method, path: path) { request, _ in
@@ -99,7 +101,7 @@ struct DirectRoute: Sendable {
             var request = request
             let body = try await request.collectBody(upTo: .max)
             guard let input = body.withUnsafeReadableBytes({ read(JSONValue.parse($0)) }) else { return nil }
-            return json(try await write(input))
+            return json(try await write(input), status: status)
         }
     }
 
@@ -116,9 +118,9 @@ struct DirectRoute: Sendable {
         return items
     }
 
-    /// A 200 with a JSON body, labelled as the generated server labels its JSON.
-    static func json(_ body: ByteBuffer) -> Response {
-        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
+    /// A 200 (or `status`) with a JSON body, labelled as the generated server labels its JSON.
+    static func json(_ body: ByteBuffer, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
     }
 
     /// An operation answered with an output its direct route does not write (a bug: a 500, logged).

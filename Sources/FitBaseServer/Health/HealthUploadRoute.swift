@@ -15,7 +15,7 @@ extension HealthOperations {
     /// The routes this answers, for ``RoutingTransport``.
     var healthRoutes: [DirectRoute] {
         [
-            DirectRoute.jsonBody(.post, "/v1/health/samples", read: Self.upload(from:)) { upload in
+            DirectRoute.writtenJSONBody(.post, "/v1/health/samples", read: Self.upload(from:)) { upload in
                 // The upload answers `ok` or throws (its problems are rendered as for every route).
                 guard case .ok(let ok) = try await self.uploadHealthSamples(.init(body: .json(upload))), case .json(let results) = ok.body else {
                     throw DirectRoute.UnexpectedOutput(operation: "uploadHealthSamples")
