@@ -141,6 +141,7 @@ struct DirectRoute: Sendable {
     /// parameters, or no label at all (the generated server then takes the operation's one content type).
     static func hasJSONBody(_ request: Request) -> Bool {
         guard let label = request.headers[.contentType] else { return true }
+        if label == "application/json" || label == "application/json; charset=utf-8" { return true }  // as nearly every client sends it
         let mediaType = label.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         return mediaType == "application/json"
     }

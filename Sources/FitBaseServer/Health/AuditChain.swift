@@ -32,6 +32,8 @@ enum AuditChain {
     /// `text` as a JSON string (quote, backslash and control characters escaped), `null` when absent.
     static func jsonString(_ text: String?) -> String {
         guard let text else { return "null" }
+        // Nearly always plain ASCII (ids, names of actions, hex): nothing to escape.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x80 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) { return "\"" + text + "\"" }
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -47,13 +49,23 @@ enum AuditChain {
     static func canonicalJSON(of entry: AuditEntry, clientRequestID: Bool = true) -> Data {
         let string = jsonString
         var fields: [(String, String)] = [
-            ("action", string(entry.action)), ("actorId", string(entry.actorID?.uuidString.lowercased())),
+            ("action", string(entry.action)), ("actorId", string(entry.actorID?.lowercasedString)),
             ("at", String(microseconds(entry.at))), ("count", String(entry.count)), ("outcome", string(entry.outcome)),
             ("prevHash", string(entry.prevHash)), ("requestId", string(entry.requestID)), ("resource", string(entry.resource)),
-            ("seq", String(entry.seq)), ("subjectId", string(entry.subjectID.uuidString.lowercased())),
+            ("seq", String(entry.seq)), ("subjectId", string(entry.subjectID.lowercasedString)),
         ]
         if clientRequestID { fields.insert(("clientRequestId", string(entry.clientRequestID)), at: 2) }
-        return Data(("{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}").utf8)
+        var json = "{"
+        json.reserveCapacity(512)
+        for (index, (key, value)) in fields.enumerated() {
+            if index > 0 { json += "," }
+            json += "\""
+            json += key
+            json += "\":"
+            json += value
+        }
+        json += "}"
+        return Data(json.utf8)
     }
 
     static func microseconds(_ date: Date) -> Int64 {

@@ -94,7 +94,7 @@ enum EventLog {
     @discardableResult
     static func append(topic: EventTopic, type: String, data: some Encodable, now: Date, on db: any SQLDatabase) async throws -> Int64 {
         let isPostgres = db.dialect.name == "postgresql"
-        let text = String(decoding: try Self.encoder.encode(data), as: UTF8.self)
+        let text = try Self.json(data)
         // PostgreSQL: the lock, the row and the notification in one round trip, so the lock every event-writing
         // transaction of the deployment waits for is held for this statement and the commit only. The notification
         // is heard by this instance's listener too: waking its streams here as well would make each read twice.
@@ -105,6 +105,20 @@ enum EventLog {
             hooks.afterCommit(key: "events") { hub.publish() }
         }
         return id
+    }
+
+    /// `data` as the event's JSON. An object of one plain string (a sync nudge's cursor: one with every write) is
+    /// written here, as the encoder would write it; anything else by the encoder.
+    private static func json(_ data: some Encodable) throws -> String {
+        if let fields = data as? [String: String], fields.count == 1, let (key, value) = fields.first, isPlain(key), isPlain(value) {
+            return #"{"\#(key)":"\#(value)"}"#
+        }
+        return String(decoding: try encoder.encode(data), as: UTF8.self)
+    }
+
+    /// Printable ASCII with nothing the encoder escapes (no quote, backslash or slash).
+    private static func isPlain(_ text: String) -> Bool {
+        text.utf8.allSatisfy { (0x20...0x7E).contains($0) && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") && $0 != UInt8(ascii: "/") }
     }
 
     /// `pg_advisory_xact_lock`, the insert and `pg_notify` (PostgreSQL folds a transaction's identical notifications
