@@ -19,8 +19,9 @@ package enum CachedData: String, Sendable, CaseIterable {
 /// keeps the data under that generation; a generation never goes back, so data kept under an old one is never served
 /// as new.
 ///
-/// * PostgreSQL (several instances): every ``current(_:)`` reads the row — one small query instead of the data's, and
-///   exact across instances: a write committed on one instance is seen by the next read on any other.
+/// * PostgreSQL (several instances): ``current(_:)`` reads the row — one small query instead of the data's, and
+///   exact across instances: a write committed on one instance is seen by the next read on any other. Callers of one
+///   moment share a read that started after they arrived (``sharedRead(_:on:)``).
 /// * SQLite (one serving process): changes made through this process — through any pool it opened on the file — are
 ///   seen at once; the row is read again at most every ``sqliteRecheck`` so that a change made by another process (the
 ///   `fitbase` CLI granting a role or importing a catalog) is seen within that time.
@@ -61,6 +62,7 @@ package final class CacheGenerations: Sendable {
         if engine == .sqlite, let known = known.withLock({ $0.generations[data] }), ContinuousClock.now - known.checkedAt < Self.sqliteRecheck {
             return known.generation
         }
+        if engine == .postgres { return try await sharedRead(data, on: database) }
         let checkedAt = ContinuousClock.now
         let generation = try await database.withConnection { db in try await Self.read(data, on: db) }
         known.withLock { known in
@@ -72,6 +74,43 @@ package final class CacheGenerations: Sendable {
         }
         return generation
     }
+
+    /// PostgreSQL: reads of a generation, one at a time, each shared by every caller that arrived before it started.
+    ///
+    /// A read that starts after a caller arrived sees every commit made before the caller's request (on any
+    /// instance), which is all the exactness a read by the caller itself would give. So a caller takes the read in
+    /// flight when it started after the caller arrived; otherwise it waits for that read to end and takes the next,
+    /// started by the first caller to get there. Under load the requests of a moment share one read instead of
+    /// making one each (a round trip before every authenticated request and every catalog read).
+    private func sharedRead(_ data: CachedData, on database: Database) async throws -> Int64 {
+        let arrival = ContinuousClock.now
+        var waitedFor: Int?
+        while true {
+            let (read, join) = reads.withLock { state -> (SharedRead, Bool) in
+                if let read = state.reads[data] {
+                    if read.startedAt >= arrival { return (read, true) }
+                    if read.number != waitedFor { return (read, false) }
+                }
+                state.started += 1
+                let read = SharedRead(
+                    number: state.started, startedAt: .now, task: Task { try await database.withConnection { db in try await Self.read(data, on: db) } }
+                )
+                state.reads[data] = read
+                return (read, true)
+            }
+            if join { return try await read.task.value }
+            _ = try? await read.task.value  // began before this caller arrived: wait it out, then take a later one
+            waitedFor = read.number
+        }
+    }
+
+    private struct SharedRead: Sendable {
+        var number: Int
+        var startedAt: ContinuousClock.Instant
+        var task: Task<Int64, any Error>
+    }
+
+    private let reads = Mutex<(reads: [CachedData: SharedRead], started: Int)>(([:], 0))
 
     /// Moves `data`'s generation on, in the caller's transaction; this instance forgets what it knew once the
     /// transaction commits.
