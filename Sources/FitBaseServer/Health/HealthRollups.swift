@@ -208,6 +208,18 @@ struct HealthRollups: Sendable {
         _ slots: [(slot: Int64, totals: HealthSlotTotals, stale: Bool)], type: HealthSampleType, of user: UserID, key: HealthVault.DataKey,
         vault: HealthVault, on db: any SQLDatabase
     ) async throws {
+        guard !slots.isEmpty else { return }
+        if db.dialect.name == "postgresql" {
+            // Every slot in one statement, a column an array (see ``HealthSampleStore``'s insert).
+            let sealed = try slots.map { entry in
+                try vault.seal(encode(entry.totals), with: key, binding: binding(user: user, type: type, slot: entry.slot))
+            }
+            let binds: [any Encodable & Sendable] = [
+                user.rawValue, type.rawValue, key.id, try PostgresArray(slots.map(\.slot)), try PostgresArray(sealed), try PostgresArray(slots.map(\.stale)),
+            ]
+            try await upsertArrays.with(binds).run(on: db)
+            return
+        }
         // 200 rows × 6 columns stays far below both engines' bind limits.
         for start in stride(from: 0, to: slots.count, by: 200) {
             var insert = db.insert(into: "health_rollups").columns("user_id", "type", "slot", "key_id", "sealed", "stale")
@@ -222,6 +234,13 @@ struct HealthRollups: Sendable {
             }.run()
         }
     }
+
+    private static let upsertArrays = StoredStatement(
+        #"INSERT INTO "health_rollups" ("user_id", "type", "slot", "key_id", "sealed", "stale") "#
+            + #"SELECT ?, ?, "r"."slot", ?, "r"."sealed", "r"."stale" FROM unnest(?::bigint[], ?::bytea[], ?::boolean[]) AS "r"("slot", "sealed", "stale") "#
+            + #"ON CONFLICT ("user_id", "type", "slot") DO UPDATE SET "#
+            + #""key_id" = EXCLUDED."key_id", "sealed" = EXCLUDED."sealed", "stale" = EXCLUDED."stale""#
+    )
 
     // MARK: Sealing
 

@@ -67,6 +67,14 @@ extension UUID: PostgresArrayElement {
     static var arrayType: PostgresDataType { .uuidArray }
 }
 
+extension Int64: PostgresArrayElement {
+    static var arrayType: PostgresDataType { .int8Array }
+}
+
+extension Bool: PostgresArrayElement {
+    static var arrayType: PostgresDataType { .boolArray }
+}
+
 extension String: PostgresArrayElement {
     static var arrayType: PostgresDataType { .textArray }
 }
