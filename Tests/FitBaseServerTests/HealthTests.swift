@@ -301,6 +301,49 @@ import Testing
         }
     }
 
+    /// The store's insert of a batch (on PostgreSQL one statement of arrays, on SQLite rows of binds) stores each new
+    /// row as given, with or without an end, on consecutive feed numbers in batch order; an id already stored is left
+    /// alone and its number skipped.
+    @Test(arguments: TestEngines.all)
+    func aBatchIsStoredRowByRowInOrderAndStoredIdsAreLeftAlone(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, app in
+            let user = UserID(rawValue: try #require(UUID(uuidString: try await client.signUp().id)))
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            let rows = (0..<600).map { (index: Int) -> SealedSample in
+                let at = start.addingTimeInterval(Double(index * 60))
+                let ciphertext = Data((0...(index % 40)).map { (byte: Int) in UInt8(truncatingIfNeeded: byte * 7 + index) })
+                // Every third an interval, the others an instant.
+                let interval = index % 3 == 0
+                return SealedSample(
+                    id: HealthSampleID(rawValue: UUID()), type: interval ? .steps : .heartRate, start: at, end: interval ? at.addingTimeInterval(30) : nil,
+                    keyID: "key-\(index % 2)", sealed: ciphertext
+                )
+            }
+            let (first, second) = (Date(timeIntervalSince1970: 1_800_000_100), Date(timeIntervalSince1970: 1_800_000_200))
+            let database = app.database
+            let inserted = try await database.transaction { db in
+                try await HealthSampleStore.insert(Array(rows[..<100]), of: user, firstSeq: 1, updatedAt: first, now: first, on: db)
+            }
+            #expect(inserted == Set(rows[..<100].map(\.id)))
+            let again = try await database.transaction { db in
+                try await HealthSampleStore.insert(Array(rows[50...]), of: user, firstSeq: 101, updatedAt: second, now: second, on: db)
+            }
+            #expect(again == Set(rows[100...].map(\.id)))
+
+            let (stored, changes) = try await database.withConnection { db in
+                (try await HealthSampleStore.page(of: user, after: 0, limit: 1_000, on: db).samples, try await SyncFeed.changes(of: user, since: 0, limit: 1_000, on: db))
+            }
+            #expect(stored.map(\.id) == rows.map(\.id))
+            for (row, expected) in zip(stored, rows) {
+                #expect(row.type == expected.type && row.start == expected.start && row.end == expected.end)
+                #expect(row.keyID == expected.keyID && row.sealed == expected.sealed)
+            }
+            #expect(changes.map(\.seq) == Array(1...100) + Array(151...650))
+            #expect(changes.map(\.recordID) == rows.map(\.id.description))
+            #expect(changes.map(\.stamp) == rows.indices.map { RecordStamp(version: 1, updatedAt: $0 < 100 ? first : second, deleted: false) })
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func samplesSyncAndExportDecrypted(engine: DatabaseEngine) async throws {
         try await withApp(engine) { client, app in

@@ -55,6 +55,7 @@ struct HealthSampleStore: Sendable {
         _ rows: [SealedSample], of user: UserID, firstSeq: Int, updatedAt: Date, now: Date, on db: any SQLDatabase
     ) async throws -> Set<HealthSampleID> {
         guard !rows.isEmpty else { return [] }
+        if db.dialect.name == "postgresql" { return try await insertUnnested(rows, of: user, firstSeq: firstSeq, updatedAt: updatedAt, now: now, on: db) }
         var inserted: Set<HealthSampleID> = []
         inserted.reserveCapacity(rows.count)
         // 250 rows × 11 columns stays far below both engines' bind limits.
@@ -85,6 +86,42 @@ struct HealthSampleStore: Sendable {
     private static let insertRows = StoredRowsStatement(
         head: #"INSERT INTO "health_samples" ("id", "user_id", "type", "start_at", "end_at", "key_id", "sealed", "created_at", "seq", "version", "updated_at") VALUES "#,
         row: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", tail: #" ON CONFLICT ("id") DO NOTHING RETURNING "id""#
+    )
+
+    /// ``insert(_:of:firstSeq:updatedAt:now:on:)`` on PostgreSQL: the whole batch in one statement, each column of
+    /// the rows bound as one array (``PostgresArray``) and taken apart by `unnest`, in the rows' order. Four statements
+    /// of 2,750 binds each were most of an upload's time in PostgreSQL, parsing and type-checking the binds.
+    ///
+    /// The statement answers with the ids it did not insert (usually none) rather than the thousand it did: reading
+    /// back a row per sample took longer than PostgreSQL took to store them, while the user's sequence row is held.
+    private static func insertUnnested(
+        _ rows: [SealedSample], of user: UserID, firstSeq: Int, updatedAt: Date, now: Date, on db: any SQLDatabase
+    ) async throws -> Set<HealthSampleID> {
+        let binds: [any Encodable & Sendable] = [
+            try PostgresArray(rows.map(\.id.rawValue)),
+            try PostgresArray(rows.map(\.type.rawValue)),
+            try PostgresArray(rows.map(\.start)),
+            try PostgresArray(rows.map(\.end)),
+            try PostgresArray(rows.map(\.keyID)),
+            try PostgresArray(rows.map(\.sealed)),
+            user.rawValue, now, firstSeq, updatedAt,
+        ]
+        var inserted = Set(rows.map(\.id))
+        for row in try await insertArrays.with(binds).all(on: db) {
+            inserted.remove(HealthSampleID(rawValue: try row.decode(column: "id", as: UUID.self)))
+        }
+        return inserted
+    }
+
+    /// The `n`th row (from 1) takes sequence number `firstSeq + n - 1`; answers the ids left as they were.
+    private static let insertArrays = StoredStatement(
+        #"WITH "r" AS (SELECT * FROM unnest(?::uuid[], ?::text[], ?::timestamptz[], ?::timestamptz[], ?::text[], ?::bytea[]) "#
+            + #"WITH ORDINALITY AS "r"("id", "type", "start_at", "end_at", "key_id", "sealed", "n")), "#
+            + #""inserted" AS (INSERT INTO "health_samples" "#
+            + #"("id", "user_id", "type", "start_at", "end_at", "key_id", "sealed", "created_at", "seq", "version", "updated_at") "#
+            + #"SELECT "r"."id", ?, "r"."type", "r"."start_at", "r"."end_at", "r"."key_id", "r"."sealed", ?, ? + "r"."n" - 1, 1, ? FROM "r" "#
+            + #"ON CONFLICT ("id") DO NOTHING RETURNING "id") "#
+            + #"SELECT "id" FROM "r" WHERE "id" NOT IN (SELECT "id" FROM "inserted")"#
     )
 
     /// Of `ids`, those stored for a user other than `user`.
