@@ -18,10 +18,6 @@ package final class Database: Sendable {
     private let logger: Logger
     /// SQLite only: queues write transactions in-process (see ``WriteGate``).
     private let writeGate: WriteGate?
-    /// SQLite only: the write connection's pool and the commit groups of its transactions (``GroupCommit``).
-    private let sqlite: (pool: SQLiteConnectionPool, groups: GroupCommit)?
-    /// SQLite's commit groups (for tests).
-    var commitGroups: GroupCommit? { sqlite?.groups }
     /// SQLite only: copies the write-ahead log back in the background (see ``SQLiteCheckpointer``).
     private let checkpointer: SQLiteCheckpointer?
     private let isShutDown = Mutex(false)
@@ -39,7 +35,6 @@ package final class Database: Sendable {
         self.pool = pool
         self.logger = logger
         self.writeGate = writeGate
-        self.sqlite = (pool as? SQLiteConnectionPool).map { ($0, GroupCommit()) }
         self.checkpointer = checkpointer
         self.generations = CacheGenerations.forDatabase(at: location)
     }
@@ -121,8 +116,6 @@ package final class Database: Sendable {
     }
 
     /// Runs `body` in one transaction on one connection: committed when `body` returns, rolled back when it throws.
-    /// On SQLite the transaction may share its commit with others queued at the same moment (``GroupCommit``): it is
-    /// then a savepoint of theirs, rolled back alone if `body` throws, and this returns once the shared commit is made.
     ///
     /// Every change goes through here (on SQLite, writes outside a transaction can starve the lock holder). On SQLite
     /// write transactions queue in-process and start `IMMEDIATE`, taking the write lock up front instead of failing on
@@ -130,8 +123,8 @@ package final class Database: Sendable {
     package func transaction<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
-        guard let writeGate, let sqlite else { return try await runTransaction(begin: "BEGIN", body) }
-        return try await groupedTransaction(gate: writeGate, pool: sqlite.pool, groups: sqlite.groups, body)
+        guard let writeGate else { return try await runTransaction(begin: "BEGIN", body) }
+        return try await writeGate.run { try await self.runTransaction(begin: "BEGIN IMMEDIATE", body) }
     }
 
     private func runTransaction<Result: Sendable>(

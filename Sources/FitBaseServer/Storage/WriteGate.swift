@@ -10,11 +10,10 @@ import Synchronization
 /// A lock, not an actor: taking a free gate and handing it to the next writer cost no executor hop (an actor here
 /// added two hops to every write, inside the one section every write of the process queues for).
 final class WriteGate: Sendable {
-    fileprivate struct State {
+    private struct State {
         var isHeld = false
-        /// Waiters in arrival order (and whether each runs a write transaction); those before `next` have been handed
-        /// the gate.
-        var waiters: [(continuation: CheckedContinuation<Void, Never>, isTransaction: Bool)] = []
+        /// Waiters in arrival order; those before `next` have been handed the gate.
+        var waiters: [CheckedContinuation<Void, Never>] = []
         var next = 0
     }
 
@@ -33,9 +32,7 @@ final class WriteGate: Sendable {
         }
     }
 
-    /// Waits for the gate (`isTransaction`: to run a write transaction, which may be handed the gate with a group's
-    /// transaction still open: ``handOverToTransaction()``).
-    func acquire(isTransaction: Bool = false) async {
+    private func acquire() async {
         let taken = state.withLock { state in
             guard !state.isHeld else { return false }
             state.isHeld = true
@@ -48,26 +45,15 @@ final class WriteGate: Sendable {
                     state.isHeld = true
                     return true
                 }
-                state.waiters.append((continuation, isTransaction))
+                state.waiters.append(continuation)
                 return false
             }
             if taken { continuation.resume() }
         }
     }
 
-    /// Hands the gate to the longest waiter when it waits to run a write transaction, and answers `true`; otherwise
-    /// keeps it and answers `false`.
-    func handOverToTransaction() -> Bool {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard state.next < state.waiters.count, state.waiters[state.next].isTransaction else { return nil }
-            return state.handToNext()
-        }
-        waiter?.resume()
-        return waiter != nil
-    }
-
     /// Hands the gate to the longest waiter (it stays held), or frees it.
-    func release() {
+    private func release() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard state.next < state.waiters.count else {
                 state.isHeld = false
@@ -75,22 +61,15 @@ final class WriteGate: Sendable {
                 state.next = 0
                 return nil
             }
-            return state.handToNext()
+            let waiter = state.waiters[state.next]
+            state.next += 1
+            // Under steady load the queue never empties: drop the handed-over part now and then.
+            if state.next >= 1_024 {
+                state.waiters.removeFirst(state.next)
+                state.next = 0
+            }
+            return waiter
         }
         waiter?.resume()
-    }
-}
-
-extension WriteGate.State {
-    /// The longest waiter, now holding the gate.
-    fileprivate mutating func handToNext() -> CheckedContinuation<Void, Never> {
-        let waiter = waiters[next].continuation
-        next += 1
-        // Under steady load the queue never empties: drop the handed-over part now and then.
-        if next >= 1_024 {
-            waiters.removeFirst(next)
-            next = 0
-        }
-        return waiter
     }
 }
