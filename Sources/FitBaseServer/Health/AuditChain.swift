@@ -33,7 +33,7 @@ enum AuditChain {
     static func jsonString(_ text: String?) -> String {
         guard let text else { return "null" }
         // Nearly always plain ASCII (ids, names of actions, hex): nothing to escape.
-        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x80 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) { return "\"" + text + "\"" }
+        if text.isPlainJSONText { return "\"" + text + "\"" }
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -164,7 +164,7 @@ enum HistoryJSON {
     /// `text` as a JSON string: printable ASCII other than a quote or backslash is written as it is (the encoder
     /// writes it so too); anything else by the generated server's encoder itself, so the bytes cannot differ.
     static func write(string text: String, to body: inout ByteBuffer) {
-        if text.utf8.allSatisfy({ (0x20...0x7E).contains($0) && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+        if text.isPlainJSONText {
             body.writeStaticString("\"")
             body.writeString(text)
             body.writeStaticString("\"")

@@ -110,15 +110,10 @@ enum EventLog {
     /// `data` as the event's JSON. An object of one plain string (a sync nudge's cursor: one with every write) is
     /// written here, as the encoder would write it; anything else by the encoder.
     private static func json(_ data: some Encodable) throws -> String {
-        if let fields = data as? [String: String], fields.count == 1, let (key, value) = fields.first, isPlain(key), isPlain(value) {
+        if let fields = data as? [String: String], fields.count == 1, let (key, value) = fields.first, key.isPlainJSONText, value.isPlainJSONText {
             return #"{"\#(key)":"\#(value)"}"#
         }
         return String(decoding: try encoder.encode(data), as: UTF8.self)
-    }
-
-    /// Printable ASCII with nothing the encoder escapes (no quote, backslash or slash).
-    private static func isPlain(_ text: String) -> Bool {
-        text.utf8.allSatisfy { (0x20...0x7E).contains($0) && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") && $0 != UInt8(ascii: "/") }
     }
 
     /// `pg_advisory_xact_lock`, the insert and `pg_notify` (PostgreSQL folds a transaction's identical notifications
