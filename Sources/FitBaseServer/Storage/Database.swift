@@ -18,6 +18,8 @@ package final class Database: Sendable {
     private let logger: Logger
     /// SQLite only: queues write transactions in-process (see ``WriteGate``).
     private let writeGate: WriteGate?
+    /// SQLite: how many callers wait for the write gate now (for tests).
+    var writersWaiting: Int { writeGate?.waiting ?? 0 }
     /// SQLite only: copies the write-ahead log back in the background (see ``SQLiteCheckpointer``).
     private let checkpointer: SQLiteCheckpointer?
     private let isShutDown = Mutex(false)
@@ -108,11 +110,13 @@ package final class Database: Sendable {
         return database
     }
 
-    /// Runs `body` on one pooled connection, in the caller's task.
+    /// Runs `body` on one pooled connection, in the caller's task; inside a SQLite write transaction's body, on the
+    /// transaction's connection (``OpenWriteTransaction``).
     package func withConnection<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
-        try await pool.withConnection(body)
+        if let open = OpenWriteTransaction.current(of: self) { return try await body(open.connection) }
+        return try await pool.withConnection(body)
     }
 
     /// Runs `body` in one transaction on one connection: committed when `body` returns, rolled back when it throws.
@@ -131,16 +135,21 @@ package final class Database: Sendable {
         begin: String, _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
         let logger = self.logger
+        let sqliteGated = writeGate != nil
         let hooks = TransactionHooks(generations: generations, eventHub: eventHub, pushWake: pushWake)
         let result = try await pool.withWriteConnection { connection in
             try await connection.raw(SQLQueryString(begin)).run()
             do {
-                let result = try await TransactionHooks.$current.withValue(hooks) {
-                    let result = try await body(connection)
-                    // Hooks run inside the transaction's scope too: what they write may ask for after-commit work.
-                    try await hooks.run(on: connection)
-                    return result
+                let inTransaction = {
+                    try await TransactionHooks.$current.withValue(hooks) {
+                        let result = try await body(connection)
+                        // Hooks run inside the transaction's scope too: what they write may ask for after-commit work.
+                        try await hooks.run(on: connection)
+                        return result
+                    }
                 }
+                // SQLite: the body's own reads run on this connection (``OpenWriteTransaction``).
+                let result = try await sqliteGated ? OpenWriteTransaction(of: self, on: connection).run(inTransaction) : inTransaction()
                 try await connection.raw("COMMIT").run()
                 return result
             } catch {

@@ -19,6 +19,9 @@ final class WriteGate: Sendable {
 
     private let state = Mutex(State())
 
+    /// How many callers wait for the gate now (for tests).
+    var waiting: Int { state.withLock { $0.waiters.count - $0.next } }
+
     /// Runs `body` once every earlier caller has finished.
     func run<Result: Sendable>(_ body: @Sendable () async throws -> Result) async throws -> Result {
         await acquire()
