@@ -1,4 +1,5 @@
 import FitBaseCore
+import Foundation
 import Testing
 
 @Suite struct CyclePhasesTests {
@@ -45,5 +46,24 @@ import Testing
             #expect(CalendarDay(text) == nil, "\(text)")
         }
         #expect(CalendarDay("2026-02-28")!.adding(days: 1).description == "2026-03-01")
+        for text in ["+026-01-01", "2026-0a-01", "2026-01-0 ", "2026-01-01Z", "2026–01–01", "２０２６-01-01"] {
+            #expect(CalendarDay(text) == nil, "\(text)")
+        }
+    }
+
+    /// Every 13th day from year 0 to 9999 (every day of the month and every month, leap or not, in turn) is written as
+    /// its own components say, and read back as itself.
+    @Test func daysAcrossTenThousandYearsAreWrittenAndReadBack() {
+        let first = CalendarDay(year: 0, month: 1, day: 1)!.daysSince1970
+        let last = CalendarDay(year: 9_999, month: 12, day: 31)!.daysSince1970
+        for days in stride(from: first, through: last, by: 13) {
+            let day = CalendarDay(daysSince1970: days)
+            let (year, month, date) = day.components
+            let expected = String(format: "%04d-%02d-%02d", year, month, date)
+            guard day.description == expected, CalendarDay(expected) == day else {
+                Issue.record("\(days): \(day.description), expected \(expected)")
+                return
+            }
+        }
     }
 }

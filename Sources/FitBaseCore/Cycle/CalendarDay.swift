@@ -18,13 +18,24 @@ public struct CalendarDay: Hashable, Comparable, Sendable, CustomStringConvertib
         self = candidate
     }
 
-    /// Parses `YYYY-MM-DD`.
+    /// Parses `YYYY-MM-DD` (ASCII digits only; every list row carries a day, so this reads the bytes directly).
     public init?(_ text: String) {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard text.utf8.count == 10, parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
-        else { return nil }
-        self.init(year: year, month: month, day: day)
+        var text = text
+        guard let parsed = text.withUTF8({ bytes -> (Int, Int, Int)? in
+            guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
+            func number(_ range: Range<Int>) -> Int? {
+                var value = 0
+                for index in range {
+                    let digit = bytes[index] &- UInt8(ascii: "0")
+                    guard digit < 10 else { return nil }
+                    value = value * 10 + Int(digit)
+                }
+                return value
+            }
+            guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10) else { return nil }
+            return (year, month, day)
+        }) else { return nil }
+        self.init(year: parsed.0, month: parsed.1, day: parsed.2)
     }
 
     /// `(year, month, day)` (civil from days).
@@ -32,14 +43,28 @@ public struct CalendarDay: Hashable, Comparable, Sendable, CustomStringConvertib
         InternetDateTime.civil(daysSince1970: daysSince1970)
     }
 
-    /// `YYYY-MM-DD`.
+    /// `YYYY-MM-DD` (years outside 0...9999 are written in full, with their sign).
     public var description: String {
         let (year, month, day) = components
-        func pad(_ value: Int, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
+        guard (0...9_999).contains(year) else {
+            let digits = String(abs(year))
+            return (year < 0 ? "-" : "") + String(repeating: "0", count: max(0, 4 - digits.count)) + digits + "-\(month < 10 ? "0" : "")\(month)-\(day < 10 ? "0" : "")\(day)"
         }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
+        return String(unsafeUninitializedCapacity: 10) { bytes in
+            func put(_ value: Int, width: Int, at start: Int) {
+                var value = value
+                for index in stride(from: start + width - 1, through: start, by: -1) {
+                    bytes[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+            }
+            put(year, width: 4, at: 0)
+            bytes[4] = UInt8(ascii: "-")
+            put(month, width: 2, at: 5)
+            bytes[7] = UInt8(ascii: "-")
+            put(day, width: 2, at: 8)
+            return 10
+        }
     }
 
     public func adding(days: Int) -> CalendarDay { CalendarDay(daysSince1970: daysSince1970 + days) }

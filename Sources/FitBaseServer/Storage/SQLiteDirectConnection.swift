@@ -218,15 +218,22 @@ extension SQLiteDirectConnection {
 /// The names of a statement's result columns, shared by its rows; a name used twice answers with its first column.
 final class SQLiteColumns: Sendable {
     let names: [String]
-    private let offsets: [String: Int]
+    /// Name to offset, for results too wide to search in order.
+    private let offsets: [String: Int]?
 
     init(names: [String]) {
         self.names = names
-        self.offsets = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        self.offsets = names.count > Self.searchedInOrder ? Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first }) : nil
     }
 
+    /// Up to this many columns a name is looked for in order: column names fit in a small string, whose comparison
+    /// is two machine words, far cheaper than hashing the name for a dictionary (every column of every row read is
+    /// looked up by name).
+    private static let searchedInOrder = 24
+
     func offset(of name: String) -> Int? {
-        offsets[name]
+        if let offsets { return offsets[name] }
+        return names.firstIndex(of: name)
     }
 }
 
