@@ -10,9 +10,10 @@ import Foundation
 /// **Why these.** Candidates were compared on a generated population with the heavy tails of real charts (per-woman
 /// follicular and luteal phases from Bull et al. 2019, npj Digit Med 2:83; Student-t day-to-day noise, 4 % very long
 /// and 2 % short cycles, slow drifts, 4 % missed logs; `scripts/cycle-eval.sh`). Mean absolute error of the next start
-/// from history alone: mean of the last six 2.76 d, median of the last nine 2.67, trimmed mean of the last eight 2.68,
-/// the recency-weighted winsorized mean below 2.64 (a constant-weight pull toward the population, 2.73, was worse for
-/// long histories than leaning on the profile only while there are fewer than three cycles).
+/// from history alone: mean of the last six 2.76 d, the recency-weighted winsorized mean below 2.64. A prototype of
+/// the same generator also tried the median of the last nine (2.67), a trimmed mean of the last eight (2.68) and a
+/// constant-weight pull toward the population (worse for long histories than leaning on the profile only while there
+/// are fewer than three cycles).
 public enum CycleEstimates {
     /// Cycle-to-cycle standard deviation of the population (Fehring et al. 2006, JOGNN 35:376).
     public static let populationStandardDeviation = 3.4

@@ -11,9 +11,9 @@
 ///   Arbeitsgruppe NFP, *Natürlich und sicher*): a rise is the first of three consecutive readings that are all higher
 ///   than the highest of the six readings before them (the cover line), the third at least 0.2 °C above it; when the
 ///   third is not, a fourth above the cover line confirms it (the rule's first exception). Ovulation is placed on the
-///   day of the last low reading, the day before the first high one (Ecochard et al. 2001, BJOG 108:822: the most
-///   frequent day of ovulation relative to the shift). Disturbed readings are left out as the method brackets them
-///   out: a fever (37.6 °C or more, ``feverCelsius``) and a lone spike at least 0.4 °C above both neighbours. A rise
+///   day of the last low reading, the day before the first high one (Ecochard et al. 2001, BJOG 108:822: ovulation
+///   falls most often within a day of the last low temperature). Disturbed readings are left out, as the method
+///   brackets them out: a fever (37.6 °C or more, ``feverCelsius``) and a lone spike 0.4 °C above both neighbours. A rise
 ///   whose last low reading is more than two days before its first high one (a gap in the chart) confirms that
 ///   ovulation happened but cannot date it, and is not used.
 /// * **Wrist temperature** (nightly deviations from the user's baseline, as Apple Watch records them) runs warmer in
