@@ -1,4 +1,5 @@
 import FitBaseCore
+import Foundation
 import Testing
 
 @Suite struct HealthKitCycleImportTests {
@@ -21,6 +22,13 @@ import Testing
             .lhTest(.indeterminate),
         ])
         #expect(signals.map(\.date) == [10, 11, 12, 13, 13, 15].map { start.adding(days: $0) })
+    }
+
+    @Test func aSampleImportedAgainKeepsItsSignalsID() {
+        let uuid = UUID()
+        let strip = HealthKitCycleImport.Sample(identifier: HealthKitCycleImport.ovulationTestResult, day: start, value: 2, uuid: uuid)
+        #expect(HealthKitCycleImport.signals([strip]).map(\.id) == [FertilitySignalID(rawValue: uuid)])
+        #expect(HealthKitCycleImport.signals([strip]) == HealthKitCycleImport.signals([strip]))
     }
 
     @Test func wristTemperaturesBecomeDeviationsFromTheBaseline() throws {

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Turns HealthKit's reproductive-health samples, as an app reads them, into FitBase's cycle records: the signals of
 /// ``OvulationDetector`` and the periods of ``PeriodRules``. Pure, so an app's HealthKit reader and the tests share it;
 /// the records it makes go to the server like any other (`cycleSignals` and `cycleLogs` through sync, or REST).
@@ -14,18 +20,25 @@
 ///   become periods: days at most one apart are one period, with its heaviest flow; a run that starts within a day of a
 ///   logged period's days extends that period instead of adding another.
 public enum HealthKitCycleImport {
-    /// One HealthKit sample: its type identifier, the day it belongs to in the user's time zone, and its value (the
-    /// category's raw value, or the quantity in °C).
+    /// One HealthKit sample: its type identifier, the day it belongs to in the user's time zone, its value (the
+    /// category's raw value, or the quantity in °C) and HealthKit's UUID of it.
     public struct Sample: Sendable, Equatable {
         public var identifier: String
         public var day: CalendarDay
         public var value: Double
+        /// HealthKit's `uuid` of the sample: the signal made of it keeps it as its id, so importing the same samples
+        /// again replaces those signals instead of adding copies.
+        public var uuid: UUID?
 
-        public init(identifier: String, day: CalendarDay, value: Double) {
+        public init(identifier: String, day: CalendarDay, value: Double, uuid: UUID? = nil) {
             self.identifier = identifier
             self.day = day
             self.value = value
+            self.uuid = uuid
         }
+
+        /// The id of the signal made of this sample.
+        var signalID: FertilitySignalID { uuid.map(FertilitySignalID.init(rawValue:)) ?? FertilitySignalID() }
     }
 
     public static let ovulationTestResult = "HKCategoryTypeIdentifierOvulationTestResult"
@@ -50,9 +63,9 @@ public enum HealthKitCycleImport {
                 case 3: .indeterminate
                 default: nil
                 }
-                if let result { signals.append(FertilitySignal(date: sample.day, reading: .lhTest(result))) }
+                if let result { signals.append(FertilitySignal(id: sample.signalID, date: sample.day, reading: .lhTest(result))) }
             case basalBodyTemperature where FertilitySignalRules.basalTemperatureRange.contains(sample.value):
-                signals.append(FertilitySignal(date: sample.day, reading: .basalBodyTemperature(celsius: sample.value)))
+                signals.append(FertilitySignal(id: sample.signalID, date: sample.day, reading: .basalBodyTemperature(celsius: sample.value)))
             case cervicalMucusQuality:
                 let mucus: CervicalMucus? = switch Int(sample.value) {
                 case 1: .dry
@@ -61,13 +74,13 @@ public enum HealthKitCycleImport {
                 case 4, 5: .eggWhite
                 default: nil
                 }
-                if let mucus { signals.append(FertilitySignal(date: sample.day, reading: .cervicalMucus(mucus))) }
+                if let mucus { signals.append(FertilitySignal(id: sample.signalID, date: sample.day, reading: .cervicalMucus(mucus))) }
             case sleepingWristTemperature:
                 let baseline = nights.suffix(30).map(\.celsius)
                 if baseline.count >= 5 {
                     let deviation = ((sample.value - CycleEstimates.median(baseline)) * 1000).rounded() / 1000
                     if FertilitySignalRules.wristDeviationRange.contains(deviation) {
-                        signals.append(FertilitySignal(date: sample.day, reading: .wristTemperature(deviationCelsius: deviation)))
+                        signals.append(FertilitySignal(id: sample.signalID, date: sample.day, reading: .wristTemperature(deviationCelsius: deviation)))
                     }
                 }
                 nights.append((sample.day, sample.value))
