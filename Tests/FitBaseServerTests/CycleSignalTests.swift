@@ -180,4 +180,45 @@ import Testing
             #expect(left == 0)
         }
     }
+
+    @Test(arguments: TestEngines.all)
+    func healthKitSamplesBecomeSignalsAndPeriodsOnce(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, _ in
+            let account = try await client.signUp()
+            let token = account.accessToken
+            func sample(_ type: String, _ day: CalendarDay, _ value: Double) -> [String: Any] {
+                ["uuid": UUID().uuidString, "type": type, "date": day.description, "value": value]
+            }
+            let starts = [75, 45, 15].map { today.adding(days: -$0) }
+            var samples = starts.flatMap { start in
+                [3.0, 4, 2, 2].enumerated().map { sample("HKCategoryTypeIdentifierMenstrualFlow", start.adding(days: $0.offset), $0.element) }
+            }
+            samples.append(sample("HKCategoryTypeIdentifierOvulationTestResult", today.adding(days: -2), 1))
+            samples.append(sample("HKCategoryTypeIdentifierOvulationTestResult", today, 2))
+            let imported = try json(try await client.json(.post, "/v1/cycle/healthkit", body: ["samples": samples], token: token))
+            #expect(imported["signals"] as? Int == 2)
+            #expect(imported["periods"] as? Int == 3)
+
+            let history = try #require(try json(try await client.json(.get, "/v1/cycle/history", token: token))["items"] as? [[String: Any]])
+            let periods = history.compactMap { $0["period"] as? [String: Any] }
+            #expect(periods.map { $0["startDate"] as? String } == starts.reversed().map(\.description))
+            #expect(periods.allSatisfy { $0["flow"] as? String == "heavy" })
+            #expect(periods.first?["endDate"] as? String == starts.last?.adding(days: 3).description)
+            let predictions = try json(try await client.json(.get, "/v1/cycle/predictions", token: token))
+            #expect(predictions["ovulationSource"] as? String == "detected")
+            #expect(predictions["ovulationDate"] as? String == today.adding(days: 1).description)
+
+            // The same samples again: the signals are replaced under their HealthKit ids, the periods already hold the days.
+            let again = try json(try await client.json(.post, "/v1/cycle/healthkit", body: ["samples": samples], token: token))
+            #expect(again["signals"] as? Int == 2)
+            #expect(again["periods"] as? Int == 0)
+            #expect((try json(try await client.json(.get, "/v1/cycle/signals", token: token))["items"] as? [Any])?.count == 2)
+
+            let steps = try await client.json(.post, "/v1/cycle/healthkit", body: ["samples": [
+                sample("HKQuantityTypeIdentifierStepCount", today, 8_000), sample("HKCategoryTypeIdentifierMenstrualFlow", today.adding(days: 1), 3),
+            ]], token: token)
+            #expect(steps.status == .badRequest)
+            #expect((try json(steps)["errors"] as? [[String: String]])?.compactMap { $0["field"] } == ["samples[0].type", "samples[1].date"])
+        }
+    }
 }

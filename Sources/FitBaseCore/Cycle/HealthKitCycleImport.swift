@@ -46,6 +46,8 @@ public enum HealthKitCycleImport {
     public static let sleepingWristTemperature = "HKQuantityTypeIdentifierAppleSleepingWristTemperature"
     public static let cervicalMucusQuality = "HKCategoryTypeIdentifierCervicalMucusQuality"
     public static let menstrualFlow = "HKCategoryTypeIdentifierMenstrualFlow"
+    /// Every HealthKit type this reads.
+    public static let identifiers: Set<String> = [ovulationTestResult, basalBodyTemperature, sleepingWristTemperature, cervicalMucusQuality, menstrualFlow]
 
     /// The fertility signals among `samples`, oldest first (new ids; unknown types and values skipped). Send whole nights
     /// of wrist temperature at once: each night's baseline is the nights before it in the same call.
