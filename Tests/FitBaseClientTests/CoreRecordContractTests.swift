@@ -104,6 +104,8 @@ import Testing
             ("PredictionConfidence", CyclePredictor.Confidence.allCases.map(\.rawValue)), ("CyclePattern", CyclePredictor.Pattern.allCases.map(\.rawValue)),
             ("SleepStage", SleepStage.allCases.map(\.rawValue)), ("HealthSummaryBucketSize", HealthSummaryBucketSize.allCases.map(\.rawValue)),
             ("ProgressionAction", PlanProgression.Action.allCases.map(\.rawValue)), ("EnergyTrend", PlanProgression.EnergyTrend.allCases.map(\.rawValue)),
+            ("FertilitySignalType", FertilitySignalType.allCases.map(\.rawValue)), ("TemperatureUnit", TemperatureUnit.allCases.map(\.rawValue)),
+            ("OvulationSource", CyclePredictor.OvulationSource.allCases.map(\.rawValue)), ("PredictionMethod", CyclePredictor.Method.allCases.map(\.rawValue)),
         ]
         for (schema, core) in enums {
             let contract = try contractEnum(schema)
@@ -124,6 +126,14 @@ import Testing
     }
 
     static let instant = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test func aFertilitySignalIsTheContractsFertilitySignal() throws {
+        let temperature = FertilitySignal(date: CalendarDay("2026-03-14")!, reading: .basalBodyTemperature(celsius: 36.72))
+        let wire = try Self.roundTrip(temperature, as: Components.Schemas.FertilitySignal.self)
+        #expect(wire.id == temperature.id.description && wire._type == .basalBodyTemperature && wire.value == 36.72 && wire.unit == .celsius)
+        let strip = FertilitySignal(date: CalendarDay("2026-03-14")!, reading: .lhTest(.positive))
+        #expect(try Self.roundTrip(strip, as: Components.Schemas.FertilitySignal.self).result == "positive")
+    }
 
     @Test func aGroupIsTheContractsGroup() throws {
         let group = SocialGroup(id: GroupID(), name: "Morning Movers", timeZone: "Europe/Berlin", memberCount: 4, createdAt: Self.instant, role: .admin)

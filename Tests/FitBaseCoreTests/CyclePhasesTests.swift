@@ -28,6 +28,23 @@ import Testing
             + Array(repeating: .ovulatory, count: 3) + Array(repeating: .luteal, count: 12))
     }
 
+    @Test func aKnownOvulationMovesTheOvulatoryAndLutealPhases() {
+        // Ovulation on day 15 of 28 gives the seed's table.
+        let seed = (1...28).map { CyclePhases.position(cycleDay: $0, length: 28, periodLength: 5, ovulationDay: 15).phase }
+        #expect(seed == (1...28).map { CyclePhases.position(cycleDay: $0, length: 28, periodLength: 5).phase })
+        // A late ovulation (day 21 of 34): ovulatory days 20–22, luteal from day 23.
+        let late = (1...34).map { CyclePhases.position(cycleDay: $0, length: 34, periodLength: 5, ovulationDay: 21).phase }
+        #expect(late == Array(repeating: .menstrual, count: 5) + Array(repeating: .follicular, count: 14)
+            + Array(repeating: .ovulatory, count: 3) + Array(repeating: .luteal, count: 12))
+        // Every phase keeps at least a day, in order, wherever ovulation is said to fall.
+        let order: [CyclePhase] = [.menstrual, .follicular, .ovulatory, .luteal]
+        for ovulationDay in 1...40 {
+            let phases = (1...30).map { CyclePhases.position(cycleDay: $0, length: 30, periodLength: 5, ovulationDay: ovulationDay).phase }
+            let indices = phases.compactMap { order.firstIndex(of: $0) }
+            #expect(indices == indices.sorted() && Set(phases) == Set(order), "ovulation on day \(ovulationDay)")
+        }
+    }
+
     @Test func aLatePeriodStaysLutealInsteadOfWrapping() {
         let late = CyclePhases.position(cycleDay: 33, length: 28, periodLength: 5)
         #expect(late.phase == .luteal)

@@ -22,8 +22,11 @@ import Testing
         #expect(prediction.expectedLength == 31)
         #expect(prediction.nextPeriodStart == last.adding(days: 31))
         #expect(prediction.confidence == .high)
-        #expect(prediction.ovulationDate == last.adding(days: 17))
-        #expect(prediction.fertileWindow == last.adding(days: 12)...last.adding(days: 17))
+        // No luteal phase of her own yet: the population's 12.4 days.
+        #expect(prediction.ovulationDate == last.adding(days: 19))
+        #expect(prediction.ovulation.source == .estimated)
+        #expect(prediction.basis.method == .cycleHistory)
+        #expect(prediction.fertileWindow == last.adding(days: 14)...last.adding(days: 19))
         #expect(prediction.nextPeriodRange.contains(last.adding(days: 31)))
         #expect(prediction.patterns.isEmpty)
         #expect(prediction.today.cycleDay == 11)
@@ -54,6 +57,7 @@ import Testing
         let none = try #require(CyclePredictor(profileCycleLength: 32).predict(periods: periods([]), today: start))
         #expect(none.expectedLength == 32)
         #expect(none.confidence == .low)
+        #expect(none.basis.method == .profileAverage)
         #expect(CyclePredictor().predict(periods: [], today: start) == nil)
     }
 
@@ -71,6 +75,87 @@ import Testing
         #expect(try #require(CyclePredictor().predict(periods: periods([22, 21, 22]), today: start)).patterns.contains(.frequent))
         let long = [CyclePredictor.Period(start: start, end: start.adding(days: 9)), .init(start: start.adding(days: 29), end: start.adding(days: 38))]
         #expect(try #require(CyclePredictor().predict(periods: long, today: start.adding(days: 30))).patterns.contains(.prolonged))
+    }
+
+    /// Six past cycles of 30 days, each with an LH surge on day 16 (ovulation on day 17, a luteal phase of 14 days),
+    /// and the current cycle's tests: negative up to `surge` days after its start, then positive.
+    private func chartedHistory(currentSurge surge: Int) -> (periods: [CyclePredictor.Period], signals: [FertilitySignal]) {
+        let history = periods(Array(repeating: 30, count: 6))
+        var signals: [FertilitySignal] = []
+        for period in history.dropLast() {
+            signals += (10...14).map { FertilitySignal(date: period.start.adding(days: $0), reading: .lhTest(.negative)) }
+            signals.append(FertilitySignal(date: period.start.adding(days: 15), reading: .lhTest(.positive)))
+        }
+        let last = history.last!.start
+        signals += (10..<surge).map { FertilitySignal(date: last.adding(days: $0), reading: .lhTest(.negative)) }
+        signals.append(FertilitySignal(date: last.adding(days: surge), reading: .lhTest(.positive)))
+        return (history, signals)
+    }
+
+    @Test func afterAnLHSurgeTheNextStartIsOvulationPlusHerLutealPhase() throws {
+        let (history, signals) = chartedHistory(currentSurge: 20)
+        let last = history.last!.start
+        let before = try #require(CyclePredictor().predict(periods: history, signals: signals, today: last.adding(days: 19)))
+        #expect(before.basis.method == .cycleHistory)
+        #expect(before.nextPeriodStart == last.adding(days: 30))
+        // Her luteal phase is 14 days in six cycles, shrunk toward 12.4: (6 × 14 + 2 × 12.4) / 8 = 13.6.
+        #expect(abs(before.basis.lutealLength - 13.6) < 1e-9)
+        #expect(before.basis.lutealCyclesUsed == 6)
+        #expect(before.ovulation.source == .estimated)
+
+        let after = try #require(CyclePredictor().predict(periods: history, signals: signals, today: last.adding(days: 20)))
+        #expect(after.basis.method == .ovulation)
+        #expect(after.ovulation.source == .detected)
+        #expect(after.ovulation.signals == [.lhTest])
+        #expect(after.ovulationDate == last.adding(days: 21))
+        #expect(after.nextPeriodStart == last.adding(days: 21 + 14))  // 21 + 13.6, rounded
+        #expect(after.fertileWindow == last.adding(days: 16)...last.adding(days: 21))
+        #expect(after.confidence == .high)
+        let width = { (p: CyclePredictor.Prediction) in p.nextPeriodRange.lowerBound.days(until: p.nextPeriodRange.upperBound) }
+        #expect(width(after) < width(before))
+        #expect(after.nextPeriodRange.contains(after.nextPeriodStart))
+    }
+
+    @Test func thePhaseCalendarFollowsTheDetectedOvulation() throws {
+        let (history, signals) = chartedHistory(currentSurge: 20)
+        let last = history.last!.start
+        let estimated = try #require(CyclePredictor().predict(periods: history, signals: signals, today: last.adding(days: 19)))
+        let detected = try #require(CyclePredictor().predict(periods: history, signals: signals, today: last.adding(days: 20)))
+        // Cycle day 23, two days after the detected ovulation: still ovulatory; by the 30-day scale already luteal.
+        #expect(estimated.position(on: last.adding(days: 22)).phase == .luteal)
+        #expect(detected.position(on: last.adding(days: 22)).phase == .ovulatory)
+        #expect(detected.position(on: last.adding(days: 23)).phase == .luteal)
+        #expect(detected.position(on: last.adding(days: 18)).phase == .follicular)
+        #expect(detected.today.phase == .ovulatory)
+        #expect(detected.today.nextPhase == .luteal)
+        #expect(detected.today.daysUntilNextPhase == 3)
+        // Cycles after the predicted start follow the usual scale again.
+        #expect(detected.position(on: detected.nextPeriodStart).phase == .menstrual)
+    }
+
+    @Test func pastOvulationsGiveTheLutealPhases() {
+        let (history, signals) = chartedHistory(currentSurge: 20)
+        let past = CyclePredictor.pastOvulations(starts: history.map(\.start), signals: signals)
+        #expect(past.lutealLengths == [14, 14, 14, 14, 14, 14])
+        #expect(past.detections.count == 6)
+        #expect(past.detections[history[0].start]?.date == history[0].start.adding(days: 16))
+    }
+
+    /// The generated population of ``SyntheticCycles`` (heavy tails, missed logs, LH and temperature charts): the 80 %
+    /// range must hold the actual start about 80 % of the time both before and after ovulation is detected, and the
+    /// prediction must improve once an LH surge is logged. `scripts/cycle-eval.sh` prints the same figures for a larger
+    /// population.
+    @Test func onAGeneratedPopulationTheRangeIsCalibratedBeforeAndAfterOvulation() {
+        let result = CyclePredictionEvaluation.run(women: 3_000, seed: 37)
+        print(result.report)
+        #expect((0.75...0.85).contains(result.beforeOvulation.coverage))
+        #expect((0.75...0.85).contains(result.afterLHSurge.coverage))
+        #expect((0.72...0.85).contains(result.afterFirstLHSurge.coverage))
+        #expect((0.72...0.85).contains(result.afterTemperatureRise.coverage))
+        #expect(result.beforeOvulation.meanAbsoluteError < result.plainMean.meanAbsoluteError)
+        #expect(result.afterLHSurge.meanAbsoluteError <= 1.5)
+        #expect(result.afterLHSurge.withinTwoShare >= 0.8)
+        #expect(result.afterLHSurge.meanWidth < result.beforeOvulation.meanWidth)
     }
 
     /// A synthetic population built from published statistics: per-woman mean cycle length around 29.3 days
@@ -101,29 +186,6 @@ import Testing
         print("cycle prediction on \(women) synthetic histories: MAE \(predictorMAE) days (fixed 28-day calendar \(calendarMAE)); 80 % range covered \(coverage)")
         #expect(predictorMAE < calendarMAE * 0.8)
         #expect((0.75...0.86).contains(coverage))
-    }
-}
-
-/// A small deterministic generator so the synthetic population is the same on every run.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-
-    /// Standard normal (Box–Muller).
-    mutating func normal() -> Double {
-        let u = max(unit(), 1e-12), v = unit()
-        return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
     }
 }
 

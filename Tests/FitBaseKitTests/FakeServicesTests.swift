@@ -7,6 +7,31 @@ import Testing
 @Suite struct FakeServicesTests {
     private let clock = TestKitClock()
 
+    @Test func anLHSurgeMovesTheForecastToTheDetectedOvulation() async throws {
+        let today = CalendarDay(clock.now, in: .gmt)
+        let starts = [today.adding(days: -75), today.adding(days: -45), today.adding(days: -15)]
+        let cycle = FakeCycleService(periods: starts.map { Period(start: $0) }, timeZone: .gmt, clock: clock)
+        let before = try #require(try await cycle.forecast())
+        #expect(before.method == .cycleHistory && before.ovulationSource == .estimated)
+        _ = try await cycle.logSignal(FertilitySignal(date: today.adding(days: -1), reading: .lhTest(.negative)))
+        _ = try await cycle.logSignal(FertilitySignal(date: today, reading: .lhTest(.positive)))
+        let after = try #require(try await cycle.forecast())
+        #expect(after.method == .ovulation && after.ovulationSource == .detected)
+        #expect(after.ovulationDate == today.adding(days: 1))
+        // No luteal phase of hers yet: the population's 12.4 days after ovulation.
+        #expect(after.nextPeriodStart == today.adding(days: 13))
+        #expect(try await cycle.signals().count == 2)
+        await #expect(throws: KitError.self) {
+            _ = try await cycle.logSignal(FertilitySignal(date: today, reading: .basalBodyTemperature(celsius: 40)))
+        }
+        await #expect(throws: KitError.self) {
+            _ = try await cycle.logSignal(FertilitySignal(date: today.adding(days: 1), reading: .lhTest(.negative)))
+        }
+        let positive = try #require(try await cycle.signals().last)
+        try await cycle.deleteSignal(id: positive.id)
+        #expect(try await cycle.forecast()?.method == .cycleHistory)
+    }
+
     @Test func loggingAPeriodChangesTheCurrentPhaseAndTheMonthGrid() async throws {
         let fakes = FakeServices(scenario: .empty, clock: clock)
         #expect(try await fakes.cycle.current() == nil)

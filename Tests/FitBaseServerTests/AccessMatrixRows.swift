@@ -85,6 +85,17 @@ extension AccessMatrixTests {
         },
         Row(operationID: "deletePeriod", expected: ownerOnly(.noContent)) { fixture, _ in (.delete, "/v1/cycle/periods/\(fixture.periodID)", nil) },
         Row(operationID: "getCycleHistory", expected: signedIn(.ok)) { _, _ in (.get, "/v1/cycle/history", nil) },
+        Row(operationID: "logFertilitySignal", expected: signedIn(.created)) { _, _ in
+            (.post, "/v1/cycle/signals", ["date": LocalCalendar.today(in: nil).adding(days: -1).description, "type": "basalBodyTemperature", "value": 36.5])
+        },
+        Row(operationID: "listFertilitySignals", expected: signedIn(.ok)) { _, _ in (.get, "/v1/cycle/signals", nil) },
+        Row(operationID: "importHealthKitCycleSamples", expected: signedIn(.ok)) { _, _ in
+            (.post, "/v1/cycle/healthkit", ["samples": [[
+                "uuid": UUID().uuidString, "type": "HKCategoryTypeIdentifierOvulationTestResult",
+                "date": LocalCalendar.today(in: nil).adding(days: -1).description, "value": 1,
+            ]]])
+        },
+        Row(operationID: "deleteFertilitySignal", expected: ownerOnly(.noContent)) { fixture, _ in (.delete, "/v1/cycle/signals/\(fixture.signalID)", nil) },
         Row(operationID: "getCurrentCycle", expected: [.anonymous: .unauthorized, .otherUser: .notFound, .groupMember: .notFound, .admin: .notFound, .owner: .ok]) { _, _ in
             (.get, "/v1/cycle/current", nil)
         },

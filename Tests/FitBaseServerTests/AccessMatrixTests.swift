@@ -44,6 +44,8 @@ import Yams
         let programID: String
         /// A period and a workout the owner logged.
         let periodID: String
+        /// A fertility signal (an LH test) the owner logged.
+        let signalID: String
         let logID: String
         /// A training plan of the owner's.
         let planID: String
@@ -144,6 +146,11 @@ import Yams
                     .post, "/v1/cycle/periods", body: ["startDate": LocalCalendar.today(in: nil).adding(days: -10).description], token: owner.accessToken
                 )
                 let periodID = try #require(json(logged)["id"] as? String)
+                let signal = try await client.json(
+                    .post, "/v1/cycle/signals", body: ["date": LocalCalendar.today(in: nil).adding(days: -2).description, "type": "lhTest", "result": "negative"],
+                    token: owner.accessToken
+                )
+                let signalID = try #require(json(signal)["id"] as? String)
                 let workoutLog = try await client.json(
                     .post, "/v1/history", body: ["workoutId": used.id.description, "completedAt": "2026-01-04T10:00:00Z", "duration": 20],
                     token: owner.accessToken
@@ -174,7 +181,7 @@ import Yams
                     client: client, owner: owner, ownerSecondSession: try Self.sessionID(of: second),
                     otherUser: try await client.signUp(), groupMember: groupMember, admin: admin,
                     workoutID: used.id.description, unusedWorkoutID: unused.id.description, programID: program.id.description,
-                    periodID: periodID, logID: logID, planID: planID, claimedTransaction: purchase, sampleID: sampleID,
+                    periodID: periodID, signalID: signalID, logID: logID, planID: planID, claimedTransaction: purchase, sampleID: sampleID,
                     groupID: groupID, inviteToken: inviteToken, inviteID: inviteID, notificationID: notificationID
                 )
                 // The owner goes last: its request may consume what the others' requests only probe.

@@ -34,7 +34,10 @@ import Testing
 
             let predictions = try json(try await client.json(.get, "/v1/cycle/predictions?days=40", token: account.accessToken))
             #expect(predictions["nextPeriodStart"] as? String == today.adding(days: 21).description)
-            #expect(predictions["ovulationDate"] as? String == today.adding(days: 7).description)
+            // No luteal phase of hers measured yet: the population's 12.4 days before the next start.
+            #expect(predictions["ovulationDate"] as? String == today.adding(days: 9).description)
+            #expect(predictions["ovulationSource"] as? String == "estimated")
+            #expect((predictions["basis"] as? [String: Any])?["method"] as? String == "cycleHistory")
             let calendar = try #require(predictions["calendar"] as? [[String: Any]])
             #expect(calendar.count == 9 + 40)
             #expect(calendar.first?["date"] as? String == today.adding(days: -9).description)

@@ -29,7 +29,7 @@ func withPushApp(
             let vault = HealthVault(keys: HealthKeyStore(database: keystore ?? database, clock: .system), masterKey: app.foundation.masterKey)
             let profiles = ProfileStore(database: database, vault: vault)
             let scheduler = ReminderScheduler(
-                database: database, cycle: CycleReckoner(store: CycleStore(database: database, vault: vault), profiles: profiles),
+                database: database, cycle: CycleReckoner(store: CycleStore(database: database, vault: vault), signals: CycleSignalStore(database: database, vault: vault), profiles: profiles),
                 claimKey: app.foundation.masterKey.derivedKey(for: "push reminder claims")
             )
             try await test(client, database, scheduler)

@@ -37,6 +37,15 @@ public typealias PlanRepository = Repository<TrainingPlan>
 public typealias HistoryRepository = Repository<WorkoutLog>
 /// The user's logged periods.
 public typealias CycleRepository = Repository<Period>
+/// The user's fertility signals (LH tests, temperatures, cervical mucus).
+public typealias FertilitySignalRepository = Repository<FertilitySignal>
+
+extension Repository where Record == FertilitySignal {
+    /// Signals, oldest first.
+    public func signals() async throws -> [FertilitySignal] {
+        try await all().sorted { ($0.date, $0.id.description) < ($1.date, $1.id.description) }
+    }
+}
 
 extension Repository where Record == TrainingPlan {
     /// Plans, latest start first.

@@ -100,6 +100,7 @@ public actor SyncEngine {
     public nonisolated var plans: PlanRepository { Repository(store: store, engine: self) }
     public nonisolated var history: HistoryRepository { Repository(store: store, engine: self) }
     public nonisolated var cycle: CycleRepository { Repository(store: store, engine: self) }
+    public nonisolated var fertilitySignals: FertilitySignalRepository { Repository(store: store, engine: self) }
 
     // MARK: Running
 

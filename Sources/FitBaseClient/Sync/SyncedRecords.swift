@@ -20,6 +20,10 @@ extension Period: SyncedRecord {
     public static let collection = SyncCollection.cycleLogs
 }
 
+extension FertilitySignal: SyncedRecord {
+    public static let collection = SyncCollection.cycleSignals
+}
+
 /// JSON as the SDK stores and sends records: RFC 3339 instants.
 enum RecordCoding {
     static func encode(_ value: some Encodable) throws -> Data {

@@ -17,6 +17,11 @@ public struct PhasePosition: Sendable, Equatable {
 /// period would leave a phase empty, the later boundaries move one day on, so every day has exactly one phase and
 /// every phase at least one day. Days past L stay luteal and are flagged late — unlike the seed's modulo, a late
 /// period never wraps into a new cycle.
+///
+/// When the cycle's ovulation is known (detected from LH tests or temperatures, ``OvulationDetector``), the ovulatory
+/// phase is the three days centred on it (as the seed's scaled days 14–16 are around day 15 of a 28-day cycle, the
+/// day 14 days before the next start) and the luteal phase follows from the day after them; the follicular phase
+/// ends the day before.
 public enum CyclePhases {
     /// The last day of each phase, in order, for a cycle of `length` days with `periodLength` days of bleeding.
     public static func boundaries(length: Int, periodLength: Int) -> (menstrual: Int, follicular: Int, ovulatory: Int, luteal: Int) {
@@ -27,9 +32,20 @@ public enum CyclePhases {
         return (menstrual, min(follicular, ovulatory - 1), ovulatory, length)
     }
 
+    /// The last day of each phase when ovulation falls on 1-based `ovulationDay` (scaled boundaries when `nil`).
+    public static func boundaries(length: Int, periodLength: Int, ovulationDay: Int?) -> (menstrual: Int, follicular: Int, ovulatory: Int, luteal: Int) {
+        guard let ovulationDay else { return boundaries(length: length, periodLength: periodLength) }
+        let length = max(length, 4)
+        let menstrual = min(max(periodLength, 1), length - 3)
+        let follicular = max(menstrual + 1, ovulationDay - 2)
+        let ovulatory = min(max(follicular + 1, ovulationDay + 1), length - 1)
+        return (menstrual, min(follicular, ovulatory - 1), ovulatory, length)
+    }
+
     /// The phase of 1-based `cycleDay` in a cycle expected to last `length` days.
-    public static func position(cycleDay: Int, length: Int, periodLength: Int) -> PhasePosition {
-        let bounds = boundaries(length: length, periodLength: periodLength)
+    /// With `ovulationDay`, the boundaries move with the known ovulation.
+    public static func position(cycleDay: Int, length: Int, periodLength: Int, ovulationDay: Int? = nil) -> PhasePosition {
+        let bounds = boundaries(length: length, periodLength: periodLength, ovulationDay: ovulationDay)
         let day = max(cycleDay, 1)
         if day > bounds.luteal {
             return PhasePosition(phase: .luteal, cycleDay: day, daysUntilNextPhase: 0, nextPhase: .menstrual, isLate: true)

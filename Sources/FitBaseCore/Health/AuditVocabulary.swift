@@ -13,5 +13,5 @@ public enum AuditOutcome: String, Sendable, Codable, CaseIterable {
 
 /// What the audit log says was touched.
 public enum AuditResource: String, Sendable, Codable, CaseIterable {
-    case healthSamples, healthSummary, healthKey, cyclePeriods, workoutLogs
+    case healthSamples, healthSummary, healthKey, cyclePeriods, workoutLogs, cycleSignals
 }

@@ -63,6 +63,7 @@ public enum ProblemCode: String, Sendable, Hashable, Codable, CaseIterable {
     case tooManyAttempts = "too_many_attempts"
     case tooManyInvites = "too_many_invites"
     case tooManyPeriods = "too_many_periods"
+    case tooManySignals = "too_many_signals"
     case transactionClaimed = "transaction_claimed"
     case unauthenticated = "unauthenticated"
     case unsupportedMediaType = "unsupported_media_type"

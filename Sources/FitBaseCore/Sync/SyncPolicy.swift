@@ -6,13 +6,13 @@ import Foundation
 
 /// The user-owned collections that sync between devices through the change feed.
 public enum SyncCollection: String, Sendable, Codable, CaseIterable {
-    case plans, workoutLogs, cycleLogs, preferences, healthSamples
+    case plans, workoutLogs, cycleLogs, preferences, healthSamples, cycleSignals
 
     /// How conflicting writes to the collection are settled.
     public var policy: ConflictPolicy {
         switch self {
         case .workoutLogs, .healthSamples: .appendOnly
-        case .plans, .cycleLogs, .preferences: .lastWriterWins
+        case .plans, .cycleLogs, .preferences, .cycleSignals: .lastWriterWins
         }
     }
 }

@@ -6,7 +6,7 @@ import Foundation
 public actor FakeCycleService: CycleService {
     /// What the knobs name: the service's operations.
     public enum Operation: String, FakeOperation {
-        case periods, logPeriod, updatePeriod, deletePeriod, current, forecast, month
+        case periods, logPeriod, updatePeriod, deletePeriod, signals, logSignal, deleteSignal, current, forecast, month
     }
 
     /// Latency, failures, the operations a test set up, and the calls received.
@@ -15,13 +15,15 @@ public actor FakeCycleService: CycleService {
     private let timeZone: TimeZone
     private let predictor: CyclePredictor
     private var stored: [Period]
+    private var storedSignals: [FertilitySignal]
 
-    /// A fake starting with `periods`, predicting from a profile's average cycle and period lengths.
+    /// A fake starting with `periods` and fertility `signals`, predicting from a profile's average cycle and period lengths.
     public init(
-        periods: [Period] = [], averageCycleLength: Int = 28, averagePeriodLength: Int = 5, timeZone: TimeZone = .gmt,
+        periods: [Period] = [], signals: [FertilitySignal] = [], averageCycleLength: Int = 28, averagePeriodLength: Int = 5, timeZone: TimeZone = .gmt,
         clock: any KitClock = SystemKitClock()
     ) {
         self.stored = periods
+        self.storedSignals = signals
         self.clock = clock
         self.timeZone = timeZone
         self.predictor = CyclePredictor(profileCycleLength: averageCycleLength, profilePeriodLength: averagePeriodLength)
@@ -31,7 +33,7 @@ public actor FakeCycleService: CycleService {
 
     /// The prediction for today, read by the other fakes as the server's services read it (not an operation).
     var prediction: CyclePredictor.Prediction? {
-        predictor.predict(periods: stored.map { CyclePredictor.Period(start: $0.start, end: $0.end) }, today: today)
+        predictor.predict(periods: stored.map { CyclePredictor.Period(start: $0.start, end: $0.end) }, signals: storedSignals.filter { $0.date <= today }, today: today)
     }
 
     public func periods() async throws(KitError) -> [Period] {
@@ -59,6 +61,24 @@ public actor FakeCycleService: CycleService {
     public func deletePeriod(id: PeriodID) async throws(KitError) {
         try await knobs.enter(.deletePeriod, clock: clock)
         stored.removeAll { $0.id == id }
+    }
+
+    public func signals() async throws(KitError) -> [FertilitySignal] {
+        try await knobs.enter(.signals, clock: clock)
+        return storedSignals.sorted { ($0.date, $0.id.description) < ($1.date, $1.id.description) }
+    }
+
+    public func logSignal(_ signal: FertilitySignal) async throws(KitError) -> FertilitySignal {
+        try await knobs.enter(.logSignal, clock: clock)
+        let checked = try LiveCycleService.check(signal, today: today)
+        storedSignals.removeAll { $0.id == checked.id }
+        storedSignals.append(checked)
+        return checked
+    }
+
+    public func deleteSignal(id: FertilitySignalID) async throws(KitError) {
+        try await knobs.enter(.deleteSignal, clock: clock)
+        storedSignals.removeAll { $0.id == id }
     }
 
     public func current() async throws(KitError) -> CurrentCycle? {

@@ -45,3 +45,20 @@ struct SealCyclePeriods: Migration {
         try await database.create(index: "cycle_periods_user_start_key").unique().on("cycle_periods").column("user_id").column("start_key").run()
     }
 }
+
+/// `cycle_signals`: one row per fertility signal (LH test, basal or wrist temperature, cervical mucus) of a user. Like
+/// periods, only the id, owner and times are in clear; the day, type and reading are sealed under the owner's data key.
+struct CreateCycleSignals: Migration {
+    let name = "2026-11-26.cycle.create-signals"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.create(table: "cycle_signals")
+            .column("id", type: engine.uuid, .primaryKey(autoIncrement: false))
+            .ownerColumn(engine)
+            .column("key_id", type: .text, .notNull)
+            .column("sealed", type: engine.bytes, .notNull)
+            .timestampColumns(engine)
+            .run()
+        try await database.create(index: "cycle_signals_user").on("cycle_signals").column("user_id").run()
+    }
+}

@@ -40,10 +40,23 @@ extension CycleOperations {
         let caller = try RequestScope.requireCaller()
         let periods = try await cycleFeature.store.periods(of: caller.user)
         try await cycleFeature.collection.audited(read: periods.count, of: caller.user)
+        let signals = periods.isEmpty ? [] : try await cycleFeature.signals.store.signals(of: caller.user)
+        try await cycleFeature.signals.audited(read: signals.count, of: caller.user)
+        // Each complete cycle's ovulation: detected from its signals, else estimated from the user's luteal phase.
+        let past = CyclePredictor.pastOvulations(starts: periods.map(\.start), signals: signals)
+        let luteal = CycleEstimates.lutealPhase(past.lutealLengths).mean
         let items = periods.enumerated().map { index, period in
-            Components.Schemas.CycleHistory.ItemsPayloadPayload(
-                period: CycleWire.wire(period),
-                cycleLength: index + 1 < periods.count ? period.start.days(until: periods[index + 1].start) : nil
+            let next = index + 1 < periods.count ? periods[index + 1].start : nil
+            let ovulation: Components.Schemas.CycleOvulation? =
+                if let detection = past.detections[period.start] {
+                    .init(date: detection.date.description, source: .detected, signals: detection.signals)
+                } else if let next, (15...60).contains(period.start.days(until: next)) {
+                    .init(date: next.adding(days: -Int(luteal.rounded())).description, source: .estimated, signals: [])
+                } else {
+                    nil
+                }
+            return Components.Schemas.CycleHistory.ItemsPayloadPayload(
+                period: CycleWire.wire(period), cycleLength: next.map { period.start.days(until: $0) }, ovulation: ovulation
             )
         }
         return .ok(.init(body: .json(.init(items: items.reversed()))))
@@ -78,9 +91,14 @@ extension CycleOperations {
             nextPeriodStart: prediction.nextPeriodStart.description,
             nextPeriodRange: .init(start: prediction.nextPeriodRange.lowerBound.description, end: prediction.nextPeriodRange.upperBound.description),
             ovulationDate: prediction.ovulationDate.description,
+            ovulationSource: prediction.ovulation.source,
+            ovulationSignals: prediction.ovulation.source == .detected ? prediction.ovulation.signals : nil,
             fertileWindow: .init(start: prediction.fertileWindow.lowerBound.description, end: prediction.fertileWindow.upperBound.description),
             calendar: calendar,
-            basis: .init(cyclesUsed: prediction.basis.cyclesUsed, meanLength: prediction.basis.meanLength, variability: prediction.basis.variability),
+            basis: .init(
+                cyclesUsed: prediction.basis.cyclesUsed, meanLength: prediction.basis.meanLength, variability: prediction.basis.variability,
+                method: prediction.basis.method, lutealLength: prediction.basis.lutealLength, lutealCyclesUsed: prediction.basis.lutealCyclesUsed
+            ),
             confidence: prediction.confidence,
             patterns: CyclePredictor.Pattern.allCases.filter(prediction.patterns.contains)
         ))))
@@ -94,7 +112,9 @@ extension CycleOperations {
         let today = LocalCalendar.day(of: clock.now, in: profile.timeZone)
         let periods = try await cycleFeature.store.periods(of: user)
         try await cycleFeature.collection.audited(read: periods.count, of: user)
-        guard let prediction = try await CycleReckoner(store: cycleFeature.store, profiles: cycleFeature.profiles).prediction(for: user, on: today, profile: profile, periods: periods) else {
+        let signals = periods.isEmpty ? [] : try await cycleFeature.signals.store.signals(of: user)
+        try await cycleFeature.signals.audited(read: signals.count, of: user)
+        guard let prediction = try await cycleFeature.reckoner.prediction(for: user, on: today, profile: profile, periods: periods, signals: signals) else {
             throw Problem(.notFound, code: .noCycleData, detail: "Log a period (or set lastPeriodStartDate in your profile) first.")
         }
         return (prediction, today)

@@ -11,4 +11,15 @@ enum CycleWire {
             flow: period.flow, symptoms: period.symptoms, notes: period.notes
         )
     }
+
+    static func wire(_ signal: FertilitySignal) -> Components.Schemas.FertilitySignal {
+        .init(
+            id: signal.id.description, date: signal.date.description, _type: signal.type, result: signal.result, value: signal.celsius,
+            unit: signal.celsius == nil ? nil : .celsius
+        )
+    }
+
+    static func wire(_ ovulation: CyclePredictor.Ovulation) -> Components.Schemas.CycleOvulation {
+        .init(date: ovulation.date.description, source: ovulation.source, signals: ovulation.signals)
+    }
 }

@@ -7,7 +7,8 @@ extension CycleForecast {
         self.init(
             nextPeriodStart: prediction.nextPeriodStart, nextPeriodRange: prediction.nextPeriodRange, ovulationDate: prediction.ovulationDate,
             fertileWindow: prediction.fertileWindow, confidence: prediction.confidence, patterns: prediction.patterns,
-            cyclesUsed: prediction.basis.cyclesUsed, meanCycleLength: prediction.basis.meanLength
+            cyclesUsed: prediction.basis.cyclesUsed, meanCycleLength: prediction.basis.meanLength,
+            ovulationSource: prediction.ovulation.source, method: prediction.basis.method
         )
     }
 }

@@ -47,12 +47,19 @@ public struct CycleForecast: Sendable, Equatable {
     public var cyclesUsed: Int
     /// Their mean length in days.
     public var meanCycleLength: Double
+    /// Whether ``ovulationDate`` was detected from the cycle's LH tests or temperatures, or only estimated.
+    public var ovulationSource: CyclePredictor.OvulationSource
+    /// The rule that produced ``nextPeriodStart``: a detected ovulation plus the luteal phase, or the cycle lengths.
+    public var method: CyclePredictor.Method
 
     /// Makes a forecast.
     public init(
         nextPeriodStart: CalendarDay, nextPeriodRange: ClosedRange<CalendarDay>, ovulationDate: CalendarDay, fertileWindow: ClosedRange<CalendarDay>,
-        confidence: CyclePredictor.Confidence, patterns: Set<CyclePredictor.Pattern>, cyclesUsed: Int, meanCycleLength: Double
+        confidence: CyclePredictor.Confidence, patterns: Set<CyclePredictor.Pattern>, cyclesUsed: Int, meanCycleLength: Double,
+        ovulationSource: CyclePredictor.OvulationSource = .estimated, method: CyclePredictor.Method = .cycleHistory
     ) {
+        self.ovulationSource = ovulationSource
+        self.method = method
         self.nextPeriodStart = nextPeriodStart
         self.nextPeriodRange = nextPeriodRange
         self.ovulationDate = ovulationDate
@@ -129,6 +136,13 @@ public protocol CycleService: Sendable {
     func updatePeriod(_ period: Period) async throws(KitError) -> Period
     /// Deletes a logged period.
     func deletePeriod(id: PeriodID) async throws(KitError)
+    /// Every logged fertility signal (LH tests, temperatures, cervical mucus), oldest first.
+    func signals() async throws(KitError) -> [FertilitySignal]
+    /// Logs a fertility signal, checked by the server's rules (saved on the device at once, sent with the next sync);
+    /// a detected ovulation moves the forecast and the phases at once.
+    func logSignal(_ signal: FertilitySignal) async throws(KitError) -> FertilitySignal
+    /// Deletes a logged fertility signal.
+    func deleteSignal(id: FertilitySignalID) async throws(KitError)
     /// Where today falls; `nil` until a period is logged.
     func current() async throws(KitError) -> CurrentCycle?
     /// What the history predicts; `nil` until a period is logged.

@@ -3,9 +3,10 @@ import FitBaseClient
 import FitBaseCore
 import Foundation
 
-/// ``CycleService`` over the synced `cycleLogs` collection: periods are read and written on the device (offline,
-/// sealed at rest) and reach the server with the next sync; today's phase, the forecast and the calendar are computed
-/// on the device with FitBase's ``CyclePredictor`` — the same rules the server runs — from the profile's averages.
+/// ``CycleService`` over the synced `cycleLogs` and `cycleSignals` collections: periods and fertility signals are read
+/// and written on the device (offline, sealed at rest) and reach the server with the next sync; today's phase, the
+/// forecast and the calendar are computed on the device with FitBase's ``CyclePredictor`` — the same rules the server
+/// runs, a detected ovulation included — from the profile's averages.
 public struct LiveCycleService: CycleService {
     let engine: SyncEngine
     let profile: ProfileAverages
@@ -36,6 +37,26 @@ public struct LiveCycleService: CycleService {
         try await storage { try await engine.cycle.delete(id) }
     }
 
+    public func signals() async throws(KitError) -> [FertilitySignal] {
+        try await storage { try await engine.fertilitySignals.signals() }
+    }
+
+    public func logSignal(_ signal: FertilitySignal) async throws(KitError) -> FertilitySignal {
+        let checked = try Self.check(signal, today: today)
+        try await storage { try await engine.fertilitySignals.save(checked) }
+        return checked
+    }
+
+    public func deleteSignal(id: FertilitySignalID) async throws(KitError) {
+        try await storage { try await engine.fertilitySignals.delete(id) }
+    }
+
+    /// The signal as the server's rules keep it (its date not after today, temperatures in range).
+    static func check(_ signal: FertilitySignal, today: CalendarDay) throws(KitError) -> FertilitySignal {
+        let draft = FertilitySignalDraft(date: signal.date.description, type: signal.type.rawValue, result: signal.result, value: signal.celsius)
+        do throws(InvalidFields) { return try FertilitySignalRules.checked(draft, id: signal.id, today: today) } catch { throw KitError(error) }
+    }
+
     public func current() async throws(KitError) -> CurrentCycle? {
         guard let prediction = try await prediction() else { return nil }
         let today = prediction.today
@@ -52,20 +73,23 @@ public struct LiveCycleService: CycleService {
     public func month(year: Int, month: Int) async throws(KitError) -> CycleMonth {
         guard (1...12).contains(month) else { throw KitError(.invalidInput, fieldErrors: ["month": "must be 1 to 12"]) }
         let periods = try await periods()
+        let signals = try await signals()
         let averages = await profile.averages()
         return CycleMonth.build(
-            year: year, month: month, periods: periods, prediction: Self.predict(periods, averages: averages, today: today), today: today,
+            year: year, month: month, periods: periods, prediction: Self.predict(periods, signals: signals, averages: averages, today: today), today: today,
             defaultPeriodLength: averages.period
         )
     }
 
     private func prediction() async throws(KitError) -> CyclePredictor.Prediction? {
-        Self.predict(try await periods(), averages: await profile.averages(), today: today)
+        Self.predict(try await periods(), signals: try await signals(), averages: await profile.averages(), today: today)
     }
 
-    private static func predict(_ periods: [Period], averages: (cycle: Int, period: Int), today: CalendarDay) -> CyclePredictor.Prediction? {
+    private static func predict(
+        _ periods: [Period], signals: [FertilitySignal], averages: (cycle: Int, period: Int), today: CalendarDay
+    ) -> CyclePredictor.Prediction? {
         CyclePredictor(profileCycleLength: averages.cycle, profilePeriodLength: averages.period)
-            .predict(periods: periods.map { CyclePredictor.Period(start: $0.start, end: $0.end) }, today: today)
+            .predict(periods: periods.map { CyclePredictor.Period(start: $0.start, end: $0.end) }, signals: signals.filter { $0.date <= today }, today: today)
     }
 
     /// The period as the server's rules keep it; a start another period already has is a conflict.

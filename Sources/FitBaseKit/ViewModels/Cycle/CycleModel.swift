@@ -193,6 +193,21 @@ public final class CycleModel {
         await load()
     }
 
+    /// Logs a fertility signal (an LH test, a temperature, cervical mucus) and reloads: a detected ovulation moves the
+    /// forecast and the phases at once. Problems of the signal land in ``fieldErrors`` by field (`date`, `result`, `value`).
+    public func logSignal(_ signal: FertilitySignal) async {
+        isSaving = true
+        defer { isSaving = false }
+        do throws(KitError) {
+            _ = try await cycle.logSignal(signal)
+            fieldErrors = [:]
+            error = nil
+        } catch {
+            return present(error)
+        }
+        await load()
+    }
+
     /// Deletes a logged period and reloads.
     public func delete(_ period: Period) async {
         do throws(KitError) {
