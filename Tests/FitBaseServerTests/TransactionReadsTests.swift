@@ -10,51 +10,62 @@ import Testing
 
 /// Reads made inside a SQLite write transaction's body (``OpenWriteTransaction``).
 @Suite struct TransactionReadsTests {
-    /// True for the first caller only.
-    final class FirstBody: Sendable {
-        private let pending = Atomic(true)
-        func take() -> Bool { pending.exchange(false, ordering: .relaxed) }
+    /// Steps two tasks wait for each other through (a waiter is resumed once, when its step is reached).
+    final class Steps: Sendable {
+        private let state = Mutex<(reached: Set<String>, waiting: [String: [CheckedContinuation<Void, Never>]])>(([], [:]))
+
+        func reach(_ step: String) {
+            let waiting = state.withLock { state in
+                state.reached.insert(step)
+                return state.waiting.removeValue(forKey: step) ?? []
+            }
+            for waiter in waiting { waiter.resume() }
+        }
+
+        func wait(for step: String) async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let reached = state.withLock { state in
+                    if !state.reached.contains(step) { state.waiting[step, default: []].append(continuation) }
+                    return state.reached.contains(step)
+                }
+                if reached { continuation.resume() }
+            }
+        }
     }
 
     /// A body that reads through `withConnection` reads on its own transaction's connection: it sees its own writes, and
-    /// never waits for a pooled connection. Here the pool has one connection and half the callers hold it while they
-    /// wait at the write gate: a body holding the gate that asked the pool would wait forever.
-    @Test(.timeLimit(.minutes(1))) func aBodyReadsOnItsOwnConnectionAndNeverWaitsForThePool() async throws {
+    /// never waits for a pooled connection. The pool has one connection; a caller holds it while it waits at the write
+    /// gate, behind a body that then reads: had that read asked the pool, neither would ever move.
+    // Without the fix this never ends; the limit is generous because a full test run on 2 cores takes seconds per
+    // scheduling turn.
+    @Test(.timeLimit(.minutes(5))) func aBodyReadsOnItsOwnConnectionAndNeverWaitsForThePool() async throws {
         try await TestDatabase.with(.sqlite) { testDatabase in
             let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
             let database = try await Database.open(
                 testDatabase.location, maxConnectionsPerEventLoop: 1, eventLoopGroup: loop, checkpointsInBackground: false, logger: TestDatabase.logger
             )
             try await database.transaction { db in try await db.raw("CREATE TABLE transaction_reads (n INTEGER NOT NULL)").run() }
-            let count = 40
-            let first = FirstBody()
-            let seen = try await withThrowingTaskGroup(of: Int.self) { tasks in
-                for n in 0..<count {
-                    tasks.addTask {
-                        if n.isMultiple(of: 2) {
-                            // Holds the pool's one connection across its transaction.
-                            return try await database.withConnection { _ in
-                                try await database.transaction { db in
-                                    try await db.raw("INSERT INTO transaction_reads (n) VALUES (\(bind: n))").run()
-                                    return 1
-                                }
-                            }
-                        }
-                        return try await database.transaction { db in
-                            if first.take() {
-                                while database.writersWaiting < 10 { await Task.yield() }
-                            }
-                            try await db.raw("INSERT INTO transaction_reads (n) VALUES (\(bind: n))").run()
-                            // Read through the pool's entry point: answered on this transaction's connection.
-                            return try await database.withConnection { reader in
-                                try await reader.raw("SELECT COUNT(*) AS c FROM transaction_reads WHERE n = \(bind: n)").first()?.decode(column: "c", as: Int.self) ?? 0
-                            }
-                        }
-                    }
-                }
-                return try await tasks.reduce(0, +)
+            let steps = Steps()
+            async let holder: Void = database.withConnection { _ in
+                steps.reach("pool connection held")
+                await steps.wait(for: "gate held")
+                try await database.transaction { db in try await db.raw("INSERT INTO transaction_reads (n) VALUES (1)").run() }
             }
-            #expect(seen == count)
+            await steps.wait(for: "pool connection held")
+            let seen = try await database.transaction { db in
+                steps.reach("gate held")
+                while database.writersWaiting == 0 { await Task.yield() }  // the holder waits behind this body now
+                try await db.raw("INSERT INTO transaction_reads (n) VALUES (2)").run()
+                return try await database.withConnection { reader in
+                    try await reader.raw("SELECT COUNT(*) AS c FROM transaction_reads WHERE n = 2").first()?.decode(column: "c", as: Int.self)
+                }
+            }
+            try await holder
+            #expect(seen == 1)
+            let stored = try await database.withConnection { db in
+                try await db.raw("SELECT COUNT(*) AS c FROM transaction_reads").first()?.decode(column: "c", as: Int.self)
+            }
+            #expect(stored == 2)
             try await database.shutdown()
             try await loop.shutdownGracefully()
         }
