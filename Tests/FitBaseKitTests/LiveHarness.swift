@@ -17,11 +17,18 @@ final class SwitchableTransport: ClientTransport, Sendable {
     struct Offline: Error {}
 
     private let base = FitBaseClient.defaultTransport()
-    private let state = Mutex((offline: false, counts: [String: Int](), statuses: [String: [Int]]()))
+    private let state = Mutex((offline: false, held: Set<String>(), counts: [String: Int](), statuses: [String: [Int]]()))
 
     var offline: Bool {
         get { state.withLock { $0.offline } }
         set { state.withLock { $0.offline = newValue } }
+    }
+
+    /// Operations that fail as if offline while the rest go through (a test that needs a change not synced yet holds
+    /// the push, which the engine may otherwise send at any moment).
+    var held: Set<String> {
+        get { state.withLock { $0.held } }
+        set { state.withLock { $0.held = newValue } }
     }
 
     func count(_ operationID: String) -> Int { state.withLock { $0.counts[operationID] ?? 0 } }
@@ -32,7 +39,7 @@ final class SwitchableTransport: ClientTransport, Sendable {
     func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
         let offline = state.withLock { state in
             state.counts[operationID, default: 0] += 1
-            return state.offline
+            return state.offline || state.held.contains(operationID)
         }
         if offline { throw Offline() }
         let answer = try await base.send(request, body: body, baseURL: baseURL, operationID: operationID)

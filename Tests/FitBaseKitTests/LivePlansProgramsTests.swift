@@ -127,9 +127,12 @@ import Testing
         // Weeks 1–3 are past, none of their sessions done; week 4 is this week.
         let plan = TrainingPlan(
             name: "Block", startDate: thisWeek.adding(days: -21), daysPerWeek: 3, weeklyWorkouts: (1...4).map { TrainingPlan.Week(week: $0, days: days) })
+        // The push is held until the server has been asked about the plan it does not have yet.
+        device.network.held = ["pushSyncMutations"]
         _ = try await services.plans.save(plan)
         let unsynced = await #expect(throws: KitError.self) { try await services.plans.progression(of: plan.id, week: 4) }
         #expect(unsynced?.kind == .notFound)
+        device.network.held = []
         try await services.plans.syncNow()
 
         // Free: the server's 402 becomes the paywall.
