@@ -18,6 +18,10 @@ package final class Database: Sendable {
     private let logger: Logger
     /// SQLite only: queues write transactions in-process (see ``WriteGate``).
     private let writeGate: WriteGate?
+    /// SQLite only: the write connection's pool and the commit groups of its transactions (``GroupCommit``).
+    private let sqlite: (pool: SQLiteConnectionPool, groups: GroupCommit)?
+    /// SQLite's commit groups (for tests).
+    var commitGroups: GroupCommit? { sqlite?.groups }
     /// SQLite: how many callers wait for the write gate now (for tests).
     var writersWaiting: Int { writeGate?.waiting ?? 0 }
     /// SQLite only: copies the write-ahead log back in the background (see ``SQLiteCheckpointer``).
@@ -37,6 +41,7 @@ package final class Database: Sendable {
         self.pool = pool
         self.logger = logger
         self.writeGate = writeGate
+        self.sqlite = (pool as? SQLiteConnectionPool).map { ($0, GroupCommit()) }
         self.checkpointer = checkpointer
         self.generations = CacheGenerations.forDatabase(at: location)
     }
@@ -120,6 +125,8 @@ package final class Database: Sendable {
     }
 
     /// Runs `body` in one transaction on one connection: committed when `body` returns, rolled back when it throws.
+    /// On SQLite the transaction may share its commit with others queued at the same moment (``GroupCommit``): it is
+    /// then a savepoint of theirs, rolled back alone if `body` throws, and this returns once the shared commit is made.
     ///
     /// Every change goes through here (on SQLite, writes outside a transaction can starve the lock holder). On SQLite
     /// write transactions queue in-process and start `IMMEDIATE`, taking the write lock up front instead of failing on
@@ -127,29 +134,25 @@ package final class Database: Sendable {
     package func transaction<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
-        guard let writeGate else { return try await runTransaction(begin: "BEGIN", body) }
-        return try await writeGate.run { try await self.runTransaction(begin: "BEGIN IMMEDIATE", body) }
+        guard let writeGate, let sqlite else { return try await runTransaction(body) }
+        return try await groupedTransaction(gate: writeGate, pool: sqlite.pool, groups: sqlite.groups, body)
     }
 
+    /// ``transaction(_:)`` on PostgreSQL.
     private func runTransaction<Result: Sendable>(
-        begin: String, _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
+        _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
         let logger = self.logger
-        let sqliteGated = writeGate != nil
         let hooks = TransactionHooks(generations: generations, eventHub: eventHub, pushWake: pushWake)
         let result = try await pool.withWriteConnection { connection in
-            try await connection.raw(SQLQueryString(begin)).run()
+            try await connection.raw("BEGIN").run()
             do {
-                let inTransaction = {
-                    try await TransactionHooks.$current.withValue(hooks) {
-                        let result = try await body(connection)
-                        // Hooks run inside the transaction's scope too: what they write may ask for after-commit work.
-                        try await hooks.run(on: connection)
-                        return result
-                    }
+                let result = try await TransactionHooks.$current.withValue(hooks) {
+                    let result = try await body(connection)
+                    // Hooks run inside the transaction's scope too: what they write may ask for after-commit work.
+                    try await hooks.run(on: connection)
+                    return result
                 }
-                // SQLite: the body's own reads run on this connection (``OpenWriteTransaction``).
-                let result = try await sqliteGated ? OpenWriteTransaction(of: self, on: connection).run(inTransaction) : inTransaction()
                 try await connection.raw("COMMIT").run()
                 return result
             } catch {

@@ -46,6 +46,14 @@ final class SQLiteConnectionPool: SQLConnectionPool {
     func withWriteConnection<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
+        try await withWriteConnection(rollingBackLeftovers: true, body)
+    }
+
+    /// ``withWriteConnection(_:)``; with `rollingBackLeftovers` false a transaction `body` leaves open stays open (a
+    /// commit group's, ``GroupCommit``, which its last member ends).
+    func withWriteConnection<Result: Sendable>(
+        rollingBackLeftovers: Bool, _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
+    ) async throws -> Result {
         let connection = try writer.withLock { writer throws -> SQLiteDirectConnection in
             guard !writer.isShutDown else { throw DatabaseShutDownError() }
             if let connection = writer.connection { return connection }
@@ -53,7 +61,7 @@ final class SQLiteConnectionPool: SQLConnectionPool {
             writer.connection = connection
             return connection
         }
-        defer { connection.rollBackLeftoverTransaction() }
+        defer { if rollingBackLeftovers { connection.rollBackLeftoverTransaction() } }
         return try await body(connection)
     }
 

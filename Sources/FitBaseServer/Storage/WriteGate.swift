@@ -10,10 +10,11 @@ import Synchronization
 /// A lock, not an actor: taking a free gate and handing it to the next writer cost no executor hop (an actor here
 /// added two hops to every write, inside the one section every write of the process queues for).
 final class WriteGate: Sendable {
-    private struct State {
+    fileprivate struct State {
         var isHeld = false
-        /// Waiters in arrival order; those before `next` have been handed the gate.
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        /// Waiters in arrival order (and whether each runs a write transaction); those before `next` have been handed
+        /// the gate.
+        var waiters: [(continuation: CheckedContinuation<Void, Never>, isTransaction: Bool)] = []
         var next = 0
     }
 
@@ -35,7 +36,9 @@ final class WriteGate: Sendable {
         }
     }
 
-    private func acquire() async {
+    /// Waits for the gate (`isTransaction`: to run a write transaction, which may be handed the gate with a group's
+    /// transaction still open: ``handOverToTransaction()``).
+    func acquire(isTransaction: Bool = false) async {
         let taken = state.withLock { state in
             guard !state.isHeld else { return false }
             state.isHeld = true
@@ -48,15 +51,26 @@ final class WriteGate: Sendable {
                     state.isHeld = true
                     return true
                 }
-                state.waiters.append(continuation)
+                state.waiters.append((continuation, isTransaction))
                 return false
             }
             if taken { continuation.resume() }
         }
     }
 
+    /// Hands the gate to the longest waiter when it waits to run a write transaction, and answers `true`; otherwise
+    /// keeps it and answers `false`.
+    func handOverToTransaction() -> Bool {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard state.next < state.waiters.count, state.waiters[state.next].isTransaction else { return nil }
+            return state.handToNext()
+        }
+        waiter?.resume()
+        return waiter != nil
+    }
+
     /// Hands the gate to the longest waiter (it stays held), or frees it.
-    private func release() {
+    func release() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard state.next < state.waiters.count else {
                 state.isHeld = false
@@ -64,15 +78,22 @@ final class WriteGate: Sendable {
                 state.next = 0
                 return nil
             }
-            let waiter = state.waiters[state.next]
-            state.next += 1
-            // Under steady load the queue never empties: drop the handed-over part now and then.
-            if state.next >= 1_024 {
-                state.waiters.removeFirst(state.next)
-                state.next = 0
-            }
-            return waiter
+            return state.handToNext()
         }
         waiter?.resume()
+    }
+}
+
+extension WriteGate.State {
+    /// The longest waiter, now holding the gate.
+    fileprivate mutating func handToNext() -> CheckedContinuation<Void, Never> {
+        let waiter = waiters[next].continuation
+        next += 1
+        // Under steady load the queue never empties: drop the handed-over part now and then.
+        if next >= 1_024 {
+            waiters.removeFirst(next)
+            next = 0
+        }
+        return waiter
     }
 }

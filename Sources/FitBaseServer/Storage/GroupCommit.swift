@@ -1,0 +1,160 @@
+import Foundation
+import SQLKit
+import Synchronization
+
+/// SQLite write transactions committed in groups: one commit for the transactions that queued up while the one
+/// before ran.
+///
+/// SQLite has one writer, and every transaction pays for its commit: the pages it dirtied written to the log (a sync
+/// entry, an audit entry and an event each touch their table's last page and an index or two), then copied back by the
+/// checkpointer. Under load most writes arrive while another runs. So a transaction that finds the write gate handed
+/// to it with a group's transaction still open runs inside it: each transaction is a savepoint of the group's
+/// (released when its body returns, rolled back to when it throws, so a failure undoes its own writes alone, as
+/// before) and, while the next waiter is another transaction and the group is under ``limit``, the gate passes on
+/// without a commit. The last transaction of the group commits; every member returns once that commit succeeded
+/// (and fails if it did not), with its after-commit hooks run then, never before.
+///
+/// Each transaction runs in its caller's own task (task-locals, cancellation and results are its own); only the
+/// connection and the open transaction pass from one to the next. A checkpoint pass waiting at the gate ends the group
+/// (it is handed the gate only after a commit).
+final class GroupCommit: Sendable {
+    /// The most transactions one commit takes.
+    static let limit = 32
+
+    /// The open group's commit, which its members await.
+    final class Group: Sendable {
+        private struct State {
+            var members = 0
+            var outcome: Result<Void, any Error>?
+            var waiting: [CheckedContinuation<Void, any Error>] = []
+        }
+
+        private let state = Mutex(State())
+
+        var members: Int { state.withLock { $0.members } }
+
+        func join() {
+            state.withLock { $0.members += 1 }
+        }
+
+        /// Waits for the group's commit; throws its failure.
+        func committed() async throws {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let outcome = state.withLock { state -> Result<Void, any Error>? in
+                    if state.outcome == nil { state.waiting.append(continuation) }
+                    return state.outcome
+                }
+                if let outcome { continuation.resume(with: outcome) }
+            }
+        }
+
+        func finish(_ outcome: Result<Void, any Error>) {
+            let waiting = state.withLock { state in
+                state.outcome = outcome
+                defer { state.waiting = [] }
+                return state.waiting
+            }
+            for continuation in waiting { continuation.resume(with: outcome) }
+        }
+    }
+
+    /// The group whose transaction is open on the write connection (set and read by the gate's holder only).
+    private let open = Mutex<Group?>(nil)
+    private let commits = Mutex(0)
+
+    /// How many groups have ended (committed or rolled back) so far: for tests.
+    var groupsEnded: Int { commits.withLock { $0 } }
+
+    /// The open group, if the gate was handed over with one; `nil` when the holder begins a new one.
+    func takeOver() -> Group? {
+        open.withLock { $0 }
+    }
+
+    func opened(_ group: Group) {
+        open.withLock { $0 = group }
+    }
+
+    func closed() {
+        open.withLock { $0 = nil }
+        commits.withLock { $0 += 1 }
+    }
+}
+
+extension Database {
+    /// ``transaction(_:)`` on SQLite: a member of a commit group (``GroupCommit``).
+    func groupedTransaction<Result: Sendable>(
+        gate: WriteGate, pool: SQLiteConnectionPool, groups: GroupCommit, _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
+    ) async throws -> Result {
+        await gate.acquire(isTransaction: true)
+        let hooks = TransactionHooks(generations: generations, eventHub: eventHub, pushWake: pushWake)
+        let handedOver = groups.takeOver()
+        let group = handedOver ?? GroupCommit.Group()
+        // What this member did: its result, or the error its body threw (its writes rolled back to its savepoint);
+        // `broken` when the transaction itself is no longer usable (the group is rolled back).
+        let outcome: (result: Swift.Result<Result, any Error>, broken: (any Error)?)
+        do {
+            outcome = try await pool.withWriteConnection(rollingBackLeftovers: false) { connection in
+                if handedOver == nil {
+                    try await connection.raw("BEGIN IMMEDIATE").run()
+                    groups.opened(group)
+                }
+                try await connection.raw("SAVEPOINT fitbase_transaction").run()
+                let result: Swift.Result<Result, any Error>
+                do {
+                    result = .success(
+                        try await OpenWriteTransaction(of: self, on: connection).run {
+                            try await TransactionHooks.$current.withValue(hooks) {
+                                let result = try await body(connection)
+                                // Hooks run inside the transaction's scope too: what they write may ask for after-commit work.
+                                try await hooks.run(on: connection)
+                                return result
+                            }
+                        }
+                    )
+                } catch {
+                    result = .failure(error)
+                }
+                do {
+                    if case .failure = result { try await connection.raw("ROLLBACK TO SAVEPOINT fitbase_transaction").run() }
+                    try await connection.raw("RELEASE SAVEPOINT fitbase_transaction").run()
+                } catch {
+                    return (result, error)
+                }
+                return (result, nil)
+            }
+        } catch {
+            // BEGIN failed (another process holds the lock past the busy timeout), the savepoint could not be taken, or
+            // the pool is shut down: an open group is rolled back, its members told.
+            if groups.takeOver() != nil { await finish(group, pool: pool, groups: groups, gate: gate, broken: error) } else { gate.release() }
+            throw error
+        }
+        if case .success = outcome.result { group.join() }
+        if outcome.broken != nil || group.members >= GroupCommit.limit || !gate.handOverToTransaction() {
+            await finish(group, pool: pool, groups: groups, gate: gate, broken: outcome.broken)
+        }
+        let result = try outcome.result.get()  // a body's own failure: nothing of it was kept
+        try await group.committed()
+        hooks.runAfterCommit()
+        return result
+    }
+
+    /// Commits the group (rolls it back when `broken`), tells its members, and frees the gate for the next waiter.
+    private func finish(_ group: GroupCommit.Group, pool: SQLiteConnectionPool, groups: GroupCommit, gate: WriteGate, broken: (any Error)?) async {
+        let outcome: Swift.Result<Void, any Error>
+        do {
+            try await pool.withWriteConnection(rollingBackLeftovers: true) { connection in
+                if let broken {
+                    try? await connection.raw("ROLLBACK").run()
+                    throw broken
+                }
+                try await connection.raw("COMMIT").run()
+            }
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
+        }
+        groups.closed()
+        group.finish(outcome)
+        gate.release()
+    }
+}
