@@ -195,6 +195,20 @@ extension AccessMatrixTests {
             try #require(try await fixture.client.registerDevice(token, for: fixture.owner).status == .created)
             return (.delete, "/v1/me/devices/\(token)", nil)
         },
+        // Media: each caller replaces or removes their own photo; a photo is seen by its owner and the owner's group
+        // (anyone else gets 404, as if there were none); a media link is its own credential, whoever presents it.
+        Row(operationID: "uploadMyPhoto", expected: signedIn(.ok), rawBody: ("image/jpeg", TestImages.jpeg())) { _, _ in
+            (.put, "/v1/me/photo", nil)
+        },
+        Row(operationID: "deleteMyPhoto", expected: signedIn(.noContent)) { _, _ in (.delete, "/v1/me/photo", nil) },
+        Row(operationID: "getUserPhoto", expected: groupOnly(member: .ok, owner: .ok)) { fixture, _ in
+            _ = try await ownerPhotoLink(fixture)
+            return (.get, "/v1/users/\(fixture.owner.id)/photo", nil)
+        },
+        Row(operationID: "getMedia", expected: everyone(.ok)) { fixture, _ in
+            let url = try await ownerPhotoLink(fixture)
+            return (.get, String(try #require(url.range(of: "/v1/media/").map { url[$0.lowerBound...] })), nil)
+        },
         Row(operationID: "updateMe", expected: signedIn(.ok)) { _, _ in (.patch, "/v1/me", ["fitnessLevel": "beginner"]) },
         Row(operationID: "exportMe", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/export", nil) },
         Row(operationID: "listConsents", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/consents", nil) },
@@ -206,4 +220,11 @@ extension AccessMatrixTests {
         // of the owner's was touched (the owner's own deletion still succeeds).
         Row(operationID: "deleteMe", expected: signedIn(.noContent)) { _, _ in (.delete, "/v1/me", nil) },
     ]
+
+    /// Uploads a photo for the fixture's owner and returns a link to it.
+    static func ownerPhotoLink(_ fixture: Fixture) async throws -> String {
+        let uploaded = try await ProfilePhotoTests.upload(fixture.client, TestImages.png(), token: fixture.owner.accessToken)
+        try #require(uploaded.status == .ok)
+        return try #require(try await ProfilePhotoTests.link(fixture.client, of: fixture.owner.id, token: fixture.owner.accessToken)["url"] as? String)
+    }
 }

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import NIOCore
 
@@ -8,8 +9,18 @@ import NIOCore
 struct BodyLimitMiddleware: RouterMiddleware {
     typealias Context = FitBaseRequestContext
     let maxBytes: Int
+    /// Routes with a limit of their own (a profile photo is larger than any JSON body).
+    var exceptions: [Exception] = []
+
+    /// A route's own limit: the method and the exact request path.
+    struct Exception: Sendable {
+        let method: HTTPRequest.Method
+        let path: String
+        let maxBytes: Int
+    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let maxBytes = exceptions.first { $0.method == request.method && $0.path == request.uri.path }?.maxBytes ?? self.maxBytes
         if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > maxBytes {
             throw Problem.payloadTooLarge(limit: maxBytes)
         }

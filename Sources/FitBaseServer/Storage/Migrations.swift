@@ -50,6 +50,7 @@ enum FitBaseMigrations {
         SealProfileCycleDates(),
         SealDailyRecommendations(),
         IndexWorkoutLogsNewestFirst(),
+        CreateProfilePhotos(),
     ]
 }
 
