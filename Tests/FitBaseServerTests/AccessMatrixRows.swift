@@ -209,6 +209,20 @@ extension AccessMatrixTests {
             let url = try await ownerPhotoLink(fixture)
             return (.get, String(try #require(url.range(of: "/v1/media/").map { url[$0.lowerBound...] })), nil)
         },
+        // Workout media: admins upload it; a premium workout's video link goes only to callers entitled now (the
+        // owner's subscription has lapsed; admins may watch everything).
+        Row(operationID: "uploadWorkoutMedia", expected: adminOnly(.ok), rawBody: ("image/jpeg", TestImages.jpeg())) { fixture, _ in
+            (.put, "/v1/admin/workouts/\(fixture.workoutID)/media/thumbnail", nil)
+        },
+        Row(
+            operationID: "getWorkoutMedia",
+            expected: [.anonymous: .unauthorized, .otherUser: .init(code: 402), .groupMember: .init(code: 402), .admin: .ok, .owner: .init(code: 402)]
+        ) { fixture, _ in
+            let uploaded = try await CatalogMediaTests.upload(
+                fixture.client, fixture.unusedWorkoutID, "video", CatalogMediaTests.video(100), token: fixture.admin.accessToken)
+            try #require(uploaded.status == .ok)
+            return (.get, "/v1/workouts/\(fixture.unusedWorkoutID)/media/video", nil)
+        },
         Row(operationID: "updateMe", expected: signedIn(.ok)) { _, _ in (.patch, "/v1/me", ["fitnessLevel": "beginner"]) },
         Row(operationID: "exportMe", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/export", nil) },
         Row(operationID: "listConsents", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/consents", nil) },

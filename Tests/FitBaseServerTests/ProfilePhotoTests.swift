@@ -64,7 +64,7 @@ import Testing
     }
 
     static func objects(of user: String, in app: TestApp) async throws -> [String] {
-        try await MediaFeature(app.foundation).storage.list(prefix: "users/\(user.lowercased())/").map(\.key.path)
+        try await MediaFeature.storage(for: app.foundation).list(prefix: "users/\(user.lowercased())/").map(\.key.path)
     }
 
     @Test(arguments: setups)
@@ -208,7 +208,7 @@ import Testing
             #expect(try await Self.upload(client, TestImages.heic(), token: account.accessToken).status == .ok)
             #expect(try await Self.upload(client, TestImages.png(), token: neighbour.accessToken).status == .ok)
             // An object no row names (a replacement whose old object could not be deleted) goes too.
-            let storage = MediaFeature(app.foundation).storage
+            let storage = MediaFeature.storage(for: app.foundation)
             let stray = try #require(MediaKey("users/\(account.id.lowercased())/photo/0-stray.jpg"))
             _ = try await storage.put(stray, contentType: "image/jpeg", body: WholeBody(ByteBuffer(string: "left over")))
             #expect(try await Self.objects(of: account.id, in: app).count == 2)

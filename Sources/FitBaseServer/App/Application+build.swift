@@ -104,7 +104,7 @@ private func composeFeatures(
     let health = HealthFeature(foundation)
     let social = SocialFeature(foundation)
     let push = PushFeature(foundation, cycle: cycle, provider: pushProvider)
-    let media = MediaFeature(foundation)
+    let media = MediaFeature(foundation, catalog: catalog, billing: billing)
     // Export and deletion cover every feature's rows. Deletion runs from the last owner to the first: health takes the
     // user's audit chain head before leaving the group takes the events lock, the order every health write takes them in.
     let registry = AccountDataRegistry(

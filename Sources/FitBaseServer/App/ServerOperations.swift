@@ -65,6 +65,6 @@ final class ServerOperations: APIProtocol,
 
     /// The operations answered by a handler of their own before the generated one (see ``DirectRoute``).
     var directRoutes: [DirectRoute] {
-        statusRoutes + catalogRoutes + syncRoutes + healthRoutes + eventRoutes + exportRoutes + historyRoutes + mediaRoutes
+        statusRoutes + catalogRoutes + syncRoutes + healthRoutes + eventRoutes + exportRoutes + historyRoutes + mediaRoutes + catalogMediaRoutes
     }
 }

@@ -10,6 +10,7 @@ import Foundation
 /// | lifetime of a media link | `FITBASE_MEDIA_LINK_SECONDS` | `3600` (1 hour; 60 to 604800) |
 /// | largest profile photo | `FITBASE_PHOTO_MAX_BYTES` | `10485760` (10 MiB) |
 /// | largest photo side, in pixels | `FITBASE_PHOTO_MAX_PIXELS` | `8192` |
+/// | largest workout video | `FITBASE_VIDEO_MAX_BYTES` | `2147483648` (2 GiB) |
 package struct MediaConfiguration: Sendable {
     /// The store media objects live in.
     package enum Store: Sendable, Equatable {
@@ -26,6 +27,8 @@ package struct MediaConfiguration: Sendable {
     package var photoMaxBytes = 10 << 20
     /// The largest width or height of a profile photo (a small file claiming huge dimensions is refused).
     package var photoMaxPixels = 8192
+    /// The largest workout video accepted, in bytes (streamed to the store, never held in memory).
+    package var videoMaxBytes: Int64 = 2 << 30
 
     package init() {}
 
@@ -71,6 +74,12 @@ package struct MediaConfiguration: Sendable {
                 throw ConfigurationError(setting: "photo-max-pixels", source: "FITBASE_PHOTO_MAX_PIXELS", value: text, expected: "a number of pixels from 64 to 65535")
             }
             configuration.photoMaxPixels = pixels
+        }
+        if let text = environment["FITBASE_VIDEO_MAX_BYTES"] {
+            guard let bytes = Int64(text.trimmingCharacters(in: .whitespaces)), (1 << 20...100 << 30).contains(bytes) else {
+                throw ConfigurationError(setting: "video-max-bytes", source: "FITBASE_VIDEO_MAX_BYTES", value: text, expected: "a number of bytes from 1048576 to 107374182400")
+            }
+            configuration.videoMaxBytes = bytes
         }
         return configuration
     }

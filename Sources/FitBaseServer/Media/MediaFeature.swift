@@ -2,28 +2,30 @@ import Foundation
 import HTTPTypes
 import Logging
 
-/// Media: the store (the data directory, or an S3-compatible bucket), the expiring links to what it holds, and
-/// profile photos.
+/// Media: the store (the data directory, or an S3-compatible bucket), the expiring links to what it holds, profile
+/// photos, and workout artwork and video.
 struct MediaFeature: ServerFeature {
     let storage: any MediaStorage
     let links: MediaLinks
     let photos: ProfilePhotos
+    let catalogMedia: CatalogMedia
     let configuration: MediaConfiguration
 
-    init(_ foundation: ServerFoundation) {
+    init(_ foundation: ServerFoundation, catalog: CatalogFeature, billing: BillingFeature) {
         let configuration = foundation.configuration.media
         self.configuration = configuration
-        switch configuration.store {
-        case .local(let directory):
-            storage = LocalMediaStorage(root: directory ?? Self.defaultDirectory(in: foundation.configuration.dataDirectory))
-        case .s3(let location, let credentials):
-            storage = S3MediaStorage(location: location, credentials: credentials, client: foundation.httpClient)
-        }
+        let storage = Self.storage(for: foundation)
+        self.storage = storage
         links = MediaLinks(secret: foundation.masterKey.derivedKey(for: "media links"), baseURL: foundation.configuration.publicURL)
         photos = ProfilePhotos(
             store: ProfilePhotoStore(database: foundation.database), storage: storage,
             inspector: ImageInspector(maxPixels: configuration.photoMaxPixels), links: links, linkLifetime: configuration.linkLifetime,
             maxBytes: configuration.photoMaxBytes, database: foundation.database, logger: foundation.logger
+        )
+        catalogMedia = CatalogMedia(
+            store: WorkoutMediaStore(database: foundation.database), catalog: catalog.store, storage: storage,
+            inspector: ImageInspector(maxPixels: configuration.photoMaxPixels), links: links, entitlements: billing.entitlements,
+            configuration: configuration, logger: foundation.logger
         )
     }
 
@@ -34,9 +36,25 @@ struct MediaFeature: ServerFeature {
         if let local = storage as? LocalMediaStorage { try await local.removeAbandonedUploads() }
     }
 
-    /// The routes whose bodies are larger than `FITBASE_MAX_BODY_BYTES` allows: a profile photo.
+    /// The routes whose bodies are larger than `FITBASE_MAX_BODY_BYTES` allows: a profile photo (collected, as for
+    /// every route), and a workout's media (left to its handler, which streams it to the store).
     static func bodyLimits(_ configuration: MediaConfiguration) -> [BodyLimitMiddleware.Exception] {
-        [.init(method: .put, path: "/v1/me/photo", maxBytes: configuration.photoMaxBytes)]
+        [
+            .init(maxBytes: configuration.photoMaxBytes) { method, path in method == .put && path == "/v1/me/photo" },
+            .init(maxBytes: Int(configuration.videoMaxBytes), streamed: true) { method, path in
+                method == .put && path.hasPrefix("/v1/admin/workouts/") && path.contains("/media/")
+            },
+        ]
+    }
+
+    /// The store the configuration names, over the foundation's HTTP client.
+    static func storage(for foundation: ServerFoundation) -> any MediaStorage {
+        switch foundation.configuration.media.store {
+        case .local(let directory):
+            LocalMediaStorage(root: directory ?? defaultDirectory(in: foundation.configuration.dataDirectory))
+        case .s3(let location, let credentials):
+            S3MediaStorage(location: location, credentials: credentials, client: foundation.httpClient)
+        }
     }
 
     /// `<data dir>/media`.

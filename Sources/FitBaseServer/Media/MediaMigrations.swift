@@ -19,3 +19,22 @@ struct CreateProfilePhotos: Migration {
             .run()
     }
 }
+
+/// `workout_media`: the thumbnail and the video an admin uploaded for a workout — the object's key
+/// (`catalog/workouts/<id>/<kind>-<version>-<random>.<ext>`), its type and size. Deleting the workout deletes the row.
+struct CreateWorkoutMedia: Migration {
+    let name = "2026-11-26.media.create-workout-media"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.create(table: "workout_media")
+            .column("workout_id", type: engine.uuid, .notNull, .references("workouts", "id", onDelete: .cascade))
+            .column("kind", type: .text, .notNull)
+            .column("version", type: .bigint, .notNull)
+            .column("object_key", type: .text, .notNull)
+            .column("content_type", type: .text, .notNull)
+            .column("bytes", type: .bigint, .notNull)
+            .column("updated_at", type: engine.instant, .notNull)
+            .primaryKey("workout_id", "kind")
+            .run()
+    }
+}

@@ -51,6 +51,7 @@ enum FitBaseMigrations {
         SealDailyRecommendations(),
         IndexWorkoutLogsNewestFirst(),
         CreateProfilePhotos(),
+        CreateWorkoutMedia(),
     ]
 }
 
