@@ -121,4 +121,39 @@ import Testing
             #expect(try await Self.objects(in: app).count == 2)
         }
     }
+
+    /// `fitbase seed`'s media folder: each workout's files stored as an admin's uploads are; a folder or file it does
+    /// not know stops the import before anything is stored.
+    @Test(arguments: ProfilePhotoTests.setups)
+    func seedImportsAFolderOfMedia(engine: DatabaseEngine, backend: MediaBackend) async throws {
+        try await ProfilePhotoTests.withMediaApp(engine, backend) { client, app in
+            let (free, premium, admin) = try await Self.setUp(client, app)
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fitbase-seed-media-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let manager = FileManager.default
+            try manager.createDirectory(atPath: "\(folder)/\(free)", withIntermediateDirectories: true)
+            try manager.createDirectory(atPath: "\(folder)/\(premium)", withIntermediateDirectories: true)
+            try Data(TestImages.png()).write(to: URL(fileURLWithPath: "\(folder)/\(free)/thumbnail.png"))
+            let video = Self.video(6 << 20)
+            try Data(video).write(to: URL(fileURLWithPath: "\(folder)/\(premium)/video.mp4"))
+
+            // Unknown names stop the import before anything is stored.
+            try Data().write(to: URL(fileURLWithPath: "\(folder)/\(free)/poster.png"))
+            await #expect(throws: CatalogMediaImportError.self) { _ = try await CatalogMediaImport(folder: folder, database: app.database) }
+            try manager.removeItem(atPath: "\(folder)/\(free)/poster.png")
+            try manager.createDirectory(atPath: "\(folder)/not-a-workout", withIntermediateDirectories: true)
+            await #expect(throws: CatalogMediaImportError.self) { _ = try await CatalogMediaImport(folder: folder, database: app.database) }
+            try manager.removeItem(atPath: "\(folder)/not-a-workout")
+            #expect(try await Self.objects(in: app).isEmpty)
+
+            let files = try await CatalogMediaImport(folder: folder, database: app.database)
+            #expect(files.count == 2)
+            try await files.write(configuration: app.configuration, database: app.database, logger: TestDatabase.logger, now: .storageNow) { _, _ in }
+            let thumbnail = try json(try await client.json(.get, "/v1/workouts/\(free)/media/thumbnail"))
+            #expect((thumbnail["media"] as? [String: Any])?["contentType"] as? String == "image/png")
+            let link = try json(try await client.json(.get, "/v1/workouts/\(premium)/media/video", token: admin.accessToken))
+            #expect(try await ProfilePhotoTests.fetch(client, try #require(link["url"] as? String)).bytes == video)
+            #expect(try await Self.objects(in: app).count == 2)
+        }
+    }
 }

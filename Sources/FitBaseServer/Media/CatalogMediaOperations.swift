@@ -20,7 +20,7 @@ extension MediaOperations {
             body = bytes
         }
         let kind: WorkoutMediaKind = input.path.kind == .video ? .video : .thumbnail
-        let media = try await mediaFeature.catalogMedia.upload(
+        let media = try await mediaFeature.catalogMedia.uploads.upload(
             HTTPBodyBuffers(body: body), kind: kind, to: workout, now: clock.now)
         return .ok(.init(body: .json(Self.wire(media))))
     }
@@ -48,7 +48,7 @@ extension MediaOperations {
                 guard let rawID = context.parameters.get("workoutId"), let workout = WorkoutID(rawID) else {
                     throw Problem.notFound("No workout \(context.parameters.get("workoutId") ?? "").")
                 }
-                let media = try await mediaFeature.catalogMedia.upload(request.body, kind: kind, to: workout, now: clock.now)
+                let media = try await mediaFeature.catalogMedia.uploads.upload(request.body, kind: kind, to: workout, now: clock.now)
                 return DirectRoute.json(ByteBuffer(bytes: try DirectRoute.encoder.encode(Self.wire(media))), status: .ok)
             }
         ]

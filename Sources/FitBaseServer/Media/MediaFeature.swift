@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import Logging
@@ -23,9 +24,11 @@ struct MediaFeature: ServerFeature {
             maxBytes: configuration.photoMaxBytes, database: foundation.database, logger: foundation.logger
         )
         catalogMedia = CatalogMedia(
-            store: WorkoutMediaStore(database: foundation.database), catalog: catalog.store, storage: storage,
-            inspector: ImageInspector(maxPixels: configuration.photoMaxPixels), links: links, entitlements: billing.entitlements,
-            configuration: configuration, logger: foundation.logger
+            uploads: WorkoutMediaUploads(
+                store: WorkoutMediaStore(database: foundation.database), catalog: catalog.store, storage: storage,
+                inspector: ImageInspector(maxPixels: configuration.photoMaxPixels), configuration: configuration, logger: foundation.logger
+            ),
+            links: links, entitlements: billing.entitlements
         )
     }
 
@@ -49,11 +52,16 @@ struct MediaFeature: ServerFeature {
 
     /// The store the configuration names, over the foundation's HTTP client.
     static func storage(for foundation: ServerFoundation) -> any MediaStorage {
-        switch foundation.configuration.media.store {
+        storage(for: foundation.configuration, httpClient: foundation.httpClient)
+    }
+
+    /// The store `configuration` names, over `httpClient` (S3).
+    static func storage(for configuration: ServerConfiguration, httpClient: HTTPClient) -> any MediaStorage {
+        switch configuration.media.store {
         case .local(let directory):
-            LocalMediaStorage(root: directory ?? defaultDirectory(in: foundation.configuration.dataDirectory))
+            LocalMediaStorage(root: directory ?? defaultDirectory(in: configuration.dataDirectory))
         case .s3(let location, let credentials):
-            S3MediaStorage(location: location, credentials: credentials, client: foundation.httpClient)
+            S3MediaStorage(location: location, credentials: credentials, client: httpClient)
         }
     }
 

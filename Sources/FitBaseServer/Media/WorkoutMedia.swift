@@ -69,15 +69,36 @@ struct WorkoutMediaStore: Sendable {
     }
 }
 
-/// Workout artwork and video: admins upload them (a video streamed to the store, never whole in memory); anyone
-/// gets a link to a thumbnail or a free workout's video, only callers entitled at that moment to a premium one's.
+/// Workout artwork and video: admins upload them (``WorkoutMediaUploads``); anyone gets a link to a thumbnail or a
+/// free workout's video, only callers entitled at that moment to a premium one's.
 struct CatalogMedia: Sendable {
+    let uploads: WorkoutMediaUploads
+    let links: MediaLinks
+    let entitlements: EntitlementService
+
+    /// A link to the workout's `kind` valid from `now`: anyone's for a thumbnail or a free workout's video; for a premium
+    /// workout's video, only a caller entitled to premium content now (401 without a caller, 402 without the tier).
+    func link(_ workout: WorkoutID, _ kind: WorkoutMediaKind, caller: Caller?, now: Date) async throws -> (WorkoutMedia, String, Date) {
+        guard let entry = try await uploads.catalog.workout(workout), let media = try await uploads.store.media(workout, kind) else {
+            throw Problem.notFound("No \(kind.rawValue) for workout \(workout).")
+        }
+        if kind == .video, entry.isPremium {
+            guard let caller else { throw Problem.unauthenticated(.authenticationRequired, "A premium workout's video needs a signed-in caller.") }
+            try await entitlements.require(.premiumContent, caller: caller, doing: "Watching a premium workout's video")
+        }
+        let expiry = now.addingTimeInterval(Double(uploads.configuration.linkLifetime.components.seconds))
+        let url = uploads.storage.presignedURL(for: media.key, expires: uploads.configuration.linkLifetime, now: now) ?? links.url(for: media.key, expiry: expiry)
+        return (media, url, expiry)
+    }
+}
+
+/// Stores workout artwork and video (a video streamed to the store, never whole in memory): the admin route and
+/// `fitbase seed` both go through it.
+struct WorkoutMediaUploads: Sendable {
     let store: WorkoutMediaStore
     let catalog: CatalogStore
     let storage: any MediaStorage
     let inspector: ImageInspector
-    let links: MediaLinks
-    let entitlements: EntitlementService
     let configuration: MediaConfiguration
     let logger: Logger
 
@@ -132,21 +153,6 @@ struct CatalogMedia: Sendable {
             await deleteObject(stored.key)
             throw error
         }
-    }
-
-    /// A link to the workout's `kind` valid from `now`: anyone's for a thumbnail or a free workout's video; for a premium
-    /// workout's video, only a caller entitled to premium content now (401 without a caller, 402 without the tier).
-    func link(_ workout: WorkoutID, _ kind: WorkoutMediaKind, caller: Caller?, now: Date) async throws -> (WorkoutMedia, String, Date) {
-        guard let entry = try await catalog.workout(workout), let media = try await store.media(workout, kind) else {
-            throw Problem.notFound("No \(kind.rawValue) for workout \(workout).")
-        }
-        if kind == .video, entry.isPremium {
-            guard let caller else { throw Problem.unauthenticated(.authenticationRequired, "A premium workout's video needs a signed-in caller.") }
-            try await entitlements.require(.premiumContent, caller: caller, doing: "Watching a premium workout's video")
-        }
-        let expiry = now.addingTimeInterval(Double(configuration.linkLifetime.components.seconds))
-        let url = storage.presignedURL(for: media.key, expires: configuration.linkLifetime, now: now) ?? links.url(for: media.key, expiry: expiry)
-        return (media, url, expiry)
     }
 
     /// `video/mp4` or `video/quicktime` when `head` starts an ISO base media file (`ftyp` box), nil otherwise.
