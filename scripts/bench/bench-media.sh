@@ -54,7 +54,9 @@ nginx_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 
 mkdir -p "$work/nginx/root"
 ln "$stored_video" "$work/nginx/root/video.mp4"
 ln "$stored_thumbnail" "$work/nginx/root/thumbnail.jpg"
+# The stored files are the server's own (mode 0600 in 0700 directories): nginx's workers read them as that user.
 cat >"$work/nginx/nginx.conf" <<CONF
+user $(id -un) $(id -gn);
 worker_processes auto;
 daemon off;
 pid $work/nginx/nginx.pid;
@@ -88,7 +90,7 @@ run() { # name url [script]
   local rps mbs
   rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
   mbs=$(awk '/Transfer\/sec/ {v=$2; if (v ~ /GB/) {sub("GB","",v); v*=1024} else if (v ~ /MB/) {sub("MB","",v)} else if (v ~ /KB/) {sub("KB","",v); v/=1024}; print v}' <<<"$out")
-  grep -q "Non-2xx" <<<"$out" && { echo "$1: some answers were not 2xx:"; echo "$out"; exit 1; }
+  grep -q "Non-2xx" <<<"$out" && { { echo "$1: some answers were not 2xx:"; echo "$out"; } >&2; exit 1; }
   printf '%-28s %10s req/s %10s MB/s\n' "$1" "$rps" "$mbs" >&2
   echo "$rps $mbs"
 }
@@ -97,6 +99,7 @@ read -r fb_video_rps fb_video_mbs < <(run "fitbase video 1 MiB ranges" "$url$vid
 read -r ng_video_rps ng_video_mbs < <(run "nginx video 1 MiB ranges" "http://127.0.0.1:$nginx_port/video.mp4" "$work/range.lua")
 read -r fb_thumb_rps _ < <(run "fitbase thumbnail (60 KB)" "$url$thumbnail_path")
 read -r ng_thumb_rps _ < <(run "nginx thumbnail (60 KB)" "http://127.0.0.1:$nginx_port/thumbnail.jpg")
+[ -n "${fb_video_mbs:-}" ] && [ -n "${ng_video_mbs:-}" ] && [ -n "${fb_thumb_rps:-}" ] && [ -n "${ng_thumb_rps:-}" ] || exit 1
 python3 - "$fb_video_mbs" "$ng_video_mbs" "$fb_thumb_rps" "$ng_thumb_rps" <<'PY'
 import sys
 fv, nv, ft, nt = map(float, sys.argv[1:])
