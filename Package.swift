@@ -82,12 +82,20 @@ let package = Package(
 
         // MARK: Server
 
+        /// AWS Signature Version 4 (headers and presigned URLs), for the S3-compatible media store. Its own small
+        /// module: swift-crypto and Foundation only, tested against AWS's published test suite and botocore.
+        .target(
+            name: "FitBaseSigV4",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
         /// The server as a library: `buildApplication(configuration:)`, features, stores, integrations.
         .target(
             name: "FitBaseServer",
             dependencies: [
                 "FitBaseCore",
                 "FitBaseAPI",
+                "FitBaseSigV4",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "SQLKit", package: "sql-kit"),
@@ -100,6 +108,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                // Media in the data directory: streamed reads and writes.
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Logging", package: "swift-log"),
@@ -300,6 +310,12 @@ let package = Package(
         .testTarget(
             name: "FitBaseCoreTests",
             dependencies: ["FitBaseCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FitBaseSigV4Tests",
+            dependencies: ["FitBaseSigV4"],
+            exclude: ["aws-sig-v4-test-suite"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -206,6 +206,34 @@ extension AccessMatrixTests {
             try #require(try await fixture.client.registerDevice(token, for: fixture.owner).status == .created)
             return (.delete, "/v1/me/devices/\(token)", nil)
         },
+        // Media: each caller replaces or removes their own photo; a photo is seen by its owner and the owner's group
+        // (anyone else gets 404, as if there were none); a media link is its own credential, whoever presents it.
+        Row(operationID: "uploadMyPhoto", expected: signedIn(.ok), rawBody: ("image/jpeg", TestImages.jpeg())) { _, _ in
+            (.put, "/v1/me/photo", nil)
+        },
+        Row(operationID: "deleteMyPhoto", expected: signedIn(.noContent)) { _, _ in (.delete, "/v1/me/photo", nil) },
+        Row(operationID: "getUserPhoto", expected: groupOnly(member: .ok, owner: .ok)) { fixture, _ in
+            _ = try await ownerPhotoLink(fixture)
+            return (.get, "/v1/users/\(fixture.owner.id)/photo", nil)
+        },
+        Row(operationID: "getMedia", expected: everyone(.ok)) { fixture, _ in
+            let url = try await ownerPhotoLink(fixture)
+            return (.get, String(try #require(url.range(of: "/v1/media/").map { url[$0.lowerBound...] })), nil)
+        },
+        // Workout media: admins upload it; a premium workout's video link goes only to callers entitled now (the
+        // owner's subscription has lapsed; admins may watch everything).
+        Row(operationID: "uploadWorkoutMedia", expected: adminOnly(.ok), rawBody: ("image/jpeg", TestImages.jpeg())) { fixture, _ in
+            (.put, "/v1/admin/workouts/\(fixture.workoutID)/media/thumbnail", nil)
+        },
+        Row(
+            operationID: "getWorkoutMedia",
+            expected: [.anonymous: .unauthorized, .otherUser: .init(code: 402), .groupMember: .init(code: 402), .admin: .ok, .owner: .init(code: 402)]
+        ) { fixture, _ in
+            let uploaded = try await CatalogMediaTests.upload(
+                fixture.client, fixture.unusedWorkoutID, "video", CatalogMediaTests.video(100), token: fixture.admin.accessToken)
+            try #require(uploaded.status == .ok)
+            return (.get, "/v1/workouts/\(fixture.unusedWorkoutID)/media/video", nil)
+        },
         Row(operationID: "updateMe", expected: signedIn(.ok)) { _, _ in (.patch, "/v1/me", ["fitnessLevel": "beginner"]) },
         Row(operationID: "exportMe", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/export", nil) },
         Row(operationID: "listConsents", expected: signedIn(.ok)) { _, _ in (.get, "/v1/me/consents", nil) },
@@ -217,4 +245,11 @@ extension AccessMatrixTests {
         // of the owner's was touched (the owner's own deletion still succeeds).
         Row(operationID: "deleteMe", expected: signedIn(.noContent)) { _, _ in (.delete, "/v1/me", nil) },
     ]
+
+    /// Uploads a photo for the fixture's owner and returns a link to it.
+    static func ownerPhotoLink(_ fixture: Fixture) async throws -> String {
+        let uploaded = try await ProfilePhotoTests.upload(fixture.client, TestImages.png(), token: fixture.owner.accessToken)
+        try #require(uploaded.status == .ok)
+        return try #require(try await ProfilePhotoTests.link(fixture.client, of: fixture.owner.id, token: fixture.owner.accessToken)["url"] as? String)
+    }
 }

@@ -27,6 +27,8 @@ import Yams
         var signature: (@Sendable (Data) -> HTTPFields)? = nil
         /// Send the body as `application/x-www-form-urlencoded` (a page's form) instead of JSON.
         var formEncoded = false
+        /// Send these bytes with this content type instead of a JSON body (a photo).
+        var rawBody: (contentType: String, bytes: [UInt8])? = nil
         let request: @Sendable (Fixture, Caller) async throws -> (HTTPRequest.Method, String, [String: Any]?)
     }
 
@@ -194,6 +196,10 @@ import Yams
                             uri: path, method: method, headers: [.contentType: "application/x-www-form-urlencoded"],
                             body: ByteBuffer(string: form.joined(separator: "&"))
                         )
+                    } else if let raw = row.rawBody {
+                        var headers: HTTPFields = [.contentType: raw.contentType]
+                        if let token = fixture.token(caller) { headers[.authorization] = "Bearer \(token)" }
+                        response = try await client.execute(uri: path, method: method, headers: headers, body: ByteBuffer(bytes: raw.bytes))
                     } else if let signature = row.signature, let body {
                         let bytes = try JSONSerialization.data(withJSONObject: body)
                         var headers = signature(bytes)

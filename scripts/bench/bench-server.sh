@@ -3,11 +3,12 @@
 # Set BENCH_NEEDS_WRK=0 in scripts that do not load the server with wrk.
 if [ "${BENCH_NEEDS_WRK:-1}" = 1 ]; then command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk"; exit 1; }; fi
 
-swift build -c release --product fitbase >/dev/null
+# FITBASE_BENCH_BIN: a release `fitbase` built elsewhere (another scratch path); otherwise it is built here.
+if [ -z "${FITBASE_BENCH_BIN:-}" ]; then swift build -c release --product fitbase >/dev/null; fi
 # The benchmarks drive one account far past any app's pace: the request rate limits (README, Rate limits) would answer
 # most of it with 429. They measure the server, so they run with the limits off unless told otherwise.
 export FITBASE_RATE_LIMITS="${FITBASE_RATE_LIMITS:-off}"
-bin="$(swift build -c release --show-bin-path)/fitbase"
+bin="${FITBASE_BENCH_BIN:-$(swift build -c release --show-bin-path)/fitbase}"
 work=$(mktemp -d /tmp/fitbase-bench.XXXXXX)
 pid=""
 cleanup() { [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"; }

@@ -48,6 +48,7 @@ public enum ProblemCode: String, Sendable, Hashable, Codable, CaseIterable {
     case periodExists = "period_exists"
     case providerNotConfigured = "provider_not_configured"
     case quotaExceeded = "quota_exceeded"
+    case rangeNotSatisfiable = "range_not_satisfiable"
     case rateLimited = "rate_limited"
     case reauthenticationRequired = "reauthentication_required"
     case refreshTokenReused = "refresh_token_reused"

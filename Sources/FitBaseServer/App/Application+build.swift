@@ -46,7 +46,8 @@ func buildApplication(
     let foundation = try await ServerFoundation.open(configuration: configuration, logger: logger, mailer: mailer, clock: clock, ids: ids)
     opened(foundation)
     let routes = RouteTable()
-    let router = buildRouter(maxBodyBytes: configuration.maxBodyBytes, routes: routes)
+    let router = buildRouter(
+        maxBodyBytes: configuration.maxBodyBytes, bodyLimitExceptions: MediaFeature.bodyLimits(configuration.media), routes: routes)
     let operations: ServerOperations
     do {
         operations = try composeFeatures(foundation, pushProvider: pushProvider)
@@ -103,10 +104,11 @@ private func composeFeatures(
     let health = HealthFeature(foundation)
     let social = SocialFeature(foundation)
     let push = PushFeature(foundation, cycle: cycle, provider: pushProvider)
+    let media = MediaFeature(foundation, catalog: catalog, billing: billing)
     // Export and deletion cover every feature's rows. Deletion runs from the last owner to the first: health takes the
     // user's audit chain head before leaving the group takes the events lock, the order every health write takes them in.
     let registry = AccountDataRegistry(
-        owners: AccountsFeature.dataOwners(foundation) + ([cycle, history, plans, recommendations, social, billing, push, health] as [any ServerFeature]).flatMap(\.dataOwners)
+        owners: AccountsFeature.dataOwners(foundation) + ([cycle, history, plans, recommendations, social, billing, push, health, media] as [any ServerFeature]).flatMap(\.dataOwners)
     )
     let accounts = AccountsFeature(foundation, registry: registry)
     let sync = SyncFeature(
@@ -116,17 +118,19 @@ private func composeFeatures(
     return ServerOperations(
         status: status, accounts: accounts, catalog: catalog, cycle: cycle, history: history, plans: plans, recommendations: recommendations,
         sync: sync, billing: billing, health: health, social: social, realtime: RealtimeFeature(foundation), push: push,
-        clock: foundation.clock, ids: foundation.ids
+        media: media, clock: foundation.clock, ids: foundation.ids
     )
 }
 
 /// A router with the middleware every route shares, outermost first: request id, request log, errors as problems,
 /// body limit. Routes added to it afterwards get all four.
-func buildRouter(maxBodyBytes: Int, routes: RouteTable) -> Router<FitBaseRequestContext> {
+func buildRouter(
+    maxBodyBytes: Int, bodyLimitExceptions: [BodyLimitMiddleware.Exception] = [], routes: RouteTable
+) -> Router<FitBaseRequestContext> {
     let router = Router(context: FitBaseRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: RequestIDMiddleware())
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ProblemMiddleware(routes: routes))
-    router.add(middleware: BodyLimitMiddleware(maxBytes: maxBodyBytes))
+    router.add(middleware: BodyLimitMiddleware(maxBytes: maxBodyBytes, exceptions: bodyLimitExceptions))
     return router
 }

@@ -19,7 +19,7 @@ import Logging
 ///
 /// Identity providers and the master key: ``IdentityProvidersConfiguration``; the language model behind
 /// recommendations: ``LanguageModelConfiguration``; products, the App Store and Stripe: ``BillingConfiguration``;
-/// request rate limits: ``RateLimitConfiguration``.
+/// request rate limits: ``RateLimitConfiguration``; media storage: ``MediaConfiguration``.
 public struct ServerConfiguration: Sendable {
     /// Interface to bind.
     public var host: String
@@ -55,6 +55,8 @@ public struct ServerConfiguration: Sendable {
     public var rateLimits: RateLimitConfiguration
     /// Health samples one account may keep (`FITBASE_HEALTH_SAMPLE_QUOTA`); past it uploads are 409 `quota_exceeded`.
     public var healthSampleQuota = HealthSampleQuota.defaultLimit
+    /// Where media lives and how long its links last (`FITBASE_STORAGE_URL`, …; see ``MediaConfiguration``).
+    package var media = MediaConfiguration()
     /// Apple Push Notification service (`FITBASE_APNS_*`); `nil` logs pushes instead of sending them.
     package var apns: APNsConfiguration? = nil
     /// How long a connection may sit without sending a request (or the rest of one) before it is closed: a client
@@ -246,6 +248,7 @@ public struct ServerConfiguration: Sendable {
             rateLimits: try RateLimitConfiguration.resolve(environment: environment)
         )
         configuration.apns = try APNsConfiguration(environment: environment)
+        configuration.media = try MediaConfiguration.resolve(environment: environment)
         // E-mail carries sign-in and reset links: written to the log only on a machine nobody else reaches, or when told.
         if configuration.accounts.smtp == nil, !configuration.accounts.logsMail, !configuration.bindsLoopbackOnly {
             throw ConfigurationError(

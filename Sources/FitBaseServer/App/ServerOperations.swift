@@ -13,7 +13,7 @@ final class ServerOperations: APIProtocol,
     AuthOperations, ProviderSignInOperations, MeOperations, CredentialsOperations, AccountPagesOperations,
     CatalogOperations, CycleOperations, HistoryOperations, PlanOperations, RecommendationOperations,
     SyncOperations, BillingOperations, HealthOperations, GroupOperations, InvitePageOperations, ChallengeOperations, EventStreamOperations,
-    DeviceOperations
+    DeviceOperations, MediaOperations
 {
     let statusFeature: ServiceStatusFeature
     let accountsFeature: AccountsFeature
@@ -28,13 +28,14 @@ final class ServerOperations: APIProtocol,
     let socialFeature: SocialFeature
     let realtimeFeature: RealtimeFeature
     let pushFeature: PushFeature
+    let mediaFeature: MediaFeature
     let clock: ServerClock
     let ids: IDSource
 
     init(
         status: ServiceStatusFeature, accounts: AccountsFeature, catalog: CatalogFeature, cycle: CycleFeature, history: HistoryFeature,
         plans: PlansFeature, recommendations: RecommendationsFeature, sync: SyncFeature, billing: BillingFeature, health: HealthFeature,
-        social: SocialFeature, realtime: RealtimeFeature, push: PushFeature, clock: ServerClock, ids: IDSource
+        social: SocialFeature, realtime: RealtimeFeature, push: PushFeature, media: MediaFeature, clock: ServerClock, ids: IDSource
     ) {
         statusFeature = status
         accountsFeature = accounts
@@ -49,6 +50,7 @@ final class ServerOperations: APIProtocol,
         socialFeature = social
         realtimeFeature = realtime
         pushFeature = push
+        mediaFeature = media
         self.clock = clock
         self.ids = ids
     }
@@ -57,12 +59,12 @@ final class ServerOperations: APIProtocol,
     var features: [any ServerFeature] {
         [
             accountsFeature, catalogFeature, cycleFeature, historyFeature, plansFeature, recommendationsFeature, socialFeature, billingFeature,
-            pushFeature, healthFeature, realtimeFeature, syncFeature, statusFeature,
+            pushFeature, healthFeature, realtimeFeature, syncFeature, statusFeature, mediaFeature,
         ]
     }
 
     /// The operations answered by a handler of their own before the generated one (see ``DirectRoute``).
     var directRoutes: [DirectRoute] {
-        statusRoutes + catalogRoutes + syncRoutes + healthRoutes + eventRoutes + exportRoutes + historyRoutes
+        statusRoutes + catalogRoutes + syncRoutes + healthRoutes + eventRoutes + exportRoutes + historyRoutes + mediaRoutes + catalogMediaRoutes
     }
 }

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import NIOCore
 
@@ -8,13 +9,26 @@ import NIOCore
 struct BodyLimitMiddleware: RouterMiddleware {
     typealias Context = FitBaseRequestContext
     let maxBytes: Int
+    /// Routes with a limit of their own (a profile photo is larger than any JSON body; a video is streamed).
+    var exceptions: [Exception] = []
+
+    /// A route's own limit, for the requests `applies` picks by method and request path.
+    struct Exception: Sendable {
+        let maxBytes: Int
+        /// Whether the body is left to the handler, which reads it as it arrives (only a declared length over the limit
+        /// is refused here).
+        var streamed = false
+        let applies: @Sendable (HTTPRequest.Method, String) -> Bool
+    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let exception = exceptions.first { $0.applies(request.method, request.uri.path) }
+        let maxBytes = exception?.maxBytes ?? self.maxBytes
         if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > maxBytes {
             throw Problem.payloadTooLarge(limit: maxBytes)
         }
-        // A GET or HEAD that announces no body has none: nothing to collect.
-        if request.hasNoBody { return try await next(request, context) }
+        // A GET or HEAD that announces no body has none: nothing to collect. A streamed body is the handler's to read.
+        if request.hasNoBody || exception?.streamed == true { return try await next(request, context) }
         var request = request
         do {
             _ = try await request.collectBody(upTo: maxBytes)

@@ -51,6 +51,8 @@ enum FitBaseMigrations {
         SealDailyRecommendations(),
         IndexWorkoutLogsNewestFirst(),
         CreateCycleSignals(),
+        CreateProfilePhotos(),
+        CreateWorkoutMedia(),
     ]
 }
 

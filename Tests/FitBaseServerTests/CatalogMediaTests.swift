@@ -1,0 +1,159 @@
+import FitBaseCore
+import FitBaseTestSupport
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+@testable import FitBaseServer
+
+/// Workout thumbnails and videos over HTTP on every engine and media back end: admins upload them (videos streamed to
+/// the store), anyone reads a thumbnail or a free workout's video, only entitled callers a premium workout's video.
+@Suite struct CatalogMediaTests {
+    /// A video-shaped file: an MP4 `ftyp` box, then `count` bytes of pattern.
+    static func video(_ count: Int) -> [UInt8] {
+        TestImages.box("ftyp", Array("isom".utf8) + TestImages.be32(512) + Array("isomiso2mp41".utf8)) + MediaStorageTests.pattern(count)
+    }
+
+    /// A free and a premium workout in the catalog, and an admin.
+    static func setUp(_ client: any TestClientProtocol, _ app: TestApp) async throws -> (free: String, premium: String, admin: TestAccount) {
+        let free = CatalogTests.fixture[0]
+        let premium = CatalogTests.fixture[1]
+        try #require(!free.isPremium && premium.isPremium)
+        try await CatalogImporter.importCatalog(([free, premium], []), into: app.database, now: .storageNow)
+        let admin = try await client.signUp()
+        try await UserStore(database: app.database).setRole(.admin, for: try #require(UserID(admin.id)), now: .storageNow)
+        return (free.id.description, premium.id.description, admin)
+    }
+
+    static func upload(
+        _ client: any TestClientProtocol, _ workout: String, _ kind: String, _ bytes: [UInt8], token: String?, contentType: String = "video/mp4"
+    ) async throws -> TestResponse {
+        var headers: HTTPFields = [.contentType: contentType]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        return try await client.execute(uri: "/v1/admin/workouts/\(workout)/media/\(kind)", method: .put, headers: headers, body: ByteBuffer(bytes: bytes))
+    }
+
+    static func objects(in app: TestApp) async throws -> [StoredMedia] {
+        try await MediaFeature.storage(for: app.foundation).list(prefix: "catalog/")
+    }
+
+    @Test(arguments: ProfilePhotoTests.setups)
+    func uploadsAndLinksFollowTheEntitlement(engine: DatabaseEngine, backend: MediaBackend) async throws {
+        try await ProfilePhotoTests.withMediaApp(engine, backend) { client, app in
+            let (free, premium, admin) = try await Self.setUp(client, app)
+
+            let thumbnail = try await Self.upload(client, free, "thumbnail", TestImages.jpeg(width: 400, height: 300), token: admin.accessToken, contentType: "image/jpeg")
+            #expect(thumbnail.status == .ok)
+            #expect(try json(thumbnail)["contentType"] as? String == "image/jpeg")
+            let thumbnailLink = try json(try await client.json(.get, "/v1/workouts/\(free)/media/thumbnail"))
+            let thumbnailBytes = try await ProfilePhotoTests.fetch(client, try #require(thumbnailLink["url"] as? String))
+            #expect(thumbnailBytes.status == 200)
+            #expect(!TestImages.contains(thumbnailBytes.bytes, TestImages.secret))
+
+            // 12 MiB and a bit: a multipart upload on S3.
+            let video = Self.video(12 << 20 + 777)
+            let uploaded = try await Self.upload(client, premium, "video", video, token: admin.accessToken)
+            #expect(uploaded.status == .ok)
+            let stored = try json(uploaded)
+            #expect(stored["bytes"] as? Int == video.count)
+            #expect(stored["contentType"] as? String == "video/mp4")
+            #expect(stored["version"] as? Int == 1)
+
+            // The premium video: no link without an entitlement at this moment.
+            #expect(try await client.json(.get, "/v1/workouts/\(premium)/media/video").status == .unauthorized)
+            let member = try await client.signUp()
+            try expectProblem(try await client.json(.get, "/v1/workouts/\(premium)/media/video", token: member.accessToken), .upgradeRequired)
+            try await app.testDatabase.grant(.premium, toUser: member.id)
+            let link = try json(try await client.json(.get, "/v1/workouts/\(premium)/media/video", token: member.accessToken))
+            let url = try #require(link["url"] as? String)
+            let seek = try await ProfilePhotoTests.fetch(client, url, range: "bytes=\(6 << 20)-\(6 << 20 + 99)")
+            #expect(seek.status == 206)
+            #expect(seek.bytes == Array(video[(6 << 20)..<(6 << 20 + 100)]))
+            #expect(seek.headers["content-range"] == "bytes \(6 << 20)-\(6 << 20 + 99)/\(video.count)")
+            #expect(try await client.json(.get, "/v1/workouts/\(premium)/media/video", token: admin.accessToken).status == .ok)
+
+            // A free workout's video is anyone's; a second upload replaces the first (one object left).
+            #expect(try await Self.upload(client, free, "video", Self.video(1000), token: admin.accessToken).status == .ok)
+            let again = try json(try await Self.upload(client, free, "video", Self.video(2000), token: admin.accessToken))
+            #expect(again["version"] as? Int == 2)
+            let freeVideo = try json(try await client.json(.get, "/v1/workouts/\(free)/media/video"))
+            #expect(try await ProfilePhotoTests.fetch(client, try #require(freeVideo["url"] as? String)).bytes == Self.video(2000))
+            #expect(try await Self.objects(in: app).count == 3)
+            try expectProblem(try await client.json(.get, "/v1/workouts/\(premium)/media/thumbnail"), .notFound)
+        }
+    }
+
+    @Test(arguments: ProfilePhotoTests.setups)
+    func badUploadsAreRefusedAndLeaveNothing(engine: DatabaseEngine, backend: MediaBackend) async throws {
+        var options = TestAppOptions()
+        options.configure = { $0.media.videoMaxBytes = 1 << 20 }
+        try await ProfilePhotoTests.withMediaApp(engine, backend, options: options) { client, app in
+            let (free, _, admin) = try await Self.setUp(client, app)
+            let user = try await client.signUp()
+            #expect(try await Self.upload(client, free, "video", Self.video(100), token: user.accessToken).status == .forbidden)
+            #expect(try await Self.upload(client, free, "video", Self.video(100), token: nil).status == .unauthorized)
+            let notVideo = try expectProblem(try await Self.upload(client, free, "video", Array(repeating: 7, count: 5000), token: admin.accessToken), .validationFailed)
+            #expect((notVideo["errors"] as? [[String: String]])?.first?["field"] == "body")
+            try expectProblem(try await Self.upload(client, free, "video", Self.video(1 << 20 + 1), token: admin.accessToken), .payloadTooLarge)
+            try expectProblem(try await Self.upload(client, free, "thumbnail", Array("<svg/>".utf8), token: admin.accessToken, contentType: "image/png"), .validationFailed)
+            try expectProblem(try await Self.upload(client, free, "poster", Self.video(100), token: admin.accessToken), .invalidRequest)
+            try expectProblem(try await Self.upload(client, UUID().uuidString, "video", Self.video(100), token: admin.accessToken), .notFound)
+            #expect(try await Self.objects(in: app).isEmpty)
+            try expectProblem(try await client.json(.get, "/v1/workouts/\(free)/media/video"), .notFound)
+        }
+    }
+
+    /// Without the direct route, the generated handler stores an upload alike (from the body the transport collected).
+    @Test func theGeneratedHandlerUploadsAlike() async throws {
+        var options = TestAppOptions()
+        options.directRoutes = false
+        try await ProfilePhotoTests.withMediaApp(.sqlite, .local, options: options) { client, app in
+            let (free, _, admin) = try await Self.setUp(client, app)
+            let video = Self.video(300_000)
+            let stored = try json(try await Self.upload(client, free, "video", video, token: admin.accessToken))
+            #expect(stored["bytes"] as? Int == video.count)
+            #expect(try json(try await Self.upload(client, free, "thumbnail", TestImages.png(), token: admin.accessToken, contentType: "image/png"))["contentType"] as? String == "image/png")
+            let link = try json(try await client.json(.get, "/v1/workouts/\(free)/media/video"))
+            #expect(try await ProfilePhotoTests.fetch(client, try #require(link["url"] as? String)).bytes == video)
+            try expectProblem(try await Self.upload(client, free, "video", Array(repeating: 1, count: 100), token: admin.accessToken), .validationFailed)
+            #expect(try await Self.objects(in: app).count == 2)
+        }
+    }
+
+    /// `fitbase seed`'s media folder: each workout's files stored as an admin's uploads are; a folder or file it does
+    /// not know stops the import before anything is stored.
+    @Test(arguments: ProfilePhotoTests.setups)
+    func seedImportsAFolderOfMedia(engine: DatabaseEngine, backend: MediaBackend) async throws {
+        try await ProfilePhotoTests.withMediaApp(engine, backend) { client, app in
+            let (free, premium, admin) = try await Self.setUp(client, app)
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fitbase-seed-media-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let manager = FileManager.default
+            try manager.createDirectory(atPath: "\(folder)/\(free)", withIntermediateDirectories: true)
+            try manager.createDirectory(atPath: "\(folder)/\(premium)", withIntermediateDirectories: true)
+            try Data(TestImages.png()).write(to: URL(fileURLWithPath: "\(folder)/\(free)/thumbnail.png"))
+            let video = Self.video(6 << 20)
+            try Data(video).write(to: URL(fileURLWithPath: "\(folder)/\(premium)/video.mp4"))
+
+            // Unknown names stop the import before anything is stored.
+            try Data().write(to: URL(fileURLWithPath: "\(folder)/\(free)/poster.png"))
+            await #expect(throws: CatalogMediaImportError.self) { _ = try await CatalogMediaImport(folder: folder, database: app.database) }
+            try manager.removeItem(atPath: "\(folder)/\(free)/poster.png")
+            try manager.createDirectory(atPath: "\(folder)/not-a-workout", withIntermediateDirectories: true)
+            await #expect(throws: CatalogMediaImportError.self) { _ = try await CatalogMediaImport(folder: folder, database: app.database) }
+            try manager.removeItem(atPath: "\(folder)/not-a-workout")
+            #expect(try await Self.objects(in: app).isEmpty)
+
+            let files = try await CatalogMediaImport(folder: folder, database: app.database)
+            #expect(files.count == 2)
+            try await files.write(configuration: app.configuration, database: app.database, logger: TestDatabase.logger, now: .storageNow) { _, _ in }
+            let thumbnail = try json(try await client.json(.get, "/v1/workouts/\(free)/media/thumbnail"))
+            #expect((thumbnail["media"] as? [String: Any])?["contentType"] as? String == "image/png")
+            let link = try json(try await client.json(.get, "/v1/workouts/\(premium)/media/video", token: admin.accessToken))
+            #expect(try await ProfilePhotoTests.fetch(client, try #require(link["url"] as? String)).bytes == video)
+            #expect(try await Self.objects(in: app).count == 2)
+        }
+    }
+}

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Serves a 50 MB video in random 1 MiB ranges, and a workout thumbnail whole, from a release `fitbase serve`'s media
+# links (data directory), and the same files from Debian's nginx on the same disk, with wrk.
+#
+#   scripts/bench/bench-media.sh [duration-seconds] [connections]
+#
+# Needs wrk and nginx (apt-get install wrk nginx-light). Prints each server's requests and bytes a second, and
+# FitBase's share of nginx's.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+duration="${1:-15}"
+connections="${2:-16}"
+command -v nginx >/dev/null || { echo "nginx is needed: apt-get install nginx-light"; exit 1; }
+export FITBASE_DEMO_CATALOG=true
+# shellcheck source=scripts/bench/bench-server.sh
+source scripts/bench/bench-server.sh
+nginx_pid=""
+trap 'cleanup; [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null; true' EXIT
+
+# An admin uploads the files through the API.
+email="bench-$RANDOM@example.com"
+curl -fsS -H 'Content-Type: application/json' -d "{\"email\":\"$email\",\"password\":\"correct horse battery\"}" "$url/v1/auth/signup" >/dev/null
+"$bin" admin grant-role "$email" admin --data-dir "$work/data" >/dev/null
+token=$(curl -fsS -H 'Content-Type: application/json' -d "{\"email\":\"$email\",\"password\":\"correct horse battery\"}" "$url/v1/auth/signin" \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["accessToken"])')
+workout=$(curl -fsS "$url/v1/workouts?limit=1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["items"][0]["id"])')
+python3 - "$work/video.mp4" "$work/thumbnail.jpg" <<'PY'
+import os, struct, sys
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack(">I", 20) + b"ftypisom" + struct.pack(">I", 512) + b"isom")
+    f.write(os.urandom(50 * 1000 * 1000 - 20))
+# A 60 KB baseline-JPEG-shaped file (what a thumbnail weighs).
+def seg(marker, payload): return bytes([0xFF, marker]) + struct.pack(">H", len(payload) + 2) + payload
+jpeg = b"\xFF\xD8" + seg(0xE0, b"JFIF\0\1\1\0\0\1\0\1\0\0") + seg(0xDB, b"\0" + b"\1" * 64)
+jpeg += seg(0xC0, b"\x08" + struct.pack(">HH", 360, 640) + b"\x01\x01\x11\x00") + seg(0xC4, b"\0\1" + b"\0" * 15 + b"\0")
+jpeg += seg(0xDA, b"\x01\x01\x00\x00\x3F\x00") + bytes(b if b != 0xFF else 0xFE for b in os.urandom(60000)) + b"\xFF\xD9"
+open(sys.argv[2], "wb").write(jpeg)
+PY
+for kind in video thumbnail; do
+  file="$work/video.mp4"; type=video/mp4
+  [ "$kind" = thumbnail ] && { file="$work/thumbnail.jpg"; type=image/jpeg; }
+  curl -fsS -X PUT -H "Authorization: Bearer $token" -H "Content-Type: $type" --data-binary "@$file" \
+    "$url/v1/admin/workouts/$workout/media/$kind" >/dev/null
+done
+link() { curl -fsS -H "Authorization: Bearer $token" "$url/v1/workouts/$workout/media/$1" \
+  | python3 -c 'import json,sys; u=json.load(sys.stdin)["url"]; print(u[u.index("/v1/media/"):])'; }
+video_path=$(link video)
+thumbnail_path=$(link thumbnail)
+stored_video=$(find "$work/data/media" -name 'video-*' | head -n 1)
+stored_thumbnail=$(find "$work/data/media" -name 'thumbnail-*' | head -n 1)
+
+# nginx as Debian configures it (sendfile on), serving the same two files from the same disk.
+nginx_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+mkdir -p "$work/nginx/root"
+ln "$stored_video" "$work/nginx/root/video.mp4"
+ln "$stored_thumbnail" "$work/nginx/root/thumbnail.jpg"
+# The stored files are the server's own (mode 0600 in 0700 directories): nginx's workers read them as that user.
+cat >"$work/nginx/nginx.conf" <<CONF
+user $(id -un) $(id -gn);
+worker_processes auto;
+daemon off;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log;
+events { worker_connections 1024; }
+http {
+  sendfile on; tcp_nopush on; keepalive_requests 100000;
+  access_log off;
+  types { video/mp4 mp4; image/jpeg jpg; }
+  client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx;
+  uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
+  server { listen 127.0.0.1:$nginx_port; root $work/nginx/root; }
+}
+CONF
+nginx -c "$work/nginx/nginx.conf" &
+nginx_pid=$!
+for _ in $(seq 1 50); do curl -fsS -o /dev/null "http://127.0.0.1:$nginx_port/thumbnail.jpg" 2>/dev/null && break; sleep 0.1; done
+
+# Each request asks for a random 1 MiB range of the 50 MB file, as a seeking player does.
+cat >"$work/range.lua" <<'LUA'
+math.randomseed(os.time())
+request = function()
+  local first = math.random(0, 50 * 1000 * 1000 - 1048576)
+  return wrk.format("GET", nil, { ["Range"] = "bytes=" .. first .. "-" .. (first + 1048575) })
+end
+LUA
+
+run() { # name url [script]
+  local out
+  if [ -n "${3:-}" ]; then out=$(wrk -t2 -c"$connections" -d"${duration}s" -s "$3" "$2"); else out=$(wrk -t2 -c"$connections" -d"${duration}s" "$2"); fi
+  local rps mbs
+  rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+  mbs=$(awk '/Transfer\/sec/ {v=$2; if (v ~ /GB/) {sub("GB","",v); v*=1024} else if (v ~ /MB/) {sub("MB","",v)} else if (v ~ /KB/) {sub("KB","",v); v/=1024}; print v}' <<<"$out")
+  grep -q "Non-2xx" <<<"$out" && { { echo "$1: some answers were not 2xx:"; echo "$out"; } >&2; exit 1; }
+  printf '%-28s %10s req/s %10s MB/s\n' "$1" "$rps" "$mbs" >&2
+  echo "$rps $mbs"
+}
+echo "== ${duration}s each, ${connections} connections, wrk -t2"
+read -r fb_video_rps fb_video_mbs < <(run "fitbase video 1 MiB ranges" "$url$video_path" "$work/range.lua")
+read -r ng_video_rps ng_video_mbs < <(run "nginx video 1 MiB ranges" "http://127.0.0.1:$nginx_port/video.mp4" "$work/range.lua")
+read -r fb_thumb_rps _ < <(run "fitbase thumbnail (60 KB)" "$url$thumbnail_path")
+read -r ng_thumb_rps _ < <(run "nginx thumbnail (60 KB)" "http://127.0.0.1:$nginx_port/thumbnail.jpg")
+[ -n "${fb_video_mbs:-}" ] && [ -n "${ng_video_mbs:-}" ] && [ -n "${fb_thumb_rps:-}" ] && [ -n "${ng_thumb_rps:-}" ] || exit 1
+python3 - "$fb_video_mbs" "$ng_video_mbs" "$fb_thumb_rps" "$ng_thumb_rps" <<'PY'
+import sys
+fv, nv, ft, nt = map(float, sys.argv[1:])
+print(f"video ranges: FitBase {fv:.0f} MB/s = {100 * fv / nv:.0f} % of nginx ({nv:.0f} MB/s)")
+print(f"thumbnails:   FitBase {ft:.0f} req/s = {100 * ft / nt:.0f} % of nginx ({nt:.0f} req/s)")
+PY
