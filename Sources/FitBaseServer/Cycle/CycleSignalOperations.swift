@@ -17,15 +17,8 @@ extension CycleOperations {
         let caller = try RequestScope.requireCaller()
         let limit = try PageRequest.limit(input.query.limit)
         let offset = try input.query.cursor.map(PageRequest.offset(fromCursor:)) ?? 0
-        func day(_ text: String?, _ field: String) throws(Problem) -> CalendarDay? {
-            guard let text else { return nil }
-            guard let day = CalendarDay(text) else {
-                throw Problem.invalidRequest("\(field) must be a date written YYYY-MM-DD.", fieldErrors: [.init(field: field, message: "must be a date written YYYY-MM-DD")])
-            }
-            return day
-        }
-        let from = try day(input.query.from, "from")
-        let to = try day(input.query.to, "to")
+        let from = try CalendarDay.query(input.query.from, field: "from")
+        let to = try CalendarDay.query(input.query.to, field: "to")
         let matching = try await cycleFeature.signals.store.signals(of: caller.user).filter { signal in
             from.map { signal.date >= $0 } ?? true && to.map { signal.date <= $0 } ?? true
         }

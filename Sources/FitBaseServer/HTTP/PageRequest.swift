@@ -1,3 +1,4 @@
+import FitBaseCore
 import Foundation
 
 /// The list conventions every list endpoint shares: `limit` 1–100 (default 20), an opaque `cursor`.
@@ -36,5 +37,17 @@ enum PageRequest {
             throw Problem.invalidRequest("cursor is not a cursor this list returned.", fieldErrors: [.init(field: "cursor", message: "is not valid")])
         }
         return offset
+    }
+}
+
+extension CalendarDay {
+    /// The day a query parameter names (`from`, `to`), or `nil` when absent; a problem naming `field` when it is not a
+    /// date written YYYY-MM-DD.
+    static func query(_ text: String?, field: String) throws(Problem) -> CalendarDay? {
+        guard let text else { return nil }
+        guard let day = CalendarDay(text) else {
+            throw Problem.invalidRequest("\(field) must be a date written YYYY-MM-DD.", fieldErrors: [.init(field: field, message: "must be a date written YYYY-MM-DD")])
+        }
+        return day
     }
 }

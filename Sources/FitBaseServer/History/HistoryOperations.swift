@@ -20,14 +20,7 @@ extension HistoryOperations {
         let caller = try RequestScope.requireCaller()
         let limit = try PageRequest.limit(input.query.limit)
         let offset = try input.query.cursor.map(PageRequest.offset(fromCursor:)) ?? 0
-        func day(_ text: String?, _ field: String) throws(Problem) -> CalendarDay? {
-            guard let text else { return nil }
-            guard let day = CalendarDay(text) else {
-                throw Problem.invalidRequest("\(field) must be a date written YYYY-MM-DD.", fieldErrors: [.init(field: field, message: "must be a date written YYYY-MM-DD")])
-            }
-            return day
-        }
-        let page = try await historyPage(of: caller.user, from: try day(input.query.from, "from"), to: try day(input.query.to, "to"), offset: offset, limit: limit)
+        let page = try await historyPage(of: caller.user, from: try CalendarDay.query(input.query.from, field: "from"), to: try CalendarDay.query(input.query.to, field: "to"), offset: offset, limit: limit)
         return .ok(.init(body: .json(.init(items: page.logs.map(HistoryWire.wire), nextCursor: page.nextCursor))))
     }
 
