@@ -90,6 +90,30 @@ import Testing
         }
     }
 
+    /// A push writes its rows a table at a time (``BatchingDatabase``), and the outcome is still that of writing them one
+    /// after the other: a record written twice keeps its second version, one deleted after being written is gone, a plan
+    /// between them is there.
+    @Test(arguments: TestEngines.all)
+    func writesInOnePushLandInTheirOrder(engine: DatabaseEngine) async throws {
+        try await Self.withSyncApp(engine) { client in
+            let token = try await client.signUp().accessToken
+            let (kept, dropped, planID) = (UUID().uuidString.lowercased(), UUID().uuidString.lowercased(), UUID().uuidString.lowercased())
+            let results = try await Self.push(client, token, [
+                Self.mutation("workoutLogs", kept, data: Self.log(minutes: 30)),
+                Self.mutation("workoutLogs", dropped, data: Self.log(minutes: 20)),
+                Self.mutation("plans", planID, data: Self.plan("Between")),
+                Self.mutation("workoutLogs", kept, base: 1, at: "2026-11-20T11:00:00Z", data: Self.log(minutes: 45)),
+                Self.mutation("workoutLogs", dropped, op: "delete", base: 1, at: "2026-11-20T11:00:00Z"),
+            ])
+            #expect(results.map { $0["status"] as? String } == ["applied", "applied", "applied", "applied", "applied"])
+            #expect(results.map { $0["version"] as? Int } == [1, 1, 1, 2, 2])
+            let history = try json(try await client.json(.get, "/v1/history", token: token))["items"] as? [[String: Any]] ?? []
+            #expect(history.map { $0["id"] as? String } == [kept])
+            #expect(history.first?["duration"] as? Int == 45)
+            #expect(try json(try await client.json(.get, "/v1/plans/\(planID)", token: token))["name"] as? String == "Between")
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func oneBadMutationDoesNotRejectTheOthers(engine: DatabaseEngine) async throws {
         try await Self.withSyncApp(engine) { client in

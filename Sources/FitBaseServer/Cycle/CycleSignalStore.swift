@@ -35,6 +35,12 @@ struct CycleSignalStore: Sendable {
         return try await open(rows, of: user)
     }
 
+    /// Every signal of the pushing user, read once per push.
+    func signals(_ reads: PushReads) async throws -> [FertilitySignal] {
+        let user = reads.user
+        return try await reads.once("cycle.signals") { try await self.signals(of: user) }
+    }
+
     /// Signals of `user` with these ids (for the change feed).
     func signals(_ ids: [FertilitySignalID], of user: UserID, on db: any SQLDatabase) async throws -> [FertilitySignal] {
         guard !ids.isEmpty else { return [] }

@@ -18,22 +18,25 @@ struct HistoryStore: Sendable {
     /// Writes the row of `log` of `user` (its private fields as `sealed`), replacing a log of theirs with its id. Only
     /// ``WorkoutLogWrite`` calls it: it adds the feed entry and the scores. `now` is the creation time of a new log.
     /// Another user's id is `id_taken`, with nothing written (the statement itself checks the owner, so concurrent
-    /// first writes cannot race).
+    /// first writes cannot race). In a push the row is written with the push's next statement (``OwnedRowUpsert``).
     static func upsert(_ log: WorkoutLog, sealed: SealedFields, of user: UserID, now: Date, on db: any SQLDatabase) async throws {
-        let written = try await upsertLog(
-            log.id.rawValue, user.rawValue, log.workout.rawValue, log.workoutType.rawValue, log.workoutTitle, log.completedAt,
-            log.localDate.description, log.durationMinutes, log.rating, sealed.keyID, sealed.sealed, now
-        ).first(on: db)
-        guard written != nil else { throw RecordIDTaken() }
+        try await upsertLog.upsertSoon(
+            log.id.rawValue,
+            [
+                log.id.rawValue, user.rawValue, log.workout.rawValue, log.workoutType.rawValue, log.workoutTitle, log.completedAt,
+                log.localDate.description, log.durationMinutes, log.rating, sealed.keyID, sealed.sealed, now,
+            ],
+            on: db
+        )
     }
 
-    private static let upsertLog = StoredStatement(
-        #"INSERT INTO "workout_logs" ("id", "user_id", "workout_id", "workout_type", "workout_title", "completed_at", "local_date", "#
-            + #""duration_minutes", "rating", "key_id", "sealed", "created_at") "#
-            + #"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO UPDATE SET "#
-            + ["workout_id", "workout_type", "workout_title", "completed_at", "local_date", "duration_minutes", "rating", "key_id", "sealed"]
-            .map { #""\#($0)" = EXCLUDED."\#($0)""# }.joined(separator: ", ")
-            + #" WHERE "workout_logs"."user_id" = EXCLUDED."user_id" RETURNING "id""#
+    private static let upsertLog = OwnedRowUpsert(
+        table: table,
+        columns: [
+            "id", "user_id", "workout_id", "workout_type", "workout_title", "completed_at", "local_date", "duration_minutes", "rating", "key_id",
+            "sealed", "created_at",
+        ],
+        updating: ["workout_id", "workout_type", "workout_title", "completed_at", "local_date", "duration_minutes", "rating", "key_id", "sealed"]
     )
 
     /// Logs of `user` with these ids (for the change feed).

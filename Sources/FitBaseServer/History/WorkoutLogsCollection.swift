@@ -47,7 +47,8 @@ struct WorkoutLogsCollection: AuditedCollection {
         do {
             let log = try await validated(
                 body, id: WorkoutLogID(id) ?? WorkoutLogID(), user: reads.user, now: reads.now, profile: try await profiles.profile(reads),
-                periods: try await cycle.store.periods(reads), workouts: try await CatalogLookup.shared(by: reads, store: catalog)
+                periods: try await cycle.store.periods(reads), signals: try await cycle.signals.signals(reads),
+                workouts: try await CatalogLookup.shared(by: reads, store: catalog)
             )
             return WorkoutLogWrite(log: log, sealed: try await store.sealed(log, of: reads.user))
         } catch let invalid as InvalidFields {
@@ -71,10 +72,10 @@ struct WorkoutLogsCollection: AuditedCollection {
 
     /// The log a `WorkoutLogInput` describes (``WorkoutLogRules``), with the local day in the user's time zone and the
     /// cycle position on that day fixed; throws ``InvalidFields`` with every broken rule. A caller validating many logs
-    /// passes the profile, periods and catalog lookup it has read once. `now` is the write's time.
+    /// passes the profile, periods, signals and catalog lookup it has read once. `now` is the write's time.
     func validated(
         _ body: Components.Schemas.WorkoutLogInput, id: WorkoutLogID, user: UserID, now: Date, profile: Profile? = nil, periods: [Period]? = nil,
-        workouts: CatalogLookup? = nil
+        signals: [FertilitySignal]? = nil, workouts: CatalogLookup? = nil
     ) async throws -> WorkoutLog {
         let draft = WorkoutLogDraft(body)
         let workouts = workouts ?? CatalogLookup(store: catalog)
@@ -82,7 +83,7 @@ struct WorkoutLogsCollection: AuditedCollection {
         let checked = try WorkoutLogRules.checked(draft, workout: workout, now: now)
         let profile = if let profile { profile } else { try await profiles.profile(of: user) }
         let localDate = LocalCalendar.day(of: draft.completedAt, in: profile.timeZone)
-        let position = try await cycle.prediction(for: user, on: localDate, profile: profile, periods: periods)?.today
+        let position = try await cycle.prediction(for: user, on: localDate, profile: profile, periods: periods, signals: signals)?.today
         return checked.log(id: id, localDate: localDate, cycle: position)
     }
 }

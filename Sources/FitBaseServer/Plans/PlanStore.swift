@@ -40,20 +40,26 @@ struct PlanStore: Sendable {
     /// is the user's (decided by the statement itself, so a concurrent first write of the same id by another user
     /// cannot be overwritten): another user's id is `id_taken`, with nothing written.
     static func upsert(_ stored: StoredPlan, of user: UserID, on db: any SQLDatabase) async throws -> Date {
-        let plan = stored.plan
-        let row = try await upsertPlan(
-            plan.id.rawValue, plan.name, plan.notes, plan.startDate.description, plan.endDate?.description, plan.daysPerWeek,
-            plan.isCompleted, try jsonText(plan.weeklyWorkouts), stored.version, stored.createdAt, stored.updatedAt, user.rawValue
-        ).first(on: db)
-        guard let row else { throw RecordIDTaken() }
-        return try row.decode(column: "created_at", as: Date.self)
+        try await upsertPlan.upsert(binds(stored, of: user), on: db).decode(column: "created_at", as: Date.self)
     }
 
-    private static let upsertPlan = StoredStatement(
-        #"INSERT INTO "training_plans" ("# + (columns + ["user_id"]).map { #""\#($0)""# }.joined(separator: ", ")
-            + ") VALUES (" + Array(repeating: "?", count: columns.count + 1).joined(separator: ", ") + #") ON CONFLICT ("id") DO UPDATE SET "#
-            + columns.filter { $0 != "id" && $0 != "created_at" }.map { #""\#($0)" = EXCLUDED."\#($0)""# }.joined(separator: ", ")
-            + #" WHERE "training_plans"."user_id" = EXCLUDED."user_id" RETURNING "created_at""#
+    /// ``upsert(_:of:on:)`` for a writer that does not need `createdAt` back (a push): in a push, written with the
+    /// push's next statement (``OwnedRowUpsert``).
+    static func write(_ stored: StoredPlan, of user: UserID, on db: any SQLDatabase) async throws {
+        try await upsertPlan.upsertSoon(stored.plan.id.rawValue, binds(stored, of: user), on: db)
+    }
+
+    private static func binds(_ stored: StoredPlan, of user: UserID) throws -> [any Encodable & Sendable] {
+        let plan = stored.plan
+        return [
+            plan.id.rawValue, plan.name, plan.notes, plan.startDate.description, plan.endDate?.description, plan.daysPerWeek,
+            plan.isCompleted, try jsonText(plan.weeklyWorkouts), stored.version, stored.createdAt, stored.updatedAt, user.rawValue,
+        ]
+    }
+
+    private static let upsertPlan = OwnedRowUpsert(
+        table: "training_plans", columns: columns + ["user_id"], updating: columns.filter { $0 != "id" && $0 != "created_at" },
+        returning: ["created_at"]
     )
 
     /// Deletes the row of the plan if it is the user's, nothing else (``PlansCollection/delete(_:_:on:)`` is the

@@ -108,12 +108,22 @@ struct PlanWrite: SyncedWrite {
     var plan: TrainingPlan
     var limit: Limit? = nil
 
+    /// The push's write: the row goes with the push's next statement, and `createdAt` is not read back.
     func write(_ write: FeedWrite, on db: any SQLDatabase) async throws -> SyncChange {
-        try await saved(write, on: db).change
+        let (stored, change) = try await entered(write, on: db)
+        try await PlanStore.write(stored, of: write.user, on: db)
+        return change
     }
 
     /// Writes the plan and returns it as stored, with its feed entry.
     func saved(_ write: FeedWrite, on db: any SQLDatabase) async throws -> (plan: StoredPlan, change: SyncChange) {
+        var (saved, change) = try await entered(write, on: db)
+        saved.createdAt = try await PlanStore.upsert(saved, of: write.user, on: db)
+        return (saved, change)
+    }
+
+    /// Checks the tier's plan limit and enters the change into the feed: the plan to store, with its version.
+    private func entered(_ write: FeedWrite, on db: any SQLDatabase) async throws -> (plan: StoredPlan, change: SyncChange) {
         if let limit {
             // Holding the user's feed row first makes two concurrent creations count one after the other.
             try await SyncFeed.lockSequence(of: write.user, on: db)
@@ -121,8 +131,6 @@ struct PlanWrite: SyncedWrite {
             if stamp.map(\.deleted) ?? true, PlanRules.anotherPlanNeedsCustomPlans(keeping: try await PlanStore.count(of: write.user, on: db)) { throw limit.problem }
         }
         let change = try await write.record(.plans, id: plan.id.description, deleted: false, on: db)
-        var saved = StoredPlan(plan: plan, version: change.stamp.version, createdAt: write.updatedAt, updatedAt: write.updatedAt)
-        saved.createdAt = try await PlanStore.upsert(saved, of: write.user, on: db)
-        return (saved, change)
+        return (StoredPlan(plan: plan, version: change.stamp.version, createdAt: write.updatedAt, updatedAt: write.updatedAt), change)
     }
 }

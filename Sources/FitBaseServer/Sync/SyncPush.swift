@@ -40,9 +40,23 @@ struct SyncPusher: Sendable {
         for (index, mutation) in body.mutations.enumerated() {
             pending.append(try await prepare(mutation, at: index, reads: reads, now: now))
         }
-        let prepared = pending
+        do {
+            return try await apply(pending, user: user, now: now, batching: true)
+        } catch is BatchedRowRefused {
+            // A record id was taken by another user after the check: again, one statement per row, which rejects that
+            // mutation alone.
+            return try await apply(pending, user: user, now: now, batching: false)
+        }
+    }
+
+    /// Applies checked mutations in one transaction. `batching`: rows are written a table at a time
+    /// (``BatchingDatabase``).
+    private func apply(
+        _ prepared: [PendingMutation], user: UserID, now: Date, batching: Bool
+    ) async throws -> [Components.Schemas.SyncMutationResult] {
         let collections = self.collections
-        return try await database.transaction { db in
+        return try await database.transaction { connection in
+            let db: any SQLDatabase = batching ? BatchingDatabase(connection) : connection
             // Holding the user's sequence row for the whole push orders concurrent pushes of one user (PostgreSQL),
             // so a mutation id's stored result is always seen by a later push.
             try await SyncFeed.lockSequence(of: user, on: db)
@@ -81,6 +95,7 @@ struct SyncPusher: Sendable {
                 for (collection, count) in applied.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
                     try await collections[collection].pushed(count, of: user, now: now, on: db)
                 }
+                try await (db as? BatchingDatabase)?.flush()  // rows still waiting: before the commit
                 return results
             }
         }
