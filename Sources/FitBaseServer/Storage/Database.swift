@@ -96,7 +96,7 @@ package final class Database: Sendable {
                     on: eventLoopGroup
                 ),
                 logger: logger,
-                makeSQL: { $0.sql() }
+                makeSQL: { PostgresDirectSQL($0) }
             )
         }
         let database = Database(location: location, pool: pool, writeGate: writeGate, checkpointer: checkpointer, logger: logger)
