@@ -1,3 +1,4 @@
+import FitBaseCore
 import FitBaseTestSupport
 import Foundation
 import SQLKit
@@ -78,6 +79,72 @@ import Testing
             }
             #expect(owners == [7])
             #expect(attackers.isEmpty)  // the failed batch left nothing
+        }
+    }
+}
+
+/// PostgreSQL rows decoded by ``PostgresDirectRow``: each column type it handles, as a value and as an optional (null or
+/// not), and a type it leaves to PostgresKit (`numeric` read as a `Double`).
+@Suite struct PostgresDirectRowTests {
+    @Test(arguments: TestEngines.all)
+    func columnsDecodeAsPostgresKitDecodesThem(engine: DatabaseEngine) async throws {
+        guard engine == .postgres else { return }
+        try await TestDatabase.with(engine) { testDatabase in
+            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let id = UUID()
+            let at = Date(timeIntervalSince1970: 1_795_000_000.25)
+            let row = try #require(
+                try await database.withConnection { db in
+                    try await db.raw(
+                        """
+                        SELECT \(bind: "text") AS s, NULL::text AS ns, 42::int4 AS i, 7::int8 AS l, NULL::int8 AS ni, 4.5::float8 AS d,
+                        true AS b, \(bind: id) AS u, \(bind: at) AS t, '\\x0102'::bytea AS bytes, 1.25::numeric AS n
+                        """
+                    ).first()
+                }
+            )
+            #expect(row is PostgresDirectRow)
+            #expect(try row.decode(column: "s", as: String.self) == "text")
+            #expect(try row.decode(column: "s", as: String?.self) == "text")
+            #expect(try row.decode(column: "ns", as: String?.self) == nil)
+            #expect(throws: (any Error).self) { try row.decode(column: "ns", as: String.self) }
+            #expect(try row.decode(column: "i", as: Int.self) == 42)
+            #expect(try row.decode(column: "l", as: Int?.self) == 7)
+            #expect(try row.decode(column: "ni", as: Int?.self) == nil)
+            #expect(try row.decode(column: "d", as: Double.self) == 4.5)
+            #expect(try row.decode(column: "b", as: Bool.self))
+            #expect(try row.decode(column: "u", as: UUID.self) == id)
+            #expect(try row.decode(column: "t", as: Date.self) == at)
+            #expect(try row.decode(column: "bytes", as: Data.self) == Data([1, 2]))
+            #expect(try row.decode(column: "n", as: Double.self) == 1.25)  // numeric: PostgresKit's own conversion
+            #expect(throws: (any Error).self) { try row.decode(column: "missing", as: Int.self) }
+            try await database.shutdown()
+        }
+    }
+}
+
+/// Audit entries appended together (``AuditLog/append(all:now:on:engine:)``): each user's run moves the head once and is
+/// chained exactly as entries appended one by one, and the next lone entry follows it.
+@Suite struct AuditRunTests {
+    @Test(arguments: TestEngines.all)
+    func runsOfOneUsersEntriesChainAsSingleAppendsDo(engine: DatabaseEngine) async throws {
+        try await TestDatabase.with(engine) { testDatabase in
+            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            try await MigrationRunner.forServer(database: database, logger: TestDatabase.logger).run()
+            let audit = AuditLog(database: database, clock: .system)
+            let (first, second) = (UserID(), UserID())
+            let events = [first, second, first, first, second].enumerated().map { index, user in
+                AuditEvent(actor: user, subject: user, action: .read, resource: .healthSamples, count: index)
+            }
+            try await database.transaction { db in try await AuditLog.append(all: events, now: .storageNow, on: db, engine: engine) }
+            try await audit.append(AuditEvent(actor: first, subject: first, action: .read, resource: .healthSamples, count: 9))
+            let firsts = try await audit.entries(about: first, offset: 0, limit: 10)
+            #expect(firsts.map(\.seq) == [4, 3, 2, 1])
+            #expect(firsts.map(\.count) == [9, 3, 2, 0])  // each user's entries in the order they came
+            #expect(try await audit.entries(about: second, offset: 0, limit: 10).map(\.seq) == [2, 1])
+            let verdict = try await audit.verify()
+            #expect(verdict.firstBreak == nil && verdict.entries == 6 && verdict.chains == 2)
+            try await database.shutdown()
         }
     }
 }
