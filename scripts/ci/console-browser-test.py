@@ -176,6 +176,7 @@ class ConsoleTest:
         self.wait.until(expected_conditions.url_contains("/console/catalog?saved="))
         self.check(title in self.text(), "the new workout is listed in the catalog")
         self.shot("catalog")
+        self.fits_narrow_window("catalog")
         status, found = api(self.url + "/v1/workouts?q=" + urllib.parse.quote(title))
         titles = [item["title"] for item in found.get("items", [])] if isinstance(found, dict) else []
         self.check(status == 200 and title in titles, f"GET /v1/workouts finds {title!r}")
@@ -214,6 +215,7 @@ class ConsoleTest:
         self.browser.find_element(By.LINK_TEXT, self.user[0]).click()
         self.wait.until(expected_conditions.presence_of_element_located((By.ID, "sessions")))
         self.check("Health and cycle data are never shown" in self.text(), "the user page opens")
+        self.check("98765" not in self.browser.page_source, "the user page does not show the user's health value")
         self.shot("user")
         self.fits_narrow_window("user")
         self.browser.find_element(By.CSS_SELECTOR, f'button[aria-label^="Revoke session {sid}"]').click()
@@ -244,12 +246,14 @@ class ConsoleTest:
         self.open("/console/deliveries")
         self.check("outbox" in self.text().lower(), "the deliveries page opens")
         self.shot("deliveries")
+        self.fits_narrow_window("deliveries")
         self.open("/console/system")
         self.browser.find_element(By.XPATH, "//button[normalize-space()='Verify the audit chain']").click()
         verdict = self.wait.until(expected_conditions.presence_of_element_located((By.ID, "audit-verdict")))
         self.check("intact" in verdict.text, f"the audit chain verifies from the System page ({verdict.text})")
         self.check("catalog.workout-created" in self.text(), "the System page shows the operator audit trail")
         self.shot("system")
+        self.fits_narrow_window("system")
         # Keyboard: the skip link is the first thing Tab reaches, and it is visible when focused.
         self.browser.find_element(By.TAG_NAME, "body").send_keys("\ue004")
         focused = self.browser.switch_to.active_element

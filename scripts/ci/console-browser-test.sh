@@ -12,6 +12,7 @@ cd "$(dirname "$0")/../.."
 bin="${1:-$(swift build --show-bin-path)}"
 out="${CI_OUTPUT_DIR:-$PWD/ci-output}/console"
 mkdir -p "$out"
+rm -f "$out"/console-*.png
 work="$(mktemp -d /tmp/fitbase-console.XXXXXX)"
 serve_pid=""
 cleanup() {
@@ -55,6 +56,12 @@ session=$(curl -fsS -H 'Content-Type: application/json' \
 token=$(printf '%s' "$session" | python3 -c 'import json,sys; print(json.load(sys.stdin)["accessToken"])')
 curl -fsS -H 'Content-Type: application/json' -H "Authorization: Bearer $token" -d '{"name":"Browser test crew","timeZone":"Europe/Berlin"}' \
   "$url/v1/groups" >/dev/null
+# A health sample, so the audit chain the System page verifies has an entry (and the user page has a value not to show).
+curl -fsS -H 'Content-Type: application/json' -H "Authorization: Bearer $token" -d '{"kind":"healthData","version":"2026-11","granted":true}' \
+  "$url/v1/me/consents" >/dev/null
+curl -fsS -H 'Content-Type: application/json' -H "Authorization: Bearer $token" \
+  -d '{"samples":[{"id":"6f1f5a52-3b7e-4c61-9a55-0d2b1c9e4a10","type":"steps","start":"2026-11-20T08:00:00Z","end":"2026-11-20T08:30:00Z","value":98765,"unit":"count","sourceId":"ci"}]}' \
+  "$url/v1/health/samples" >/dev/null
 
 "$work/venv/bin/python" scripts/ci/console-browser-test.py --url "$url" --admin "admin@console.test:$password" \
   --user "member@console.test:$password" --user-token "$token" --out "$out"
