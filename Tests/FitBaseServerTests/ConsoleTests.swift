@@ -5,6 +5,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import SQLKit
 import Testing
 
 @testable import FitBaseServer
@@ -239,6 +240,93 @@ import Testing
         }
     }
 
+    @Test(arguments: TestEngines.all)
+    func anAccountIsDeletedOnlyWithItsAddressTypedAndTheDeletionIsAudited(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, app in
+            let (admin, session) = try await Self.admin(client, app)
+            let user = try await client.signUp()
+            let token = try #require(Self.csrf(in: try await Self.get(client, "/console/users/\(user.id)", session)))
+            let wrong = try await Self.post(client, "/console/users/\(user.id)/delete", session, "csrf=\(token)&confirm=someone%40else.test")
+            #expect(wrong.status == .badRequest || wrong.status == .unprocessableContent)
+            #expect(String(buffer: wrong.body).contains("confirm"))
+            #expect(try await client.json(.get, "/v1/me", token: user.accessToken).status == .ok)
+            let own = try await Self.post(client, "/console/users/\(admin.id)/delete", session, "csrf=\(token)&confirm=\(Self.encoded(admin.email.lowercased()))")
+            #expect(own.status == .forbidden)
+
+            let deleted = try await Self.post(client, "/console/users/\(user.id)/delete", session, "csrf=\(token)&confirm=\(Self.encoded(user.email.lowercased()))")
+            #expect(deleted.status == .ok && String(buffer: deleted.body).contains("were deleted"))
+            #expect(try await client.json(.get, "/v1/me", token: user.accessToken).status == .unauthorized)
+            #expect(try await Self.get(client, "/console/users/\(user.id)", session).status == .notFound)
+            let trail = try await OperatorAuditTrail.recent(limit: 10, target: user.id, in: app.database)
+            #expect(trail.contains { $0.action == OperatorAuditTrail.Action.userDeleted.rawValue && $0.admin.description == admin.id })
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func aMemberIsRemovedAndAGroupEndedFromTheConsole(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, app in
+            let (_, session) = try await Self.admin(client, app)
+            let owner = try await client.signUp()
+            let created = try await client.json(.post, "/v1/groups", body: ["name": "Console Crew"], token: owner.accessToken)
+            let group = try #require(try json(created)["id"] as? String)
+            let invite = try json(try await client.json(.post, "/v1/groups/\(group)/invites", body: [:], token: owner.accessToken))
+            let member = try await client.signUp()
+            let inviteToken = try #require(invite["token"] as? String)
+            #expect(try await client.json(.post, "/v1/invites/\(inviteToken)/accept", token: member.accessToken).status.code < 300)
+
+            let list = String(buffer: try await Self.get(client, "/console/groups", session).body)
+            #expect(list.contains("Console Crew") && list.contains("/console/groups/\(group)"))
+            let page = try await Self.get(client, "/console/groups/\(group)", session)
+            let token = try #require(Self.csrf(in: page))
+            #expect(String(buffer: page.body).contains("/console/groups/\(group)/members/\(member.id)/remove"))
+            let removed = try await Self.post(client, "/console/groups/\(group)/members/\(member.id)/remove", session, "csrf=\(token)")
+            #expect(removed.status == .ok)
+            #expect(try await client.json(.get, "/v1/groups/current", token: member.accessToken).status == .notFound)
+            #expect(try await client.json(.get, "/v1/groups/current", token: owner.accessToken).status == .ok)
+
+            let ended = try await Self.post(client, "/console/groups/\(group)/end", session, "csrf=\(token)")
+            #expect(ended.status == .ok && String(buffer: ended.body).contains("The group ended"))
+            #expect(try await client.json(.get, "/v1/groups/current", token: owner.accessToken).status == .notFound)
+            #expect(try await Self.post(client, "/console/groups/\(group)/end", session, "csrf=\(token)").status == .notFound)
+            let actions = try await OperatorAuditTrail.recent(limit: 10, target: group, in: app.database).map(\.action)
+            #expect(actions == [OperatorAuditTrail.Action.groupEnded.rawValue, OperatorAuditTrail.Action.memberRemoved.rawValue])
+        }
+    }
+
+    @Test(arguments: TestEngines.all)
+    func aFailedEmailIsSentAgainAndAFailedWebhookIsListed(engine: DatabaseEngine) async throws {
+        let mailer = RecordingMailer()
+        try await withApp(engine, options: .init(mailer: mailer)) { client, app in
+            let (_, session) = try await Self.admin(client, app)
+            let user = try await client.signUp()
+            let address = user.email.lowercased()
+            #expect(try await mailer.received(by: address).count == 1)
+            let owner = try #require(UUID(uuidString: user.id))
+            let job = try await app.database.transaction { db in
+                let row = try await db.select().column("id").from("outbox").where("user_id", .equal, owner).first()
+                guard let id = try row?.decode(column: "id", as: UUID.self) else { throw OutboxRowMissing() }
+                try await db.update("outbox").set("status", to: "failed").set("last_error", to: "550 mailbox unavailable").where("id", .equal, id).run()
+                return id.uuidString.lowercased()
+            }
+            let page = try await Self.get(client, "/console/deliveries?status=failed", session)
+            let html = String(buffer: page.body)
+            #expect(html.contains("550 mailbox unavailable") && html.contains("/console/deliveries/\(job)/retry"))
+            let retried = try await Self.post(client, "/console/deliveries/\(job)/retry", session, "csrf=\(try #require(Self.csrf(in: page)))")
+            #expect(retried.status == .seeOther)
+            #expect(try await mailer.received(by: address, atLeast: 2).count == 2)
+            let trail = try await OperatorAuditTrail.recent(limit: 5, target: job, in: app.database)
+            #expect(trail.first?.action == OperatorAuditTrail.Action.deliveryRetried.rawValue)
+
+            // A webhook that fails (here: App Store notifications while no bundle id is configured) is listed with its error.
+            let hook = try await client.json(.post, "/v1/webhooks/appstore", body: ["signedPayload": "not.a.jws"])
+            #expect(hook.status == .serviceUnavailable)
+            let deliveries = String(buffer: try await Self.get(client, "/console/deliveries", session).body)
+            #expect(deliveries.contains("FITBASE_APPSTORE_BUNDLE_ID") && deliveries.contains("<td class=\"num\">503</td>"))
+            let dashboard = String(buffer: try await Self.get(client, "/console", session).body)
+            #expect(dashboard.contains("<dt>Webhook failures, last 14 days</dt><dd>1</dd>"))
+        }
+    }
+
     // MARK: Helpers
 
     /// An administrator with a console session (its cookie's value).
@@ -323,3 +411,6 @@ import Testing
         ]
     }
 }
+
+/// The e-mail a sign-up queues was not in the outbox.
+private struct OutboxRowMissing: Error {}

@@ -30,8 +30,13 @@ struct ConsoleSessionStore: Sendable {
         case none
     }
 
-    /// Opens a session for `user` on `db` (the sign-in's transaction); returns the cookie's token and the admin.
+    /// Opens a session for `user` on `db` (the sign-in's transaction); returns the cookie's token and the admin. Their
+    /// sessions that ended are forgotten then, so the table holds no more than each administrator's live ones and those
+    /// ended since their last sign-in.
     static func open(for user: UserRecord, now: Date, on db: any SQLDatabase) async throws -> (token: String, admin: ConsoleAdmin) {
+        try await db.delete(from: "console_sessions").where("user_id", .equal, user.id.rawValue)
+            .where { $0.where("expires_at", .lessThanOrEqual, now).orWhere("revoked_at", .isNot, SQLLiteral.null) }
+            .run()
         let token = randomToken()
         let admin = ConsoleAdmin(user: user.id, email: user.email, session: UUID.random(), csrfToken: randomToken())
         try await db.insert(into: "console_sessions")
