@@ -99,7 +99,9 @@ import Testing
             }
             #expect(try await Self.tier(client, user) == "free")
             let granted = try await Self.post(client, "/console/users/\(user.id)/tier", session, "tier=premium&days=30&csrf=\(token)")
-            #expect(granted.status == .ok && String(buffer: granted.body).contains("Granted premium"))
+            #expect(granted.status == .seeOther && granted.headers[.location] == "/console/users/\(user.id)?granted=premium")
+            let after = String(buffer: try await Self.get(client, "/console/users/\(user.id)?granted=premium", session).body)
+            #expect(after.contains("Granted premium") && after.contains("<td>promotional</td><td>promotional.premium</td><td>premium</td>"))
             #expect(try await Self.tier(client, user) == "premium")
             // The sign-in form has its own token, checked the same way.
             let noToken = try await client.execute(
@@ -129,7 +131,7 @@ import Testing
                         let page = try await Self.get(a, "/console/users/\(user.id)", session)
                         #expect(String(buffer: page.body).contains(sessionID))
                         let revoked = try await Self.post(a, "/console/users/\(user.id)/sessions/\(sessionID)/revoke", session, "csrf=\(try #require(Self.csrf(in: page)))")
-                        #expect(revoked.status == .ok)
+                        #expect(revoked.status == .seeOther && revoked.headers[.location] == "/console/users/\(user.id)?revoked=\(sessionID)")
 
                         let refused = try await b.json(.get, "/v1/me", token: phone.accessToken)
                         #expect(refused.status == .unauthorized)
@@ -280,7 +282,7 @@ import Testing
             let token = try #require(Self.csrf(in: page))
             #expect(String(buffer: page.body).contains("/console/groups/\(group)/members/\(member.id)/remove"))
             let removed = try await Self.post(client, "/console/groups/\(group)/members/\(member.id)/remove", session, "csrf=\(token)")
-            #expect(removed.status == .ok)
+            #expect(removed.status == .seeOther)
             #expect(try await client.json(.get, "/v1/groups/current", token: member.accessToken).status == .notFound)
             #expect(try await client.json(.get, "/v1/groups/current", token: owner.accessToken).status == .ok)
 

@@ -227,8 +227,7 @@ class ConsoleTest:
 
     def form_without_csrf_is_refused(self):
         cookie = self.browser.get_cookie("fitbase_console")["value"]
-        user_url = self.browser.current_url
-        user_id = user_url.rstrip("/").split("/")[-1]
+        user_id = urllib.parse.urlparse(self.browser.current_url).path.rstrip("/").split("/")[-1]
         status, body = api(f"{self.url}/console/users/{user_id}/tier", method="POST", form={"tier": "premium"}, headers={"Cookie": f"fitbase_console={cookie}"})
         self.check(status == 403 and "security token" in body, f"a form posted without its CSRF token is refused (got {status})")
         status, body = api(f"{self.url}/console/users/{user_id}/tier", method="POST", form={"tier": "premium", "csrf": "forged"}, headers={"Cookie": f"fitbase_console={cookie}"})

@@ -58,7 +58,7 @@ struct ConsoleFeature: ServerFeature {
 
         router.get("/console", use: page { _, _, admin in try await dashboard(admin) })
         router.get("/console/users", use: page { request, _, admin in try await users(request, admin) })
-        router.get("/console/users/:user", use: page { _, context, admin in try await user(context, admin) })
+        router.get("/console/users/:user", use: page { request, context, admin in try await user(request, context, admin) })
         router.post("/console/users/:user/sessions/:session/revoke", use: action { _, context, admin, _ in try await revokeSession(context, admin) })
         router.post("/console/users/:user/tier", use: action { _, context, admin, form in try await grantTier(context, admin, form) })
         router.post("/console/users/:user/delete", use: action { _, context, admin, form in try await deleteUser(context, admin, form) })
@@ -73,7 +73,7 @@ struct ConsoleFeature: ServerFeature {
         router.post("/console/catalog/import", use: action { _, _, admin, form in try await importCatalog(admin, form) })
 
         router.get("/console/groups", use: page { _, _, admin in try await groups(admin) })
-        router.get("/console/groups/:group", use: page { _, context, admin in try await group(context, admin) })
+        router.get("/console/groups/:group", use: page { request, context, admin in try await group(request, context, admin) })
         router.post("/console/groups/:group/members/:user/remove", use: action { _, context, admin, _ in try await removeMember(context, admin) })
         router.post("/console/groups/:group/end", use: action { _, context, admin, _ in try await endGroup(context, admin) })
 

@@ -20,7 +20,7 @@ extension ConsoleFeature {
         return try renderer.page("groups", title: "Groups", section: "/console/groups", admin: admin, ["groups": rows, "count": rows.count])
     }
 
-    func group(_ context: FitBaseRequestContext, _ admin: ConsoleAdmin, notice: String? = nil) async throws -> Response {
+    func group(_ request: Request, _ context: FitBaseRequestContext, _ admin: ConsoleAdmin) async throws -> Response {
         let id = try Self.groupID(context)
         guard let group = try await social.groups.group(id) else { throw Problem.notFound("No group \(id); it may have ended.") }
         let members = try await social.groups.members(of: id)
@@ -34,7 +34,7 @@ extension ConsoleFeature {
                 ]
             },
         ]
-        if let notice { values["notice"] = notice }
+        if let removed = request.uri.queryParameters.get("removed").flatMap(UserID.init) { values["notice"] = "Removed \(removed) from the group." }
         return try renderer.page("group", title: group.name, section: "/console/groups", admin: admin, values)
     }
 
@@ -53,7 +53,7 @@ extension ConsoleFeature {
                 "message": "The last member was removed, so the group ended.", "back": "/console/groups",
             ])
         }
-        return try await group(context, admin, notice: "Removed \(user) from the group.")
+        return ConsoleRenderer.redirect("/console/groups/\(id)?removed=\(user)")
     }
 
     func endGroup(_ context: FitBaseRequestContext, _ admin: ConsoleAdmin) async throws -> Response {

@@ -34,7 +34,8 @@ extension ConsoleFeature {
         ])
     }
 
-    func user(_ context: FitBaseRequestContext, _ admin: ConsoleAdmin, notice: String? = nil) async throws -> Response {
+    /// One account's page; after a change made on it (the form redirected here), a notice saying what was done.
+    func user(_ request: Request, _ context: FitBaseRequestContext, _ admin: ConsoleAdmin) async throws -> Response {
         let id = try Self.userID(context)
         guard let account = try await accounts.users.find(id: id) else { throw Problem.notFound("No account \(id).") }
         let now = clock.now
@@ -83,7 +84,12 @@ extension ConsoleFeature {
             "trail": trail.map(Self.trailRow),
         ]
         if let membership { values["group"] = ["id": membership.group.description, "role": membership.role.rawValue] }
-        if let notice { values["notice"] = notice }
+        let query = request.uri.queryParameters
+        if let revoked = query.get("revoked").flatMap(SessionID.init) {
+            values["notice"] = "Session \(revoked) revoked: its next request is refused."
+        } else if let granted = query.get("granted").flatMap(SubscriptionTier.init(rawValue:)) {
+            values["notice"] = "Granted \(granted.rawValue); the subscription history below says until when."
+        }
         return try renderer.page("user", title: account.email ?? id.description, section: "/console/users", admin: admin, values)
     }
 
@@ -97,7 +103,7 @@ extension ConsoleFeature {
             return true
         }
         guard revoked else { throw Problem.notFound("The session has ended already, or is not this account's.") }
-        return try await self.user(context, admin, notice: "Session \(session) revoked: its next request is refused.")
+        return ConsoleRenderer.redirect("/console/users/\(user)?revoked=\(session)")
     }
 
     func grantTier(_ context: FitBaseRequestContext, _ admin: ConsoleAdmin, _ form: ConsoleForm) async throws -> Response {
@@ -114,15 +120,14 @@ extension ConsoleFeature {
         let grantedDays = days
         guard try await accounts.users.find(id: user) != nil else { throw Problem.notFound("No account \(user).") }
         let now = clock.now
-        let ends = try await database.transaction { db in
-            let ends = try await AccountAdministration.grantTier(tier, to: user, days: grantedDays, now: now, on: db)
+        try await database.transaction { db in
+            _ = try await AccountAdministration.grantTier(tier, to: user, days: grantedDays, now: now, on: db)
             try await OperatorAuditTrail.record(
                 .tierGranted, by: admin, target: "user", user.description, detail: "\(tier.rawValue) " + (grantedDays.map { "for \($0) days" } ?? "without end"),
                 now: now, on: db
             )
-            return ends
         }
-        return try await self.user(context, admin, notice: "Granted \(tier.rawValue) " + (ends.map { "until \(consoleTime($0))." } ?? "without end."))
+        return ConsoleRenderer.redirect("/console/users/\(user)?granted=\(tier.rawValue)")
     }
 
     func deleteUser(_ context: FitBaseRequestContext, _ admin: ConsoleAdmin, _ form: ConsoleForm) async throws -> Response {
