@@ -215,7 +215,7 @@ class ConsoleTest:
         self.browser.find_element(By.LINK_TEXT, self.user[0]).click()
         self.wait.until(expected_conditions.presence_of_element_located((By.ID, "sessions")))
         self.check("Health and cycle data are never shown" in self.text(), "the user page opens")
-        self.check("98765" not in self.browser.page_source, "the user page does not show the user's health value")
+        self.check("61.73" not in self.browser.page_source, "the user page does not show the user's health value (61.73 bpm)")
         self.shot("user")
         self.fits_narrow_window("user")
         self.browser.find_element(By.CSS_SELECTOR, f'button[aria-label^="Revoke session {sid}"]').click()

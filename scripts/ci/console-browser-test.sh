@@ -60,8 +60,8 @@ curl -fsS -H 'Content-Type: application/json' -H "Authorization: Bearer $token" 
 curl -fsS -H 'Content-Type: application/json' -H "Authorization: Bearer $token" -d '{"kind":"healthData","version":"2026-11","granted":true}' \
   "$url/v1/me/consents" >/dev/null
 curl -fsS -H 'Content-Type: application/json' -H "Authorization: Bearer $token" \
-  -d '{"samples":[{"id":"6f1f5a52-3b7e-4c61-9a55-0d2b1c9e4a10","type":"steps","start":"2026-11-20T08:00:00Z","end":"2026-11-20T08:30:00Z","value":98765,"unit":"count","sourceId":"ci"}]}' \
-  "$url/v1/health/samples" >/dev/null
+  -d '{"samples":[{"id":"6f1f5a52-3b7e-4c61-9a55-0d2b1c9e4a10","type":"heartRate","start":"2026-11-20T08:00:00Z","value":61.73,"unit":"count/min","sourceId":"ci"}]}' \
+  "$url/v1/health/samples" | grep -q '"created":1' || { echo "the health sample was not stored"; exit 1; }
 
 "$work/venv/bin/python" scripts/ci/console-browser-test.py --url "$url" --admin "admin@console.test:$password" \
   --user "member@console.test:$password" --user-token "$token" --out "$out"
