@@ -323,10 +323,14 @@ import Testing
             // A webhook that fails (here: App Store notifications while no bundle id is configured) is listed with its error.
             let hook = try await client.json(.post, "/v1/webhooks/appstore", body: ["signedPayload": "not.a.jws"])
             #expect(hook.status == .serviceUnavailable)
+            let stripe = try await client.json(.post, "/v1/webhooks/stripe", body: ["id": "evt_console"])
+            #expect(stripe.status == .serviceUnavailable)
             let deliveries = String(buffer: try await Self.get(client, "/console/deliveries", session).body)
-            #expect(deliveries.contains("FITBASE_APPSTORE_BUNDLE_ID") && deliveries.contains("<td class=\"num\">503</td>"))
+            #expect(deliveries.contains("<td>appStore</td>") && deliveries.contains("FITBASE_APPSTORE_BUNDLE_ID"))
+            #expect(deliveries.contains("<td>stripe</td>") && deliveries.contains("FITBASE_STRIPE_WEBHOOK_SECRETS"))
+            #expect(deliveries.contains("<td class=\"num\">503</td>"))
             let dashboard = String(buffer: try await Self.get(client, "/console", session).body)
-            #expect(dashboard.contains("<dt>Webhook failures, last 14 days</dt><dd>1</dd>"))
+            #expect(dashboard.contains("<dt>Webhook failures, last 14 days</dt><dd>2</dd>"))
         }
     }
 
