@@ -1,5 +1,6 @@
 import FitBaseCore
 import Foundation
+import SQLKit
 
 /// Account administration for the command line (`fitbase admin`).
 package struct AccountAdministration: Sendable {
@@ -40,6 +41,11 @@ package struct AccountAdministration: Sendable {
     @discardableResult
     package func grantTier(_ tier: SubscriptionTier, to user: UserID, days: Int?) async throws -> Date? {
         let now = clock.now
+        return try await database.transaction { db in try await Self.grantTier(tier, to: user, days: days, now: now, on: db) }
+    }
+
+    /// ``grantTier(_:to:days:)`` in the caller's transaction (the console records who granted it in the same one).
+    static func grantTier(_ tier: SubscriptionTier, to user: UserID, days: Int?, now: Date, on db: any SQLDatabase) async throws -> Date? {
         let expires = days.map { now.addingTimeInterval(TimeInterval($0) * 86_400) }
         let id = UUID.random()
         let record = SubscriptionRecord(
@@ -47,7 +53,7 @@ package struct AccountAdministration: Sendable {
             state: SubscriptionState(source: .promotional, productID: "promotional.\(tier.rawValue)", tier: tier, expiresAt: expires, willRenew: false),
             stateAt: now
         )
-        try await database.transaction { db in try await SubscriptionStore.save(record, now: now, on: db) }
+        try await SubscriptionStore.save(record, now: now, on: db)
         return expires
     }
 }
@@ -55,5 +61,5 @@ package struct AccountAdministration: Sendable {
 /// A refused administration command, said in one line.
 package struct AdministrationError: Error, CustomStringConvertible {
     package let description: String
-    init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }

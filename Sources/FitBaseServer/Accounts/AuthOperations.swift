@@ -39,22 +39,12 @@ extension AuthOperations {
 
     func signIn(_ input: Operations.SignIn.Input) async throws -> Operations.SignIn.Output {
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        let invalid = Problem.unauthenticated(.invalidCredentials, "The e-mail address or password is wrong.")
-        guard let email = EmailAddress(body.email) else { throw invalid }
         let now = clock.now
-        let attempt = try await accountsFeature.throttle.admit(email, deviceToken: body.deviceToken, client: RequestScope.current.clientAddress, now: now)
-
-        let user = try await accountsFeature.users.find(email: email)
-        let matches: Bool
-        if let user, let hash = user.passwordHash {
-            matches = try await accountsFeature.hasher.verify(body.password, against: hash)
-        } else {
-            try await accountsFeature.hasher.verifyDecoy(body.password)
-            matches = false
-        }
-        guard var signedIn = user, matches else { throw invalid }
-        signedIn.lastSignInAt = now
-        let account = signedIn
+        let (checked, attempt) = try await accountsFeature.checkPassword(
+            email: body.email, password: body.password, deviceToken: body.deviceToken, client: RequestScope.current.clientAddress, now: now
+        )
+        var account = checked
+        account.lastSignInAt = now
         let deviceLabel = AuthSessionBuilder.deviceLabel(body.deviceName)
         let opened = try await accountsFeature.passwordSessions.signIn(account.id, attempt: attempt, presentedToken: body.deviceToken, deviceLabel: deviceLabel, now: now)
         var answer = try await accountsFeature.responses.authSession(account, session: opened.session, refreshToken: opened.refreshToken, authenticatedAt: now, now: now)

@@ -85,15 +85,18 @@ struct SessionStore: Sendable {
 
     /// Ends `session` if it belongs to `user`; `false` when there is no such session of theirs.
     func revoke(_ session: SessionID, of user: UserID, now: Date) async throws -> Bool {
-        try await database.transaction { db in
-            let rows = try await db.update("sessions").set("revoked_at", to: now)
-                .where("id", .equal, session.rawValue).where("user_id", .equal, user.rawValue)
-                .where("revoked_at", .is, SQLLiteral.null)
-                .returning("id").all()
-            guard !rows.isEmpty else { return false }
-            try await Self.ended([session], now: now, on: db)
-            return true
-        }
+        try await database.transaction { db in try await Self.revoke(session, of: user, now: now, on: db) }
+    }
+
+    /// ``revoke(_:of:now:)`` in the caller's transaction (the console records who revoked it in the same one).
+    static func revoke(_ session: SessionID, of user: UserID, now: Date, on db: any SQLDatabase) async throws -> Bool {
+        let rows = try await db.update("sessions").set("revoked_at", to: now)
+            .where("id", .equal, session.rawValue).where("user_id", .equal, user.rawValue)
+            .where("revoked_at", .is, SQLLiteral.null)
+            .returning("id").all()
+        guard !rows.isEmpty else { return false }
+        try await ended([session], now: now, on: db)
+        return true
     }
 
     /// Ends every session of `user` (Apple `consent-revoked`).

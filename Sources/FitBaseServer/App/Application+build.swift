@@ -49,6 +49,7 @@ func buildApplication(
     let router = buildRouter(
         maxBodyBytes: configuration.maxBodyBytes, bodyLimitExceptions: MediaFeature.bodyLimits(configuration.media), routes: routes)
     let operations: ServerOperations
+    let features: [any ServerFeature]
     do {
         operations = try composeFeatures(foundation, pushProvider: pushProvider)
         router.add(middleware: operations.accountsFeature.authentication)
@@ -61,12 +62,15 @@ func buildApplication(
             on: RoutingTransport(router: router, routes: routes, scoped: scoped, direct: directRoutes ? operations.directRoutes : []),
             configuration: .init(dateTranscoder: InternetDateTimeTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
         )
+        // Features outside the contract: the operator's console.
+        let console = try await ConsoleFeature.make(foundation, operations: operations)
+        features = operations.features + [console]
+        for feature in features { feature.addRoutes(to: router) }
     } catch {
         // Nothing owns the pools and the client yet: close them here.
         await foundation.close()
         throw error
     }
-    let features = operations.features
 
     let host = configuration.host
     var app = Application(

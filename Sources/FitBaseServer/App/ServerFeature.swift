@@ -1,3 +1,4 @@
+import Hummingbird
 import ServiceLifecycle
 
 /// One feature of the server (plans, cycle, social, …): it builds its stores and services from the
@@ -17,6 +18,8 @@ protocol ServerFeature: Sendable {
     var middleware: [ScopedMiddleware] { get }
     /// Work done once before the server accepts connections, after the migrations.
     func start() async throws
+    /// Routes outside the contract (the console's HTML pages), added to the router after the contract's.
+    func addRoutes(to router: Router<FitBaseRequestContext>)
 }
 
 extension ServerFeature {
@@ -25,4 +28,5 @@ extension ServerFeature {
     var services: [any Service] { [] }
     var middleware: [ScopedMiddleware] { [] }
     func start() async throws {}
+    func addRoutes(to router: Router<FitBaseRequestContext>) {}
 }

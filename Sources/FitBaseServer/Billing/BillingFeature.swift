@@ -32,6 +32,6 @@ struct BillingFeature: ServerFeature {
     var dataOwners: [any AccountDataOwner] { [SubscriptionsOwner()] }
 
     var middleware: [ScopedMiddleware] {
-        [ScopedMiddleware(applies: StripeWebhookMiddleware.applies, middleware: StripeWebhookMiddleware(verifier: stripeVerifier, maxBytes: maxBodyBytes, clock: clock))]
+        [ScopedMiddleware(applies: StripeWebhookMiddleware.applies, middleware: StripeWebhookMiddleware(verifier: stripeVerifier, maxBytes: maxBodyBytes, clock: clock, database: database))]
     }
 }

@@ -36,7 +36,10 @@ extension BillingOperations {
 
     func receiveAppStoreNotification(_ input: Operations.ReceiveAppStoreNotification.Input) async throws -> Operations.ReceiveAppStoreNotification.Output {
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        let outcome = try await configuredAppStore().receive(body.signedPayload, now: clock.now)
+        let now = clock.now
+        let outcome = try await WebhookFailureLog.recording(.appStore, in: billingFeature.database, now: now) {
+            try await configuredAppStore().receive(body.signedPayload, now: now)
+        }
         return .ok(.init(body: .json(.init(result: outcome == .processed ? .processed : .duplicate))))
     }
 
@@ -45,7 +48,10 @@ extension BillingOperations {
         guard let payload = StripeWebhookScope.verifiedPayload else {
             throw Problem(.badRequest, code: .stripeMissingHeader, detail: "Stripe-Signature was not verified.")
         }
-        let outcome = try await billingFeature.stripe.receive(payload, now: clock.now)
+        let now = clock.now
+        let outcome = try await WebhookFailureLog.recording(.stripe, in: billingFeature.database, now: now) {
+            try await billingFeature.stripe.receive(payload, now: now)
+        }
         return .ok(.init(body: .json(.init(result: outcome == .processed ? .processed : .duplicate))))
     }
 

@@ -40,6 +40,11 @@ struct SubscriptionStore: Sendable {
         try await select(on: db).where("user_id", .equal, user.rawValue).orderBy("state_at", .descending).all().map(record)
     }
 
+    /// Every claimed subscription (the console's dashboard counts them by tier and status).
+    static func claimed(on db: any SQLDatabase) async throws -> [SubscriptionRecord] {
+        try await select(on: db).where("user_id", .isNot, SQLLiteral.null).all().map(record)
+    }
+
     /// The record of a store subscription, locked for the rest of the transaction on PostgreSQL.
     static func record(_ source: EntitlementSource, externalID: String, on db: any SQLDatabase) async throws -> SubscriptionRecord? {
         try await select(on: db).where("source", .equal, source.rawValue).where("external_id", .equal, externalID)

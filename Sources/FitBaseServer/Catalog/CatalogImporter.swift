@@ -43,6 +43,23 @@ struct CatalogFile: Decodable, Sendable {
     let programs: [Program]
 }
 
+/// A catalog file checked record by record (``CatalogImporter/validate(_:)``).
+struct CatalogValidation: Sendable {
+    /// One workout or program of the file and what is wrong with it (nothing: it can be imported).
+    struct Record: Sendable {
+        let collection: String
+        let index: Int
+        let title: String
+        let problems: [String]
+    }
+
+    let records: [Record]
+    /// Problems of the file as a whole (not JSON, not a catalog, two records sharing an id).
+    let fileProblems: [String]
+    /// The catalog to import, when nothing is wrong.
+    let catalog: (workouts: [CatalogWorkout], programs: [CatalogProgram])?
+}
+
 /// Validates catalog records, naming the record and field of every problem, and imports them idempotently.
 enum CatalogImporter {
     /// A record that cannot be imported: `workouts[3] "Title": intensity …`.
@@ -53,19 +70,34 @@ enum CatalogImporter {
 
     /// Parses and validates `data`; throws ``InvalidRecord`` listing every problem found.
     static func parse(_ data: Data) throws -> (workouts: [CatalogWorkout], programs: [CatalogProgram]) {
+        let validation = validate(data)
+        if let catalog = validation.catalog { return catalog }
+        throw InvalidRecord(problems: validation.fileProblems + validation.records.flatMap { record in
+            record.problems.map { "\(record.collection)[\(record.index)] \"\(record.title)\": \($0)" }
+        })
+    }
+
+    /// Every record of a catalog file with the problems found in it, so each can be shown next to its record (the
+    /// console's import); ``parse(_:)`` is this with the problems listed in one error.
+    static func validate(_ data: Data) -> CatalogValidation {
         let file: CatalogFile
         do {
             file = try JSONDecoder().decode(CatalogFile.self, from: data)
         } catch let error as DecodingError {
-            throw InvalidRecord(problems: [ProblemMapping.problem(forDecoding: error).detail ?? "not a catalog file"])
+            return CatalogValidation(records: [], fileProblems: [ProblemMapping.problem(forDecoding: error).detail ?? "not a catalog file"], catalog: nil)
+        } catch {
+            return CatalogValidation(records: [], fileProblems: ["not a catalog file"], catalog: nil)
         }
-        var problems: [String] = []
+        var records: [CatalogValidation.Record] = []
         var workouts: [CatalogWorkout] = []
         for (index, raw) in file.workouts.enumerated() {
             do {
                 workouts.append(try workout(raw))
+                records.append(.init(collection: "workouts", index: index, title: raw.title, problems: []))
             } catch let error as InvalidRecord {
-                problems += error.problems.map { "workouts[\(index)] \"\(raw.title)\": \($0)" }
+                records.append(.init(collection: "workouts", index: index, title: raw.title, problems: error.problems))
+            } catch {
+                records.append(.init(collection: "workouts", index: index, title: raw.title, problems: ["\(error)"]))
             }
         }
         let known = Set(workouts.map(\.id))
@@ -93,17 +125,19 @@ enum CatalogImporter {
             if let id, let level, errors.isEmpty {
                 programs.append(CatalogProgram(id: id, title: raw.title, description: raw.description, level: level, isPremium: raw.isPremium, weeks: weeks))
             }
-            problems += errors.map { "programs[\(index)] \"\(raw.title)\": \($0)" }
+            records.append(.init(collection: "programs", index: index, title: raw.title, problems: errors))
         }
-        if Set(workouts.map(\.id)).count != workouts.count { problems.append("workouts: two records share an id") }
-        guard problems.isEmpty else { throw InvalidRecord(problems: problems) }
-        return (workouts, programs)
+        var fileProblems: [String] = []
+        if Set(workouts.map(\.id)).count != workouts.count { fileProblems.append("workouts: two records share an id") }
+        let valid = fileProblems.isEmpty && records.allSatisfy(\.problems.isEmpty)
+        return CatalogValidation(records: records, fileProblems: fileProblems, catalog: valid ? (workouts, programs) : nil)
     }
 
     /// Writes everything in one transaction, stamped `now`; running it again with the same file changes nothing.
     static func importCatalog(
         _ catalog: (workouts: [CatalogWorkout], programs: [CatalogProgram]), into database: Database, now: Date,
-        progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }
+        progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in },
+        alsoWrite: @escaping @Sendable (any SQLDatabase) async throws -> Void = { _ in }
     ) async throws {
         let engine = database.engine
         let total = catalog.workouts.count + catalog.programs.count
@@ -116,6 +150,7 @@ enum CatalogImporter {
                 try await CatalogStore.upsert(program, now: now, on: db)
                 progress(catalog.workouts.count + index + 1, total)
             }
+            try await alsoWrite(db)
         }
     }
 

@@ -106,17 +106,24 @@ package struct HealthAdministration: Sendable {
     /// names the first broken link, a cut or a deleted chain.
     package func verifyAuditChain(checkpointFile: String? = nil) async throws -> AuditVerdict {
         let external = try checkpointFile.map { try AuditCheckpoint.decoder.decode(AuditCheckpoint.self, from: Data(contentsOf: URL(fileURLWithPath: $0))) }
-        return try await withAuditKeys { database, auditKeys in
-            var verdict = try await AuditLog(database: database, clock: clock).verify(keys: auditKeys)
-            for checkpoint in [try await AuditCheckpoint.latest(in: database), external].compactMap(\.self) where verdict.firstBreak == nil {
-                verdict.firstBreak = try await checkpoint.firstBreak(in: database, keys: auditKeys)
-                verdict.checkpoints += 1
-            }
-            return AuditVerdict(
-                entries: verdict.entries, chains: verdict.chains, digests: verdict.digests, unsigned: verdict.unsigned,
-                checkpoints: verdict.checkpoints, firstBreak: verdict.firstBreak?.description
-            )
+        return try await withAuditKeys { [clock] database, auditKeys in
+            try await Self.verifyAuditChain(in: database, keys: auditKeys, clock: clock, external: external)
         }
+    }
+
+    /// ``verifyAuditChain(checkpointFile:)`` on an open database with the audit keys (the console's button).
+    static func verifyAuditChain(
+        in database: Database, keys auditKeys: [String: SymmetricKey], clock: ServerClock, external: AuditCheckpoint? = nil
+    ) async throws -> AuditVerdict {
+        var verdict = try await AuditLog(database: database, clock: clock).verify(keys: auditKeys)
+        for checkpoint in [try await AuditCheckpoint.latest(in: database), external].compactMap(\.self) where verdict.firstBreak == nil {
+            verdict.firstBreak = try await checkpoint.firstBreak(in: database, keys: auditKeys)
+            verdict.checkpoints += 1
+        }
+        return AuditVerdict(
+            entries: verdict.entries, chains: verdict.chains, digests: verdict.digests, unsigned: verdict.unsigned,
+            checkpoints: verdict.checkpoints, firstBreak: verdict.firstBreak?.description
+        )
     }
 
     /// Signs a checkpoint of every audit chain's head now and writes it to `path` (JSON), for storage the database's

@@ -53,6 +53,10 @@ enum FitBaseMigrations {
         CreateCycleSignals(),
         CreateProfilePhotos(),
         CreateWorkoutMedia(),
+        // The operator's console (issue 35).
+        CreateConsoleSessions(),
+        CreateOperatorAudit(),
+        CreateWebhookFailures(),
     ]
 }
 

@@ -14,6 +14,8 @@ struct StripeWebhookMiddleware: RouterMiddleware {
     let maxBytes: Int
     /// The signed timestamp must be within the verifier's tolerance of this clock's time.
     let clock: ServerClock
+    /// Where a refused event is logged (``WebhookFailureLog``), for the console.
+    let database: Database
 
     static let path = "/v1/webhooks/stripe"
 
@@ -24,15 +26,18 @@ struct StripeWebhookMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.method == .post, request.uri.path == Self.path else { return try await next(request, context) }
-        guard let verifier else {
-            throw Problem(.serviceUnavailable, code: .stripeNotConfigured, detail: "Set FITBASE_STRIPE_WEBHOOK_SECRETS to receive Stripe events.")
-        }
         var request = request
-        let payload = Data(buffer: try await request.collectBody(upTo: maxBytes))
-        do {
-            try verifier.verify(payload: payload, header: request.headers[Self.signatureHeader], now: clock.now)
-        } catch {
-            throw Problem(.badRequest, code: error.code, title: "Stripe signature not verified", detail: "Stripe-Signature: \(error)")
+        let payload = try await WebhookFailureLog.recording(.stripe, in: database, now: clock.now) { [verifier, maxBytes, clock] in
+            guard let verifier else {
+                throw Problem(.serviceUnavailable, code: .stripeNotConfigured, detail: "Set FITBASE_STRIPE_WEBHOOK_SECRETS to receive Stripe events.")
+            }
+            let payload = Data(buffer: try await request.collectBody(upTo: maxBytes))
+            do {
+                try verifier.verify(payload: payload, header: request.headers[Self.signatureHeader], now: clock.now)
+            } catch let error as StripeSignatureError {
+                throw Problem(.badRequest, code: error.code, title: "Stripe signature not verified", detail: "Stripe-Signature: \(error)")
+            }
+            return payload
         }
         return try await StripeWebhookScope.$verifiedPayload.withValue(payload) {
             try await next(request, context)
