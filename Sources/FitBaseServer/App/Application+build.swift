@@ -36,6 +36,7 @@ func buildApplication(
     clock: ServerClock = .system,
     ids: IDSource = .random,
     opened: (ServerFoundation) -> Void = { _ in },
+    onMetricsListening: @escaping @Sendable (String) async -> Void = { _ in },
     onListening: @escaping @Sendable (String) async -> Void = { _ in }
 ) async throws -> FitBaseApplication {
     let logger = logger ?? {
@@ -50,7 +51,7 @@ func buildApplication(
         maxBodyBytes: configuration.maxBodyBytes, bodyLimitExceptions: MediaFeature.bodyLimits(configuration.media), routes: routes)
     let operations: ServerOperations
     do {
-        operations = try composeFeatures(foundation, pushProvider: pushProvider)
+        operations = try composeFeatures(foundation, pushProvider: pushProvider, onMetricsListening: onMetricsListening)
         router.add(middleware: operations.accountsFeature.authentication)
         // Middleware of a few routes wraps only those (see RoutingTransport); the rate limits come first, so a refused
         // request runs nothing else.
@@ -58,7 +59,10 @@ func buildApplication(
         let scoped = rateLimits + operations.features.flatMap(\.middleware)
             + [ScopedMiddleware(applies: ConditionalGetMiddleware.applies, middleware: ConditionalGetMiddleware())]
         try operations.registerHandlers(
-            on: RoutingTransport(router: router, routes: routes, scoped: scoped, direct: directRoutes ? operations.directRoutes : []),
+            on: RoutingTransport(
+                router: router, routes: routes, scoped: scoped, direct: directRoutes ? operations.directRoutes : [],
+                metrics: (foundation.metrics, OperationNames(document: operations.statusFeature.openAPIDocument))
+            ),
             configuration: .init(dateTranscoder: InternetDateTimeTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
         )
     } catch {
@@ -92,7 +96,7 @@ func buildApplication(
 /// first two can fail (the contract document, the products file and Apple's certificates): they come before any
 /// feature that opens a connection of its own (the APNs provider).
 private func composeFeatures(
-    _ foundation: ServerFoundation, pushProvider: (any PushProvider)?
+    _ foundation: ServerFoundation, pushProvider: (any PushProvider)?, onMetricsListening: @escaping @Sendable (String) async -> Void
 ) throws -> ServerOperations {
     let status = try ServiceStatusFeature(foundation)
     let billing = try BillingFeature(foundation)
@@ -105,10 +109,11 @@ private func composeFeatures(
     let social = SocialFeature(foundation)
     let push = PushFeature(foundation, cycle: cycle, provider: pushProvider)
     let media = MediaFeature(foundation, catalog: catalog, billing: billing)
+    let analytics = AnalyticsFeature(foundation)
     // Export and deletion cover every feature's rows. Deletion runs from the last owner to the first: health takes the
     // user's audit chain head before leaving the group takes the events lock, the order every health write takes them in.
     let registry = AccountDataRegistry(
-        owners: AccountsFeature.dataOwners(foundation) + ([cycle, history, plans, recommendations, social, billing, push, health, media] as [any ServerFeature]).flatMap(\.dataOwners)
+        owners: AccountsFeature.dataOwners(foundation) + ([cycle, history, plans, recommendations, social, billing, push, health, media, analytics] as [any ServerFeature]).flatMap(\.dataOwners)
     )
     let accounts = AccountsFeature(foundation, registry: registry)
     let sync = SyncFeature(
@@ -118,7 +123,7 @@ private func composeFeatures(
     return ServerOperations(
         status: status, accounts: accounts, catalog: catalog, cycle: cycle, history: history, plans: plans, recommendations: recommendations,
         sync: sync, billing: billing, health: health, social: social, realtime: RealtimeFeature(foundation), push: push,
-        media: media, clock: foundation.clock, ids: foundation.ids
+        media: media, metrics: MetricsFeature(foundation, onListening: onMetricsListening), analytics: analytics, clock: foundation.clock, ids: foundation.ids
     )
 }
 

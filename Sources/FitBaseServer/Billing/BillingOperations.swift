@@ -35,18 +35,22 @@ extension BillingOperations {
     }
 
     func receiveAppStoreNotification(_ input: Operations.ReceiveAppStoreNotification.Input) async throws -> Operations.ReceiveAppStoreNotification.Output {
-        guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        let outcome = try await configuredAppStore().receive(body.signedPayload, now: clock.now)
-        return .ok(.init(body: .json(.init(result: outcome == .processed ? .processed : .duplicate))))
+        try await metrics.webhook(source: "appstore") {
+            guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
+            let outcome = try await configuredAppStore().receive(body.signedPayload, now: clock.now)
+            return (.ok(.init(body: .json(.init(result: outcome == .processed ? .processed : .duplicate)))), outcome == .processed ? "processed" : "duplicate")
+        }
     }
 
     func receiveStripeEvent(_ input: Operations.ReceiveStripeEvent.Input) async throws -> Operations.ReceiveStripeEvent.Output {
-        // StripeWebhookMiddleware verified the signature on these exact bytes; the generated body is not used.
-        guard let payload = StripeWebhookScope.verifiedPayload else {
-            throw Problem(.badRequest, code: .stripeMissingHeader, detail: "Stripe-Signature was not verified.")
+        try await metrics.webhook(source: "stripe") {
+            // StripeWebhookMiddleware verified the signature on these exact bytes; the generated body is not used.
+            guard let payload = StripeWebhookScope.verifiedPayload else {
+                throw Problem(.badRequest, code: .stripeMissingHeader, detail: "Stripe-Signature was not verified.")
+            }
+            let outcome = try await billingFeature.stripe.receive(payload, now: clock.now)
+            return (.ok(.init(body: .json(.init(result: outcome == .processed ? .processed : .duplicate)))), outcome == .processed ? "processed" : "duplicate")
         }
-        let outcome = try await billingFeature.stripe.receive(payload, now: clock.now)
-        return .ok(.init(body: .json(.init(result: outcome == .processed ? .processed : .duplicate))))
     }
 
     // MARK: Helpers

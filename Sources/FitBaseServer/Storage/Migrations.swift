@@ -53,6 +53,7 @@ enum FitBaseMigrations {
         CreateCycleSignals(),
         CreateProfilePhotos(),
         CreateWorkoutMedia(),
+        CreateAnalyticsEvents(),
     ]
 }
 
