@@ -25,7 +25,9 @@ struct Backup: AsyncParsableCommand {
 
     func run() async throws {
         try await administer(options) { configuration in
-            if !withoutKeys { FileHandle.standardError.write(Data((DatabaseBackup.keysWarning + "\n").utf8)) }
+            if !withoutKeys, case .sqlite = configuration.database {
+                FileHandle.standardError.write(Data((DatabaseBackup.keysWarning + "\n").utf8))
+            }
             let report = try await DatabaseBackup.create(
                 configuration: configuration, to: to, includeKeys: !withoutKeys, logger: Logger(label: "fitbase.backup")
             )
@@ -63,6 +65,7 @@ struct Restore: AsyncParsableCommand {
             said += report.includesKeys
                 ? " The health data key store was restored: accounts deleted since the backup have their keys back."
                 : " The backup had no key store: health data in it cannot be decrypted."
+            said += " Start the server with the master key the data was sealed under (FITBASE_MASTER_KEY, or the old data directory's master.key copied in)."
             return said
         }
     }
