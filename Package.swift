@@ -53,6 +53,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // Operations: metrics through swift-metrics' API, exposed in Prometheus' text format (a registry per application).
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // The SDK's local store (SQLite on the device).
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         // Tests only: reading openapi.yaml for the access matrix.
@@ -120,6 +123,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             resources: [
                 .copy("Catalog/Resources/demo-catalog.json"),

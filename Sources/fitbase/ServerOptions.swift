@@ -29,13 +29,16 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "Largest request body accepted, in bytes. [env: FITBASE_MAX_BODY_BYTES] (default: 1048576)")
     var maxBodyBytes: String?
 
+    @Option(help: "Serve GET /metrics on this port too (0 picks a free one). [env: FITBASE_METRICS_PORT] (default: none)")
+    var metricsPort: String?
+
     /// Resolves the configuration or exits with status 78 (EX_CONFIG) after one line naming the bad setting.
     func resolve() throws -> ServerConfiguration {
         do {
             return try ServerConfiguration.resolve(
                 flags: .init(
                     host: host, port: port, dataDirectory: dataDir, databaseURL: databaseURL, logLevel: logLevel,
-                    publicURL: publicURL, maxBodyBytes: maxBodyBytes
+                    publicURL: publicURL, maxBodyBytes: maxBodyBytes, metricsPort: metricsPort
                 )
             )
         } catch {

@@ -16,6 +16,12 @@ extension AccessMatrixTests {
         Row(operationID: "getReadiness", expected: everyone(.ok)) { _, _ in (.get, "/readyz", nil) },
         Row(operationID: "getOpenAPIDocument", expected: everyone(.ok)) { _, _ in (.get, "/openapi.yaml", nil) },
         Row(operationID: "getJWKS", expected: everyone(.ok)) { _, _ in (.get, "/.well-known/jwks.json", nil) },
+        // Only the scraper's token opens it (the matrix app has one); no caller's access token is that token, an admin's neither.
+        Row(operationID: "getMetrics", expected: everyone(.unauthorized)) { _, _ in (.get, "/metrics", nil) },
+        // Only the owner has given the analytics consent.
+        Row(operationID: "sendAnalyticsEvents", expected: consented(.ok)) { _, _ in
+            (.post, "/v1/analytics/events", ["events": [["id": UUID().uuidString, "name": "screen_view", "occurredAt": "\(Date.now.formatted(.iso8601))", "properties": ["screen": "library"]]]])
+        },
         Row(operationID: "signUp", expected: everyone(.created)) { _, _ in
             (.post, "/v1/auth/signup", ["email": "new-\(UUID().uuidString.prefix(8))@example.com", "password": "a long enough secret"])
         },

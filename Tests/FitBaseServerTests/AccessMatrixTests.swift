@@ -131,7 +131,7 @@ import Yams
 
     @Test(arguments: TestEngines.all)
     func everyCallerGetsTheStatusTheRulesPromise(engine: DatabaseEngine) async throws {
-        try await withProviderApp(engine) { client, _, app in
+        try await withProviderApp(engine, options: MetricsTests.options()) { client, _, app in
             let storage = app.database
             let users = UserStore(database: storage)
             for row in Self.rows {
@@ -167,6 +167,7 @@ import Yams
                 let claim = try await client.json(.post, "/v1/subscription/appstore/transactions", body: ["signedTransaction": purchase], token: owner.accessToken)
                 try #require(claim.status == .ok, "claiming the fixture's transaction: \(String(buffer: claim.body))")
                 try await HealthTests.consent(client, owner.accessToken)
+                try await AnalyticsTests.consent(client, owner.accessToken)
                 let sampleID = UUID().uuidString.lowercased()
                 let sampled = try await HealthTests.upload(client, owner.accessToken, [HealthTests.sample("heartRate", id: UUID(uuidString: sampleID)!, start: "2026-11-20T07:00:00Z", ["value": 65])])
                 try #require(sampled.status == .ok)

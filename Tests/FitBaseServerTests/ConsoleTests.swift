@@ -43,6 +43,23 @@ import Testing
         }
     }
 
+    /// The dashboard's product-analytics panel counts what the analytics ingest stored, per event.
+    @Test(arguments: TestEngines.all)
+    func theDashboardCountsProductEvents(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, app in
+            let user = try await client.signUp()
+            try await AnalyticsTests.consent(client, user.accessToken)
+            let events = [AnalyticsTests.event("paywall_viewed"), AnalyticsTests.event("paywall_viewed"), AnalyticsTests.event("workout_started")]
+            #expect(try await AnalyticsTests.send(client, user.accessToken, events).status.code / 100 == 2)
+            let (_, session) = try await Self.admin(client, app)
+            let page = String(buffer: try await Self.get(client, "/console", session).body)
+            #expect(!page.contains("not connected"))
+            let row = try #require(page.components(separatedBy: "<tr>").first { $0.contains(">paywall_viewed<") })
+            #expect(row.contains(">2</td>"), "the paywall row counts both events: \(row)")
+            #expect(page.contains(">workout_started<"))
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func anonymousVisitorsAreSentToSignInAndNonAdministratorsGet403(engine: DatabaseEngine) async throws {
         try await withApp(engine) { client, app in

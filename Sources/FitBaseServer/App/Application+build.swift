@@ -36,6 +36,7 @@ func buildApplication(
     clock: ServerClock = .system,
     ids: IDSource = .random,
     opened: (ServerFoundation) -> Void = { _ in },
+    onMetricsListening: @escaping @Sendable (String) async -> Void = { _ in },
     onListening: @escaping @Sendable (String) async -> Void = { _ in }
 ) async throws -> FitBaseApplication {
     let logger = logger ?? {
@@ -51,7 +52,7 @@ func buildApplication(
     let operations: ServerOperations
     let features: [any ServerFeature]
     do {
-        operations = try composeFeatures(foundation, pushProvider: pushProvider)
+        operations = try composeFeatures(foundation, pushProvider: pushProvider, onMetricsListening: onMetricsListening)
         router.add(middleware: operations.accountsFeature.authentication)
         // Middleware of a few routes wraps only those (see RoutingTransport); the rate limits come first, so a refused
         // request runs nothing else.
@@ -59,11 +60,14 @@ func buildApplication(
         let scoped = rateLimits + operations.features.flatMap(\.middleware)
             + [ScopedMiddleware(applies: ConditionalGetMiddleware.applies, middleware: ConditionalGetMiddleware())]
         try operations.registerHandlers(
-            on: RoutingTransport(router: router, routes: routes, scoped: scoped, direct: directRoutes ? operations.directRoutes : []),
+            on: RoutingTransport(
+                router: router, routes: routes, scoped: scoped, direct: directRoutes ? operations.directRoutes : [],
+                metrics: (foundation.metrics, OperationNames(document: operations.statusFeature.openAPIDocument))
+            ),
             configuration: .init(dateTranscoder: InternetDateTimeTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
         )
         // Features outside the contract: the operator's console.
-        let console = try await ConsoleFeature.make(foundation, operations: operations)
+        let console = try await ConsoleFeature.make(foundation, operations: operations, analytics: operations.analyticsFeature.store)
         features = operations.features + [console]
         for feature in features { feature.addRoutes(to: router) }
     } catch {
@@ -96,7 +100,7 @@ func buildApplication(
 /// first two can fail (the contract document, the products file and Apple's certificates): they come before any
 /// feature that opens a connection of its own (the APNs provider).
 private func composeFeatures(
-    _ foundation: ServerFoundation, pushProvider: (any PushProvider)?
+    _ foundation: ServerFoundation, pushProvider: (any PushProvider)?, onMetricsListening: @escaping @Sendable (String) async -> Void
 ) throws -> ServerOperations {
     let status = try ServiceStatusFeature(foundation)
     let billing = try BillingFeature(foundation)
@@ -109,10 +113,11 @@ private func composeFeatures(
     let social = SocialFeature(foundation)
     let push = PushFeature(foundation, cycle: cycle, provider: pushProvider)
     let media = MediaFeature(foundation, catalog: catalog, billing: billing)
+    let analytics = AnalyticsFeature(foundation)
     // Export and deletion cover every feature's rows. Deletion runs from the last owner to the first: health takes the
     // user's audit chain head before leaving the group takes the events lock, the order every health write takes them in.
     let registry = AccountDataRegistry(
-        owners: AccountsFeature.dataOwners(foundation) + ([cycle, history, plans, recommendations, social, billing, push, health, media] as [any ServerFeature]).flatMap(\.dataOwners)
+        owners: AccountsFeature.dataOwners(foundation) + ([cycle, history, plans, recommendations, social, billing, push, health, media, analytics] as [any ServerFeature]).flatMap(\.dataOwners)
     )
     let accounts = AccountsFeature(foundation, registry: registry)
     let sync = SyncFeature(
@@ -122,7 +127,7 @@ private func composeFeatures(
     return ServerOperations(
         status: status, accounts: accounts, catalog: catalog, cycle: cycle, history: history, plans: plans, recommendations: recommendations,
         sync: sync, billing: billing, health: health, social: social, realtime: RealtimeFeature(foundation), push: push,
-        media: media, clock: foundation.clock, ids: foundation.ids
+        media: media, metrics: MetricsFeature(foundation, onListening: onMetricsListening), analytics: analytics, clock: foundation.clock, ids: foundation.ids
     )
 }
 

@@ -19,7 +19,8 @@ import Logging
 ///
 /// Identity providers and the master key: ``IdentityProvidersConfiguration``; the language model behind
 /// recommendations: ``LanguageModelConfiguration``; products, the App Store and Stripe: ``BillingConfiguration``;
-/// request rate limits: ``RateLimitConfiguration``; media storage: ``MediaConfiguration``.
+/// request rate limits: ``RateLimitConfiguration``; media storage: ``MediaConfiguration``; `/metrics`:
+/// ``MetricsConfiguration``; product analytics: ``AnalyticsConfiguration``.
 public struct ServerConfiguration: Sendable {
     /// Interface to bind.
     public var host: String
@@ -57,6 +58,10 @@ public struct ServerConfiguration: Sendable {
     public var healthSampleQuota = HealthSampleQuota.defaultLimit
     /// Where media lives and how long its links last (`FITBASE_STORAGE_URL`, …; see ``MediaConfiguration``).
     package var media = MediaConfiguration()
+    /// `GET /metrics`: its bearer token and its own port (`FITBASE_METRICS_TOKEN`, `--metrics-port`).
+    public var metrics = MetricsConfiguration()
+    /// Product analytics: retention and each account's batches per minute (`FITBASE_ANALYTICS_*`).
+    public var analytics = AnalyticsConfiguration()
     /// Apple Push Notification service (`FITBASE_APNS_*`); `nil` logs pushes instead of sending them.
     package var apns: APNsConfiguration? = nil
     /// How long a connection may sit without sending a request (or the rest of one) before it is closed: a client
@@ -81,10 +86,11 @@ public struct ServerConfiguration: Sendable {
         public var logLevel: String?
         public var publicURL: String?
         public var maxBodyBytes: String?
+        public var metricsPort: String?
 
         public init(
             host: String? = nil, port: String? = nil, dataDirectory: String? = nil, databaseURL: String? = nil,
-            logLevel: String? = nil, publicURL: String? = nil, maxBodyBytes: String? = nil
+            logLevel: String? = nil, publicURL: String? = nil, maxBodyBytes: String? = nil, metricsPort: String? = nil
         ) {
             self.host = host
             self.port = port
@@ -93,6 +99,7 @@ public struct ServerConfiguration: Sendable {
             self.logLevel = logLevel
             self.publicURL = publicURL
             self.maxBodyBytes = maxBodyBytes
+            self.metricsPort = metricsPort
         }
     }
 
@@ -249,6 +256,14 @@ public struct ServerConfiguration: Sendable {
         )
         configuration.apns = try APNsConfiguration(environment: environment)
         configuration.media = try MediaConfiguration.resolve(environment: environment)
+        configuration.metrics = try MetricsConfiguration.resolve(portFlag: flags.metricsPort, environment: environment)
+        configuration.analytics = try AnalyticsConfiguration.resolve(environment: environment)
+        if let metricsPort = configuration.metrics.port, metricsPort != 0, metricsPort == configuration.port {
+            throw ConfigurationError(
+                setting: "metrics-port", source: flags.metricsPort != nil ? "--metrics-port" : "FITBASE_METRICS_PORT", value: String(metricsPort),
+                expected: "a port other than the API's (\(configuration.port)); leave it unset to serve /metrics on the API's port with FITBASE_METRICS_TOKEN"
+            )
+        }
         // E-mail carries sign-in and reset links: written to the log only on a machine nobody else reaches, or when told.
         if configuration.accounts.smtp == nil, !configuration.accounts.logsMail, !configuration.bindsLoopbackOnly {
             throw ConfigurationError(

@@ -34,6 +34,8 @@ struct ServerFoundation: Sendable {
     /// Where every part reads the time and takes new ids.
     let clock: ServerClock
     let ids: IDSource
+    /// This application's metrics registry (one per application: see ``ServerMetrics``).
+    let metrics: ServerMetrics
 
     /// Opens the databases, checks the master key and builds the shared parts.
     static func open(
@@ -109,7 +111,7 @@ struct ServerFoundation: Sendable {
                 issuer: configuration.publicURL, clock: clock
             ),
             hasher: PasswordHasher(cost: configuration.bcryptCost, slots: configuration.accounts.passwordHashSlots),
-            profiles: ProfileStore(database: database, vault: vault), clock: clock, ids: ids
+            profiles: ProfileStore(database: database, vault: vault), clock: clock, ids: ids, metrics: ServerMetrics()
         )
     }
 

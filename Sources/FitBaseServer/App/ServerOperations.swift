@@ -13,7 +13,8 @@ final class ServerOperations: APIProtocol,
     AuthOperations, ProviderSignInOperations, MeOperations, CredentialsOperations, AccountPagesOperations,
     CatalogOperations, CycleOperations, HistoryOperations, PlanOperations, RecommendationOperations,
     SyncOperations, BillingOperations, HealthOperations, GroupOperations, InvitePageOperations, ChallengeOperations, EventStreamOperations,
-    DeviceOperations, MediaOperations
+    DeviceOperations, MediaOperations,
+    MetricsOperations, AnalyticsOperations
 {
     let statusFeature: ServiceStatusFeature
     let accountsFeature: AccountsFeature
@@ -29,13 +30,16 @@ final class ServerOperations: APIProtocol,
     let realtimeFeature: RealtimeFeature
     let pushFeature: PushFeature
     let mediaFeature: MediaFeature
+    let metricsFeature: MetricsFeature
+    let analyticsFeature: AnalyticsFeature
     let clock: ServerClock
     let ids: IDSource
 
     init(
         status: ServiceStatusFeature, accounts: AccountsFeature, catalog: CatalogFeature, cycle: CycleFeature, history: HistoryFeature,
         plans: PlansFeature, recommendations: RecommendationsFeature, sync: SyncFeature, billing: BillingFeature, health: HealthFeature,
-        social: SocialFeature, realtime: RealtimeFeature, push: PushFeature, media: MediaFeature, clock: ServerClock, ids: IDSource
+        social: SocialFeature, realtime: RealtimeFeature, push: PushFeature, media: MediaFeature, metrics: MetricsFeature, analytics: AnalyticsFeature,
+        clock: ServerClock, ids: IDSource
     ) {
         statusFeature = status
         accountsFeature = accounts
@@ -51,6 +55,8 @@ final class ServerOperations: APIProtocol,
         realtimeFeature = realtime
         pushFeature = push
         mediaFeature = media
+        metricsFeature = metrics
+        analyticsFeature = analytics
         self.clock = clock
         self.ids = ids
     }
@@ -59,9 +65,12 @@ final class ServerOperations: APIProtocol,
     var features: [any ServerFeature] {
         [
             accountsFeature, catalogFeature, cycleFeature, historyFeature, plansFeature, recommendationsFeature, socialFeature, billingFeature,
-            pushFeature, healthFeature, realtimeFeature, syncFeature, statusFeature, mediaFeature,
+            pushFeature, healthFeature, realtimeFeature, syncFeature, statusFeature, mediaFeature, metricsFeature,
+            analyticsFeature,
         ]
     }
+
+    var metrics: ServerMetrics { metricsFeature.metrics }
 
     /// The operations answered by a handler of their own before the generated one (see ``DirectRoute``).
     var directRoutes: [DirectRoute] {

@@ -35,24 +35,28 @@ extension BillingOperations {
     }
 
     func receiveAppStoreNotification(_ input: Operations.ReceiveAppStoreNotification.Input) async throws -> Operations.ReceiveAppStoreNotification.Output {
-        guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        let now = clock.now
-        let outcome = try await WebhookFailureLog.recording(.appStore, in: billingFeature.database, now: now) {
-            try await configuredAppStore().receive(body.signedPayload, now: now)
+        try await metrics.webhook(source: "appstore") {
+            guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
+            let now = clock.now
+            let outcome = try await WebhookFailureLog.recording(.appStore, in: billingFeature.database, now: now) {
+                try await configuredAppStore().receive(body.signedPayload, now: now)
+            }
+            return (.ok(.init(body: .json(.init(result: outcome == .processed ? .processed : .duplicate)))), outcome == .processed ? "processed" : "duplicate")
         }
-        return .ok(.init(body: .json(.init(result: outcome == .processed ? .processed : .duplicate))))
     }
 
     func receiveStripeEvent(_ input: Operations.ReceiveStripeEvent.Input) async throws -> Operations.ReceiveStripeEvent.Output {
-        // StripeWebhookMiddleware verified the signature on these exact bytes; the generated body is not used.
-        guard let payload = StripeWebhookScope.verifiedPayload else {
-            throw Problem(.badRequest, code: .stripeMissingHeader, detail: "Stripe-Signature was not verified.")
+        try await metrics.webhook(source: "stripe") {
+            // StripeWebhookMiddleware verified the signature on these exact bytes; the generated body is not used.
+            guard let payload = StripeWebhookScope.verifiedPayload else {
+                throw Problem(.badRequest, code: .stripeMissingHeader, detail: "Stripe-Signature was not verified.")
+            }
+            let now = clock.now
+            let outcome = try await WebhookFailureLog.recording(.stripe, in: billingFeature.database, now: now) {
+                try await billingFeature.stripe.receive(payload, now: now)
+            }
+            return (.ok(.init(body: .json(.init(result: outcome == .processed ? .processed : .duplicate)))), outcome == .processed ? "processed" : "duplicate")
         }
-        let now = clock.now
-        let outcome = try await WebhookFailureLog.recording(.stripe, in: billingFeature.database, now: now) {
-            try await billingFeature.stripe.receive(payload, now: now)
-        }
-        return .ok(.init(body: .json(.init(result: outcome == .processed ? .processed : .duplicate))))
     }
 
     // MARK: Helpers

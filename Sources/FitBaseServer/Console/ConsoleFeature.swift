@@ -4,7 +4,7 @@ import Hummingbird
 import Logging
 
 /// Where the dashboard's product-analytics panel gets its numbers: events counted per name per day since a day.
-/// Nothing provides it until the analytics ingest is wired in; the panel says so meanwhile.
+/// The analytics ingest's store provides it (``AnalyticsStore``); without a source the panel says it is not connected.
 protocol ConsoleAnalyticsSource: Sendable {
     /// Counts of each event per UTC day (`YYYY-MM-DD`) from `since` on.
     func dailyEventCounts(since: Date) async throws -> [(event: String, day: String, count: Int)]

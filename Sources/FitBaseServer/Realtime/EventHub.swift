@@ -56,6 +56,11 @@ final class EventHub: Sendable {
         state.withLock { $0.limits = limits }
     }
 
+    /// The event streams open on this instance now (for `/metrics`).
+    var openStreams: Int {
+        state.withLock { $0.subscribers.count }
+    }
+
     /// Says that events were committed: the reader reads what is new (many calls before it runs make one read).
     func publish() {
         wake.yield()

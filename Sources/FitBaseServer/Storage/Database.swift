@@ -27,6 +27,10 @@ package final class Database: Sendable {
     /// SQLite only: copies the write-ahead log back in the background (see ``SQLiteCheckpointer``).
     private let checkpointer: SQLiteCheckpointer?
     private let isShutDown = Mutex(false)
+    /// Callers holding or waiting for a pooled connection outside a transaction, and transactions begun and not yet
+    /// ended (``poolUse``).
+    private let readers = Atomic<Int>(0)
+    private let transactions = Atomic<Int>(0)
     /// What this instance knows of the generations of cached data (see ``CacheGenerations``).
     package let generations: CacheGenerations
     /// This instance's open event streams: woken after every transaction that wrote events commits (and, on
@@ -121,7 +125,15 @@ package final class Database: Sendable {
         _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
         if let open = OpenWriteTransaction.current(of: self) { return try await body(open.connection) }
+        readers.add(1, ordering: .relaxed)
+        defer { readers.subtract(1, ordering: .relaxed) }
         return try await pool.withConnection(body)
+    }
+
+    /// How busy the pool is now: callers holding or waiting for a connection outside a transaction, transactions in
+    /// progress or queued, and (SQLite) writers queued behind the one writing.
+    package var poolUse: (readers: Int, transactions: Int, writersWaiting: Int) {
+        (readers.load(ordering: .relaxed), transactions.load(ordering: .relaxed), writersWaiting)
     }
 
     /// Runs `body` in one transaction on one connection: committed when `body` returns, rolled back when it throws.
@@ -134,6 +146,8 @@ package final class Database: Sendable {
     package func transaction<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
+        transactions.add(1, ordering: .relaxed)
+        defer { transactions.subtract(1, ordering: .relaxed) }
         guard let writeGate, let sqlite else { return try await runTransaction(body) }
         return try await groupedTransaction(gate: writeGate, pool: sqlite.pool, groups: sqlite.groups, body)
     }

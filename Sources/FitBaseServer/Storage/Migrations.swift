@@ -57,6 +57,8 @@ enum FitBaseMigrations {
         CreateConsoleSessions(),
         CreateOperatorAudit(),
         CreateWebhookFailures(),
+        // Product analytics (issue 35).
+        CreateAnalyticsEvents(),
     ]
 }
 

@@ -44,4 +44,6 @@ package struct IDSource: Sendable {
 protocol FeatureOperations: Sendable {
     var clock: ServerClock { get }
     var ids: IDSource { get }
+    /// This application's metrics (see ``ServerMetrics``).
+    var metrics: ServerMetrics { get }
 }

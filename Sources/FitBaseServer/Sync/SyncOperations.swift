@@ -37,6 +37,7 @@ extension SyncOperations {
         for (name, count) in served.sorted(by: { $0.key < $1.key }) {
             guard let collection = SyncCollection(rawValue: name) else { continue }
             try await collections[collection].pulled(count, of: user)
+            metrics.syncPulled(count, collection: name)
         }
         return .ok(.init(body: .json(.init(
             changes: wire,
@@ -48,6 +49,11 @@ extension SyncOperations {
     func pushSyncMutations(_ input: Operations.PushSyncMutations.Input) async throws -> Operations.PushSyncMutations.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }
-        return .ok(.init(body: .json(.init(results: try await syncFeature.pusher.push(body, by: caller, now: clock.now)))))
+        let results = try await syncFeature.pusher.push(body, by: caller, now: clock.now)
+        let collectionOf = Dictionary(body.mutations.map { ($0.mutationId, $0.collection.rawValue) }, uniquingKeysWith: { first, _ in first })
+        var counted: [[String]: Int] = [:]
+        for result in results { counted[[collectionOf[result.mutationId] ?? "unknown", result.status.rawValue], default: 0] += 1 }
+        for (key, count) in counted { metrics.syncPushed(count, collection: key[0], result: key[1]) }
+        return .ok(.init(body: .json(.init(results: results))))
     }
 }

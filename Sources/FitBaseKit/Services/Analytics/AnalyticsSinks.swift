@@ -20,19 +20,33 @@ public struct ConsoleAnalyticsSink: AnalyticsService {
 
 /// An event as a batch carries it.
 public struct AnalyticsRecord: Sendable, Equatable, Codable {
+    /// The event's id, made when it is recorded: a batch sent again after a lost answer is counted once.
+    public var id: UUID
     public var name: String
     public var parameters: [String: String]
     public var timestamp: Date
 
     /// Makes a record.
-    public init(name: String, parameters: [String: String], timestamp: Date) {
+    public init(id: UUID = UUID(), name: String, parameters: [String: String], timestamp: Date) {
+        self.id = id
         self.name = name
         self.parameters = parameters
         self.timestamp = timestamp
     }
+
+    private enum CodingKeys: String, CodingKey { case id, name, parameters, timestamp }
+
+    /// Reads a record, also one queued by a version that kept no id (it gets one now).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decodeIfPresent(UUID.self, forKey: .id) ?? UUID()
+        name = try container.decode(String.self, forKey: .name)
+        parameters = try container.decode([String: String].self, forKey: .parameters)
+        timestamp = try container.decode(Date.self, forKey: .timestamp)
+    }
 }
 
-/// Sends batches of events to an analytics back end (the app's; FitBase's server has no analytics endpoint).
+/// Sends batches of events to an analytics back end: FitBase's own (``FitBaseAnalyticsUploader``) or another.
 public protocol AnalyticsUploader: Sendable {
     /// Sends `batch`; throws when it did not arrive (the batch is kept and sent again).
     func upload(_ batch: [AnalyticsRecord]) async throws
