@@ -62,7 +62,8 @@ func buildApplication(
         try operations.registerHandlers(
             on: RoutingTransport(
                 router: router, routes: routes, scoped: scoped, direct: directRoutes ? operations.directRoutes : [],
-                metrics: (foundation.metrics, OperationNames(document: operations.statusFeature.openAPIDocument))
+                metrics: foundation.configuration.metrics.isEnabled
+                    ? (foundation.metrics, OperationNames(document: operations.statusFeature.openAPIDocument)) : nil
             ),
             configuration: .init(dateTranscoder: InternetDateTimeTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
         )

@@ -20,7 +20,8 @@ struct RoutingTransport: ServerTransport {
     var scoped: [ScopedMiddleware] = []
     /// Operations answered first by a handler of their own (see ``DirectRoute``).
     var direct: [DirectRoute] = []
-    /// Where every route counts its requests, and the contract's names for the routes (see ``RequestMetricsMiddleware``).
+    /// Where every route counts its requests, and the contract's names for the routes (see ``RequestMetricsMiddleware``);
+    /// `nil` when metrics are off: requests are then not counted at all.
     var metrics: (recorder: ServerMetrics, names: OperationNames)? = nil
 
     func register(
@@ -30,7 +31,9 @@ struct RoutingTransport: ServerTransport {
     ) throws {
         routes.add(path, method: method)
         let group = router.group()
-        if let metrics { group.add(middleware: RequestMetricsMiddleware(metrics: metrics.recorder, operation: metrics.names.name(method, path))) }
+        if let metrics {
+            group.add(middleware: RequestMetricsMiddleware(recorder: metrics.recorder.route(operation: metrics.names.name(method, path), method: method.rawValue)))
+        }
         for middleware in scoped where middleware.applies(path, method) { group.add(middleware: middleware.middleware) }
         let direct = self.direct.first { $0.method == method && $0.path == path }?.respond
         group.on(RouterPath(path), method: method) { request, context in

@@ -9,18 +9,16 @@ import Hummingbird
 /// with the status it becomes.
 struct RequestMetricsMiddleware: RouterMiddleware {
     typealias Context = FitBaseRequestContext
-    let metrics: ServerMetrics
-    let operation: String
+    let recorder: ServerMetrics.RouteRecorder
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         do {
             let response = try await next(request, context)
-            metrics.request(operation: operation, method: request.method.rawValue, status: response.status.code, duration: ContinuousClock.now - start)
+            recorder.record(status: response.status.code, duration: ContinuousClock.now - start)
             return response
         } catch {
-            let status = ProblemMapping.problem(for: error)?.status.code ?? 500
-            metrics.request(operation: operation, method: request.method.rawValue, status: status, duration: ContinuousClock.now - start)
+            recorder.record(status: ProblemMapping.problem(for: error)?.status.code ?? 500, duration: ContinuousClock.now - start)
             throw error
         }
     }

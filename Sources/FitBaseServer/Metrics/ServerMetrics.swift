@@ -1,6 +1,7 @@
 import CoreMetrics
 import HTTPTypes
 import Prometheus
+import Synchronization
 
 /// One application's metrics: a Prometheus registry of its own, written through swift-metrics' API with a factory over
 /// that registry.
@@ -27,13 +28,44 @@ final class ServerMetrics: Sendable {
         self.factory = factory
     }
 
-    /// One answered request of `operation` (the contract's `operationId`).
-    func request(operation: String, method: String, status: Int, duration: Duration) {
-        CoreMetrics.Counter(
-            label: "fitbase_http_requests_total", dimensions: [("operation", operation), ("method", method), ("status", String(status))], factory: factory
-        ).increment()
-        CoreMetrics.Timer(label: "fitbase_http_request_duration_seconds", dimensions: [("operation", operation)], factory: factory)
-            .recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+    /// The recorders of one route (`operation` on `method`), made once when the route is registered.
+    func route(operation: String, method: String) -> RouteRecorder {
+        RouteRecorder(
+            factory: factory, operation: operation, method: method,
+            timer: CoreMetrics.Timer(label: "fitbase_http_request_duration_seconds", dimensions: [("operation", operation)], factory: factory)
+        )
+    }
+
+    /// One route's request counters (one per status, made on first use) and its latency histogram: a request records
+    /// into them without looking its metrics up in the registry by name and labels.
+    final class RouteRecorder: Sendable {
+        private let factory: PrometheusMetricsFactory
+        private let operation: String
+        private let method: String
+        private let timer: CoreMetrics.Timer
+        private let counters = Mutex<[Int: CoreMetrics.Counter]>([:])
+
+        fileprivate init(factory: PrometheusMetricsFactory, operation: String, method: String, timer: CoreMetrics.Timer) {
+            self.factory = factory
+            self.operation = operation
+            self.method = method
+            self.timer = timer
+        }
+
+        /// One answered request.
+        func record(status: Int, duration: Duration) {
+            let counter = counters.withLock { counters in
+                if let counter = counters[status] { return counter }
+                let counter = CoreMetrics.Counter(
+                    label: "fitbase_http_requests_total", dimensions: [("operation", operation), ("method", method), ("status", String(status))],
+                    factory: factory
+                )
+                counters[status] = counter
+                return counter
+            }
+            counter.increment()
+            timer.recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        }
     }
 
     /// Changes a sync pull served, by collection.
