@@ -33,14 +33,8 @@ python3 -m venv "$work/venv"
 
 "$bin/fitbase" serve --port 0 --data-dir "$work/data" >"$work/serve.out" 2>"$work/serve.err" &
 serve_pid=$!
-url=""
-for _ in $(seq 1 120); do
-  url=$(grep -o 'http://127.0.0.1:[0-9]*' "$work/serve.out" 2>/dev/null | head -n 1 || true)
-  [ -n "$url" ] && break
-  kill -0 "$serve_pid" 2>/dev/null || { echo "fitbase serve died:"; cat "$work/serve.out" "$work/serve.err"; exit 1; }
-  sleep 0.5
-done
-[ -n "$url" ] || { echo "fitbase serve printed no URL"; cat "$work/serve.out" "$work/serve.err"; exit 1; }
+source scripts/ci/serve-url.sh
+url=$(wait_for_serve_url "$serve_pid" "$work")
 
 # An administrator (signed up, then given the role from the server's shell) and a user with a second session (a
 # "phone") for the console to revoke, in a group so the Groups page has one.

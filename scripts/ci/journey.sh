@@ -33,13 +33,7 @@ FITBASE_APNS_TEAM_ID=JOURNEY001 FITBASE_APNS_KEY_ID=JOURNEYK01 FITBASE_APNS_KEY_
   FITBASE_APNS_TEST_CA_FILE="$work/apns-ca.pem" \
   "$bin/fitbase" serve --port 0 --data-dir "$work/data" >"$work/serve.out" 2>"$work/serve.err" &
 serve_pid=$!
-url=""
-for _ in $(seq 1 120); do
-  url=$(grep -o 'http://127.0.0.1:[0-9]*' "$work/serve.out" 2>/dev/null | head -n 1 || true)
-  [ -n "$url" ] && break
-  kill -0 "$serve_pid" 2>/dev/null || { echo "fitbase serve died:"; cat "$work/serve.out" "$work/serve.err"; exit 1; }
-  sleep 0.5
-done
-[ -n "$url" ] || { echo "fitbase serve printed no URL"; cat "$work/serve.out" "$work/serve.err"; exit 1; }
+source scripts/ci/serve-url.sh
+url=$(wait_for_serve_url "$serve_pid" "$work")
 
 FITBASE_JOURNEY_APNS_RECORD="$work/apns.jsonl" "$bin/fitbase-journey" "$url"
