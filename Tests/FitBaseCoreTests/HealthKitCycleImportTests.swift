@@ -59,4 +59,35 @@ import Testing
         #expect(merged.first?.id == logged.id)
         #expect(merged.first?.start == start && merged.first?.end == start.adding(days: 4) && merged.first?.flow == .heavy)
     }
+
+    /// The health upload's cycle samples: each kind's value rules, °F read as °C, the day of `start` in the user's time
+    /// zone, and every broken rule named by its field.
+    @Test func healthUploadSamplesAreCheckedByTheirKindsRules() throws {
+        let now = Date(timeIntervalSince1970: 1_790_000_000)
+        let uuid = UUID()
+        func input(_ type: String, _ value: Double?, unit: String? = nil, id: String? = nil, start: Date? = nil) -> HealthSampleInput {
+            HealthSampleInput(id: id ?? uuid.uuidString, type: type, value: value, unit: unit, start: start ?? now.addingTimeInterval(-3_600), sourceId: "com.apple.Health")
+        }
+        func fields(_ result: Result<HealthKitCycleImport.Sample, InvalidFields>) -> [String] {
+            if case .failure(let invalid) = result { invalid.errors.map(\.field) } else { [] }
+        }
+        let day = start
+        let validate = { (input: HealthSampleInput) in HealthKitCycleImport.validate(input, now: now, day: { _ in day }) }
+
+        let bbt = try validate(input("basalBodyTemperature", 97.9, unit: "degF")).get()
+        #expect(bbt.identifier == HealthKitCycleImport.basalBodyTemperature && abs(bbt.value - 36.611) < 0.0005 && bbt.day == day && bbt.uuid == uuid)
+        #expect(try validate(input("ovulationTestResult", 2)).get().value == 2)
+        #expect(try validate(input("sleepingWristTemperature", 35.4, unit: "DEGC")).get().value == 35.4)
+        #expect(HealthKitCycleImport.uploadTypes.count == HealthKitCycleKind.allCases.count)
+
+        #expect(fields(validate(input("ovulationTestResult", 5))) == ["value"])
+        #expect(fields(validate(input("ovulationTestResult", 1.5))) == ["value"])
+        #expect(fields(validate(input("menstrualFlow", nil))) == ["value"])
+        #expect(fields(validate(input("cervicalMucusQuality", 3, unit: "degC"))) == ["unit"])
+        #expect(fields(validate(input("basalBodyTemperature", 34.9))) == ["value"])
+        #expect(fields(validate(input("basalBodyTemperature", 36.5, unit: "kelvin"))) == ["unit"])
+        #expect(fields(validate(input("sleepingWristTemperature", .nan))) == ["value"])
+        #expect(fields(validate(input("heartRate", 60))) == ["type"])
+        #expect(fields(validate(input("menstrualFlow", 2, id: "strip-1", start: now.addingTimeInterval(3_600)))) == ["id", "start"])
+    }
 }

@@ -126,6 +126,66 @@ struct HealthPhone {
         }
     }
 
+    /// HealthKit's cycle data goes up with the metrics, without the user logging anything: flow days become periods, LH
+    /// strips and temperatures signals, and the forecast finds ovulation in them. A night of wrist temperature recorded
+    /// later is sent with the nights before it, so its deviation is taken against them.
+    @Test func cycleDataFromHealthKitBecomesPeriodsAndSignalsAndMovesTheForecast() async throws {
+        try await LiveDevice.withServer { server, _ in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fitbase-health-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let calendar = Calendar(identifier: .gregorian)
+            var utc = calendar
+            utc.timeZone = .gmt
+            let today = utc.startOfDay(for: Date())
+            func day(_ offset: Int) -> Date { today.addingTimeInterval(Double(offset) * 86_400) }
+            func sample(_ kind: HealthKitCycleKind, _ offset: Int, _ value: Double) -> HealthSampleInput {
+                HealthSampleInput(
+                    id: UUID().uuidString, type: kind.rawValue, value: value, unit: kind.isTemperature ? "degC" : nil, start: day(offset),
+                    sourceId: "com.apple.Health", device: "Watch7,1")
+            }
+            let source = FakeHealthKitSource()
+            // Three periods 30 days apart, the last 15 days ago; LH strips negative two days ago, positive today.
+            await source.addCycle([-75, -45, -15].flatMap { start in [3.0, 4, 2].enumerated().map { sample(.menstrualFlow, start + $0.offset, $0.element) } })
+            await source.addCycle([sample(.ovulationTestResult, -2, 1), sample(.ovulationTestResult, 0, 2)])
+            // Eight nights of wrist temperature, a week ago and before.
+            await source.addCycle((0..<8).map { sample(.sleepingWristTemperature, -14 + $0, 35.1 + Double($0 % 2) / 10) })
+            let phone = try HealthPhone(server: server, directory: directory, keys: InMemoryKeyProvider(), source: source)
+            _ = try await phone.dependencies.auth.signUp(email: "cycle-\(UUID().uuidString.prefix(8))@example.com", password: LiveDevice.password, displayName: nil)
+            _ = try await phone.dependencies.profile.recordConsent(.healthData, version: "2026-01", granted: true)
+
+            let phases = Mutex<[HealthUploadProgress.Phase]>([])
+            let done = await phone.dependencies.health.uploadHealthKitSamples { progress in phases.withLock { $0.append(progress.phase) } }
+            #expect(done.phase == .upToDate && done.uploaded == 9 + 2 + 8 && done.rejected == 0)
+            #expect(phases.withLock { $0.contains(.uploadingCycleData) })
+            // One upload per kind that had samples.
+            #expect(phone.network.uploads == 3)
+
+            let cycle = phone.dependencies.cycle
+            #expect(try await cycle.periods().count == 3)
+            let forecast = try #require(try await cycle.forecast())
+            #expect(forecast.ovulationSource == .detected)
+            // Nights 6 to 8 had five earlier ones in the upload: their deviations are signals; the first five are the baseline.
+            let wrist = try await cycle.signals().filter { if case .wristTemperature = $0.reading { true } else { false } }
+            #expect(wrist.count == 3)
+
+            // A ninth night, recorded later, goes up with the thirty nights before it (here the eight), and gets its deviation.
+            await source.addCycle([sample(.sleepingWristTemperature, -5, 35.6)])
+            let more = await phone.dependencies.health.uploadHealthKitSamples { _ in }
+            #expect(more.phase == .upToDate && phone.network.uploads == 4)
+            // The signals reach the device's copy at its next sync (the server's nudge starts one in an app).
+            try await phone.dependencies.plans.syncNow()
+            let nights = try await cycle.signals().compactMap { signal -> Double? in
+                if case .wristTemperature(let deviation) = signal.reading { deviation } else { nil }
+            }
+            #expect(nights.count == 4)
+            #expect(nights.contains { abs($0 - 0.45) < 0.001 })
+
+            // Nothing new: nothing is sent.
+            _ = await phone.dependencies.health.uploadHealthKitSamples { _ in }
+            #expect(phone.network.uploads == 4)
+        }
+    }
+
     @Test func aRestartMidBatchResumesFromThePersistedBatchWithoutDuplicates() async throws {
         try await LiveDevice.withServer { server, _ in
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fitbase-health-\(UUID().uuidString)")

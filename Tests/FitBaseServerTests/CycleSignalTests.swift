@@ -221,4 +221,65 @@ import Testing
             #expect((try json(steps)["errors"] as? [[String: String]])?.compactMap { $0["field"] } == ["samples[0].type", "samples[1].date"])
         }
     }
+
+    /// An app that syncs HealthKit sends its cycle samples with the rest of the health upload: they become signals and
+    /// periods in the same transaction, each checked on its own, and the other samples are stored as before.
+    @Test(arguments: TestEngines.all)
+    func healthKitCycleSamplesComeThroughTheHealthUpload(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, _ in
+            let account = try await client.signUp()
+            let token = account.accessToken
+            try await HealthTests.consent(client, token)
+            // Midnight UTC: the same day in the account's default time zone, and never in the future.
+            func sample(_ type: String, _ day: CalendarDay, _ value: Double?, unit: String? = nil, id: String = UUID().uuidString) -> [String: Any] {
+                var sample: [String: Any] = ["id": id, "type": type, "start": "\(day)T00:00:00Z", "sourceId": "com.apple.Health"]
+                if let value { sample["value"] = value }
+                if let unit { sample["unit"] = unit }
+                return sample
+            }
+            let starts = [75, 45, 15].map { today.adding(days: -$0) }
+            var samples = starts.flatMap { start in [3.0, 4, 2].enumerated().map { sample("menstrualFlow", start.adding(days: $0.offset), $0.element) } }
+            samples.append(sample("ovulationTestResult", today.adding(days: -2), 1))
+            samples.append(sample("ovulationTestResult", today, 2))
+            samples.append(sample("basalBodyTemperature", today.adding(days: -1), 97.9, unit: "degF"))
+            samples.append(["id": UUID().uuidString, "type": "heartRate", "value": 61, "start": "\(today.adding(days: -1))T00:00:00Z", "sourceId": "com.apple.Health"])
+            // Refused one by one, each naming its field: a category value HealthKit does not have, a temperature no
+            // thermometer reads, a unit on a category, an id that is not a UUID.
+            samples.append(sample("ovulationTestResult", today, 7))
+            samples.append(sample("basalBodyTemperature", today, 41.2))
+            samples.append(sample("cervicalMucusQuality", today, 3, unit: "degC"))
+            samples.append(sample("menstrualFlow", today, 2, id: "not-a-uuid"))
+            let uploaded = try json(try await client.json(.post, "/v1/health/samples", body: ["samples": samples], token: token))
+            #expect(uploaded["created"] as? Int == 13)
+            #expect(uploaded["rejected"] as? Int == 4)
+            let results = try #require(uploaded["results"] as? [[String: Any]])
+            let fields = results.compactMap { ($0["problem"] as? [String: Any])?["errors"] as? [[String: String]] }.map { $0.compactMap { $0["field"] } }
+            #expect(fields == [["samples[13].value"], ["samples[14].value"], ["samples[15].unit"], ["samples[16].id"]])
+
+            let history = try #require(try json(try await client.json(.get, "/v1/cycle/history", token: token))["items"] as? [[String: Any]])
+            #expect(history.compactMap { ($0["period"] as? [String: Any])?["startDate"] as? String } == starts.reversed().map(\.description))
+            let signals = try #require(try json(try await client.json(.get, "/v1/cycle/signals", token: token))["items"] as? [[String: Any]])
+            #expect(signals.count == 3)
+            #expect(signals.contains { $0["type"] as? String == "basalBodyTemperature" && ($0["value"] as? Double).map { abs($0 - 36.611) < 0.001 } == true })
+            let predictions = try json(try await client.json(.get, "/v1/cycle/predictions", token: token))
+            #expect(predictions["ovulationSource"] as? String == "detected")
+            #expect(predictions["ovulationDate"] as? String == today.adding(days: 1).description)
+            // Only the heart rate is a health sample.
+            let stored = try #require(try json(try await client.json(.get, "/v1/health/samples", token: token))["items"] as? [[String: Any]])
+            #expect(stored.map { $0["type"] as? String } == ["heartRate"])
+
+            // Another user sending a sample under the id of this user's signal changes nothing of it, and nothing of that
+            // upload is kept.
+            let other = try await client.signUp()
+            try await HealthTests.consent(client, other.accessToken)
+            let signalID = try #require(signals.first { $0["type"] as? String == "basalBodyTemperature" }?["id"] as? String)
+            let hijack = try await client.json(.post, "/v1/health/samples", body: ["samples": [
+                sample("basalBodyTemperature", today, 37.9, id: signalID), sample("heartRate", today, 70),
+            ]], token: other.accessToken)
+            _ = try expectProblem(hijack, .idTaken)
+            #expect((try json(try await client.json(.get, "/v1/health/samples", token: other.accessToken))["items"] as? [Any])?.isEmpty == true)
+            let kept = try #require(try json(try await client.json(.get, "/v1/cycle/signals", token: token))["items"] as? [[String: Any]])
+            #expect(kept.first { $0["id"] as? String == signalID }?["value"] as? Double == signals.first { $0["id"] as? String == signalID }?["value"] as? Double)
+        }
+    }
 }

@@ -22,19 +22,39 @@ public final class HealthKitAnchoredSource: HealthKitSource, @unchecked Sendable
     public static var isAvailable: Bool { HKHealthStore.isHealthDataAvailable() }
 
     /// Asks the user to let the app read the five types (blood pressure as its systolic and diastolic quantities: a
-    /// correlation type cannot be asked for itself).
+    /// correlation type cannot be asked for itself) and the five kinds of cycle data (``HealthKitCycleKind``).
     public func requestAuthorization() async throws {
         let read: Set<HKObjectType> = [
             HKQuantityType(.heartRate), HKQuantityType(.stepCount), HKQuantityType(.oxygenSaturation),
             HKQuantityType(.bloodPressureSystolic), HKQuantityType(.bloodPressureDiastolic), HKCategoryType(.sleepAnalysis),
+            // Cycle data, which becomes fertility signals and periods.
+            HKCategoryType(.ovulationTestResult), HKCategoryType(.cervicalMucusQuality), HKCategoryType(.menstrualFlow),
+            HKQuantityType(.basalBodyTemperature), HKQuantityType(.appleSleepingWristTemperature),
         ]
         try await store.requestAuthorization(toShare: [], read: read)
     }
 
     public func samples(of type: HealthSampleType, after anchor: HealthKitAnchor?, limit: Int) async throws -> HealthKitChanges {
+        let read = try await anchoredRead(Self.sampleType(of: type), after: anchor, limit: limit)
+        // HealthKit returned `limit` objects: more may follow the new anchor.
+        return HealthKitChanges(samples: read.objects.compactMap { Self.sample($0, as: type) }, anchor: read.anchor, hasMore: read.objects.count >= limit)
+    }
+
+    public func cycleSamples(of kind: HealthKitCycleKind, after anchor: HealthKitAnchor?, limit: Int) async throws -> HealthKitCycleChanges {
+        let sampleType = Self.sampleType(of: kind)
+        let read = try await anchoredRead(sampleType, after: anchor, limit: limit)
+        var objects = read.objects
+        // A night's wrist temperature is read against the nights before it: send up to 30 of those with the new ones.
+        if kind == .sleepingWristTemperature, let first = objects.map(\.startDate).min() {
+            objects = try await latest(sampleType, endingBefore: first, limit: 30).reversed() + objects
+        }
+        return HealthKitCycleChanges(samples: objects.compactMap { Self.input($0, as: kind) }, anchor: read.anchor, hasMore: read.objects.count >= limit)
+    }
+
+    /// One `HKAnchoredObjectQuery`: the objects added after `anchor` and the anchor following them (archived).
+    private func anchoredRead(_ sampleType: HKSampleType, after anchor: HealthKitAnchor?, limit: Int) async throws -> (objects: [HKSample], anchor: HealthKitAnchor) {
         let start = try anchor.flatMap { try NSKeyedUnarchiver.unarchivedObject(ofClass: HKQueryAnchor.self, from: $0.data) }
-        let sampleType = Self.sampleType(of: type)
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HealthKitChanges, any Error>) in
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(objects: [HKSample], anchor: HealthKitAnchor), any Error>) in
             let query = HKAnchoredObjectQuery(type: sampleType, predicate: nil, anchor: start, limit: limit) { _, added, _, next, error in
                 if let error {
                     continuation.resume(throwing: error)
@@ -46,16 +66,55 @@ public final class HealthKitAnchoredSource: HealthKitSource, @unchecked Sendable
                 }
                 do {
                     let data = try NSKeyedArchiver.archivedData(withRootObject: next, requiringSecureCoding: true)
-                    let objects = added ?? []
-                    // HealthKit returned `limit` objects: more may follow the new anchor.
-                    continuation.resume(returning: HealthKitChanges(
-                        samples: objects.compactMap { Self.sample($0, as: type) }, anchor: HealthKitAnchor(data: data), hasMore: objects.count >= limit))
+                    continuation.resume(returning: (added ?? [], HealthKitAnchor(data: data)))
                 } catch {
                     continuation.resume(throwing: error)
                 }
             }
             store.execute(query)
         }
+    }
+
+    /// The newest `limit` samples of `sampleType` that started before `date`, newest first.
+    private func latest(_ sampleType: HKSampleType, endingBefore date: Date, limit: Int) async throws -> [HKSample] {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[HKSample], any Error>) in
+            let predicate = HKQuery.predicateForSamples(withStart: nil, end: date, options: [])
+            let newestFirst = NSSortDescriptor(key: HKSampleSortIdentifierStartDate, ascending: false)
+            let query = HKSampleQuery(sampleType: sampleType, predicate: predicate, limit: limit, sortDescriptors: [newestFirst]) { _, samples, error in
+                if let error {
+                    continuation.resume(throwing: error)
+                } else {
+                    continuation.resume(returning: (samples ?? []).filter { $0.startDate < date })
+                }
+            }
+            store.execute(query)
+        }
+    }
+
+    /// HealthKit's sample type holding `kind`.
+    static func sampleType(of kind: HealthKitCycleKind) -> HKSampleType {
+        switch kind {
+        case .ovulationTestResult: HKCategoryType(.ovulationTestResult)
+        case .cervicalMucusQuality: HKCategoryType(.cervicalMucusQuality)
+        case .menstrualFlow: HKCategoryType(.menstrualFlow)
+        case .basalBodyTemperature: HKQuantityType(.basalBodyTemperature)
+        case .sleepingWristTemperature: HKQuantityType(.appleSleepingWristTemperature)
+        }
+    }
+
+    /// The health upload's input of a cycle sample: a category's raw value, or a temperature in °C.
+    static func input(_ object: HKSample, as kind: HealthKitCycleKind) -> HealthSampleInput? {
+        let value: Double
+        if kind.isTemperature {
+            guard let quantity = (object as? HKQuantitySample)?.quantity else { return nil }
+            value = quantity.doubleValue(for: .degreeCelsius())
+        } else {
+            guard let category = object as? HKCategorySample else { return nil }
+            value = Double(category.value)
+        }
+        return HealthSampleInput(
+            id: object.uuid.uuidString, type: kind.rawValue, value: value, unit: kind.isTemperature ? "degC" : nil, start: object.startDate,
+            end: object.endDate, sourceId: object.sourceRevision.source.bundleIdentifier, device: object.device?.model)
     }
 
     /// HealthKit's sample type holding `type`.

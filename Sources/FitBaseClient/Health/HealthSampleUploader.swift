@@ -25,6 +25,9 @@ public actor HealthSampleUploader {
             case idle
             /// Reading and sending samples of this type.
             case uploading(HealthSampleType)
+            /// Reading and sending cycle samples of this kind (after the five types), which become fertility signals and
+            /// periods on the server.
+            case uploadingCycle(HealthKitCycleKind)
             /// Everything HealthKit had is on the server.
             case upToDate
             /// The user has not consented to health data (or withdrew): nothing is sent until a run after consenting.
@@ -47,6 +50,8 @@ public actor HealthSampleUploader {
         public var rejected: Int
         /// The types whose samples are all on the server, in the order they were done.
         public var completedTypes: [HealthSampleType]
+        /// The kinds of cycle sample all on the server, in the order they were done.
+        public var completedCycleKinds: [HealthKitCycleKind] = []
 
         /// Progress of the given parts.
         public init(state: State = .idle, created: Int = 0, duplicates: Int = 0, rejected: Int = 0, completedTypes: [HealthSampleType] = []) {
@@ -59,8 +64,10 @@ public actor HealthSampleUploader {
 
         /// Samples the server has from this run, new or not.
         public var uploaded: Int { created + duplicates }
-        /// The share of the five types done, 0 to 1.
-        public var fractionCompleted: Double { Double(completedTypes.count) / Double(HealthSampleType.allCases.count) }
+        /// The share of the five types and five kinds of cycle sample done, 0 to 1.
+        public var fractionCompleted: Double {
+            Double(completedTypes.count + completedCycleKinds.count) / Double(HealthSampleType.allCases.count + HealthKitCycleKind.allCases.count)
+        }
     }
 
     private let client: FitBaseClient
@@ -112,6 +119,12 @@ public actor HealthSampleUploader {
                 try await uploadNew(of: type, onProgress)
                 progress.completedTypes.append(type)
             }
+            for kind in HealthKitCycleKind.allCases {
+                progress.state = .uploadingCycle(kind)
+                await onProgress(progress)
+                try await uploadNewCycleSamples(of: kind, onProgress)
+                progress.completedCycleKinds.append(kind)
+            }
             progress.state = .upToDate
         } catch {
             progress.state = error.state
@@ -147,17 +160,57 @@ public actor HealthSampleUploader {
         }
     }
 
+    /// Reads and sends `kind`'s new cycle samples batch by batch until HealthKit has no more. They are not kept before
+    /// they are sent: the server replaces what a cycle sample made when it comes again, so after a crash the batch is
+    /// read and sent again from the anchor before it.
+    private func uploadNewCycleSamples(of kind: HealthKitCycleKind, _ onProgress: @Sendable (Progress) async -> Void) async throws(Stop) {
+        while true {
+            let anchor = try await storage { try await self.store.cycleAnchor(of: kind) }
+            // Wrist temperatures come with up to 30 earlier nights, and the upload must still fit one batch.
+            let context = kind == .sleepingWristTemperature ? 30 : 0
+            let limit = max(1, min(batchSize, HealthUploadBatch.maximumCount - context))
+            let changes: HealthKitCycleChanges
+            do {
+                changes = try await source.cycleSamples(of: kind, after: anchor, limit: limit)
+            } catch {
+                throw Stop(state: .sourceFailed(String(describing: error)))
+            }
+            guard changes.samples.count <= limit + context else {
+                throw Stop(state: .sourceFailed("\(changes.samples.count) samples of \(kind.rawValue) returned for a limit of \(limit)"))
+            }
+            if !changes.samples.isEmpty {
+                let result: HealthUploadResult
+                do {
+                    result = try await client.uploadHealthSamples(inputs: changes.samples)
+                } catch {
+                    throw Self.stop(error)
+                }
+                progress.created += result.created
+                progress.duplicates += result.duplicates
+                progress.rejected += result.rejected
+            }
+            if changes.anchor != anchor { try await storage { try await self.store.setCycleAnchor(changes.anchor, of: kind) } }
+            if !changes.samples.isEmpty { await onProgress(progress) }
+            guard changes.hasMore else { return }
+        }
+    }
+
+    /// How a failed upload stops the run.
+    private static func stop(_ error: FitBaseError) -> Stop {
+        switch error {
+        case .problem(let problem) where problem.code == .consentRequired: Stop(state: .consentRequired)
+        case .problem(let problem) where problem.code == .quotaExceeded: Stop(state: .quotaExceeded)
+        default: Stop(state: .failed(error))
+        }
+    }
+
     /// Sends a kept batch and, once the server has answered, moves its type's anchor on.
     private func send(_ batch: LocalStore.PendingHealthBatch) async throws(Stop) {
         let result: HealthUploadResult
         do {
             result = try await client.uploadHealthSamples(batch.samples)
         } catch {
-            switch error {
-            case .problem(let problem) where problem.code == .consentRequired: throw Stop(state: .consentRequired)
-            case .problem(let problem) where problem.code == .quotaExceeded: throw Stop(state: .quotaExceeded)
-            default: throw Stop(state: .failed(error))
-            }
+            throw Self.stop(error)
         }
         try await storage { try await self.store.finishHealthBatch(batch) }
         progress.created += result.created

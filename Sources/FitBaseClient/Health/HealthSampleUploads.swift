@@ -19,7 +19,17 @@ extension FitBaseClient {
     /// account holds as many samples as it may (nothing was stored), `invalidRequest` for more than 1,000 samples.
     /// Health values are sent to the server only; nothing here logs them.
     public func uploadHealthSamples(_ samples: [HealthSample]) async throws(FitBaseError) -> HealthUploadResult {
-        let body = Components.Schemas.HealthSampleUpload(samples: samples.map(Components.Schemas.HealthSampleInput.init))
+        try await uploadHealthSamples(Components.Schemas.HealthSampleUpload(samples: samples.map(Components.Schemas.HealthSampleInput.init)))
+    }
+
+    /// Uploads up to ``HealthUploadBatch/maximumCount`` samples as the health upload takes them, such as HealthKit's
+    /// cycle samples (``HealthKitCycleKind``), which the server makes fertility signals and periods of; fails as
+    /// the upload of ``HealthSample``s does.
+    public func uploadHealthSamples(inputs: [HealthSampleInput]) async throws(FitBaseError) -> HealthUploadResult {
+        try await uploadHealthSamples(Components.Schemas.HealthSampleUpload(samples: inputs.map(Components.Schemas.HealthSampleInput.init)))
+    }
+
+    private func uploadHealthSamples(_ body: Components.Schemas.HealthSampleUpload) async throws(FitBaseError) -> HealthUploadResult {
         switch try await call({ try await self.api.uploadHealthSamples(body: .json(body)) }) {
         case .ok(let ok): return try FitBaseError.decoding { try ok.body.json }
         case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
@@ -45,5 +55,14 @@ extension Components.Schemas.HealthSampleInput {
             self.systolic = systolic
             self.diastolic = diastolic
         }
+    }
+}
+
+extension Components.Schemas.HealthSampleInput {
+    /// The contract's input of a sample as it was read, before any rule is checked.
+    init(_ input: HealthSampleInput) {
+        self.init(
+            id: input.id, _type: input.type, value: input.value, unit: input.unit, systolic: input.systolic, diastolic: input.diastolic, stage: input.stage,
+            start: input.start, end: input.end, sourceId: input.sourceId, device: input.device, metadata: input.metadata.map { .init(additionalProperties: $0) })
     }
 }

@@ -29,6 +29,20 @@ extension LocalStore {
         try await sealedState(Self.anchorKey(type), as: HealthKitAnchor.self)
     }
 
+    /// The anchor cycle samples of `kind` were uploaded up to, `nil` before their first upload.
+    package func cycleAnchor(of kind: HealthKitCycleKind) async throws -> HealthKitAnchor? {
+        try await sealedState(Self.cycleAnchorKey(kind), as: HealthKitAnchor.self)
+    }
+
+    /// Moves `kind`'s anchor on, once the server has answered for the samples before it (sending them again only
+    /// replaces what they made, so an upload whose answer was lost is simply sent again).
+    package func setCycleAnchor(_ anchor: HealthKitAnchor, of kind: HealthKitCycleKind) async throws {
+        let sealed = try sealedText(anchor, key: Self.cycleAnchorKey(kind))
+        try await queue.write { db in try Self.putState(Self.cycleAnchorKey(kind), sealed, in: db) }
+    }
+
+    private static func cycleAnchorKey(_ kind: HealthKitCycleKind) -> String { "health.cycle-anchor." + kind.rawValue }
+
     /// Moves `type`'s anchor on (a read that found nothing new to upload).
     package func setHealthAnchor(_ anchor: HealthKitAnchor, of type: HealthSampleType) async throws {
         let sealed = try sealedText(anchor, key: Self.anchorKey(type))

@@ -334,7 +334,7 @@ public enum HealthSampleValidator {
         }
     }
 
-    private static func checkInterval(
+    static func checkInterval(
         _ input: HealthSampleInput, type: HealthSampleType?, now: Date, errors: inout [FieldError]
     ) {
         if input.start > now.addingTimeInterval(futureTolerance) {
@@ -360,7 +360,7 @@ public enum HealthSampleValidator {
     private static let metadataKeyLength = 1...64
     private static let metadataValueLength = 500
 
-    private static func checkText(_ input: HealthSampleInput, errors: inout [FieldError]) {
+    static func checkText(_ input: HealthSampleInput, errors: inout [FieldError]) {
         if !(1...200).contains(input.sourceId.count) { errors.add("sourceId", "must be 1 to 200 characters") }
         if let device = input.device, device.count > 200 { errors.add("device", "must be at most 200 characters") }
         guard let metadata = input.metadata else { return }

@@ -110,7 +110,7 @@ private func composeFeatures(
     let history = HistoryFeature(foundation, catalog: catalog, cycle: cycle, billing: billing)
     let plans = PlansFeature(foundation, catalog: catalog, cycle: cycle, history: history, billing: billing)
     let recommendations = RecommendationsFeature(foundation, catalog: catalog, cycle: cycle, history: history, billing: billing)
-    let health = HealthFeature(foundation)
+    let health = HealthFeature(foundation, cycle: cycle)
     let social = SocialFeature(foundation)
     let push = PushFeature(foundation, cycle: cycle, provider: pushProvider)
     let media = MediaFeature(foundation, catalog: catalog, billing: billing)

@@ -22,6 +22,9 @@ struct CycleFeature: ServerFeature {
         audit = foundation.audit
     }
 
+    /// HealthKit's cycle samples written as signals and periods (the cycle import and the health upload).
+    var healthKit: CycleHealthKitImporter { CycleHealthKitImporter(self) }
+
     var dataOwners: [any AccountDataOwner] { [CyclePeriodsOwner(store: store, audit: audit), CycleSignalsOwner(store: signals.store, audit: audit)] }
     var syncedCollections: [any SyncedCollection] { [collection, signals] }
 }

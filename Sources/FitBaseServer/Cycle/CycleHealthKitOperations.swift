@@ -31,35 +31,14 @@ extension CycleOperations {
         }
         guard errors.isEmpty else { throw Problem.validationFailed(InvalidFields(errors)) }
 
-        let signals = HealthKitCycleImport.signals(samples)
-        let periods = try HealthKitCycleImport.periods(samples, existing: try await cycleFeature.store.periods(of: user)).map { period in
-            try PeriodRules.checked(PeriodDraft(period), id: period.id, today: today)
-        }
-        var signalWrites: [SignalWrite] = []
-        for signal in signals { signalWrites.append(SignalWrite(signal: signal, row: try await cycleFeature.signals.store.sealed(signal, of: user))) }
-        var periodWrites: [PeriodWrite] = []
-        for period in periods { periodWrites.append(PeriodWrite(period: period, row: try await cycleFeature.store.sealed(period, of: user))) }
+        let prepared = try await cycleFeature.healthKit.prepare(samples, of: user, today: today, now: now)
         let database = cycleFeature.collection.database
         let engine = database.engine
-        let (signalBatch, periodBatch) = (signalWrites, periodWrites)
         do {
-            try await database.transaction { db in
-                for write in periodBatch { _ = try await write.write(.rest(user, now), on: db) }
-                for write in signalBatch { _ = try await write.write(.rest(user, now), on: db) }
-                if !periodBatch.isEmpty {
-                    try await AuditLog.append(
-                        AuditEvent(actor: user, subject: user, action: .write, resource: PeriodsCollection.resource, count: periodBatch.count), now: now, on: db, engine: engine
-                    )
-                }
-                if !signalBatch.isEmpty {
-                    try await AuditLog.append(
-                        AuditEvent(actor: user, subject: user, action: .write, resource: SignalsCollection.resource, count: signalBatch.count), now: now, on: db, engine: engine
-                    )
-                }
-            }
+            try await database.transaction { db in try await prepared.write(on: db, engine: engine) }
         } catch {
-            throw periodBatch.lazy.compactMap { $0.problem(forViolation: error) }.first ?? error
+            throw prepared.problem(forViolation: error) ?? error
         }
-        return .ok(.init(body: .json(.init(signals: signalBatch.count, periods: periodBatch.count))))
+        return .ok(.init(body: .json(.init(signals: prepared.signals.count, periods: prepared.periods.count))))
     }
 }

@@ -14,7 +14,10 @@ extension HealthOperations {
             throw Problem.batchTooLarge("samples", maximum: HealthRecords.maximumBatch, noun: "samples", request: "An upload")
         }
         try await healthFeature.records.requireConsent(of: caller.user, toUpload: true, resource: .healthSamples)
-        let outcomes = try await healthFeature.records.upload(body.samples.map(HealthWire.input), by: caller.user, now: clock.now)
+        // HealthKit's cycle samples among them become signals and periods, on their day in the user's time zone.
+        let cycle: HealthRecords.CycleSamples? = body.samples.contains { HealthKitCycleImport.uploadTypes[$0._type] != nil }
+            ? .init(importer: healthFeature.cycleSamples, timeZone: try await healthFeature.profiles.profile(of: caller.user).timeZone) : nil
+        let outcomes = try await healthFeature.records.upload(body.samples.map(HealthWire.input), by: caller.user, now: clock.now, cycle: cycle)
         return .ok(.init(body: .json(.init(
             results: outcomes.map { outcome in
                 .init(id: outcome.id, status: HealthWire.wire(outcome.status), problem: outcome.problem?.wire(instance: "/v1/health/samples"))

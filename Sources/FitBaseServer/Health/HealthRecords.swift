@@ -17,6 +17,12 @@ struct HealthRecords: Sendable {
 
     static let maximumBatch = HealthUploadBatch.maximumCount
 
+    /// Where an upload's cycle samples go, and the user's time zone, whose days they are on.
+    struct CycleSamples: Sendable {
+        var importer: CycleHealthKitImporter
+        var timeZone: String?
+    }
+
     /// What became of one uploaded sample.
     struct Outcome: Sendable {
         enum Status: String, Sendable { case created, duplicate, rejected }
@@ -48,12 +54,34 @@ struct HealthRecords: Sendable {
 
     /// Checks every sample on its own, seals the good ones and stores those not stored before, in one transaction
     /// with their feed entries and one audit entry. A bad sample is rejected alone, its fields named `samples[i].…`.
-    func upload(_ inputs: [HealthSampleInput], by user: UserID, action: AuditAction = .write, now: Date) async throws -> [Outcome] {
+    ///
+    /// With `cycle`, HealthKit's cycle samples among them (``HealthKitCycleImport/uploadTypes``) are checked by their own
+    /// rules and written as the user's fertility signals and periods in the same transaction (sending one again replaces
+    /// what it made); a period that breaks a constraint fails the whole upload with its problem.
+    func upload(_ inputs: [HealthSampleInput], by user: UserID, action: AuditAction = .write, now: Date, cycle: CycleSamples? = nil) async throws -> [Outcome] {
         var outcomes: [Outcome] = []
         outcomes.reserveCapacity(inputs.count)
         var accepted: [(index: Int, sample: HealthSample)] = []
         var seen: Set<HealthSampleID> = []
+        var cycleSamples: [HealthKitCycleImport.Sample] = []
+        var seenCycleSamples: Set<UUID> = []
         for (index, input) in inputs.enumerated() {
+            if let cycle, HealthKitCycleImport.uploadTypes[input.type] != nil {
+                switch HealthKitCycleImport.validate(input, now: now, day: { LocalCalendar.day(of: $0, in: cycle.timeZone) }) {
+                case .success(let sample):
+                    let id = sample.uuid.map { $0.uuidString.lowercased() } ?? input.id
+                    if let uuid = sample.uuid, seenCycleSamples.insert(uuid).inserted {
+                        cycleSamples.append(sample)
+                        outcomes.append(Outcome(id: id, status: .created))
+                    } else {
+                        outcomes.append(Outcome(id: id, status: .duplicate))
+                    }
+                case .failure(let failure):
+                    let problem = Problem.validationFailed(failure.errors.map { .init(field: "samples[\(index)].\($0.field)", message: $0.message) })
+                    outcomes.append(Outcome(id: input.id, status: .rejected, problem: problem))
+                }
+                continue
+            }
             switch HealthSampleValidator.validate(input, now: now) {
             case .success(let sample):
                 if seen.insert(sample.id).inserted {
@@ -67,17 +95,38 @@ struct HealthRecords: Sendable {
                 outcomes.append(Outcome(id: input.id, status: .rejected, problem: problem))
             }
         }
-        guard !accepted.isEmpty, let key = try await vault.dataKey(of: user, creating: true) else { return outcomes }
-        let batch = try seal(accepted.map(\.sample), of: user, with: key)
         let engine = database.engine
+        let cycleWrites: CycleHealthKitImporter.Prepared? =
+            if let cycle, !cycleSamples.isEmpty {
+                try await cycle.importer.prepare(cycleSamples, of: user, today: LocalCalendar.day(of: now, in: cycle.timeZone), now: now)
+            } else {
+                nil
+            }
+        guard !accepted.isEmpty, let key = try await vault.dataKey(of: user, creating: true) else {
+            if let cycleWrites, !cycleWrites.isEmpty {
+                do {
+                    try await database.transaction { db in try await cycleWrites.write(on: db, engine: engine) }
+                } catch {
+                    throw cycleWrites.problem(forViolation: error) ?? error
+                }
+            }
+            return outcomes
+        }
+        let batch = try seal(accepted.map(\.sample), of: user, with: key)
         let vault = self.vault
         let quota = sampleQuota
-        let (taken, inserted) = try await database.transaction { db in
-            // A row whose id is stored already is not inserted; of those, the ones another user holds are refused.
-            let inserted = try await HealthSamplesCollection.write(batch, vault: vault, quota: quota, .rest(user, now), on: db).inserted
-            let taken = try await HealthSampleStore.takenByOthers(batch.rows.map(\.id).filter { !inserted.contains($0) }, user: user, on: db)
-            try await AuditLog.append(AuditEvent(actor: user, subject: user, action: action, resource: .healthSamples, count: inserted.count), now: now, on: db, engine: engine)
-            return (taken, inserted)
+        let (taken, inserted): (Set<HealthSampleID>, Set<HealthSampleID>)
+        do {
+            (taken, inserted) = try await database.transaction { db in
+                try await cycleWrites?.write(on: db, engine: engine)
+                // A row whose id is stored already is not inserted; of those, the ones another user holds are refused.
+                let inserted = try await HealthSamplesCollection.write(batch, vault: vault, quota: quota, .rest(user, now), on: db).inserted
+                let taken = try await HealthSampleStore.takenByOthers(batch.rows.map(\.id).filter { !inserted.contains($0) }, user: user, on: db)
+                try await AuditLog.append(AuditEvent(actor: user, subject: user, action: action, resource: .healthSamples, count: inserted.count), now: now, on: db, engine: engine)
+                return (taken, inserted)
+            }
+        } catch {
+            throw cycleWrites?.problem(forViolation: error) ?? error
         }
         // Outcomes are in input order, one per sample.
         for (index, sample) in accepted {

@@ -67,6 +67,9 @@ public struct HealthUploadProgress: Sendable, Equatable {
         case idle
         /// Reading and sending this metric's samples.
         case uploading(HealthSampleType)
+        /// Reading and sending HealthKit's cycle data (ovulation tests, temperatures, menstrual flow), after the metrics:
+        /// it becomes fertility signals and periods, so predictions improve without the user logging anything.
+        case uploadingCycleData
         /// Everything HealthKit had is on the server.
         case upToDate
         /// The user has not consented to health data: ask, then upload again.
@@ -100,8 +103,10 @@ public struct HealthUploadProgress: Sendable, Equatable {
     public var fractionCompleted: Double { Double(completedMetrics) / Double(HealthSampleType.allCases.count) }
     /// Whether the upload is under way.
     public var isUploading: Bool {
-        if case .uploading = phase { return true }
-        return false
+        switch phase {
+        case .uploading, .uploadingCycleData: true
+        default: false
+        }
     }
 
     /// The phase an upload stopped by `error` ends in: the server's `consent_required` and `quota_exceeded` have their

@@ -52,6 +52,7 @@ extension HealthUploadProgress {
             switch progress.state {
             case .idle: .idle
             case .uploading(let type): .uploading(type)
+            case .uploadingCycle: .uploadingCycleData
             case .upToDate: .upToDate
             case .consentRequired: .consentRequired
             case .quotaExceeded: .quotaExceeded
