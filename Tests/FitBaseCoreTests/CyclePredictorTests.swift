@@ -187,6 +187,19 @@ import Testing
         #expect(predictorMAE < calendarMAE * 0.8)
         #expect((0.75...0.86).contains(coverage))
     }
+
+    /// With few luteal phases measured, the cycle length's evidence moves this cycle's luteal phase toward what it leaves
+    /// after the follicular phase; not after a late ovulation, and less as luteal phases are measured.
+    @Test func theCycleLengthInformsTheLutealPhaseWhileFewWereMeasured() {
+        let population = CycleEstimates.lutealPhase([])
+        #expect(CycleEstimates.lutealLength(population, measured: 0, cycleLength: nil, follicular: 16) == 12.4)
+        #expect(abs(CycleEstimates.lutealLength(population, measured: 0, cycleLength: 30, follicular: 16) - (0.65 * 12.4 + 0.35 * 14)) < 1e-9)
+        // A 30-day cycle with ovulation on day 26 leaves 4 days: a late ovulation, not a short luteal phase.
+        #expect(CycleEstimates.lutealLength(population, measured: 0, cycleLength: 30, follicular: 26) == 12.4)
+        let measured = CycleEstimates.lutealPhase([14, 14])
+        let moved = CycleEstimates.lutealLength(measured, measured: 2, cycleLength: 26, follicular: 16)
+        #expect(moved < measured.mean && measured.mean - moved < 0.35 * (measured.mean - 10))
+    }
 }
 
 extension Comparable {

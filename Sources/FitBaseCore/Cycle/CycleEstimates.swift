@@ -82,6 +82,23 @@ public enum CycleEstimates {
         return (mean, pooled(observed.map { max($0, 0.5) }, count: values.count, prior: populationLutealStandardDeviation))
     }
 
+    /// The weight the cycle-length evidence gets in this cycle's luteal phase when no luteal phase of the user's was
+    /// measured yet; it falls as measured ones come in (calibrated, `scripts/cycle-eval.sh`).
+    public static let cycleEvidenceWeight = 0.35
+
+    /// This cycle's luteal phase once ovulation is detected, `follicular` days after the period began: the user's luteal
+    /// phase (``lutealPhase(_:)``, from `measured` past cycles) and, while few were measured, what the user's cycle length
+    /// says is left after this follicular phase (a woman's cycles and her follicular phases differ by her luteal phase).
+    /// That second estimate is left out when it is implausible — over 4 days from the first, as after a late
+    /// ovulation — and clamped to 7–17 days.
+    public static func lutealLength(_ luteal: (mean: Double, standardDeviation: Double), measured: Int, cycleLength: Double?, follicular: Double) -> Double {
+        guard let cycleLength else { return luteal.mean }
+        let left = cycleLength - follicular
+        guard abs(left - luteal.mean) <= 4 else { return luteal.mean }
+        let weight = cycleEvidenceWeight * 2 / (Double(measured) + 2)
+        return (1 - weight) * luteal.mean + weight * min(max(left, 7), 17)
+    }
+
     /// `observed` (from `count` values) pooled with `prior` as if the prior were two more values.
     static func pooled(_ observed: Double?, count: Int, prior: Double) -> Double {
         guard let observed, count >= 2 else { return prior }

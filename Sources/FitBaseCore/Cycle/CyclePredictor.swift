@@ -21,7 +21,7 @@ public struct CyclePredictor: Sendable {
     /// The range's half-width in predictive standard deviations when the date comes from cycle lengths (calibrated).
     public static let lengthRangeScale = 1.15
     /// The range's half-width in predictive standard deviations when the date comes from ovulation (calibrated).
-    public static let lutealRangeScale = 1.1
+    public static let lutealRangeScale = 1.06
 
     /// One logged period.
     public struct Period: Sendable, Equatable {
@@ -154,7 +154,8 @@ public struct CyclePredictor: Sendable {
         let spread: Double
         if let detection {
             method = .ovulation
-            center = Double(last.start.days(until: detection.date)) + luteal.mean
+            let follicular = Double(last.start.days(until: detection.date))
+            center = follicular + CycleEstimates.lutealLength(luteal, measured: lutealLengths.count, cycleLength: lengths.isEmpty ? nil : mean, follicular: follicular)
             let meanUncertainty = 1 / (Double(lutealLengths.count) + 2)
             spread = Self.lutealRangeScale * luteal.standardDeviation * (1 + meanUncertainty).squareRoot()
         } else {
