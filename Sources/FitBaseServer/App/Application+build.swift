@@ -67,9 +67,7 @@ func buildApplication(
             ),
             configuration: .init(dateTranscoder: InternetDateTimeTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
         )
-        // Features outside the contract: the operator's console.
-        let console = try await ConsoleFeature.make(foundation, operations: operations, analytics: operations.analyticsFeature.store)
-        features = operations.features + [console]
+        features = try await routedFeatures(foundation, operations: operations)
         for feature in features { feature.addRoutes(to: router) }
     } catch {
         // Nothing owns the pools and the client yet: close them here.
@@ -97,10 +95,17 @@ func buildApplication(
     return app
 }
 
+/// Every feature whose routes the router gets: the operations' and those outside the contract (the operator's
+/// console).
+func routedFeatures(_ foundation: ServerFoundation, operations: ServerOperations) async throws -> [any ServerFeature] {
+    let console = try await ConsoleFeature.make(foundation, operations: operations, analytics: operations.analyticsFeature.store)
+    return operations.features + [console]
+}
+
 /// Builds every feature, each after those it depends on, and the operations answering the API from them. Only the
 /// first two can fail (the contract document, the products file and Apple's certificates): they come before any
 /// feature that opens a connection of its own (the APNs provider).
-private func composeFeatures(
+func composeFeatures(
     _ foundation: ServerFoundation, pushProvider: (any PushProvider)?, onMetricsListening: @escaping @Sendable (String) async -> Void
 ) throws -> ServerOperations {
     let status = try ServiceStatusFeature(foundation)
