@@ -48,7 +48,8 @@ func buildApplication(
     opened(foundation)
     let routes = RouteTable()
     let router = buildRouter(
-        maxBodyBytes: configuration.maxBodyBytes, bodyLimitExceptions: MediaFeature.bodyLimits(configuration.media), routes: routes)
+        maxBodyBytes: configuration.maxBodyBytes, bodyLimitExceptions: MediaFeature.bodyLimits(configuration.media) + ConsoleFeature.bodyLimits,
+        routes: routes)
     let operations: ServerOperations
     let features: [any ServerFeature]
     do {

@@ -2,6 +2,7 @@ import FitBaseCore
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 /// Where the dashboard's product-analytics panel gets its numbers: events counted per name per day since a day.
 /// The analytics ingest's store provides it (``AnalyticsStore``); without a source the panel says it is not connected.
@@ -45,6 +46,21 @@ struct ConsoleFeature: ServerFeature {
     }
 
     var masterKeyID: String { masterKey.id }
+
+    /// Ended console sessions forgotten on housekeeping's schedule, a day after they ended (every instance runs it; a
+    /// DELETE of what another already deleted deletes nothing).
+    var services: [any Service] {
+        let (sessions, clock, logger) = (self.sessions, self.clock, self.logger)
+        return [
+            PeriodicService(
+                interval: configuration.housekeeping.interval, firstRun: configuration.housekeeping.first, logger: logger,
+                failure: "console session purge failed"
+            ) {
+                let purged = try await sessions.purge(endedBefore: clock.now.addingTimeInterval(-86_400))
+                if purged > 0 { logger.info("purged ended console sessions", metadata: ["count": "\(purged)"]) }
+            }
+        ]
+    }
 
     func addRoutes(to router: Router<FitBaseRequestContext>) {
         router.get("/console/assets/console.css") { _, _ in

@@ -16,6 +16,11 @@ extension ConsoleFeature {
     /// The largest form the console reads (a catalog file included).
     static let maximumFormBytes = 4 << 20
 
+    /// The catalog import's form may be as large as ``maximumFormBytes``, past the API's body limit.
+    static let bodyLimits: [BodyLimitMiddleware.Exception] = [
+        .init(maxBytes: maximumFormBytes) { method, path in method == .post && path == "/console/catalog/import" }
+    ]
+
     typealias PageHandler = @Sendable (Request, FitBaseRequestContext, ConsoleAdmin) async throws -> Response
     typealias ActionHandler = @Sendable (Request, FitBaseRequestContext, ConsoleAdmin, ConsoleForm) async throws -> Response
 

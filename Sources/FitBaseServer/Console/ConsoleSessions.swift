@@ -30,6 +30,16 @@ struct ConsoleSessionStore: Sendable {
         case none
     }
 
+    /// Forgets every session that ended (expired or revoked) before `cutoff`, whoever's it was; how many. Housekeeping
+    /// runs it, so an administrator who never signs in again leaves nothing behind.
+    func purge(endedBefore cutoff: Date) async throws -> Int {
+        try await database.withConnection { db in
+            try await db.delete(from: "console_sessions")
+                .where { $0.where("expires_at", .lessThan, cutoff).orWhere("revoked_at", .lessThan, cutoff) }
+                .returning("id").all().count
+        }
+    }
+
     /// Opens a session for `user` on `db` (the sign-in's transaction); returns the cookie's token and the admin. Their
     /// sessions that ended are forgotten then, so the table holds no more than each administrator's live ones and those
     /// ended since their last sign-in.

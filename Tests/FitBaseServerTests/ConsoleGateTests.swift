@@ -13,7 +13,7 @@ import Testing
 /// this walks every `/console` route the features register instead, so a page added later is covered without being
 /// listed here. Anonymous visitors are sent to sign in, an administrator demoted while signed in gets 403, a form
 /// without its CSRF token changes nothing (403), and nothing answers 500.
-@Suite struct ConsoleAccessMatrixTests {
+@Suite struct ConsoleGateTests {
     /// Open to everyone by design: the sign-in page and its form, and the stylesheet.
     static let open: Set<String> = ["GET /console/signin", "POST /console/signin", "GET /console/assets/console.css"]
 
@@ -71,6 +71,47 @@ import Testing
                     #expect(answered.headers[.location] != "/console/signin", "\(route) sent an administrator to sign in")
                 }
             }
+        }
+    }
+
+    /// Housekeeping forgets sessions that ended, an administrator's who never signs in again included, and leaves the
+    /// live ones working.
+    @Test(arguments: TestEngines.all)
+    func endedConsoleSessionsAreForgottenAndLiveOnesKept(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, app in
+            let (_, ended) = try await ConsoleTests.admin(client, app)
+            let dashboard = try await ConsoleTests.get(client, "/console", ended)
+            guard let csrf = ConsoleTests.csrf(in: dashboard) else { throw TestFailure("the dashboard has no CSRF token") }
+            #expect(try await ConsoleTests.post(client, "/console/signout", ended, "csrf=\(csrf)").status == .seeOther)
+            let (_, live) = try await ConsoleTests.admin(client, app)
+            let store = ConsoleSessionStore(database: app.database)
+            // An hour from now: the signed-out session ended before, the live one (8 hours) has not.
+            #expect(try await store.purge(endedBefore: Date().addingTimeInterval(3_600)) == 1)
+            #expect(try await store.purge(endedBefore: Date().addingTimeInterval(3_600)) == 0)
+            #expect(try await ConsoleTests.get(client, "/console", live).status == .ok)
+            #expect(try await ConsoleTests.get(client, "/console", ended).status == .seeOther)
+        }
+    }
+
+    /// A catalog file imported from the console may be larger than the API's 1 MiB body limit, up to the console's
+    /// 4 MiB; past that it is refused before it is read.
+    @Test(arguments: TestEngines.all)
+    func aCatalogFileOverTheAPIsBodyLimitImportsFromTheConsole(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, app in
+            let (_, session) = try await ConsoleTests.admin(client, app)
+            let page = try await ConsoleTests.get(client, "/console/catalog/import", session)
+            guard let csrf = ConsoleTests.csrf(in: page) else { throw TestFailure("the import page has no CSRF token") }
+            let record = ConsoleTests.workoutRecord(id: UUID(), title: "Padded Flow", intensity: "low")
+            let file = String(decoding: try JSONSerialization.data(withJSONObject: ["workouts": [record], "programs": []]), as: UTF8.self)
+            // White space is JSON too: 1.1 MiB of it after the catalog, 3.3 MiB once the form encodes it.
+            let padded = file + String(repeating: " ", count: 1_150_000)
+            let imported = try await ConsoleTests.post(client, "/console/catalog/import", session, "csrf=\(csrf)&catalog=\(ConsoleTests.encoded(padded))")
+            #expect(imported.status == .ok && String(buffer: imported.body).contains("Imported 1 workout(s)"), "\(imported.status)")
+            let tooLarge = try await ConsoleTests.post(client, "/console/catalog/import", session, "csrf=\(csrf)&catalog=\(String(repeating: " ", count: 5 << 20))")
+            #expect(tooLarge.status == .contentTooLarge)
+            // Elsewhere the API's limit holds.
+            let elsewhere = try await ConsoleTests.post(client, "/console/system/audit-verify", session, "csrf=\(csrf)&pad=\(String(repeating: "x", count: 3 << 19))")
+            #expect(elsewhere.status == .contentTooLarge)
         }
     }
 }
