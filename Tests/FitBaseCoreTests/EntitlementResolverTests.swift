@@ -104,8 +104,11 @@ import Testing
     @Test func aPromotionalGrantWithoutExpiryCountsAsLatest() {
         let states = [state(.appStore, .premium, expires: at(days: 365)), state(.promotional, .premium, expires: nil, renews: false)]
         #expect(resolver.resolve(states, at: now) == Entitlement(
-            tier: .premium, status: .cancelled, expiresAt: nil, willRenew: false, source: .promotional
+            tier: .premium, status: .active, expiresAt: nil, willRenew: false, source: .promotional
         ))
+        // Only a promotional grant is active without renewing; a store subscription that will not renew was cancelled.
+        #expect(resolver.status(of: state(.appStore, .premium, expires: at(days: 30), renews: false), at: now) == .cancelled)
+        #expect(resolver.status(of: state(.promotional, .premium, expires: at(days: 30), renews: false), at: now) == .active)
         let lifetime = state(.promotional, .pro, expires: nil)
         #expect(resolver.resolve([lifetime], at: at(days: 10_000)) == Entitlement(
             tier: .pro, status: .active, expiresAt: nil, willRenew: true, source: .promotional

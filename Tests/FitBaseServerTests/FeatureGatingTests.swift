@@ -59,7 +59,7 @@ import Testing
             #expect(full["byType"] != nil && (full["weekly"] as? [Any])?.count == 12)
             #expect(try json(try await client.json(.get, "/v1/workouts/\(premiumWorkout.id)", token: token))["videoURL"] == nil)
             let status = try json(try await client.json(.get, "/v1/subscription", token: token))
-            #expect(status["tier"] as? String == "pro" && status["source"] as? String == "promotional" && status["status"] as? String == "cancelled")
+            #expect(status["tier"] as? String == "pro" && status["source"] as? String == "promotional" && status["status"] as? String == "active" && status["willRenew"] as? Bool == false)
 
             try await app.testDatabase.grant(.premium, toUser: account.id)
             let unlocked = try json(try await client.json(.get, "/v1/workouts/\(premiumWorkout.id)", token: token))

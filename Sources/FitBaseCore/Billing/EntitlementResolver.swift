@@ -115,7 +115,8 @@ public struct Entitlement: Sendable, Equatable, Codable {
 /// The status of one state at `now`, in this order:
 /// 1. `revokedAt <= now` → `revoked`: a refund or revocation ends access at once, whatever `expiresAt` says.
 /// 2. `expiresAt` nil or after `now` (the period is paid): `isTrial` → `trial`; else `!willRenew` → `cancelled`
-///    (keeps access until it expires); else `active`. Billing-retry flags do not matter while the period is paid.
+///    (keeps access until it expires), but a `promotional` grant, which never renews and was not cancelled, is
+///    `active`; else `active`. Billing-retry flags do not matter while the period is paid.
 /// 3. `expiresAt <= now`: `gracePeriodExpiresAt` after `now` → `gracePeriod`; else `isInBillingRetry` →
 ///    `billingRetry`; else `expired`.
 ///
@@ -134,7 +135,8 @@ public struct EntitlementResolver: Sendable {
         if let revokedAt = state.revokedAt, revokedAt <= now { return .revoked }
         if state.expiresAt.map({ $0 > now }) ?? true {
             if state.isTrial { return .trial }
-            return state.willRenew ? .active : .cancelled
+            // A promotional grant never renews, and nobody cancelled it: it is active until it ends.
+            return state.willRenew || state.source == .promotional ? .active : .cancelled
         }
         if let graceEnds = state.gracePeriodExpiresAt, graceEnds > now { return .gracePeriod }
         return state.isInBillingRetry ? .billingRetry : .expired
