@@ -5,6 +5,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import SQLKit
 import Testing
 
 @testable import FitBaseServer
@@ -112,6 +113,28 @@ import Testing
             // Elsewhere the API's limit holds.
             let elsewhere = try await ConsoleTests.post(client, "/console/system/audit-verify", session, "csrf=\(csrf)&pad=\(String(repeating: "x", count: 3 << 19))")
             #expect(elsewhere.status == .contentTooLarge)
+        }
+    }
+}
+
+/// The webhook failure log the console shows keeps the newest entries only.
+@Suite struct WebhookFailureLogTests {
+    @Test(arguments: TestEngines.all)
+    func aTrimKeepsTheNewestEntries(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { _, app in
+            let start = Date(timeIntervalSince1970: 1_790_000_000)
+            let extra = 25
+            try await app.database.transaction { db in
+                for index in 0..<(WebhookFailureLog.capacity + extra) {
+                    try await db.insert(into: "webhook_failures").columns("id", "source", "received_at", "status", "detail")
+                        .values(SQLBind(UUID()), SQLBind("stripe"), SQLBind(start.addingTimeInterval(Double(index))), SQLBind(400), SQLBind("bad signature \(index)"))
+                        .run()
+                }
+                try await WebhookFailureLog.trim(on: db)
+            }
+            let kept = try await WebhookFailureLog.recent(limit: 5_000, in: app.database)
+            #expect(kept.count == WebhookFailureLog.capacity)
+            #expect(kept.last?.detail == "bad signature \(extra)" && kept.first?.detail == "bad signature \(WebhookFailureLog.capacity + extra - 1)")
         }
     }
 }

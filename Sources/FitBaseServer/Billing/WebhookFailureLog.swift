@@ -7,9 +7,12 @@ import SQLKit
 /// away), so the operator sees them on the console's Deliveries page and dashboard. A notification that was processed
 /// is in `billing_events`; one that failed is here with its status and the problem's detail — never its body.
 ///
-/// Anyone can post to a webhook URL, so the log keeps only the newest ``capacity`` entries.
+/// Anyone can post to a webhook URL, so the log keeps only the newest ``capacity`` entries: one recorded failure in
+/// ``trimEvery`` (at random) trims it back, so a flood of bad notifications costs an insert each, not a sort of the
+/// table each.
 enum WebhookFailureLog {
     static let capacity = 1_000
+    static let trimEvery: UInt64 = 32
 
     struct Failure: Sendable {
         let source: String
@@ -26,16 +29,24 @@ enum WebhookFailureLog {
             return try await receive()
         } catch {
             let problem = ProblemMapping.problem(for: error) ?? .internalError
+            let trims = UInt64.random(in: 0..<trimEvery) == 0
             try? await database.transaction { db in
                 try await db.insert(into: "webhook_failures").columns("id", "source", "received_at", "status", "detail")
                     .values(SQLBind(UUID.random()), SQLBind(source.rawValue), SQLBind(now), SQLBind(problem.status.code), SQLBind(problem.detail ?? problem.title))
                     .run()
-                try await db.raw("""
-                    DELETE FROM webhook_failures WHERE id NOT IN (SELECT id FROM webhook_failures ORDER BY received_at DESC LIMIT \(literal: capacity))
-                    """).run()
+                if trims { try await trim(on: db) }
             }
             throw error
         }
+    }
+
+    /// Deletes all but the newest ``capacity`` entries (those older than the entry just past them, found on the index).
+    static func trim(on db: any SQLDatabase) async throws {
+        try await db.raw("""
+            DELETE FROM webhook_failures WHERE received_at < (
+                SELECT received_at FROM webhook_failures ORDER BY received_at DESC LIMIT 1 OFFSET \(literal: capacity - 1)
+            )
+            """).run()
     }
 
     static func recent(limit: Int, in database: Database) async throws -> [Failure] {
