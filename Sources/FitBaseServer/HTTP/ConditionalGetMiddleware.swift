@@ -26,6 +26,7 @@ struct ConditionalGetMiddleware: RouterMiddleware {
         "/v1/programs", "/v1/programs/{programId}",
         "/v1/recommendations/today", "/v1/recommendations/week",
         "/v1/subscription", "/v1/features",
+        "/v1/config",
     ]
 
     static func applies(path: String, method: HTTPRequest.Method) -> Bool {
