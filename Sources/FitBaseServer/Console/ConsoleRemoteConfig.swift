@@ -36,7 +36,7 @@ extension ConsoleFeature {
             if !conditions.locales.isEmpty { parts.append("locales " + conditions.locales.joined(separator: ", ")) }
             return [
                 "key": flag.key, "kind": flag.kind.rawValue, "value": flag.value.description, "defaultValue": flag.defaultValue.description,
-                "rollout": RemoteConfigAdministration.percent(flag.rolloutPercent), "rolloutValue": flag.rolloutPercent.description,
+                "rollout": RemoteConfigAdministration.percent(flag.rolloutPercent), "rolloutValue": Self.percentText(flag.rolloutPercent),
                 "conditions": parts.isEmpty ? "everyone" : parts.joined(separator: "; "), "testers": flag.overrides.count, "summary": flag.summary,
                 "changed": consoleTime(entry.changedAt), "changedBy": entry.changedBy.map { emails[$0] ?? $0.description } ?? "—",
             ]
@@ -115,11 +115,16 @@ extension ConsoleFeature {
         return key
     }
 
+    /// `10` or `12.5`: a percentage as the form takes it.
+    static func percentText(_ percent: Double) -> String {
+        percent.rounded() == percent ? String(Int(percent)) : String(percent)
+    }
+
     /// The form filled with `flag` as it is.
     static func formValues(_ flag: ConfigFlag) -> [String: String] {
         [
             "key": flag.key, "kind": flag.kind.rawValue, "value": flag.value.description, "defaultValue": flag.defaultValue.description,
-            "rolloutPercent": flag.rolloutPercent.description, "tiers": flag.conditions.tiers.map(\.rawValue).sorted().joined(separator: ","),
+            "rolloutPercent": percentText(flag.rolloutPercent), "tiers": flag.conditions.tiers.map(\.rawValue).sorted().joined(separator: ","),
             "appVersions": flag.conditions.appVersions?.description ?? "", "platforms": flag.conditions.platforms.map(\.rawValue).sorted().joined(separator: ","),
             "locales": flag.conditions.locales.joined(separator: ","), "summary": flag.summary,
         ]
