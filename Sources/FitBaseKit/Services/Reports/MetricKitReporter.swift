@@ -57,7 +57,9 @@ public final class MetricKitReporter: NSObject, MXMetricManagerSubscriber, @unch
 
     /// A binary's name as a report's module: its characters outside the identifier's kept out.
     static func identifier(_ name: String) -> String {
-        let kept = String(name.unicodeScalars.filter { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "_.-".unicodeScalars.contains($0)) }.prefix(64))
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: name.unicodeScalars.filter { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "_.-".unicodeScalars.contains($0)) }.prefix(64))
+        let kept = String(scalars)
         return AppReportRules.isIdentifier(kept) ? kept : "unknown"
     }
 
