@@ -173,6 +173,10 @@ import Testing
             try await administration.override("social_beta", email: user.email, value: "true", by: editor)
             let changed = try await client.execute(uri: "/v1/config", method: .get, headers: [.authorization: "Bearer \(user.accessToken)", .ifNoneMatch: tag])
             #expect(changed.status == .ok && changed.headers[.eTag] != tag)
+            // A token presented but refused is a 401 (the app refreshes), not an anonymous caller's defaults.
+            #expect(try await client.json(.post, "/v1/auth/signout", token: user.accessToken).status == .noContent)
+            try expectProblem(try await client.json(.get, "/v1/config", token: user.accessToken), .sessionRevoked)
+            #expect(try await client.json(.get, "/v1/config", token: "not.a.token").status == .unauthorized)
         }
     }
 

@@ -11,6 +11,9 @@ protocol RemoteConfigOperations: FeatureOperations {
 
 extension RemoteConfigOperations {
     func getRemoteConfig(_ input: Operations.GetRemoteConfig.Input) async throws -> Operations.GetRemoteConfig.Output {
+        // A token that was presented but refused (expired, revoked) is a 401, not an anonymous caller: the app refreshes
+        // its session and asks again instead of keeping the defaults as the user's values.
+        if RequestScope.current.caller == nil, let refused = RequestScope.current.authenticationFailure { throw refused }
         var errors: [FieldError] = []
         var context = ConfigContext(user: RequestScope.current.caller?.user)
         if let text = input.query.appVersion {
