@@ -112,6 +112,11 @@ import Testing
             // Anonymous callers get the default even from a tester's device.
             #expect(try await Self.values(client, nil)["social_beta"] as? Bool == false)
             await #expect(throws: InvalidFields.self) { try await administration.override("social_beta", email: tester.email, value: "maybe", by: editor) }
+            // The flag's kind cannot change under a tester's value of the old kind.
+            await #expect(throws: InvalidFields.self) {
+                try await administration.set("social_beta", ConfigFlagChange(kind: "number", value: "3", defaultValue: "0"), by: editor)
+            }
+            #expect(try await Self.values(client, tester.accessToken)["social_beta"] as? Bool == true)
             try await administration.override("social_beta", email: tester.email, value: nil, by: editor)
             #expect(try await Self.values(client, tester.accessToken)["social_beta"] as? Bool == false)
             let trail = try await OperatorAuditTrail.recent(limit: 10, target: "social_beta", in: app.database)

@@ -42,8 +42,8 @@ struct RemoteConfigStore: Sendable {
 
     // MARK: Writing (in the caller's transaction, which records who did it)
 
-    /// Inserts or replaces `flag` without touching its overrides (those of another kind are dropped: they could not
-    /// be served); bumps the generation.
+    /// Inserts or replaces `flag` without touching its overrides (``RemoteConfigRules`` refuses a flag whose testers'
+    /// values are of another kind, so a kind changes only once they are removed); bumps the generation.
     static func save(_ flag: ConfigFlag, by admin: UserID, now: Date, on db: any SQLDatabase) async throws {
         let conditions = flag.conditions
         try await db.insert(into: "remote_config_flags")
@@ -64,9 +64,6 @@ struct RemoteConfigStore: Sendable {
                     .set(excludedValueOf: "updated_at").set(excludedValueOf: "updated_by")
             }
             .run()
-        for stale in flag.overrides.filter({ $0.value.kind != flag.kind }).keys {
-            try await db.delete(from: "remote_config_overrides").where("flag_key", .equal, flag.key).where("user_id", .equal, stale.rawValue).run()
-        }
         try await CacheGenerations.bump(.remoteConfig, on: db)
     }
 
