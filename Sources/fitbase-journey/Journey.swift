@@ -189,12 +189,16 @@ struct Journey {
         try await complete(suggested.workout.id, on: ana)
         await history.load()
         try check(history.logs.count == 2 && history.logs.contains { $0.isPendingSync }, "the offline log shows, waiting to sync")
+        // The week's leaderboards cannot load offline: the Kit reports the error (a code and where, nothing else).
+        let offlineBoards = await (try? ana.dependencies.groups.leaderboards(groupID: group.id, week: nil)) == nil
+        try check(offlineBoards, "the leaderboards do not load offline")
         ana.network.setOnline(true)
         try await until("the offline log syncs once the network is back", timeout: .seconds(30)) {
             await history.load()
             return history.logs.count == 2 && !history.logs.contains { $0.isPendingSync }
         }
         step("Ana logged a workout offline; it synced when the network came back (\(history.stats?.totalWorkouts ?? 0) workouts)")
+        try await reportsAreSent(ana)
 
         // Export, then deletion with the password.
         let profile = ProfileModel(dependencies: ana.dependencies, exportDirectory: ana.directory)
@@ -216,6 +220,7 @@ struct Journey {
         try await healthKit(server: server)
         try await purchaseSeenOnAFreshInstall(bea, server: server)
         try await checkAnalytics([ana, bea])
+        try await socialBetaRollout(server: server)
 
         ana.app.stop()
         bea.app.stop()

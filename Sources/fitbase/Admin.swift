@@ -100,7 +100,7 @@ private func administerAccounts(_ options: ServerOptions, _ command: (AccountAdm
 
 /// Opens the configured database, runs `command` and closes the database; prints what it says, or a refusal as one
 /// line on standard error and exit status 1 (``administer(_:_:)``).
-private func administerDatabase(_ options: ServerOptions, _ command: (Database) async throws -> String) async throws {
+func administerDatabase(_ options: ServerOptions, _ command: (Database) async throws -> String) async throws {
     try await administer(options) { configuration in
         let database: Database
         do {

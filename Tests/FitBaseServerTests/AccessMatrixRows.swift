@@ -22,6 +22,12 @@ extension AccessMatrixTests {
         Row(operationID: "sendAnalyticsEvents", expected: consented(.ok)) { _, _ in
             (.post, "/v1/analytics/events", ["events": [["id": UUID().uuidString, "name": "screen_view", "occurredAt": "\(Date.now.formatted(.iso8601))", "properties": ["screen": "library"]]]])
         },
+        // Remote config: everyone gets values (anonymous callers the defaults).
+        Row(operationID: "getRemoteConfig", expected: everyone(.ok)) { _, _ in (.get, "/v1/config?appVersion=1.4.2&platform=ios&locale=de-AT", nil) },
+        // App reports: signed in or not, nobody's data.
+        Row(operationID: "sendAppReports", expected: everyone(.ok)) { _, _ in
+            (.post, "/v1/reports", ["reports": [["id": UUID().uuidString, "kind": "trace", "occurredAt": "\(Date.now.formatted(.iso8601))", "appVersion": "1.4.2", "platform": "ios", "deviceModel": "iPhone15,2", "operation": "leaderboard.fetch", "durationMilliseconds": 840]]])
+        },
         Row(operationID: "signUp", expected: everyone(.created)) { _, _ in
             (.post, "/v1/auth/signup", ["email": "new-\(UUID().uuidString.prefix(8))@example.com", "password": "a long enough secret"])
         },

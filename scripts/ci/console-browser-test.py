@@ -2,7 +2,8 @@
 
 Signs in as an administrator, creates a workout and finds it through the public API, imports a catalog file with one
 bad record and sees the error next to that record, looks up a user and revokes one of their sessions (whose next API
-call then gets 401), verifies the audit chain, and saves a screenshot of every page. Checks that an anonymous visitor
+call then gets 401), verifies the audit chain, saves a remote config flag and moves its rollout, sees the apps' error,
+crash and leaderboard timings on the Reports page, and saves a screenshot of every page. Checks that an anonymous visitor
 is sent to the sign-in page, that a non-administrator is refused, that a form posted without its CSRF token is
 refused, and that the pages fit a 320 px wide window.
 
@@ -126,6 +127,7 @@ class ConsoleTest:
             self.user_session_revoked()
             self.form_without_csrf_is_refused()
             self.groups_deliveries_system()
+            self.remote_config_and_reports()
             self.sign_out()
         finally:
             self.browser.quit()
@@ -257,6 +259,35 @@ class ConsoleTest:
         self.browser.find_element(By.TAG_NAME, "body").send_keys("\ue004")
         focused = self.browser.switch_to.active_element
         self.check(focused.text == "Skip to content" and focused.is_displayed(), "Tab reaches a visible skip link first")
+
+    def remote_config_and_reports(self):
+        self.open("/console/config")
+        for field, value in (("key", "social_beta"), ("value", "true"), ("defaultValue", "false"), ("rolloutPercent", "10"), ("summary", "The Groups tab")):
+            element = self.browser.find_element(By.ID, field)
+            element.clear()
+            element.send_keys(value)
+        self.browser.find_element(By.XPATH, "//button[normalize-space()='Save flag']").click()
+        self.wait.until(expected_conditions.url_contains("/console/config?saved="))
+        self.check("social_beta" in self.text() and "10 %" in self.text(), "a flag saved on the Config page is listed at 10 %")
+        rollout = self.browser.find_element(By.ID, "rollout-social_beta")
+        rollout.clear()
+        rollout.send_keys("20")
+        self.browser.find_element(By.CSS_SELECTOR, 'form[action="/console/config/flags/social_beta/rollout"] button').click()
+        self.wait.until(expected_conditions.url_contains("/console/config?saved="))
+        self.check(self.browser.find_element(By.ID, "rollout-social_beta").get_attribute("value") == "20" and "20 %" in self.text(), "the rollout moves to 20 %")
+        status, anonymous = api(self.url + "/v1/config")
+        self.check(status == 200 and anonymous.get("values", {}).get("social_beta") is False, "an anonymous caller gets the flag's default")
+        self.shot("config")
+        self.fits_narrow_window("config")
+        # The error and the trace the app sent (scripts/ci/console-browser-test.sh posts them as the Kit's reporter does).
+        self.open("/console/reports")
+        text = self.text()
+        self.check("offline" in text and "leaderboard" in text, "the Reports page lists the app's error by code and version")
+        self.check("leaderboard.fetch" in text and "budget 2000 ms" in text, "the Reports page shows the leaderboard's trace with its 2 s budget")
+        self.check(len(self.browser.find_elements(By.CSS_SELECTOR, "svg.chart")) >= 1, "the Reports page draws the percentile chart")
+        self.check("SIGABRT" in text, "the Reports page groups the crash by its top frame")
+        self.shot("reports")
+        self.fits_narrow_window("reports")
 
     def sign_out(self):
         self.browser.find_element(By.XPATH, "//button[normalize-space()='Sign out']").click()

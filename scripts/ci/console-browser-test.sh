@@ -57,11 +57,24 @@ curl -fsS -H 'Content-Type: application/json' -H "Authorization: Bearer $token" 
   -d '{"samples":[{"id":"6f1f5a52-3b7e-4c61-9a55-0d2b1c9e4a10","type":"heartRate","start":"2026-11-20T08:00:00Z","value":61.73,"unit":"count/min","sourceId":"ci"}]}' \
   "$url/v1/health/samples" | grep -q '"created":1' || { echo "the health sample was not stored"; exit 1; }
 
+# What an app's reporter sends (FitBaseReporter: an error, a crash and leaderboard fetch timings), for the Reports page.
+now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+report() {
+  printf '{"id":"%s","occurredAt":"%s","appVersion":"1.4.2","platform":"ios","osVersion":"17.4.1","deviceModel":"iPhone15,2",%s}' \
+    "$(python3 -c 'import uuid; print(uuid.uuid4())')" "$now" "$1"
+}
+reports="$(report '"kind":"error","code":"offline","location":"leaderboard.fetch"')"
+reports="$reports,$(report '"kind":"crash","exceptionType":"SIGABRT","frames":[{"module":"FitBaseKit","symbol":"$s10FitBaseKit16LeaderboardModelC4loadyyYaF","offset":420}]')"
+for ms in 420 610 880 1240 2650; do reports="$reports,$(report "\"kind\":\"trace\",\"operation\":\"leaderboard.fetch\",\"durationMilliseconds\":$ms")"; done
+curl -fsS -H 'Content-Type: application/json' -H "Authorization: Bearer $token" -d "{\"reports\":[$reports]}" "$url/v1/reports" | grep -q '"accepted":7' \
+  || { echo "the app reports were not stored"; exit 1; }
+
 "$work/venv/bin/python" scripts/ci/console-browser-test.py --url "$url" --admin "admin@console.test:$password" \
   --user "member@console.test:$password" --user-token "$token" --out "$out"
 
 "$bin/fitbase" admin audit --limit 100 --data-dir "$work/data" >"$work/audit.out"
-for action in console.sign-in catalog.workout-created user.opened user.session-revoked system.audit-verified console.sign-out; do
+for action in console.sign-in catalog.workout-created user.opened user.session-revoked system.audit-verified config.flag-saved \
+  config.rollout-changed console.sign-out; do
   grep -q "$action" "$work/audit.out" || { echo "fitbase admin audit does not list $action:"; cat "$work/audit.out"; exit 1; }
 done
 echo "fitbase admin audit lists the browser's actions ($(wc -l <"$work/audit.out") entries)"

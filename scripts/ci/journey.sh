@@ -28,6 +28,9 @@ apns_port="$(awk '/^port /{print $2}' "$work/apns.out")"
 
 # StoreKit testing transactions (unsigned, development only) for the purchase step; the journey reads the bundle id.
 export FITBASE_APPSTORE_BUNDLE_ID=com.example.journey FITBASE_APPSTORE_ENVIRONMENT=Sandbox FITBASE_APPSTORE_ALLOW_XCODE=true
+# The social beta step signs up accounts until one is inside a 10 % rollout and one outside: more than the default 20
+# sign-ups an hour from one address.
+export FITBASE_RATE_LIMIT_SIGNUPS_ADDRESS=500/1h
 FITBASE_APNS_TEAM_ID=JOURNEY001 FITBASE_APNS_KEY_ID=JOURNEYK01 FITBASE_APNS_KEY_FILE="$work/apns-key.p8" \
   FITBASE_APNS_TOPIC=app.fitbase.journey FITBASE_APNS_TEST_GATEWAY_URL="https://127.0.0.1:$apns_port" \
   FITBASE_APNS_TEST_CA_FILE="$work/apns-ca.pem" \
@@ -36,4 +39,20 @@ serve_pid=$!
 source scripts/ci/serve-url.sh
 url=$(wait_for_serve_url "$serve_pid" "$work")
 
-FITBASE_JOURNEY_APNS_RECORD="$work/apns.jsonl" "$bin/fitbase-journey" "$url"
+# The social beta step runs `fitbase config` on the server's data directory, as an operator would.
+FITBASE_JOURNEY_APNS_RECORD="$work/apns.jsonl" FITBASE_JOURNEY_CLI="$bin/fitbase" FITBASE_JOURNEY_DATA_DIR="$work/data" \
+  "$bin/fitbase-journey" "$url"
+
+# The console's Reports page shows what the journey's apps reported: the offline leaderboard error and the leaderboard
+# fetch timings against their 2 s budget (an administrator signs in with a cookie jar, as a browser would).
+password="correct horse battery staple"
+curl -fsS -H 'Content-Type: application/json' -d "{\"email\":\"reports@journey.test\",\"password\":\"$password\"}" "$url/v1/auth/signup" >/dev/null
+"$bin/fitbase" admin grant-role reports@journey.test admin --data-dir "$work/data"
+jar="$work/cookies"
+csrf=$(curl -fsS -c "$jar" -b "$jar" "$url/console/signin" | sed -n 's/.*name="csrf" value="\([^"]*\)".*/\1/p' | head -1)
+curl -fsS -o /dev/null -c "$jar" -b "$jar" --data-urlencode "csrf=$csrf" --data-urlencode "email=reports@journey.test" \
+  --data-urlencode "password=$password" "$url/console/signin"
+curl -fsS -b "$jar" "$url/console/reports" >"$work/reports.html"
+grep -q '<code>offline</code>' "$work/reports.html" || { echo "the console's Reports page does not list the offline error"; exit 1; }
+grep -q 'leaderboard.fetch</code> — budget 2000 ms' "$work/reports.html" || { echo "the console's Reports page has no leaderboard.fetch chart"; exit 1; }
+echo "journey: the console's Reports page lists the apps' offline error and leaderboard fetch timings"

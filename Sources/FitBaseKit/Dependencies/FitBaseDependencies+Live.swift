@@ -42,6 +42,13 @@ extension FitBaseDependencies {
         public var clock: any KitClock
         /// The app's bundle id, which the server sends its pushes to (`apns-topic`).
         public var bundleID: String?
+        /// What remote config's conditions read: the app's version (`CFBundleShortVersionString` by default), its
+        /// platform (this build's) and locale (the device's).
+        public var appVersion: String?
+        public var platform: ConfigPlatform?
+        public var locale: String?
+        /// Where errors, crashes and timings go; `nil`: the FitBase server (``FitBaseReporter``).
+        public var reports: (any ReportingService)?
 
         /// A configuration with the defaults: catalog cached 6 hours, recommendations 1 hour, the entitlement 1 hour.
         public init(
@@ -50,7 +57,9 @@ extension FitBaseDependencies {
             analytics: any AnalyticsService = ConsoleAnalyticsSink(), reachability: (any ReachabilityMonitor)? = nil, catalogTTL: Duration = .seconds(6 * 3_600),
             recommendationsTTL: Duration = .seconds(3_600), entitlementTTL: Duration = .seconds(3_600),
             timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current }, transport: (any ClientTransport)? = nil, clock: any KitClock = SystemKitClock(),
-            healthKit: (any HealthKitSource)? = nil, bundleID: String? = Bundle.main.bundleIdentifier
+            healthKit: (any HealthKitSource)? = nil, bundleID: String? = Bundle.main.bundleIdentifier,
+            appVersion: String? = Bundle.main.object(forInfoDictionaryKey: "CFBundleShortVersionString") as? String,
+            platform: ConfigPlatform? = BuildPlatform.current, locale: String? = Locale.current.identifier, reports: (any ReportingService)? = nil
         ) {
             self.serverURL = serverURL
             self.dataDirectory = dataDirectory
@@ -70,6 +79,10 @@ extension FitBaseDependencies {
             self.clock = clock
             self.healthKit = healthKit
             self.bundleID = bundleID
+            self.appVersion = appVersion
+            self.platform = platform
+            self.locale = locale
+            self.reports = reports
         }
     }
 
@@ -91,6 +104,8 @@ extension FitBaseDependencies {
         let cache = ResponseCache(client: client, store: store, clock: clock)
         let api = ServerAPI(client: client)
         let analytics = ConsentGatedAnalytics(configuration.analytics)
+        let reports = configuration.reports ?? FitBaseReporter(client: client, app: .current(appVersion: configuration.appVersion))
+        Task { await reportSyncRounds(of: engine, to: reports) }
         let parser = DeepLinkParser(appScheme: configuration.appScheme, publicURLs: [configuration.serverURL] + configuration.publicURLs)
         let catalog = LiveCatalogService(api: api, cache: cache, ttl: configuration.catalogTTL)
         let billing = LiveBillingService(
@@ -122,12 +137,36 @@ extension FitBaseDependencies {
                 syncTracker: WorkoutSyncTracker(engine: engine, analytics: analytics)),
             plans: LivePlanService(engine: engine, client: client),
             billing: billing,
-            groups: LiveGroupService(client: client, api: api, parser: parser),
+            groups: LiveGroupService(client: client, api: api, parser: parser, reporter: reports),
             notifications: LiveNotificationService(api: api, sync: sync),
-            health: LiveHealthService(api: api, uploader: configuration.healthKit.map { HealthSampleUploader(client: client, store: store, source: $0) }),
+            health: LiveHealthService(
+                api: api, uploader: configuration.healthKit.map { HealthSampleUploader(client: client, store: store, source: $0) }, reporter: reports),
             analytics: analytics, clock: clock, deepLinks: parser, push: push,
-            pendingNavigation: PendingNavigationStore(file: configuration.dataDirectory.appendingPathComponent("pending-navigation.json"))
+            pendingNavigation: PendingNavigationStore(file: configuration.dataDirectory.appendingPathComponent("pending-navigation.json")),
+            remoteConfig: LiveRemoteConfigService(
+                client: client, cache: cache, appVersion: configuration.appVersion, platform: configuration.platform, locale: configuration.locale),
+            reports: reports
         )
+    }
+
+    /// Times each sync round the engine runs (`sync.round`: from `syncing` to the next `idle`) and reports a round the
+    /// server refused or failed as an error at `sync.round`.
+    private static func reportSyncRounds(of engine: SyncEngine, to reports: any ReportingService) async {
+        var started: ContinuousClock.Instant?
+        for await status in await engine.statusUpdates() {
+            switch status.state {
+            case .syncing:
+                if started == nil { started = .now }
+            case .idle:
+                if let start = started { reports.trace("sync.round", milliseconds: ReportedTime.milliseconds(since: start)) }
+                started = nil
+            case .offline:
+                started = nil
+            case .error:
+                if started != nil { reports.error(.server, at: "sync.round") }
+                started = nil
+            }
+        }
     }
 
     /// Keeps `gate` on the signed-in user's `analytics` answer: at launch and whenever a user signs in, their consents

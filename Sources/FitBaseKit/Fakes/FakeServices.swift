@@ -28,6 +28,11 @@ public struct FakeServices: Sendable {
     /// is a new model over the same fakes).
     public let pendingNavigation = PendingNavigationStore.inMemory()
     public let analytics: RecordingAnalytics
+    /// Remote config: every flag at its in-app default until a test serves values. Not among ``allKnobs``: the root
+    /// model reads it at every launch, so a strict test that does not care still answers with the defaults.
+    public let remoteConfig: FakeRemoteConfigService
+    /// What the app reported (errors, crashes, traces).
+    public let reports = RecordingReporter()
     public let clock: any KitClock
     public let deepLinks: DeepLinkParser
 
@@ -55,6 +60,7 @@ public struct FakeServices: Sendable {
         health = FakeHealthService(samples: populated ? FakeData.healthSamples(now: now) : [], timeZone: timeZone, clock: clock)
         push = FakePushService(auth: auth, clock: clock)
         analytics = RecordingAnalytics()
+        remoteConfig = FakeRemoteConfigService(clock: clock)
         if scenario == .strict { unimplementAll() }
     }
 

@@ -134,7 +134,8 @@ func composeFeatures(
     return ServerOperations(
         status: status, accounts: accounts, catalog: catalog, cycle: cycle, history: history, plans: plans, recommendations: recommendations,
         sync: sync, billing: billing, health: health, social: social, realtime: RealtimeFeature(foundation), push: push,
-        media: media, metrics: MetricsFeature(foundation, onListening: onMetricsListening), analytics: analytics, clock: foundation.clock, ids: foundation.ids
+        media: media, metrics: MetricsFeature(foundation, onListening: onMetricsListening), analytics: analytics,
+        remoteConfig: RemoteConfigFeature(foundation, billing: billing), reports: ReportsFeature(foundation), clock: foundation.clock, ids: foundation.ids
     )
 }
 

@@ -20,7 +20,7 @@ import Logging
 /// Identity providers and the master key: ``IdentityProvidersConfiguration``; the language model behind
 /// recommendations: ``LanguageModelConfiguration``; products, the App Store and Stripe: ``BillingConfiguration``;
 /// request rate limits: ``RateLimitConfiguration``; media storage: ``MediaConfiguration``; `/metrics`:
-/// ``MetricsConfiguration``; product analytics: ``AnalyticsConfiguration``.
+/// ``MetricsConfiguration``; product analytics: ``AnalyticsConfiguration``; app reports: ``ReportsConfiguration``.
 public struct ServerConfiguration: Sendable {
     /// Interface to bind.
     public var host: String
@@ -62,6 +62,8 @@ public struct ServerConfiguration: Sendable {
     public var metrics = MetricsConfiguration()
     /// Product analytics: retention and each account's batches per minute (`FITBASE_ANALYTICS_*`).
     public var analytics = AnalyticsConfiguration()
+    /// App reports: retention and batches per minute per account and per address (`FITBASE_REPORTS_*`).
+    public var reports = ReportsConfiguration()
     /// Apple Push Notification service (`FITBASE_APNS_*`); `nil` logs pushes instead of sending them.
     package var apns: APNsConfiguration? = nil
     /// How long a connection may sit without sending a request (or the rest of one) before it is closed: a client
@@ -258,6 +260,7 @@ public struct ServerConfiguration: Sendable {
         configuration.media = try MediaConfiguration.resolve(environment: environment)
         configuration.metrics = try MetricsConfiguration.resolve(portFlag: flags.metricsPort, environment: environment)
         configuration.analytics = try AnalyticsConfiguration.resolve(environment: environment)
+        configuration.reports = try ReportsConfiguration.resolve(environment: environment)
         if let metricsPort = configuration.metrics.port, metricsPort != 0, metricsPort == configuration.port {
             throw ConfigurationError(
                 setting: "metrics-port", source: flags.metricsPort != nil ? "--metrics-port" : "FITBASE_METRICS_PORT", value: String(metricsPort),

@@ -14,7 +14,8 @@ final class ServerOperations: APIProtocol,
     CatalogOperations, CycleOperations, HistoryOperations, PlanOperations, RecommendationOperations,
     SyncOperations, BillingOperations, HealthOperations, GroupOperations, InvitePageOperations, ChallengeOperations, EventStreamOperations,
     DeviceOperations, MediaOperations,
-    MetricsOperations, AnalyticsOperations
+    MetricsOperations, AnalyticsOperations,
+    RemoteConfigOperations, ReportsOperations
 {
     let statusFeature: ServiceStatusFeature
     let accountsFeature: AccountsFeature
@@ -32,6 +33,8 @@ final class ServerOperations: APIProtocol,
     let mediaFeature: MediaFeature
     let metricsFeature: MetricsFeature
     let analyticsFeature: AnalyticsFeature
+    let remoteConfigFeature: RemoteConfigFeature
+    let reportsFeature: ReportsFeature
     let clock: ServerClock
     let ids: IDSource
 
@@ -39,7 +42,7 @@ final class ServerOperations: APIProtocol,
         status: ServiceStatusFeature, accounts: AccountsFeature, catalog: CatalogFeature, cycle: CycleFeature, history: HistoryFeature,
         plans: PlansFeature, recommendations: RecommendationsFeature, sync: SyncFeature, billing: BillingFeature, health: HealthFeature,
         social: SocialFeature, realtime: RealtimeFeature, push: PushFeature, media: MediaFeature, metrics: MetricsFeature, analytics: AnalyticsFeature,
-        clock: ServerClock, ids: IDSource
+        remoteConfig: RemoteConfigFeature, reports: ReportsFeature, clock: ServerClock, ids: IDSource
     ) {
         statusFeature = status
         accountsFeature = accounts
@@ -57,6 +60,8 @@ final class ServerOperations: APIProtocol,
         mediaFeature = media
         metricsFeature = metrics
         analyticsFeature = analytics
+        remoteConfigFeature = remoteConfig
+        reportsFeature = reports
         self.clock = clock
         self.ids = ids
     }
@@ -66,7 +71,7 @@ final class ServerOperations: APIProtocol,
         [
             accountsFeature, catalogFeature, cycleFeature, historyFeature, plansFeature, recommendationsFeature, socialFeature, billingFeature,
             pushFeature, healthFeature, realtimeFeature, syncFeature, statusFeature, mediaFeature, metricsFeature,
-            analyticsFeature,
+            analyticsFeature, remoteConfigFeature, reportsFeature,
         ]
     }
 

@@ -33,6 +33,10 @@ struct ConsoleFeature: ServerFeature {
     let logger: Logger
     /// The product-analytics panel's source; `nil` until the analytics ingest provides one.
     let analytics: (any ConsoleAnalyticsSource)?
+    /// Remote config flags (the Config page).
+    let remoteConfig: RemoteConfigFeature
+    /// The apps' errors, crashes and traces (the Reports page).
+    let reports: ReportsFeature
 
     static func make(_ foundation: ServerFoundation, operations: ServerOperations, analytics: (any ConsoleAnalyticsSource)? = nil) async throws -> ConsoleFeature {
         ConsoleFeature(
@@ -41,7 +45,8 @@ struct ConsoleFeature: ServerFeature {
             sessions: ConsoleSessionStore(database: foundation.database), accounts: operations.accountsFeature, catalog: operations.catalogFeature,
             social: operations.socialFeature, outbox: foundation.outbox, keystore: foundation.keystore, vault: foundation.vault,
             masterKey: foundation.masterKey, contractDocument: operations.statusFeature.openAPIDocument, clock: foundation.clock, ids: foundation.ids,
-            logger: foundation.logger, analytics: analytics
+            logger: foundation.logger, analytics: analytics, remoteConfig: operations.remoteConfigFeature,
+            reports: operations.reportsFeature
         )
     }
 
@@ -95,6 +100,14 @@ struct ConsoleFeature: ServerFeature {
 
         router.get("/console/deliveries", use: page { request, _, admin in try await deliveries(request, admin) })
         router.post("/console/deliveries/:job/retry", use: action { _, context, admin, _ in try await retryDelivery(context, admin) })
+
+        router.get("/console/config", use: page { request, _, admin in try await remoteConfigPage(request, admin) })
+        router.post("/console/config/flags", use: action { _, _, admin, form in try await saveFlag(admin, form) })
+        router.post("/console/config/flags/:key/rollout", use: action { _, context, admin, form in try await changeRollout(context, admin, form) })
+        router.post("/console/config/flags/:key/delete", use: action { _, context, admin, _ in try await deleteFlag(context, admin) })
+        router.post("/console/config/testers", use: action { _, _, admin, form in try await setTester(admin, form) })
+
+        router.get("/console/reports", use: page { _, _, admin in try await reportsPage(admin) })
 
         router.get("/console/system", use: page { _, _, admin in try await system(admin, verdict: nil) })
         router.post("/console/system/audit-verify", use: action { _, _, admin, _ in try await verifyAudit(admin) })

@@ -16,7 +16,7 @@ struct ConsoleRenderer: Sendable {
     /// The console's sections, in the order of its navigation.
     static let sections: [(path: String, label: String)] = [
         ("/console", "Dashboard"), ("/console/users", "Users"), ("/console/catalog", "Catalog"), ("/console/groups", "Groups"),
-        ("/console/deliveries", "Deliveries"), ("/console/system", "System"),
+        ("/console/deliveries", "Deliveries"), ("/console/config", "Config"), ("/console/reports", "Reports"), ("/console/system", "System"),
     ]
 
     /// Loads the bundled templates and stylesheet; a broken template stops start-up.

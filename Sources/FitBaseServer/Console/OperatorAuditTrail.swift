@@ -41,6 +41,10 @@ package enum OperatorAuditTrail {
         case groupEnded = "group.ended"
         case deliveryRetried = "delivery.retried"
         case auditVerified = "system.audit-verified"
+        case configFlagSaved = "config.flag-saved"
+        case configRolloutChanged = "config.rollout-changed"
+        case configOverrideChanged = "config.override-changed"
+        case configFlagDeleted = "config.flag-deleted"
     }
 
     /// Appends an entry on `db` (the transaction of the change it records).
@@ -48,10 +52,18 @@ package enum OperatorAuditTrail {
         _ action: Action, by admin: ConsoleAdmin, target kind: String, _ target: String, detail: String? = nil, now: Date,
         on db: any SQLDatabase
     ) async throws {
+        try await record(action, by: admin.user, email: admin.email, target: kind, target, detail: detail, now: now, on: db)
+    }
+
+    /// ``record(_:by:target:_:detail:now:on:)`` for an administrator outside the console (`fitbase config --by`).
+    static func record(
+        _ action: Action, by admin: UserID, email: String?, target kind: String, _ target: String, detail: String? = nil, now: Date,
+        on db: any SQLDatabase
+    ) async throws {
         try await db.insert(into: "operator_audit")
             .columns("id", "at", "admin_id", "admin_email", "action", "target_kind", "target_id", "detail")
             .values(
-                SQLBind(UUID.random()), SQLBind(now), SQLBind(admin.user.rawValue), SQLBind(admin.email), SQLBind(action.rawValue),
+                SQLBind(UUID.random()), SQLBind(now), SQLBind(admin.rawValue), SQLBind(email), SQLBind(action.rawValue),
                 SQLBind(kind), SQLBind(target), SQLBind(detail)
             )
             .run()

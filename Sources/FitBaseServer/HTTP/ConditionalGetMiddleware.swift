@@ -5,7 +5,7 @@ import Hummingbird
 import NIOCore
 
 /// Entity tags and conditional GETs for the answers clients cache: the catalog, today's and the week's
-/// recommendations, the subscription and the features it unlocks.
+/// recommendations, the subscription and the features it unlocks, the caller's remote config.
 ///
 /// A `200` answer gets a strong `ETag` — the first 16 bytes of the SHA-256 of its body, base64url — with
 /// `Cache-Control: private, no-cache` (any cache must ask again before reusing it, and a shared cache must not keep
@@ -26,6 +26,7 @@ struct ConditionalGetMiddleware: RouterMiddleware {
         "/v1/programs", "/v1/programs/{programId}",
         "/v1/recommendations/today", "/v1/recommendations/week",
         "/v1/subscription", "/v1/features",
+        "/v1/config",
     ]
 
     static func applies(path: String, method: HTTPRequest.Method) -> Bool {

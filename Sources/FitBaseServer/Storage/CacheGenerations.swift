@@ -8,6 +8,8 @@ package enum CachedData: String, Sendable, CaseIterable {
     case catalog
     /// Which sessions are live and their accounts' roles (``SessionCache``).
     case sessions
+    /// Remote config flags and their overrides (``RemoteConfigStore``).
+    case remoteConfig = "remote-config"
 }
 
 /// The generations of cached data: how an instance knows, cheaply, that what it holds in memory is still what the

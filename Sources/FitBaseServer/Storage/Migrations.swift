@@ -59,6 +59,10 @@ enum FitBaseMigrations {
         CreateWebhookFailures(),
         // Product analytics (issue 35).
         CreateAnalyticsEvents(),
+        // Remote config (issue 39).
+        CreateRemoteConfig(),
+        // App reports (issue 39).
+        CreateAppReports(),
     ]
 }
 

@@ -9,6 +9,8 @@ import Foundation
 public struct LiveHealthService: HealthService {
     let api: ServerAPI
     let uploader: HealthSampleUploader?
+    /// Where HealthKit uploads are timed (`health.upload`).
+    var reporter: (any ReportingService)? = nil
 
     public func overview(from: Date, to: Date) async throws(KitError) -> HealthOverview {
         guard from < to else { throw KitError(.invalidInput, fieldErrors: ["from": "must be before to"]) }
@@ -41,7 +43,10 @@ public struct LiveHealthService: HealthService {
 
     public func uploadHealthKitSamples(progress: @escaping @MainActor @Sendable (HealthUploadProgress) -> Void) async -> HealthUploadProgress {
         guard let uploader else { return HealthUploadProgress(phase: .upToDate) }
-        return HealthUploadProgress(await uploader.run { step in await progress(HealthUploadProgress(step)) })
+        let start = ContinuousClock.now
+        let result = HealthUploadProgress(await uploader.run { step in await progress(HealthUploadProgress(step)) })
+        reporter?.trace("health.upload", milliseconds: ReportedTime.milliseconds(since: start))
+        return result
     }
 }
 

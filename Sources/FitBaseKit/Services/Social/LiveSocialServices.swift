@@ -9,6 +9,8 @@ public struct LiveGroupService: GroupService {
     let client: FitBaseClient
     let api: ServerAPI
     let parser: DeepLinkParser
+    /// Where leaderboard fetches are timed (`leaderboard.fetch`; seed 004's budget is 2 s) and their failures reported.
+    var reporter: (any ReportingService)? = nil
 
     public func currentGroup() async throws(KitError) -> SocialGroup? {
         do throws(KitError) {
@@ -68,24 +70,39 @@ public struct LiveGroupService: GroupService {
     }
 
     public func leaderboard(groupID: GroupID, type: LeaderboardType) async throws(KitError) -> GroupLeaderboard {
-        try GroupLeaderboard(wire: try await kit { () async throws(FitBaseError) in try await client.leaderboard(groupId: groupID, type: type) })
+        let client = self.client
+        let fetch = { () async throws(KitError) -> GroupLeaderboard in
+            try GroupLeaderboard(wire: try await kit { () async throws(FitBaseError) in try await client.leaderboard(groupId: groupID, type: type) })
+        }
+        guard let reporter else { return try await fetch() }
+        return try await reporter.measure("leaderboard.fetch", fetch)
     }
 
     public func liveLeaderboard(groupID: GroupID, type: LeaderboardType) -> AsyncStream<LeaderboardUpdate> {
         let boards = client.observeLeaderboard(groupId: groupID, type: type)
         let (stream, continuation) = AsyncStream<LeaderboardUpdate>.makeStream(bufferingPolicy: .bufferingNewest(4))
+        let reporter = self.reporter
         let task = Task {
+            // The first board's arrival is the screen's fetch (`leaderboard.fetch`); later ones are live updates.
+            var fetchStarted: ContinuousClock.Instant? = .now
             do throws(FitBaseError) {
                 for try await board in boards {
                     do throws(KitError) {
                         continuation.yield(.board(try GroupLeaderboard(wire: board)))
+                        if let start = fetchStarted {
+                            reporter?.trace("leaderboard.fetch", milliseconds: ReportedTime.milliseconds(since: start))
+                            fetchStarted = nil
+                        }
                     } catch {
                         continuation.yield(.ended(error))
                         break
                     }
                 }
             } catch {
-                if !Task.isCancelled { continuation.yield(.ended(KitError(error))) }
+                if !Task.isCancelled {
+                    if fetchStarted != nil { reporter?.error(KitError(error).kind, at: "leaderboard.fetch") }
+                    continuation.yield(.ended(KitError(error)))
+                }
             }
             continuation.finish()
         }
@@ -95,10 +112,15 @@ public struct LiveGroupService: GroupService {
 
     public func leaderboards(groupID: GroupID, week: CalendarDay?) async throws(KitError) -> [GroupLeaderboard] {
         let query = week.map { [URLQueryItem(name: "week", value: $0.description)] } ?? []
-        let list = try await api.get(Components.Schemas.LeaderboardList.self, "/v1/groups/\(groupID)/challenges", query: query, operationID: "listGroupChallenges")
-        var boards: [GroupLeaderboard] = []
-        for board in list.items { boards.append(try GroupLeaderboard(wire: board)) }
-        return boards
+        let api = self.api
+        let fetch = { () async throws(KitError) -> [GroupLeaderboard] in
+            let list = try await api.get(Components.Schemas.LeaderboardList.self, "/v1/groups/\(groupID)/challenges", query: query, operationID: "listGroupChallenges")
+            var boards: [GroupLeaderboard] = []
+            for board in list.items { boards.append(try GroupLeaderboard(wire: board)) }
+            return boards
+        }
+        guard let reporter else { return try await fetch() }
+        return try await reporter.measure("leaderboard.fetch", fetch)
     }
 
     public func removeMember(groupID: GroupID, member: UserID) async throws(KitError) {

@@ -58,6 +58,9 @@ public final class AppModel {
     public let auth: AuthModel
     /// The groups model the join preview uses.
     public let groups: GroupsModel
+    /// Whether the Groups tab shows: remote config's ``ConfigKey/socialBeta`` (seed 004's staged social beta), read from
+    /// the device at launch, fetched at launch, at each sign-in and on each return to the foreground.
+    public private(set) var showsGroupsTab = ConfigKey.socialBeta.defaultValue
 
     private let dependencies: FitBaseDependencies
     @ObservationIgnored private var observation: Task<Void, Never>?
@@ -75,6 +78,7 @@ public final class AppModel {
     /// ``stop()``.
     public func start() async {
         pending = dependencies.pendingNavigation.load()
+        apply(await dependencies.remoteConfig.current())
         await auth.start()
         await reroute(for: await dependencies.auth.currentState())
         observation?.cancel()
@@ -97,8 +101,18 @@ public final class AppModel {
     /// The app came to the foreground (SwiftUI's `scenePhase` turned `.active`): the entitlement is revalidated, so a
     /// purchase, renewal or refund made while the app was away shows at once.
     public func becameActive() async {
+        await refreshConfig()
         guard auth.isSignedIn else { return }
         await dependencies.billing.refreshEntitlement()
+    }
+
+    /// Fetches the remote config (with its `ETag`) and applies it.
+    public func refreshConfig() async {
+        apply(await dependencies.remoteConfig.refresh())
+    }
+
+    private func apply(_ config: RemoteConfigSnapshot) {
+        showsGroupsTab = config[.socialBeta]
     }
 
     /// Onboarding finished: show the app.
@@ -111,6 +125,8 @@ public final class AppModel {
     private func reroute(for state: AuthState) async {
         let previousUser = signedInUser
         signedInUser = state.userID
+        // Each account has its own values (and a launch its first fetch).
+        if previousUser != state.userID || route == .launching { await refreshConfig() }
         guard let user = state.userID else {
             route = .signIn
             if destination != .resetPassword && destination != .emailVerified { destination = nil }
