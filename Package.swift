@@ -56,6 +56,9 @@ let package = Package(
         // Operations: metrics through swift-metrics' API, exposed in Prometheus' text format (a registry per application).
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // OpenTelemetry traces over OTLP/HTTP when an exporter endpoint is set (the gRPC exporter is left out).
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         // The SDK's local store (SQLite on the device).
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         // Tests only: reading openapi.yaml for the access matrix.
@@ -125,6 +128,8 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             resources: [
                 .copy("Catalog/Resources/demo-catalog.json"),

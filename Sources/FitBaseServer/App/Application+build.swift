@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import OpenAPIRuntime
 import ServiceLifecycle
+import Tracing
 
 /// The server application type `buildApplication` returns.
 public typealias FitBaseApplication = Application<RouterResponder<FitBaseRequestContext>>
@@ -44,12 +45,14 @@ func buildApplication(
         logger.logLevel = configuration.logLevel
         return logger
     }()
+    // Made before anything opens: a collector's settings that do not work stop the start with nothing to close.
+    let tracing = try RequestTracing.make(configuration.tracing, logLevel: configuration.logLevel)
     let foundation = try await ServerFoundation.open(configuration: configuration, logger: logger, mailer: mailer, clock: clock, ids: ids)
     opened(foundation)
     let routes = RouteTable()
     let router = buildRouter(
         maxBodyBytes: configuration.maxBodyBytes, bodyLimitExceptions: MediaFeature.bodyLimits(configuration.media) + ConsoleFeature.bodyLimits,
-        routes: routes)
+        routes: routes, tracer: tracing?.tracer)
     let operations: ServerOperations
     let features: [any ServerFeature]
     do {
@@ -81,7 +84,7 @@ func buildApplication(
         router: router,
         server: .http1(configuration: .init(idleTimeout: .milliseconds(Int64(configuration.httpIdleTimeout / .milliseconds(1))))),
         configuration: .init(address: .hostname(host, port: configuration.port), serverName: "FitBase"),
-        services: foundation.services + features.flatMap(\.services),
+        services: foundation.services + features.flatMap(\.services) + (tracing.map { [$0.service] } ?? []),
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
             let shownHost = host.contains(":") ? "[\(host)]" : host
@@ -142,10 +145,12 @@ func composeFeatures(
 /// A router with the middleware every route shares, outermost first: request id, request log, errors as problems,
 /// body limit. Routes added to it afterwards get all four.
 func buildRouter(
-    maxBodyBytes: Int, bodyLimitExceptions: [BodyLimitMiddleware.Exception] = [], routes: RouteTable
+    maxBodyBytes: Int, bodyLimitExceptions: [BodyLimitMiddleware.Exception] = [], routes: RouteTable, tracer: (any Tracer)? = nil
 ) -> Router<FitBaseRequestContext> {
     let router = Router(context: FitBaseRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: RequestIDMiddleware())
+    // Traced, when traces are on, with the request's id and the status its problem (if any) was answered with.
+    if let tracer { router.add(middleware: RequestTracingMiddleware(tracer: tracer)) }
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ProblemMiddleware(routes: routes))
     router.add(middleware: BodyLimitMiddleware(maxBytes: maxBodyBytes, exceptions: bodyLimitExceptions))

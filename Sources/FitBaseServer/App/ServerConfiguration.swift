@@ -60,6 +60,8 @@ public struct ServerConfiguration: Sendable {
     package var media = MediaConfiguration()
     /// `GET /metrics`: its bearer token and its own port (`FITBASE_METRICS_TOKEN`, `--metrics-port`).
     public var metrics = MetricsConfiguration()
+    /// OpenTelemetry traces over OTLP/HTTP (`OTEL_EXPORTER_OTLP_ENDPOINT` and the other standard variables).
+    public var tracing = TracingConfiguration()
     /// Product analytics: retention and each account's batches per minute (`FITBASE_ANALYTICS_*`).
     public var analytics = AnalyticsConfiguration()
     /// App reports: retention and batches per minute per account and per address (`FITBASE_REPORTS_*`).
@@ -259,6 +261,7 @@ public struct ServerConfiguration: Sendable {
         configuration.apns = try APNsConfiguration(environment: environment)
         configuration.media = try MediaConfiguration.resolve(environment: environment)
         configuration.metrics = try MetricsConfiguration.resolve(portFlag: flags.metricsPort, environment: environment)
+        configuration.tracing = try TracingConfiguration.resolve(environment: environment)
         configuration.analytics = try AnalyticsConfiguration.resolve(environment: environment)
         configuration.reports = try ReportsConfiguration.resolve(environment: environment)
         if let metricsPort = configuration.metrics.port, metricsPort != 0, metricsPort == configuration.port {
