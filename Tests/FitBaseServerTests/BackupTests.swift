@@ -1,5 +1,6 @@
 import FitBaseCore
 import FitBaseTestSupport
+import Crypto
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -153,6 +154,64 @@ import Testing
             }
             #expect((try? FileManager.default.contentsOfDirectory(atPath: restored)) ?? [] == [])
         }
+    }
+
+    /// Media kept in the data directory comes with the backup and goes back where it was; a backup naming a file
+    /// outside the media directory restores nothing.
+    @Test func mediaInTheDataDirectoryIsBackedUpAndRestored() async throws {
+        try await TestDatabase.with(.sqlite, migrated: true) { database in
+            let backupFile = database.dataDirectory + "-backup.tar"
+            defer { try? FileManager.default.removeItem(atPath: backupFile) }
+            let options = TestAppOptions(configure: { $0.media.store = .local(directory: nil) })
+            let objects = try await withApp(on: database, options: options) { client, app -> [String] in
+                let account = try await client.signUp()
+                #expect(try await ProfilePhotoTests.upload(client, TestImages.jpeg(), token: account.accessToken).status.code / 100 == 2)
+                let report = try await DatabaseBackup.create(configuration: app.configuration, to: backupFile, includeKeys: true, logger: TestDatabase.logger)
+                #expect(report.includesKeys)
+                return try DatabaseBackup.mediaObjects(in: try #require(DatabaseBackup.localMediaRoot(app.configuration)))
+            }
+            #expect(!objects.isEmpty && objects.allSatisfy { $0.hasPrefix("users/") })
+            let restored = database.dataDirectory + "-restored"
+            defer { try? FileManager.default.removeItem(atPath: restored) }
+            _ = try await DatabaseBackup.restore(from: backupFile, configuration: ServerConfiguration(dataDirectory: restored), logger: TestDatabase.logger)
+            for object in objects {
+                let original = try Data(contentsOf: URL(fileURLWithPath: database.dataDirectory + "/media/" + object))
+                #expect(try Data(contentsOf: URL(fileURLWithPath: restored + "/media/" + object)) == original, "\(object)")
+            }
+
+            // A manifest naming `media/../escaped` is refused, and nothing is left behind.
+            let hostile = database.dataDirectory + "-hostile.tar"
+            defer { try? FileManager.default.removeItem(atPath: hostile) }
+            let payload = Data("not yours".utf8)
+            let digest = SHA256.hash(data: payload).map { String(format: "%02x", $0) }.joined()
+            let manifest = DatabaseBackup.Manifest(
+                createdAt: Date(), includesKeys: false, lastMigration: nil,
+                files: [.init(name: "fitbase.sqlite", role: "data", bytes: 0, sha256: ""), .init(name: "media/../escaped", role: "media", bytes: UInt64(payload.count), sha256: digest)]
+            )
+            let writer = try BackupArchive.Writer(path: hostile)
+            try writer.add(name: "manifest.json", data: try JSONEncoder().encode(manifest), modified: Date())
+            try writer.add(name: "media/../escaped", data: payload, modified: Date())
+            try writer.finish()
+            let target = database.dataDirectory + "-hostile-restored"
+            defer { try? FileManager.default.removeItem(atPath: target) }
+            await #expect(throws: BackupError.self) {
+                try await DatabaseBackup.restore(from: hostile, configuration: ServerConfiguration(dataDirectory: target), logger: TestDatabase.logger)
+            }
+            #expect(!FileManager.default.fileExists(atPath: target + "/escaped") && !FileManager.default.fileExists(atPath: target + "/media/../escaped"))
+        }
+    }
+
+    /// Names of 100 bytes or more use ustar's prefix field, and read back whole.
+    @Test func longEntryNamesGoThroughTheArchive() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("fitbase-long-\(UUID().uuidString).tar").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let name = "media/workouts/" + String(repeating: "a", count: 60) + "/" + String(repeating: "b", count: 70) + ".mp4"
+        let writer = try BackupArchive.Writer(path: path)
+        try writer.add(name: name, data: Data("video".utf8), modified: Date())
+        try writer.finish()
+        let reader = try BackupArchive.Reader(path: path)
+        let entry = try #require(try reader.next())
+        #expect(entry.name == name && entry.size == 5)
     }
 
     @Test func postgresIsRefusedWithThePgDumpRecipe() async throws {

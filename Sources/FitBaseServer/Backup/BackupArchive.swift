@@ -86,7 +86,10 @@ enum BackupArchive {
             for (index, byte) in bytes.enumerated() { sum += (148..<156).contains(index) ? 32 : Int(byte) }
             guard stored == UInt64(sum) else { throw BackupError("\(path) has a damaged entry header") }
             guard bytes[156] == UInt8(ascii: "0") || bytes[156] == 0 else { throw BackupError("\(path) holds an entry that is not a regular file") }
-            let name = String(decoding: bytes[0..<100].prefix { $0 != 0 }, as: UTF8.self)
+            let base = String(decoding: bytes[0..<100].prefix { $0 != 0 }, as: UTF8.self)
+            // ustar keeps a long name's directories in the prefix field.
+            let prefix = String(decoding: bytes[345..<500].prefix { $0 != 0 }, as: UTF8.self)
+            let name = prefix.isEmpty ? base : prefix + "/" + base
             let size: UInt64
             if bytes[124] & 0x80 != 0 {
                 size = bytes[125..<136].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
@@ -141,8 +144,15 @@ enum BackupArchive {
 
     /// A ustar header for a regular file, owner-only.
     static func header(name: String, size: UInt64, modified: Date) throws -> Data {
-        let nameBytes = Array(name.utf8)
-        guard nameBytes.count < 100 else { throw BackupError("entry name too long: \(name)") }
+        var nameBytes = Array(name.utf8)
+        var prefixBytes: [UInt8] = []
+        if nameBytes.count >= 100 {
+            // Split at a `/` so that the directories fit ustar's prefix field (155) and the rest its name field (100).
+            guard let slash = nameBytes.indices.last(where: { nameBytes[$0] == UInt8(ascii: "/") && $0 <= 155 && nameBytes.count - $0 - 1 < 100 && $0 > 0 })
+            else { throw BackupError("entry name too long: \(name)") }
+            prefixBytes = Array(nameBytes[..<slash])
+            nameBytes = Array(nameBytes[(slash + 1)...])
+        }
         var block = [UInt8](repeating: 0, count: blockSize)
         func put(_ bytes: [UInt8], at offset: Int) { for (index, byte) in bytes.enumerated() { block[offset + index] = byte } }
         func octal(_ value: UInt64, width: Int) -> [UInt8] {
@@ -165,6 +175,7 @@ enum BackupArchive {
         put(Array("00".utf8), at: 263)
         put(Array("fitbase".utf8), at: 265)
         put(Array("fitbase".utf8), at: 297)
+        put(prefixBytes, at: 345)
         let sum = block.reduce(0) { $0 + Int($1) }
         put(Array(String(sum, radix: 8).leftPadded(to: 6).utf8) + [0, 32], at: 148)
         return Data(block)

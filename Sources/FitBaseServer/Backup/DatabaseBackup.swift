@@ -26,9 +26,9 @@ public enum DatabaseBackup {
         var files: [File]
 
         struct File: Codable, Equatable {
-            /// The entry's name in the archive: `fitbase.sqlite` or `keystore.sqlite`.
+            /// The entry's name in the archive: `fitbase.sqlite`, `keystore.sqlite`, or `media/<object key>`.
             var name: String
-            /// `data` or `keystore`.
+            /// `data`, `keystore` or `media`.
             var role: String
             var bytes: UInt64
             var sha256: String
@@ -91,11 +91,24 @@ public enum DatabaseBackup {
             copies.append(("keystore.sqlite", "keystore", keysCopy))
         }
 
-        var manifest = Manifest(createdAt: now, includesKeys: includeKeys, lastMigration: lastMigration, files: [])
-        for copy in copies {
-            let (bytes, sha256) = try digest(of: copy.path)
-            manifest.files.append(.init(name: copy.name, role: copy.role, bytes: bytes, sha256: sha256))
+        // Media in the data directory, taken after the database: an object the copy names was written before it (objects
+        // are written, then named in a row). One deleted since is missing from the backup, as from the directory.
+        if let mediaRoot = localMediaRoot(configuration) {
+            for object in try mediaObjects(in: mediaRoot) { copies.append(("media/" + object, "media", mediaRoot + "/" + object)) }
         }
+        var manifest = Manifest(createdAt: now, includesKeys: includeKeys, lastMigration: lastMigration, files: [])
+        var archived: [(name: String, role: String, path: String)] = []
+        for copy in copies {
+            let digested: (bytes: UInt64, sha256: String)
+            do {
+                digested = try digest(of: copy.path)
+            } catch where copy.role == "media" && !FileManager.default.fileExists(atPath: copy.path) {
+                continue  // deleted while the backup ran
+            }
+            manifest.files.append(.init(name: copy.name, role: copy.role, bytes: digested.bytes, sha256: digested.sha256))
+            archived.append(copy)
+        }
+        copies = archived
         let partial = path + ".partial"
         let writer = try BackupArchive.Writer(path: partial)
         do {
@@ -112,6 +125,34 @@ public enum DatabaseBackup {
             throw error
         }
         return Report(path: path, bytes: try BackupArchive.size(of: path), includesKeys: includeKeys, lastMigration: lastMigration)
+    }
+
+    /// The directory of media kept in the data directory (FITBASE_STORAGE_URL unset); `nil` with an S3 store.
+    static func localMediaRoot(_ configuration: ServerConfiguration) -> String? {
+        guard case .local(let directory) = configuration.media.store else { return nil }
+        return URL(fileURLWithPath: directory ?? MediaFeature.defaultDirectory(in: configuration.dataDirectory)).standardizedFileURL.path
+    }
+
+    /// The objects under `root` (paths relative to it), uploads still arriving left out.
+    static func mediaObjects(in root: String) throws -> [String] {
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return [] }
+        var objects: [String] = []
+        while let relative = walker.nextObject() as? String {
+            if relative == ".incoming" { walker.skipDescendants(); continue }
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            objects.append(relative)
+        }
+        return objects.sorted()
+    }
+
+    /// Where a media entry of the archive goes under `root`; `nil` for a name that would leave it.
+    static func mediaTarget(of name: String, under root: String) -> String? {
+        guard name.hasPrefix("media/") else { return nil }
+        let relative = name.dropFirst("media/".count)
+        let segments = relative.split(separator: "/", omittingEmptySubsequences: false)
+        guard !segments.isEmpty, segments.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." && !$0.hasPrefix(".") }) else { return nil }
+        return root + "/" + relative
     }
 
     /// What a restore put in place.
@@ -154,13 +195,34 @@ public enum DatabaseBackup {
         for target in targets.values where FileManager.default.fileExists(atPath: target) {
             throw BackupError("\(target) exists: restore only creates files, it never replaces them")
         }
+        let mediaRoot = localMediaRoot(configuration)
+        if manifest.files.contains(where: { $0.role == "media" }) {
+            guard let mediaRoot else {
+                throw BackupError("the backup holds media files but FITBASE_STORAGE_URL names an S3 store: unset it to restore them into the data directory")
+            }
+            if let contents = try? FileManager.default.contentsOfDirectory(atPath: mediaRoot), !contents.isEmpty {
+                throw BackupError("the media directory \(mediaRoot) is not empty: restore only creates files, it never replaces them")
+            }
+        }
         try createDataDirectory(directory)
 
         var extracted: [(partial: String, target: String)] = []
         var restoredRoles: Set<String> = []
         do {
             while let entry = try reader.next() {
-                guard let file = manifest.files.first(where: { $0.name == entry.name }), let target = targets[file.role] else {
+                guard let file = manifest.files.first(where: { $0.name == entry.name }) else {
+                    try reader.skip(size: entry.size)
+                    continue
+                }
+                let target: String
+                if file.role == "media" {
+                    guard let mediaRoot, let path = mediaTarget(of: file.name, under: mediaRoot) else {
+                        throw BackupError("\(path) names a media file outside the media directory (\(file.name)): the backup is damaged")
+                    }
+                    target = path
+                } else if let path = targets[file.role] {
+                    target = path
+                } else {
                     try reader.skip(size: entry.size)
                     continue
                 }
@@ -171,7 +233,7 @@ public enum DatabaseBackup {
                 extracted.append((partial, target))
                 let sha256 = try reader.extract(size: entry.size, to: partial)
                 guard entry.size == file.bytes, sha256 == file.sha256 else { throw BackupError("\(entry.name) in \(path) does not match its manifest: the backup is damaged") }
-                try await checkIntegrity(of: partial, logger: logger)
+                if file.role != "media" { try await checkIntegrity(of: partial, logger: logger) }
                 restoredRoles.insert(file.role)
             }
             let missing = Set(targets.keys).subtracting(restoredRoles)
