@@ -42,13 +42,15 @@ public struct FitBaseDependencies: Sendable {
     public var push: any PushService
     /// Where a screen a link or a push asked for waits for sign-in, across restarts.
     public var pendingNavigation: PendingNavigationStore
+    /// Profile photos and workout media: uploads with progress, expiring links, cached images.
+    public var media: any MediaService
 
     /// A container of the given services.
     public init(
         auth: any AuthService, profile: any ProfileService, cycle: any CycleService, catalog: any CatalogService,
         recommendations: any RecommendationService, history: any HistoryService, plans: any PlanService, billing: any BillingService,
         groups: any GroupService, notifications: any NotificationService, health: any HealthService, analytics: any AnalyticsService,
-        clock: any KitClock, deepLinks: DeepLinkParser, push: any PushService, pendingNavigation: PendingNavigationStore
+        clock: any KitClock, deepLinks: DeepLinkParser, push: any PushService, pendingNavigation: PendingNavigationStore, media: any MediaService
     ) {
         self.auth = auth
         self.profile = profile
@@ -66,6 +68,7 @@ public struct FitBaseDependencies: Sendable {
         self.deepLinks = deepLinks
         self.push = push
         self.pendingNavigation = pendingNavigation
+        self.media = media
     }
 
     /// The container of `fakes`.
@@ -74,7 +77,7 @@ public struct FitBaseDependencies: Sendable {
             auth: fakes.auth, profile: fakes.profile, cycle: fakes.cycle, catalog: fakes.catalog, recommendations: fakes.recommendations,
             history: fakes.history, plans: fakes.plans, billing: fakes.billing, groups: fakes.groups, notifications: fakes.notifications,
             health: fakes.health, analytics: fakes.analytics, clock: fakes.clock, deepLinks: fakes.deepLinks, push: fakes.push,
-            pendingNavigation: fakes.pendingNavigation
+            pendingNavigation: fakes.pendingNavigation, media: fakes.media
         )
     }
 

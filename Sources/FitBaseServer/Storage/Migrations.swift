@@ -59,6 +59,9 @@ enum FitBaseMigrations {
         CreateWebhookFailures(),
         // Product analytics (issue 35).
         CreateAnalyticsEvents(),
+        // Media: photo thumbnails and content digests (issue 36).
+        AddProfilePhotoThumbnails(),
+        AddWorkoutMediaDigest(),
     ]
 }
 
