@@ -30,7 +30,7 @@ public final class FitBaseClient: Sendable {
     public let api: Client
     let session: SessionManager
     /// What `api` sends its requests over (see ``send(_:operationID:upTo:)``).
-    private let transport: any ClientTransport
+    let transport: any ClientTransport
 
     /// Creates a client for `serverURL` keeping the session in `tokenStore`, over the platform's default transport
     /// (URLSession on Apple platforms, AsyncHTTPClient elsewhere), or over `transport` when given.

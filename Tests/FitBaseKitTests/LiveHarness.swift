@@ -17,7 +17,14 @@ final class SwitchableTransport: ClientTransport, Sendable {
     struct Offline: Error {}
 
     private let base = FitBaseClient.defaultTransport()
-    private let state = Mutex((offline: false, held: Set<String>(), counts: [String: Int](), statuses: [String: [Int]]()))
+    private let state = Mutex((offline: false, held: Set<String>(), counts: [String: Int](), statuses: [String: [Int]](), server: URL?.none))
+
+    /// Where links naming the test server's public URL (`http://127.0.0.1:0`, its port unknown when it starts) go: the
+    /// server itself.
+    var server: URL? {
+        get { state.withLock { $0.server } }
+        set { state.withLock { $0.server = newValue } }
+    }
 
     var offline: Bool {
         get { state.withLock { $0.offline } }
@@ -42,7 +49,8 @@ final class SwitchableTransport: ClientTransport, Sendable {
             return state.offline || state.held.contains(operationID)
         }
         if offline { throw Offline() }
-        let answer = try await base.send(request, body: body, baseURL: baseURL, operationID: operationID)
+        let target = baseURL.port == 0 ? (server ?? baseURL) : baseURL
+        let answer = try await base.send(request, body: body, baseURL: target, operationID: operationID)
         state.withLock { $0.statuses[operationID, default: []].append(answer.0.status.code) }
         return answer
     }
@@ -141,6 +149,7 @@ struct LiveDevice {
 
     private init(server: URL, clock: TestKitClock, directory: URL, keys: InMemoryKeyProvider, tokens: InMemoryTokenStore, store: ScriptedStore) throws {
         let network = SwitchableTransport()
+        network.server = server
         let analytics = RecordingAnalytics()
         self.network = network
         self.directory = directory

@@ -86,6 +86,33 @@ import Testing
     }
 
     @Test(arguments: ProfilePhotoTests.setups)
+    func aQuickTimeVideoIsServedAsQuickTimeAndDeletingTheWorkoutRemovesItsFiles(engine: DatabaseEngine, backend: MediaBackend) async throws {
+        try await ProfilePhotoTests.withMediaApp(engine, backend) { client, app in
+            let (free, premium, admin) = try await Self.setUp(client, app)
+            let quickTime = TestImages.box("ftyp", Array("qt  ".utf8) + TestImages.be32(0) + Array("qt  ".utf8)) + MediaStorageTests.pattern(4000)
+            let stored = try json(try await Self.upload(client, free, "video", quickTime, token: admin.accessToken, contentType: "video/quicktime"))
+            #expect(stored["contentType"] as? String == "video/quicktime")
+            #expect((stored["digest"] as? String)?.count == 64)
+            let link = try json(try await client.json(.get, "/v1/workouts/\(free)/media/video"))
+            #expect((link["media"] as? [String: Any])?["contentType"] as? String == "video/quicktime")
+            let fetched = try await ProfilePhotoTests.fetch(client, try #require(link["url"] as? String))
+            #expect(fetched.status == 200 && fetched.bytes == quickTime)
+            #expect(fetched.headers["content-type"] == "video/quicktime")
+            #expect(try await Self.objects(in: app).map(\.key.path).allSatisfy { $0.hasSuffix(".mov") })
+
+            // The same file again has the same digest; another workout's files stay when this one is deleted.
+            let again = try json(try await Self.upload(client, free, "video", quickTime, token: admin.accessToken, contentType: "video/quicktime"))
+            #expect(again["digest"] as? String == stored["digest"] as? String)
+            #expect(try await Self.upload(client, free, "thumbnail", TestImages.jpeg(), token: admin.accessToken, contentType: "image/jpeg").status == .ok)
+            #expect(try await Self.upload(client, premium, "video", Self.video(3000), token: admin.accessToken).status == .ok)
+            #expect(try await Self.objects(in: app).count == 3)
+            #expect(try await client.json(.delete, "/v1/admin/workouts/\(free)", token: admin.accessToken).status == .noContent)
+            let left = try await Self.objects(in: app).map(\.key.path)
+            #expect(left.count == 1 && left.allSatisfy { $0.contains(premium.lowercased()) })
+        }
+    }
+
+    @Test(arguments: ProfilePhotoTests.setups)
     func badUploadsAreRefusedAndLeaveNothing(engine: DatabaseEngine, backend: MediaBackend) async throws {
         var options = TestAppOptions()
         options.configure = { $0.media.videoMaxBytes = 1 << 20 }

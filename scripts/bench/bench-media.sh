@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Serves a 50 MB video in random 1 MiB ranges, and a workout thumbnail whole, from a release `fitbase serve`'s media
-# links (data directory), and the same files from Debian's nginx on the same disk, with wrk.
+# links (data directory), and the same files from Debian's nginx on the same disk, with wrk; then times profile photo
+# uploads (each makes its thumbnail) and serves the photo's thumbnail link.
 #
 #   scripts/bench/bench-media.sh [duration-seconds] [connections]
 #
@@ -21,11 +22,12 @@ trap 'cleanup; [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null; true' EXIT
 email="bench-$RANDOM@example.com"
 curl -fsS -H 'Content-Type: application/json' -d "{\"email\":\"$email\",\"password\":\"correct horse battery\"}" "$url/v1/auth/signup" >/dev/null
 "$bin" admin grant-role "$email" admin --data-dir "$work/data" >/dev/null
-token=$(curl -fsS -H 'Content-Type: application/json' -d "{\"email\":\"$email\",\"password\":\"correct horse battery\"}" "$url/v1/auth/signin" \
-  | python3 -c 'import json,sys; print(json.load(sys.stdin)["accessToken"])')
+session=$(curl -fsS -H 'Content-Type: application/json' -d "{\"email\":\"$email\",\"password\":\"correct horse battery\"}" "$url/v1/auth/signin")
+token=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["accessToken"])' <<<"$session")
+user=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["user"]["id"])' <<<"$session")
 workout=$(curl -fsS "$url/v1/workouts?limit=1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["items"][0]["id"])')
-python3 - "$work/video.mp4" "$work/thumbnail.jpg" <<'PY'
-import os, struct, sys
+python3 - "$work/video.mp4" "$work/thumbnail.jpg" "$work/photo.png" <<'PY'
+import os, struct, sys, zlib
 with open(sys.argv[1], "wb") as f:
     f.write(struct.pack(">I", 20) + b"ftypisom" + struct.pack(">I", 512) + b"isom")
     f.write(os.urandom(50 * 1000 * 1000 - 20))
@@ -35,6 +37,11 @@ jpeg = b"\xFF\xD8" + seg(0xE0, b"JFIF\0\1\1\0\0\1\0\1\0\0") + seg(0xDB, b"\0" + 
 jpeg += seg(0xC0, b"\x08" + struct.pack(">HH", 360, 640) + b"\x01\x01\x11\x00") + seg(0xC4, b"\0\1" + b"\0" * 15 + b"\0")
 jpeg += seg(0xDA, b"\x01\x01\x00\x00\x3F\x00") + bytes(b if b != 0xFF else 0xFE for b in os.urandom(60000)) + b"\xFF\xD9"
 open(sys.argv[2], "wb").write(jpeg)
+# A real 2000×1500 RGB PNG (a gradient), for the profile photo whose thumbnail is made at upload.
+def chunk(kind, data): return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+rows = b"".join(b"\0" + bytes((x * 255 // 2000, y * 255 // 1500, 128)[c] for x in range(2000) for c in range(3)) for y in range(1500))
+png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 2000, 1500, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(rows, 6)) + chunk(b"IEND", b"")
+open(sys.argv[3], "wb").write(png)
 PY
 for kind in video thumbnail; do
   file="$work/video.mp4"; type=video/mp4
@@ -46,6 +53,17 @@ link() { curl -fsS -H "Authorization: Bearer $token" "$url/v1/workouts/$workout/
   | python3 -c 'import json,sys; u=json.load(sys.stdin)["url"]; print(u[u.index("/v1/media/"):])'; }
 video_path=$(link video)
 thumbnail_path=$(link thumbnail)
+
+# The profile photo: uploads (each checked, cleaned, and its 256-pixel thumbnail made and stored), then its thumbnail
+# link served like the others.
+uploads=10
+started=$(date +%s.%N)
+for _ in $(seq 1 "$uploads"); do
+  curl -fsS -X PUT -H "Authorization: Bearer $token" -H "Content-Type: image/png" --data-binary "@$work/photo.png" "$url/v1/me/photo" >/dev/null
+done
+upload_seconds=$(python3 -c "import sys,time; print(f'{(time.time() - float(sys.argv[1])) / int(sys.argv[2]):.3f}')" "$started" "$uploads")
+photo_link=$(curl -fsS -H "Authorization: Bearer $token" "$url/v1/users/$user/photo?size=thumbnail")
+photo_thumbnail_path=$(python3 -c 'import json,sys; a=json.load(sys.stdin); assert a["size"] == "thumbnail", a; u=a["url"]; print(u[u.index("/v1/media/"):])' <<<"$photo_link")
 stored_video=$(find "$work/data/media" -name 'video-*' | head -n 1)
 stored_thumbnail=$(find "$work/data/media" -name 'thumbnail-*' | head -n 1)
 
@@ -99,6 +117,9 @@ read -r fb_video_rps fb_video_mbs < <(run "fitbase video 1 MiB ranges" "$url$vid
 read -r ng_video_rps ng_video_mbs < <(run "nginx video 1 MiB ranges" "http://127.0.0.1:$nginx_port/video.mp4" "$work/range.lua")
 read -r fb_thumb_rps _ < <(run "fitbase thumbnail (60 KB)" "$url$thumbnail_path")
 read -r ng_thumb_rps _ < <(run "nginx thumbnail (60 KB)" "http://127.0.0.1:$nginx_port/thumbnail.jpg")
+read -r fb_photo_rps _ < <(run "fitbase photo thumbnail" "$url$photo_thumbnail_path")
+echo "photo upload with its thumbnail (2000×1500 PNG, 1 at a time): ${upload_seconds} s each"
+echo "photo thumbnail (256 px) served: ${fb_photo_rps} req/s"
 [ -n "${fb_video_mbs:-}" ] && [ -n "${ng_video_mbs:-}" ] && [ -n "${fb_thumb_rps:-}" ] && [ -n "${ng_thumb_rps:-}" ] || exit 1
 python3 - "$fb_video_mbs" "$ng_video_mbs" "$fb_thumb_rps" "$ng_thumb_rps" <<'PY'
 import sys

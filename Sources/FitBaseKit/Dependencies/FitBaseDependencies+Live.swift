@@ -90,7 +90,8 @@ extension FitBaseDependencies {
     /// it syncs periodically, after local changes, on the server's `sync` events and when the network comes back), with
     /// the push token and a pending screen kept beside the store (`push-registration.json`, `pending-navigation.json`).
     /// The entitlement is read from its cache at once and revalidated here and at each sign-in, and on the server's
-    /// `subscription` events; the purchase provider's transactions go to the server as they arrive. Build it once, at
+    /// `subscription` events; the purchase provider's transactions go to the server as they arrive. Images are cached in
+    /// `images/` beside the store (16 MiB in memory, 128 MiB on disk) and forgotten at sign-out. Build it once, at
     /// launch.
     public static func live(_ configuration: LiveConfiguration) throws -> FitBaseDependencies {
         let client = FitBaseClient(serverURL: configuration.serverURL, tokenStore: configuration.tokenStore, transport: configuration.transport)
@@ -103,6 +104,7 @@ extension FitBaseDependencies {
         let clock = configuration.clock
         let cache = ResponseCache(client: client, store: store, clock: clock)
         let api = ServerAPI(client: client)
+        let images = ImageCache(directory: configuration.dataDirectory.appendingPathComponent("images", isDirectory: true))
         let analytics = ConsentGatedAnalytics(configuration.analytics)
         let reports = configuration.reports ?? FitBaseReporter(client: client, app: .current(appVersion: configuration.appVersion))
         Task { await reportSyncRounds(of: engine, to: reports) }
@@ -118,6 +120,12 @@ extension FitBaseDependencies {
         let profile = LiveProfileService(client: client, sync: sync, localData: localData, analyticsConsent: analytics, push: push)
         Task { if await client.currentUserID() != nil { await sync.restart() } }
         Task { await followAnalyticsConsent(of: client, profile: profile, gate: analytics) }
+        // Other people's photos must not outlive the session that was allowed to see them.
+        Task {
+            for await state in await client.sessionStates() {
+                if case .signedOut = state { await images.removeAll() }
+            }
+        }
         if let store = configuration.purchaseProvider {
             // From launch on, whoever is signed in: what the store delivers goes to the server (a transaction that
             // arrives signed out stays unfinished until the next sign-in's refresh).
@@ -143,6 +151,7 @@ extension FitBaseDependencies {
                 api: api, uploader: configuration.healthKit.map { HealthSampleUploader(client: client, store: store, source: $0) }, reporter: reports),
             analytics: analytics, clock: clock, deepLinks: parser, push: push,
             pendingNavigation: PendingNavigationStore(file: configuration.dataDirectory.appendingPathComponent("pending-navigation.json")),
+            media: LiveMediaService(client: client, cache: images),
             remoteConfig: LiveRemoteConfigService(
                 client: client, cache: cache, appVersion: configuration.appVersion, platform: configuration.platform, locale: configuration.locale),
             reports: reports

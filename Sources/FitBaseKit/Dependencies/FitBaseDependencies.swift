@@ -42,6 +42,8 @@ public struct FitBaseDependencies: Sendable {
     public var push: any PushService
     /// Where a screen a link or a push asked for waits for sign-in, across restarts.
     public var pendingNavigation: PendingNavigationStore
+    /// Profile photos and workout media: uploads with progress, expiring links, cached images.
+    public var media: any MediaService
     /// Remote config flags, typed (``ConfigKey``), with in-app defaults.
     public var remoteConfig: any RemoteConfigService
     /// The app's errors, crashes and operation timings (never user data), sent in batches.
@@ -52,7 +54,7 @@ public struct FitBaseDependencies: Sendable {
         auth: any AuthService, profile: any ProfileService, cycle: any CycleService, catalog: any CatalogService,
         recommendations: any RecommendationService, history: any HistoryService, plans: any PlanService, billing: any BillingService,
         groups: any GroupService, notifications: any NotificationService, health: any HealthService, analytics: any AnalyticsService,
-        clock: any KitClock, deepLinks: DeepLinkParser, push: any PushService, pendingNavigation: PendingNavigationStore,
+        clock: any KitClock, deepLinks: DeepLinkParser, push: any PushService, pendingNavigation: PendingNavigationStore, media: any MediaService,
         remoteConfig: any RemoteConfigService = FakeRemoteConfigService(), reports: any ReportingService = RecordingReporter()
     ) {
         self.auth = auth
@@ -71,6 +73,7 @@ public struct FitBaseDependencies: Sendable {
         self.deepLinks = deepLinks
         self.push = push
         self.pendingNavigation = pendingNavigation
+        self.media = media
         self.remoteConfig = remoteConfig
         self.reports = reports
     }
@@ -81,7 +84,7 @@ public struct FitBaseDependencies: Sendable {
             auth: fakes.auth, profile: fakes.profile, cycle: fakes.cycle, catalog: fakes.catalog, recommendations: fakes.recommendations,
             history: fakes.history, plans: fakes.plans, billing: fakes.billing, groups: fakes.groups, notifications: fakes.notifications,
             health: fakes.health, analytics: fakes.analytics, clock: fakes.clock, deepLinks: fakes.deepLinks, push: fakes.push,
-            pendingNavigation: fakes.pendingNavigation, remoteConfig: fakes.remoteConfig, reports: fakes.reports
+            pendingNavigation: fakes.pendingNavigation, media: fakes.media, remoteConfig: fakes.remoteConfig, reports: fakes.reports
         )
     }
 

@@ -24,6 +24,7 @@ public struct FakeServices: Sendable {
     public let notifications: FakeNotificationService
     public let health: FakeHealthService
     public let push: FakePushService
+    public let media: FakeMediaService
     /// Where ``AppModel`` keeps a pending screen: memory only, shared by every model over these fakes (a "restart"
     /// is a new model over the same fakes).
     public let pendingNavigation = PendingNavigationStore.inMemory()
@@ -59,6 +60,7 @@ public struct FakeServices: Sendable {
         notifications = FakeNotificationService(notifications: populated ? FakeData.notifications(now: now, groupID: group.id) : [], clock: clock)
         health = FakeHealthService(samples: populated ? FakeData.healthSamples(now: now) : [], timeZone: timeZone, clock: clock)
         push = FakePushService(auth: auth, clock: clock)
+        media = FakeMediaService(auth: auth, catalog: catalog, clock: clock)
         analytics = RecordingAnalytics()
         remoteConfig = FakeRemoteConfigService(clock: clock)
         if scenario == .strict { unimplementAll() }
@@ -73,6 +75,6 @@ public struct FakeServices: Sendable {
     /// Every fake's knobs, to fail or slow down everything at once.
     public var allKnobs: [any AnyFakeKnobs] {
         [auth.knobs, profile.knobs, cycle.knobs, catalog.knobs, recommendations.knobs, history.knobs, plans.knobs, billing.knobs, groups.knobs,
-         notifications.knobs, health.knobs, billing.store.knobs, push.knobs]
+         notifications.knobs, health.knobs, billing.store.knobs, push.knobs, media.knobs]
     }
 }

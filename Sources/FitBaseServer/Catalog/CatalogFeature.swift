@@ -8,6 +8,8 @@ struct CatalogFeature: ServerFeature {
     let premiumAccess: any PremiumContentAccess
     /// The workout reads answered from pre-encoded JSON (see ``CatalogResponses``).
     let responses: CatalogResponses
+    /// Who hears of a deleted workout (its media's files go).
+    let deletions = WorkoutDeletions()
     private let loadsDemoCatalog: Bool
     private let logger: Logger
     private let clock: ServerClock

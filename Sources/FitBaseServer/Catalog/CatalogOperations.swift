@@ -91,6 +91,7 @@ extension CatalogOperations {
         guard let id = WorkoutID(input.path.workoutId), try await catalogFeature.store.delete(id) else {
             throw Problem.notFound("No workout \(input.path.workoutId).")
         }
+        await catalogFeature.deletions.deleted(id)
         return .noContent(.init())
     }
 

@@ -113,6 +113,7 @@ extension ConsoleFeature {
             return true
         }
         guard deleted else { throw Problem.notFound("No workout \(id).") }
+        await catalog.deletions.deleted(id)
         return ConsoleRenderer.redirect("/console/catalog?deleted=\(id)")
     }
 

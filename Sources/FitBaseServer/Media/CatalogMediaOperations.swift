@@ -55,7 +55,7 @@ extension MediaOperations {
     }
 
     static func wire(_ media: WorkoutMedia) -> Components.Schemas.WorkoutMedia {
-        .init(kind: media.kind.rawValue, version: media.version, contentType: media.contentType, bytes: media.bytes, updatedAt: media.updatedAt)
+        .init(kind: media.kind.rawValue, version: media.version, digest: media.digest, contentType: media.contentType, bytes: media.bytes, updatedAt: media.updatedAt)
     }
 
     private static func requireAdmin() throws(Problem) {

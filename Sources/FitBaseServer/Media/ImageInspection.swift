@@ -11,6 +11,16 @@ enum ImageFormat: String, Sendable, Equatable {
         }
     }
 
+    /// The format a stored object's extension names.
+    init?(fileExtension key: MediaKey) {
+        switch key.path.split(separator: ".").last?.lowercased() {
+        case "jpg", "jpeg": self = .jpeg
+        case "png": self = .png
+        case "heic": self = .heic
+        default: return nil
+        }
+    }
+
     /// The extension of its stored object.
     var fileExtension: String {
         switch self {

@@ -20,9 +20,24 @@ struct MediaFeature: ServerFeature {
         links = MediaLinks(secret: foundation.masterKey.derivedKey(for: "media links"), baseURL: foundation.configuration.publicURL)
         photos = ProfilePhotos(
             store: ProfilePhotoStore(database: foundation.database), storage: storage,
-            inspector: ImageInspector(maxPixels: configuration.photoMaxPixels), links: links, linkLifetime: configuration.linkLifetime,
+            inspector: ImageInspector(maxPixels: configuration.photoMaxPixels), thumbnailer: PhotoThumbnailer(libraries: .shared), links: links,
+            linkLifetime: configuration.linkLifetime,
             maxBytes: configuration.photoMaxBytes, database: foundation.database, logger: foundation.logger
         )
+        // A deleted workout's rows go with it (cascade); its files go here, listed from the store.
+        let logger = foundation.logger
+        catalog.deletions.observe { workout in
+            do {
+                try await storage.deleteAll(prefix: WorkoutMediaUploads.prefix(of: workout))
+            } catch {
+                logger.warning("could not delete a deleted workout's media", metadata: ["workout": "\(workout)", "error": "\(error)"])
+            }
+        }
+        for warning in Self.startupWarnings(
+            engine: foundation.database.engine, store: configuration.store, missingLibraries: SystemImageLibraries.shared.missing)
+        {
+            foundation.logger.warning("\(warning)")
+        }
         catalogMedia = CatalogMedia(
             uploads: WorkoutMediaUploads(
                 store: WorkoutMediaStore(database: foundation.database), catalog: catalog.store, storage: storage,
@@ -33,6 +48,23 @@ struct MediaFeature: ServerFeature {
     }
 
     var dataOwners: [any AccountDataOwner] { [ProfilePhotoOwner(store: photos.store, storage: storage)] }
+
+    /// What start-up says about the media set-up: media in the data directory while the database is PostgreSQL (the
+    /// set-up for several instances, which would each keep their own files: a photo uploaded through one is missing
+    /// from the others), and the image libraries thumbnails need but this machine lacks.
+    static func startupWarnings(engine: DatabaseEngine, store: MediaConfiguration.Store, missingLibraries: [String]) -> [String] {
+        var warnings: [String] = []
+        if engine == .postgres, case .local = store {
+            warnings.append(
+                "media is kept in this instance's data directory: with more than one instance, each has its own files and a "
+                    + "photo or video uploaded through one is missing from the others; set FITBASE_STORAGE_URL to an S3-compatible store")
+        }
+        if !missingLibraries.isEmpty {
+            warnings.append(
+                "photo thumbnails: missing \(missingLibraries.joined(separator: ", ")); photos of that format are served full-size for size=thumbnail")
+        }
+        return warnings
+    }
 
     /// Clears uploads a crash cut off (the data directory keeps them apart until they are complete).
     func start() async throws {

@@ -38,3 +38,28 @@ struct CreateWorkoutMedia: Migration {
             .run()
     }
 }
+
+/// `profile_photos` gains the photo's SHA-256 (`digest`, hex: what image caches key on — the version starts again at
+/// 1 after a removal, the digest changes exactly when the image does) and its thumbnail's object and size
+/// (`thumbnail_key`, null when the photo is small enough already or its format could not be decoded: the photo is
+/// then served for both sizes). Rows from before have neither; their digest is the SHA-256 of their object key.
+struct AddProfilePhotoThumbnails: Migration {
+    let name = "2026-11-26.media.add-profile-photo-thumbnails"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.alter(table: "profile_photos").column("digest", type: .text).run()
+        try await database.alter(table: "profile_photos").column("thumbnail_key", type: .text).run()
+        try await database.alter(table: "profile_photos").column("thumbnail_width", type: .int).run()
+        try await database.alter(table: "profile_photos").column("thumbnail_height", type: .int).run()
+    }
+}
+
+/// `workout_media` gains the file's SHA-256 (`digest`, hex), computed as the upload streams to the store. Rows from
+/// before have none; their digest is the SHA-256 of their object key.
+struct AddWorkoutMediaDigest: Migration {
+    let name = "2026-11-26.media.add-workout-media-digest"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.alter(table: "workout_media").column("digest", type: .text).run()
+    }
+}

@@ -31,12 +31,16 @@ extension MediaOperations {
 
     func getUserPhoto(_ input: Operations.GetUserPhoto.Input) async throws -> Operations.GetUserPhoto.Output {
         let caller = try RequestScope.requireCaller()
+        let size: PhotoSize = input.query.size == .thumbnail ? .thumbnail : .full
         guard let owner = UserID(input.path.userId),
-            let link = try await mediaFeature.photos.link(to: owner, for: caller.user, now: clock.now)
+            let link = try await mediaFeature.photos.link(to: owner, for: caller.user, size: size, now: clock.now)
         else {
             throw Problem.notFound("No photo of user \(input.path.userId) that you may see.")
         }
-        return .ok(.init(body: .json(.init(photo: Self.wire(link.photo), url: link.url, expiresAt: link.expiresAt))))
+        return .ok(.init(body: .json(.init(
+            photo: Self.wire(link.photo), size: link.size == .thumbnail ? .thumbnail : .full, contentType: link.format.contentType,
+            width: link.width, height: link.height, url: link.url, expiresAt: link.expiresAt
+        ))))
     }
 
     /// The generated handler's answer (kept for when direct routes are off): the whole object, read into memory, even
@@ -52,6 +56,7 @@ extension MediaOperations {
             case "image/png": .png(body)
             case "image/heic": .imageHeic(body)
             case "video/mp4": .videoMp4(body)
+            case "video/quicktime": .videoQuicktime(body)
             default: .binary(body)
             }
         return .ok(.init(headers: .init(acceptRanges: "bytes"), body: typed))
@@ -83,7 +88,7 @@ extension MediaOperations {
 
     static func wire(_ photo: ProfilePhoto) -> Components.Schemas.ProfilePhoto {
         .init(
-            version: photo.version, contentType: photo.format.contentType, width: photo.width, height: photo.height, bytes: photo.bytes,
+            version: photo.version, digest: photo.digest, contentType: photo.format.contentType, width: photo.width, height: photo.height, bytes: photo.bytes,
             updatedAt: photo.updatedAt
         )
     }

@@ -3,12 +3,17 @@ import Foundation
 import Logging
 import NIOCore
 
-/// Profile photos: upload (checked, cleaned, stored as a new object), removal, and expiring links for the owner and
-/// the members of the owner's group.
+/// Profile photos: upload (checked, cleaned, stored as a new object with its thumbnail), removal, and expiring links
+/// to either size for the owner and the members of the owner's group.
+///
+/// Thumbnails are made at upload, not on first request: the photo is in memory and checked then, a read stays a link
+/// (no decoding a group member's request could set off, and nothing to race when two members ask at once), and both
+/// objects live under the user's prefix, so the account's deletion lists and removes them together.
 struct ProfilePhotos: Sendable {
     let store: ProfilePhotoStore
     let storage: any MediaStorage
     let inspector: ImageInspector
+    let thumbnailer: PhotoThumbnailer
     let links: MediaLinks
     let linkLifetime: Duration
     let maxBytes: Int
@@ -29,15 +34,21 @@ struct ProfilePhotos: Sendable {
         guard let key = ProfilePhoto.newKey(of: user, version: version, format: image.format) else {
             throw MediaStorageError.storeFailed("no object key for user \(user)")
         }
+        let small = await thumbnailer.thumbnail(of: image)
         let stored = try await storage.put(key, contentType: image.format.contentType, body: WholeBody(ByteBuffer(bytes: image.bytes)))
+        var thumbnail: ProfilePhoto.Thumbnail?
         do {
+            if let small, let thumbnailKey = ProfilePhoto.thumbnailKey(for: key, format: small.format) {
+                _ = try await storage.put(thumbnailKey, contentType: small.format.contentType, body: WholeBody(ByteBuffer(bytes: small.bytes)))
+                thumbnail = .init(key: thumbnailKey, format: small.format, width: small.width, height: small.height)
+            }
             // A concurrent upload of the same user may record its version first: this one then takes the next.
             for _ in 0..<5 {
                 let photo = ProfilePhoto(
                     user: user, version: version, format: image.format, width: image.width, height: image.height, bytes: stored.size,
-                    updatedAt: now, key: key)
+                    updatedAt: now, digest: MediaDigest.of(image.bytes), key: key, thumbnail: thumbnail)
                 do {
-                    if let previous = try await store.record(photo) { await deleteObject(previous.key) }
+                    if let previous = try await store.record(photo) { await deleteObjects(previous.keys) }
                     return photo
                 } catch is ProfilePhotoStore.Superseded {
                     version = try await store.nextVersion(of: user)
@@ -45,19 +56,20 @@ struct ProfilePhotos: Sendable {
             }
             throw MediaStorageError.storeFailed("too many concurrent uploads of one photo")
         } catch {
-            await deleteObject(key)
+            await deleteObjects([key] + (thumbnail.map { [$0.key] } ?? []))
             throw error
         }
     }
 
     /// Removes the user's photo and its object.
     func remove(of user: UserID) async throws {
-        if let previous = try await store.remove(user) { await deleteObject(previous.key) }
+        if let previous = try await store.remove(user) { await deleteObjects(previous.keys) }
     }
 
-    /// The photo of `owner` and a link to it valid from `now`, when `caller` may see it (the owner, or a member of the
-    /// owner's group); `nil` otherwise, as for a user without a photo.
-    func link(to owner: UserID, for caller: UserID, now: Date) async throws -> (photo: ProfilePhoto, url: String, expiresAt: Date)? {
+    /// The photo of `owner` and a link valid from `now` to it in `size` (the photo itself when it has no thumbnail),
+    /// when `caller` may see it (the owner, or a member of the owner's group); `nil` otherwise, as for a user without a
+    /// photo.
+    func link(to owner: UserID, for caller: UserID, size: PhotoSize, now: Date) async throws -> PhotoLink? {
         if caller != owner {
             let (theirs, mine) = try await database.withConnection { db in
                 (try await GroupStore.membership(of: owner, on: db), try await GroupStore.membership(of: caller, on: db))
@@ -65,18 +77,37 @@ struct ProfilePhotos: Sendable {
             guard let theirs, let mine, theirs.group == mine.group else { return nil }
         }
         guard let photo = try await store.photo(of: owner) else { return nil }
+        let served =
+            if size == .thumbnail, let thumbnail = photo.thumbnail {
+                (key: thumbnail.key, size: PhotoSize.thumbnail, format: thumbnail.format, width: thumbnail.width, height: thumbnail.height)
+            } else {
+                (key: photo.key, size: PhotoSize.full, format: photo.format, width: photo.width, height: photo.height)
+            }
         let expiry = now.addingTimeInterval(Double(linkLifetime.components.seconds))
-        let url = storage.presignedURL(for: photo.key, expires: linkLifetime, now: now) ?? links.url(for: photo.key, expiry: expiry)
-        return (photo, url, expiry)
+        let url = storage.presignedURL(for: served.key, expires: linkLifetime, now: now) ?? links.url(for: served.key, expiry: expiry)
+        return PhotoLink(photo: photo, size: served.size, format: served.format, width: served.width, height: served.height, url: url, expiresAt: expiry)
     }
 
-    /// Deletes an object no row names any more; a failure is logged (the object stays under the user's prefix, which
+    /// A photo, the size a link serves and the link.
+    struct PhotoLink {
+        let photo: ProfilePhoto
+        let size: PhotoSize
+        let format: ImageFormat
+        let width: Int
+        let height: Int
+        let url: String
+        let expiresAt: Date
+    }
+
+    /// Deletes objects no row names any more; a failure is logged (the object stays under the user's prefix, which
     /// the account's deletion clears).
-    private func deleteObject(_ key: MediaKey) async {
-        do {
-            try await storage.delete(key)
-        } catch {
-            logger.warning("could not delete a replaced media object", metadata: ["key": "\(key)", "error": "\(error)"])
+    private func deleteObjects(_ keys: [MediaKey]) async {
+        for key in keys {
+            do {
+                try await storage.delete(key)
+            } catch {
+                logger.warning("could not delete a replaced media object", metadata: ["key": "\(key)", "error": "\(error)"])
+            }
         }
     }
 

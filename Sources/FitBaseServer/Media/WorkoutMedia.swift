@@ -4,14 +4,6 @@ import Logging
 import NIOCore
 import SQLKit
 
-/// What an admin uploads for a workout.
-enum WorkoutMediaKind: String, Sendable, CaseIterable {
-    /// A JPEG, PNG or HEIC image, cleaned as profile photos are.
-    case thumbnail
-    /// An MP4 or QuickTime video, streamed to the store.
-    case video
-}
-
 /// A workout's thumbnail or video as its row records it.
 struct WorkoutMedia: Sendable, Equatable {
     let workout: WorkoutID
@@ -21,6 +13,8 @@ struct WorkoutMedia: Sendable, Equatable {
     let contentType: String
     let bytes: Int64
     let updatedAt: Date
+    /// The SHA-256 of the stored file (hex).
+    let digest: String
 }
 
 /// SQL for `workout_media`.
@@ -32,7 +26,7 @@ struct WorkoutMediaStore: Sendable {
     }
 
     static func media(_ workout: WorkoutID, _ kind: WorkoutMediaKind, on db: any SQLDatabase, locking: Bool = false) async throws -> WorkoutMedia? {
-        var query = db.select().columns("version", "object_key", "content_type", "bytes", "updated_at").from("workout_media")
+        var query = db.select().columns("version", "object_key", "content_type", "bytes", "updated_at", "digest").from("workout_media")
             .where("workout_id", .equal, workout.rawValue).where("kind", .equal, kind.rawValue)
         if locking { query = query.for(.update) }
         return try await query.first().flatMap { row in
@@ -40,7 +34,8 @@ struct WorkoutMediaStore: Sendable {
             return WorkoutMedia(
                 workout: workout, kind: kind, version: try row.decode(column: "version", as: Int64.self), key: key,
                 contentType: try row.decode(column: "content_type", as: String.self), bytes: try row.decode(column: "bytes", as: Int64.self),
-                updatedAt: try row.decode(column: "updated_at", as: Date.self)
+                updatedAt: try row.decode(column: "updated_at", as: Date.self),
+                digest: try row.decode(column: "digest", as: String?.self) ?? MediaDigest.of(key: key)
             )
         }
     }
@@ -55,13 +50,13 @@ struct WorkoutMediaStore: Sendable {
             let previous = try await Self.media(media.workout, media.kind, on: db, locking: true)
             let recorded = WorkoutMedia(
                 workout: media.workout, kind: media.kind, version: (previous?.version ?? 0) + 1, key: media.key,
-                contentType: media.contentType, bytes: media.bytes, updatedAt: media.updatedAt)
+                contentType: media.contentType, bytes: media.bytes, updatedAt: media.updatedAt, digest: media.digest)
             try await db.delete(from: "workout_media").where("workout_id", .equal, media.workout.rawValue).where("kind", .equal, media.kind.rawValue).run()
             try await db.insert(into: "workout_media")
-                .columns("workout_id", "kind", "version", "object_key", "content_type", "bytes", "updated_at")
+                .columns("workout_id", "kind", "version", "object_key", "content_type", "bytes", "updated_at", "digest")
                 .values(
                     SQLBind(media.workout.rawValue), SQLBind(media.kind.rawValue), SQLBind(recorded.version), SQLBind(media.key.path),
-                    SQLBind(media.contentType), SQLBind(media.bytes), SQLBind(media.updatedAt)
+                    SQLBind(media.contentType), SQLBind(media.bytes), SQLBind(media.updatedAt), SQLBind(media.digest)
                 )
                 .run()
             return (recorded, previous)
@@ -112,7 +107,8 @@ struct WorkoutMediaUploads: Sendable {
         let random = (0..<4).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
         let stored: StoredMedia
         let contentType: String
-        let base = "catalog/workouts/\(workout.rawValue.uuidString.lowercased())/\(kind.rawValue)-\(Int64(now.timeIntervalSince1970))-\(random)"
+        let digest: String
+        let base = "\(Self.prefix(of: workout))\(kind.rawValue)-\(Int64(now.timeIntervalSince1970))-\(random)"
         switch kind {
         case .thumbnail:
             var bytes = ByteBuffer()
@@ -129,23 +125,29 @@ struct WorkoutMediaUploads: Sendable {
             }
             guard let key = MediaKey("\(base).\(image.format.fileExtension)") else { throw MediaStorageError.storeFailed("no key for \(base)") }
             contentType = image.format.contentType
+            digest = MediaDigest.of(image.bytes)
             stored = try await storage.put(key, contentType: contentType, body: WholeBody(ByteBuffer(bytes: image.bytes)))
         case .video:
-            guard let key = MediaKey("\(base).mp4") else { throw MediaStorageError.storeFailed("no key for \(base)") }
+            // The type is known once the first bytes are in: the object is stored under a key whose extension says it
+            // (`.mp4` or `.mov`), so the data directory serves a QuickTime video as `video/quicktime`.
+            let hashed = HashingBody(LimitedBody(base: body, limit: configuration.videoMaxBytes))
+            let (type, rest) = try await VideoHead.read(hashed)
+            guard let type else {
+                throw Problem.validationFailed([.init(field: "body", message: "is not an MP4 or QuickTime video")])
+            }
+            guard let key = MediaKey("\(base).\(type == "video/quicktime" ? "mov" : "mp4")") else { throw MediaStorageError.storeFailed("no key for \(base)") }
             do {
-                stored = try await storage.put(key, contentType: "video/mp4", body: LimitedBody(base: body, limit: configuration.videoMaxBytes))
+                stored = try await storage.put(key, contentType: type, body: rest)
             } catch MediaStorageError.tooLarge {
                 throw Problem.payloadTooLarge(limit: Int(configuration.videoMaxBytes))
             }
-            let head = try await storage.get(key, range: .from(0, through: 11))?.collect(upTo: 12)
-            guard let head, let type = Self.videoType(Array(head.readableBytesView)) else {
-                try? await storage.delete(key)
-                throw Problem.validationFailed([.init(field: "body", message: "is not an MP4 or QuickTime video")])
-            }
+            guard let hash = hashed.digest else { throw MediaStorageError.storeFailed("the video's digest is missing") }
             contentType = type
+            digest = hash
         }
         do {
-            let media = WorkoutMedia(workout: workout, kind: kind, version: 0, key: stored.key, contentType: contentType, bytes: stored.size, updatedAt: now)
+            let media = WorkoutMedia(
+                workout: workout, kind: kind, version: 0, key: stored.key, contentType: contentType, bytes: stored.size, updatedAt: now, digest: digest)
             guard let (recorded, replaced) = try await store.record(media) else { throw Problem.notFound("No workout \(workout).") }
             if let replaced { await deleteObject(replaced.key) }
             return recorded
@@ -154,6 +156,9 @@ struct WorkoutMediaUploads: Sendable {
             throw error
         }
     }
+
+    /// Every file of a workout lies under this prefix (so deleting the workout lists and removes them all).
+    static func prefix(of workout: WorkoutID) -> String { "catalog/workouts/\(workout.rawValue.uuidString.lowercased())/" }
 
     /// `video/mp4` or `video/quicktime` when `head` starts an ISO base media file (`ftyp` box), nil otherwise.
     static func videoType(_ head: [UInt8]) -> String? {
@@ -189,4 +194,47 @@ struct LimitedBody<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable wher
     }
 
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator(), limit: limit) }
+}
+
+/// The first bytes of a video upload, read to learn its type before it is stored (its key's extension says it).
+enum VideoHead {
+    /// The type of the video `body` starts (nil when it is not MP4 or QuickTime) and the body with those bytes put back.
+    static func read<Body: AsyncSequence & Sendable>(_ body: Body) async throws -> (type: String?, rest: ReplayedBody<Body>)
+    where Body.Element == ByteBuffer {
+        var iterator = body.makeAsyncIterator()
+        var head = ByteBuffer()
+        while head.readableBytes < 12, var chunk = try await iterator.next() {
+            head.writeBuffer(&chunk)
+        }
+        let type = WorkoutMediaUploads.videoType(Array(head.readableBytesView.prefix(12)))
+        return (type, ReplayedBody(head: head, rest: iterator))
+    }
+}
+
+/// A body whose first bytes were read already: they come first, then the rest. Iterated once, by one task (a media
+/// store reads a body once), which is what makes handing its iterator on safe.
+final class ReplayedBody<Base: AsyncSequence>: AsyncSequence, @unchecked Sendable where Base.Element == ByteBuffer {
+    private var head: ByteBuffer?
+    private var rest: Base.AsyncIterator
+
+    init(head: ByteBuffer, rest: Base.AsyncIterator) {
+        self.head = head.readableBytes > 0 ? head : nil
+        self.rest = rest
+    }
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let owner: ReplayedBody
+
+        func next() async throws -> ByteBuffer? { try await owner.next() }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(owner: self) }
+
+    private func next() async throws -> ByteBuffer? {
+        if let head {
+            self.head = nil
+            return head
+        }
+        return try await rest.next()
+    }
 }

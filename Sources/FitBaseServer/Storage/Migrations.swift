@@ -63,6 +63,9 @@ enum FitBaseMigrations {
         CreateRemoteConfig(),
         // App reports (issue 39).
         CreateAppReports(),
+        // Media: photo thumbnails and content digests (issue 36).
+        AddProfilePhotoThumbnails(),
+        AddWorkoutMediaDigest(),
     ]
 }
 

@@ -1,3 +1,4 @@
+import FitBaseClient
 import FitBaseKit
 import Foundation
 import Testing
@@ -110,5 +111,47 @@ import Testing
         await model.setShareWorkoutData(false)
         await model.export()
         #expect(model.error?.isOffline == true && model.exportFileURL == nil)
+    }
+}
+
+/// The profile photo on screen: loaded through the media service, replaced with progress, a refused image named under
+/// `photo`, removed.
+@MainActor @Suite struct ProfilePhotoModelTests {
+    @Test func uploadFollowsProgressThenShowsThePhotoAndARefusedImageIsNamed() async throws {
+        let fixture = Fixture(.strict)
+        fixture.fakes.media.knobs.implement(.uploadProfilePhoto, .profilePhoto, .imageData, .removeProfilePhoto)
+        let user = try #require(await fixture.fakes.auth.signedInUser()?.id)
+        let model = ProfilePhotoModel(user: user, dependencies: fixture.dependencies)
+        await model.load()
+        #expect(model.image == nil && model.error == nil)
+
+        let image = Data([0xFF, 0xD8, 0xFF]) + Data(repeating: 7, count: 300_000)
+        await model.upload(image)
+        #expect(model.uploadProgress == nil && model.image == image && model.error == nil)
+        #expect(fixture.fakes.media.knobs.callCount(.uploadProfilePhoto) == 1)
+
+        await model.upload(Data("not an image".utf8))
+        #expect(model.fieldErrors["photo"] != nil && model.error?.kind == .invalidInput && model.image == image)
+
+        await model.remove()
+        #expect(model.image == nil)
+        await model.load()
+        #expect(model.image == nil)
+    }
+
+    @Test func progressIsShownWhileTheUploadIsUnderWay() async throws {
+        let fixture = Fixture(.strict)
+        fixture.fakes.media.knobs.implement(.uploadProfilePhoto, .profilePhoto, .imageData)
+        fixture.fakes.media.knobs.latency = .seconds(1)
+        let user = try #require(await fixture.fakes.auth.signedInUser()?.id)
+        let model = ProfilePhotoModel(user: user, dependencies: fixture.dependencies)
+        let image = Data([0x89, 0x50, 0x4E, 0x47]) + Data(repeating: 1, count: 100)
+        let upload = Task { await model.upload(image) }
+        await fixture.clock.waitForSleepers()
+        #expect(model.uploadProgress == UploadProgress(sent: 0, total: Int64(image.count)))
+        fixture.fakes.media.knobs.latency = .zero
+        fixture.clock.advance(by: .seconds(1))
+        await upload.value
+        #expect(model.uploadProgress == nil && model.image == image)
     }
 }

@@ -106,3 +106,78 @@ import Testing
         #expect(offline.error?.isOffline == true && !offline.isLoading)
     }
 }
+
+/// Playing a workout's video: the expiring link read when playback starts, renewed before it expires on the test
+/// clock and when the player is refused, dropped when playback stops, and the paywall instead for a locked video.
+@MainActor @Suite struct WorkoutPlaybackTests {
+    private let free = FakeData.workouts.first { !$0.isPremium }!
+    private let premium = FakeData.workouts.first { $0.isPremium }!
+
+    @Test func theLinkIsReadAtPlaybackAndRenewedBeforeItExpires() async throws {
+        let fixture = Fixture(.strict)
+        fixture.fakes.catalog.knobs.implement(.workout)
+        fixture.fakes.media.knobs.implement(.workoutMedia)
+        let model = WorkoutDetailModel(workoutID: free.id, dependencies: fixture.dependencies)
+        await model.load()
+        #expect(model.videoURL == nil)
+        await model.startPlayback()
+        let first = try #require(model.video)
+        #expect(first.link.expiresAt == fixture.clock.now.addingTimeInterval(3_600) && first.kind == .video && first.workout == free.id)
+        #expect(fixture.fakes.media.knobs.callCount(.workoutMedia) == 1)
+
+        // Nothing happens until 30 seconds before the expiry…
+        await fixture.clock.waitForSleepers()
+        fixture.clock.advance(by: .seconds(3_600 - 31))
+        #expect(fixture.clock.sleeperCount == 1 && model.video == first)
+        // …then a new link replaces it, and its own renewal waits on the clock.
+        fixture.clock.advance(by: .seconds(1))
+        await fixture.clock.waitForSleepers()
+        let second = try #require(model.video)
+        #expect(second.link.url != first.link.url && second.link.expiresAt == fixture.clock.now.addingTimeInterval(3_600))
+        #expect(fixture.fakes.media.knobs.callCount(.workoutMedia) == 2)
+
+        model.stopPlayback()
+        #expect(model.video == nil)
+        await eventually { fixture.clock.sleeperCount == 0 }
+        fixture.clock.advance(by: .seconds(7_200))
+        #expect(fixture.fakes.media.knobs.callCount(.workoutMedia) == 2)
+    }
+
+    @Test func aRefusedLinkIsRenewedAtOnce() async throws {
+        let fixture = Fixture(.strict)
+        fixture.fakes.catalog.knobs.implement(.workout)
+        fixture.fakes.media.knobs.implement(.workoutMedia)
+        let model = WorkoutDetailModel(workoutID: free.id, dependencies: fixture.dependencies)
+        await model.load()
+        // Not playing: a refusal means nothing.
+        await model.playbackRefused(status: 403)
+        #expect(fixture.fakes.media.knobs.callCount(.workoutMedia) == 0)
+        await model.startPlayback()
+        let first = try #require(model.video)
+        await model.playbackRefused(status: 500)
+        #expect(model.video == first)
+        await model.playbackRefused(status: 403)
+        #expect(model.video != first && fixture.fakes.media.knobs.callCount(.workoutMedia) == 2)
+        // The earlier link's renewal was replaced, not doubled.
+        await fixture.clock.waitForSleepers()
+        #expect(fixture.clock.sleeperCount == 1)
+        model.stopPlayback()
+    }
+
+    @Test func aLockedVideoLeadsToThePaywallAndAFailureShows() async {
+        let fixture = Fixture(.strict)
+        fixture.fakes.catalog.knobs.implement(.workout)
+        fixture.fakes.media.knobs.implement(.workoutMedia)
+        let locked = WorkoutDetailModel(workoutID: premium.id, dependencies: fixture.dependencies)
+        await locked.load()
+        await locked.startPlayback()
+        #expect(locked.paywall == UpgradePrompt(requiredTier: .premium, feature: .premiumContent) && locked.video == nil)
+        #expect(fixture.fakes.media.knobs.callCount(.workoutMedia) == 0)
+
+        let model = WorkoutDetailModel(workoutID: free.id, dependencies: fixture.dependencies)
+        await model.load()
+        fixture.fakes.media.knobs.failOnce(.workoutMedia, with: .offline)
+        await model.startPlayback()
+        #expect(model.video == nil && model.error?.isOffline == true)
+    }
+}

@@ -2,9 +2,10 @@ import FitBaseCore
 import Foundation
 import Observation
 
-/// A workout's detail screen (seed 001): the premium lock (leading to the paywall), starting the workout, and logging
-/// its completion with rating, energy before and after, and notes. Analytics hears started, completed and failed —
-/// ids and failure kinds only, never the ratings or notes.
+/// A workout's detail screen (seed 001): the premium lock (leading to the paywall), starting the workout, playing its
+/// video through an expiring link kept fresh while it plays, and logging its completion with rating, energy before and
+/// after, and notes. Analytics hears started, completed and failed — ids and failure kinds only, never the ratings or
+/// notes.
 @MainActor @Observable
 public final class WorkoutDetailModel {
     /// Where the session stands.
@@ -34,11 +35,20 @@ public final class WorkoutDetailModel {
     /// The form's problems per field.
     public private(set) var fieldErrors: [String: String] = [:]
     public private(set) var isSaving = false
+    /// The video and the link the player reads while playback is on (``startPlayback()`` to ``stopPlayback()``); a new
+    /// link replaces it shortly before it expires, and when the player reports the link refused.
+    public private(set) var video: WorkoutMediaLink?
+    /// The URL to hand the player (`nil` until playback starts).
+    public var videoURL: URL? { video?.link.url }
 
     private let catalog: any CatalogService
     private let history: any HistoryService
     private let analytics: any AnalyticsService
     private let clock: any KitClock
+    private let media: any MediaService
+    /// Sleeps until the video link is due for renewal, then renews it (while playback is on).
+    private var linkRenewal: Task<Void, Never>?
+    private var isPlaying = false
 
     /// A model of the workout `workoutID` over the services of `dependencies`.
     public init(workoutID: WorkoutID, dependencies: FitBaseDependencies) {
@@ -47,6 +57,7 @@ public final class WorkoutDetailModel {
         history = dependencies.history
         analytics = dependencies.analytics
         clock = dependencies.clock
+        media = dependencies.media
     }
 
     /// The video is withheld until the user upgrades.
@@ -75,6 +86,58 @@ public final class WorkoutDetailModel {
         }
         session = .inProgress(startedAt: clock.now)
         analytics.track(.workoutStarted(workoutID: workoutID))
+    }
+
+    /// Playback starts: reads the video's expiring link (or, when the workout is locked, asks for the paywall) and keeps
+    /// it fresh — renewed ``MediaLink/renewalMargin`` before it expires — until ``stopPlayback()``. A premium video's
+    /// link is issued only while the user is entitled, so a lapsed subscription stops at the next renewal.
+    public func startPlayback() async {
+        guard let detail else { return }
+        if detail.isVideoLocked {
+            paywall = UpgradePrompt(requiredTier: detail.requiredTier ?? .premium, feature: .premiumContent)
+            return
+        }
+        isPlaying = true
+        await renewVideoLink()
+    }
+
+    /// The player was refused by the video's URL (HTTP 401 or 403: the link expired — a device asleep past the renewal —
+    /// or was refused): a new link now, when playback is on.
+    public func playbackRefused(status: Int) async {
+        guard isPlaying, status == 401 || status == 403 else { return }
+        await renewVideoLink()
+    }
+
+    /// Playback ends: the link is dropped and no longer renewed.
+    public func stopPlayback() {
+        isPlaying = false
+        linkRenewal?.cancel()
+        linkRenewal = nil
+        video = nil
+    }
+
+    /// Reads a new video link and schedules its renewal; a failure (offline, the entitlement gone) shows and stops
+    /// renewing.
+    private func renewVideoLink() async {
+        linkRenewal?.cancel()
+        linkRenewal = nil
+        do throws(KitError) {
+            let link = try await media.workoutMedia(workoutID, kind: .video)
+            // Playback may have stopped (or a newer renewal begun) while the link was on its way.
+            guard isPlaying, linkRenewal == nil else { return }
+            video = link
+            error = nil
+            let delay = link.link.renewal(from: clock.now)
+            let clock = clock
+            linkRenewal = Task { [weak self] in
+                do { try await clock.sleep(for: delay) } catch { return }
+                guard let self, !Task.isCancelled else { return }
+                self.linkRenewal = nil
+                await self.renewVideoLink()
+            }
+        } catch {
+            present(error)
+        }
     }
 
     /// The paywall was dismissed (or the purchase unlocked the workout: reload first).

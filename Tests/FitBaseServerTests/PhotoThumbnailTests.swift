@@ -1,0 +1,202 @@
+import FitBaseCore
+import FitBaseSigV4
+import FitBaseTestSupport
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+@testable import FitBaseServer
+
+/// Photo sizes: real JPEG and PNG photos (made with the same system libraries) uploaded on every engine and back end
+/// and served as thumbnails of the right pixel size, upright, with no EXIF; the size guard refusing a huge image
+/// before anything decodes it; the photo served for both sizes without the libraries; area averaging itself.
+@Suite struct PhotoThumbnailTests {
+    static let libraries = SystemImageLibraries.shared
+    static var hasJPEG: Bool { libraries.turboJPEG != nil }
+    static var hasPNG: Bool { libraries.png != nil }
+
+    /// A real JPEG of `width`×`height`: the left half red, the right half blue, with EXIF (orientation `orientation`,
+    /// the secret in a GPS IFD) spliced in after SOI as a camera writes it.
+    static func realJPEG(width: Int, height: Int, orientation: Int) throws -> [UInt8] {
+        let codec = try #require(libraries.turboJPEG)
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                let at = (y * width + x) * 3
+                if x < width / 2 { pixels[at] = 255 } else { pixels[at + 2] = 255 }
+            }
+        }
+        let encoded = try #require(codec.encode(Pixels(width: width, height: height, channels: 3, bytes: pixels), quality: 90))
+        let camera = TestImages.jpeg(width: width, height: height, orientation: orientation)
+        // The camera JPEG's APP1 segments (EXIF with the secret, XMP), placed after the encoder's SOI.
+        let exif = Array(camera[2..<JPEGCleanerProbe.endOfMetadata(camera)])
+        return [0xFF, 0xD8] + exif + Array(encoded.dropFirst(2))
+    }
+
+    /// A real RGBA PNG of `width`×`height`: the top half opaque green, the bottom half fully transparent.
+    static func realPNG(width: Int, height: Int) throws -> [UInt8] {
+        let codec = try #require(libraries.png)
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        for y in 0..<(height / 2) {
+            for x in 0..<width {
+                let at = (y * width + x) * 4
+                pixels[at + 1] = 255
+                pixels[at + 3] = 255
+            }
+        }
+        return try #require(codec.encode(Pixels(width: width, height: height, channels: 4, bytes: pixels)))
+    }
+
+    static func link(_ client: any TestClientProtocol, of user: String, size: String, token: String) async throws -> [String: Any] {
+        let response = try await client.json(.get, "/v1/users/\(user)/photo?size=\(size)", token: token)
+        try #require(response.status == .ok, "photo link answered \(response.status): \(String(buffer: response.body))")
+        return try json(response)
+    }
+
+    @Test(.enabled(if: hasJPEG, "libturbojpeg.so.0 is not installed (Debian: libturbojpeg0)"), arguments: ProfilePhotoTests.setups)
+    func aJPEGThumbnailHasTheRightSizeIsUprightAndCarriesNoEXIF(engine: DatabaseEngine, backend: MediaBackend) async throws {
+        try await ProfilePhotoTests.withMediaApp(engine, backend) { client, app in
+            let account = try await client.signUp()
+            // Orientation 6: stored 1000×600, shown 600×1000.
+            let photo = try Self.realJPEG(width: 1000, height: 600, orientation: 6)
+            #expect(TestImages.contains(photo, TestImages.secret))
+            #expect(try await ProfilePhotoTests.upload(client, photo, token: account.accessToken).status == .ok)
+
+            let full = try await Self.link(client, of: account.id, size: "full", token: account.accessToken)
+            #expect(full["size"] as? String == "full" && full["width"] as? Int == 1000 && full["height"] as? Int == 600)
+            let small = try await Self.link(client, of: account.id, size: "thumbnail", token: account.accessToken)
+            #expect(small["size"] as? String == "thumbnail" && small["contentType"] as? String == "image/jpeg")
+            #expect(small["width"] as? Int == 154 && small["height"] as? Int == 256)
+            #expect((small["photo"] as? [String: Any])?["digest"] as? String == (full["photo"] as? [String: Any])?["digest"] as? String)
+
+            let fetched = try await ProfilePhotoTests.fetch(client, try #require(small["url"] as? String))
+            #expect(fetched.status == 200 && fetched.headers["content-type"] == "image/jpeg")
+            let size = try ImageInspector(maxPixels: 8192).inspect(fetched.bytes)
+            #expect(size.width == 154 && size.height == 256)
+            // No APP1 at all (no EXIF, no XMP), nothing of the secret.
+            #expect(!Self.hasSegment(fetched.bytes, marker: 0xE1))
+            #expect(!TestImages.contains(fetched.bytes, TestImages.secret))
+            // Upright: turned 90° clockwise, the red left half is now the top.
+            let pixels = try #require(Self.libraries.turboJPEG?.decode(fetched.bytes, atLeast: (154, 256)))
+            let top = (10 * pixels.width + pixels.width / 2) * 3, bottom = ((pixels.height - 10) * pixels.width + pixels.width / 2) * 3
+            #expect(pixels.bytes[top] > 200 && pixels.bytes[top + 2] < 60)
+            #expect(pixels.bytes[bottom + 2] > 200 && pixels.bytes[bottom] < 60)
+
+            // Both objects under the user's prefix; both go with a new photo and with the account.
+            let objects = try await ProfilePhotoTests.objects(of: account.id, in: app)
+            #expect(objects.count == 2 && objects.contains { $0.hasSuffix("-thumb.jpg") })
+            #expect(try await ProfilePhotoTests.upload(client, try Self.realJPEG(width: 300, height: 200, orientation: 1), token: account.accessToken).status == .ok)
+            #expect(try await ProfilePhotoTests.objects(of: account.id, in: app).count == 2)
+            #expect(try await client.json(.delete, "/v1/me/photo", token: account.accessToken).status == .noContent)
+            #expect(try await ProfilePhotoTests.objects(of: account.id, in: app).isEmpty)
+        }
+    }
+
+    @Test(.enabled(if: hasPNG, "libpng16.so.16 is not installed"), arguments: TestEngines.all)
+    func aPNGThumbnailKeepsItsTransparencyAndASmallPhotoIsItsOwnThumbnail(engine: DatabaseEngine) async throws {
+        try await ProfilePhotoTests.withMediaApp(engine, .local) { client, _ in
+            let account = try await client.signUp()
+            #expect(try await ProfilePhotoTests.upload(client, try Self.realPNG(width: 800, height: 400), token: account.accessToken).status == .ok)
+            let small = try await Self.link(client, of: account.id, size: "thumbnail", token: account.accessToken)
+            #expect(small["size"] as? String == "thumbnail" && small["contentType"] as? String == "image/png")
+            #expect(small["width"] as? Int == 256 && small["height"] as? Int == 128)
+            let fetched = try await ProfilePhotoTests.fetch(client, try #require(small["url"] as? String))
+            let pixels = try #require(Self.libraries.png?.decode(fetched.bytes, maxPixels: 1 << 20))
+            #expect(pixels.width == 256 && pixels.height == 128)
+            #expect(pixels.bytes[(10 * 256 + 10) * 4 + 1] == 255 && pixels.bytes[(10 * 256 + 10) * 4 + 3] == 255)
+            #expect(pixels.bytes[(120 * 256 + 10) * 4 + 3] == 0)
+
+            // 200×100 is small already: the photo is what a thumbnail link serves, and the answer says so.
+            #expect(try await ProfilePhotoTests.upload(client, try Self.realPNG(width: 200, height: 100), token: account.accessToken).status == .ok)
+            let same = try await Self.link(client, of: account.id, size: "thumbnail", token: account.accessToken)
+            #expect(same["size"] as? String == "full" && same["width"] as? Int == 200)
+        }
+    }
+
+    @Test func aHugeImageIsRefusedBeforeAnythingDecodesIt() async throws {
+        try await ProfilePhotoTests.withMediaApp(.sqlite, .local) { client, app in
+            let account = try await client.signUp()
+            // A few hundred bytes claiming 60000×60000 pixels: refused by the size guard from the header alone.
+            let bomb = TestImages.png(width: 60_000, height: 60_000)
+            #expect(bomb.count < 1_000)
+            let response = try await ProfilePhotoTests.upload(client, bomb, token: account.accessToken, contentType: "image/png")
+            try expectProblem(response, .validationFailed)
+            #expect(String(buffer: response.body).contains("photo"))
+            #expect(try await ProfilePhotoTests.objects(of: account.id, in: app).isEmpty)
+        }
+        // And the thumbnailer itself will not decode a PNG over its pixel budget whole.
+        let inspected = InspectedImage(format: .png, width: 2_000, height: 1_000, bytes: try Self.realPNGIfAvailable(width: 2_000, height: 1_000))
+        var thumbnailer = PhotoThumbnailer(libraries: Self.libraries)
+        thumbnailer.maxDecodedPixels = 1_000_000
+        #expect(await thumbnailer.thumbnail(of: inspected) == nil)
+    }
+
+    @Test func withoutTheLibrariesNoThumbnailIsMade() async throws {
+        let none = PhotoThumbnailer(libraries: SystemImageLibraries(turboJPEG: nil, png: nil))
+        let jpeg = InspectedImage(format: .jpeg, width: 1000, height: 600, bytes: TestImages.jpeg(width: 1000, height: 600))
+        #expect(await none.thumbnail(of: jpeg) == nil)
+        #expect(SystemImageLibraries(turboJPEG: nil, png: nil).missing.count == 2)
+        let heic = InspectedImage(format: .heic, width: 1000, height: 600, bytes: [])
+        #expect(await PhotoThumbnailer(libraries: Self.libraries).thumbnail(of: heic) == nil)
+    }
+
+    @Test func areaAveragingMeansTheCoveredPixels() {
+        // One row of four grey levels averaged to two: (0+100)/2 and (200+40)/2.
+        let row = Pixels(width: 4, height: 1, channels: 1, bytes: [0, 100, 200, 40])
+        #expect(AreaAverage.scale(row, to: (2, 1)).bytes == [50, 120])
+        // Three to two: each output covers 1.5 source pixels.
+        let three = Pixels(width: 3, height: 1, channels: 1, bytes: [30, 90, 150])
+        #expect(AreaAverage.scale(three, to: (2, 1)).bytes == [50, 130])
+        // Weights always sum to one.
+        for spans in AreaAverage.weights(from: 1000, to: 256) {
+            #expect(abs(spans.map(\.weight).reduce(0, +) - 1) < 0.0001)
+        }
+        let dimensions = PhotoSize.thumbnailDimensions(width: 1000, height: 600)
+        #expect(dimensions?.width == 256 && dimensions?.height == 154)
+        #expect(PhotoSize.thumbnailDimensions(width: 256, height: 100) == nil)
+    }
+
+    /// Whether `jpeg` has a segment with `marker` before its first scan.
+    static func hasSegment(_ jpeg: [UInt8], marker: UInt8) -> Bool {
+        var offset = 2
+        while offset + 4 <= jpeg.count, jpeg[offset] == 0xFF, jpeg[offset + 1] != 0xDA {
+            if jpeg[offset + 1] == marker { return true }
+            offset += 2 + (Int(jpeg[offset + 2]) << 8 | Int(jpeg[offset + 3]))
+        }
+        return false
+    }
+
+    /// A real PNG when libpng is here, else a structurally valid one (the budget check needs no decoding).
+    static func realPNGIfAvailable(width: Int, height: Int) throws -> [UInt8] {
+        hasPNG ? try realPNG(width: width, height: height) : TestImages.png(width: width, height: height)
+    }
+}
+
+/// Where a test JPEG's metadata segments end (its first DQT).
+enum JPEGCleanerProbe {
+    static func endOfMetadata(_ jpeg: [UInt8]) -> Int {
+        var offset = 2
+        while offset + 4 <= jpeg.count, jpeg[offset] == 0xFF, (0xE0...0xFE).contains(jpeg[offset + 1]) {
+            offset += 2 + (Int(jpeg[offset + 2]) << 8 | Int(jpeg[offset + 3]))
+        }
+        return offset
+    }
+}
+
+/// What start-up says about the media set-up.
+@Suite struct MediaStartupWarningTests {
+    @Test func localMediaOnPostgresAndMissingLibrariesAreReported() {
+        let local = MediaConfiguration.Store.local(directory: nil)
+        #expect(MediaFeature.startupWarnings(engine: .sqlite, store: local, missingLibraries: []).isEmpty)
+        let perInstance = MediaFeature.startupWarnings(engine: .postgres, store: local, missingLibraries: [])
+        #expect(perInstance.count == 1 && perInstance[0].contains("FITBASE_STORAGE_URL") && perInstance[0].contains("instance"))
+        let s3 = MediaConfiguration.Store.s3(
+            S3Location(parsing: "s3://bucket?region=us-east-1&endpoint=http://127.0.0.1:5055")!,
+            AWSCredentials(accessKeyID: "a", secretAccessKey: "b"))
+        #expect(MediaFeature.startupWarnings(engine: .postgres, store: s3, missingLibraries: []).isEmpty)
+        let missing = MediaFeature.startupWarnings(engine: .sqlite, store: s3, missingLibraries: SystemImageLibraries(turboJPEG: nil, png: nil).missing)
+        #expect(missing.count == 1 && missing[0].contains("libturbojpeg0"))
+    }
+}
