@@ -160,6 +160,8 @@ struct HealthPhone {
             // One upload per kind that had samples.
             #expect(phone.network.uploads == 3)
 
+            // What the server made reaches the device's copy at its next sync.
+            try await phone.dependencies.plans.syncNow()
             let cycle = phone.dependencies.cycle
             #expect(try await cycle.periods().count == 3)
             let forecast = try #require(try await cycle.forecast())
@@ -172,7 +174,7 @@ struct HealthPhone {
             await source.addCycle([sample(.sleepingWristTemperature, -5, 35.6)])
             let more = await phone.dependencies.health.uploadHealthKitSamples { _ in }
             #expect(more.phase == .upToDate && phone.network.uploads == 4)
-            // The signals reach the device's copy at its next sync (the server's nudge starts one in an app).
+            // The signals reach the device's copy at its next sync (in an app the server's nudge starts one).
             try await phone.dependencies.plans.syncNow()
             let nights = try await cycle.signals().compactMap { signal -> Double? in
                 if case .wristTemperature(let deviation) = signal.reading { deviation } else { nil }
