@@ -16,7 +16,7 @@ export FITBASE_DEMO_CATALOG=true
 # shellcheck source=scripts/bench/bench-server.sh
 source scripts/bench/bench-server.sh
 nginx_pid=""
-trap 'cleanup; [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null; true' EXIT
+trap '[ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null; cleanup; true' EXIT
 
 # An admin uploads the files through the API.
 email="bench-$RANDOM@example.com"
