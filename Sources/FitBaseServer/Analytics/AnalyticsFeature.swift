@@ -18,14 +18,8 @@ struct AnalyticsFeature: ServerFeature {
         self.configuration = configuration
         rateLimit = RateLimiter.Rule(name: "analytics-user", limit: configuration.batchesPerMinute, window: 60)
         let (clock, logger) = (foundation.clock, foundation.logger)
-        // Every instance runs the purge on housekeeping's schedule; a DELETE of what another instance already deleted
-        // deletes nothing, so running it on several at once costs only the query.
-        retention = PeriodicService(
-            interval: foundation.configuration.housekeeping.interval, firstRun: foundation.configuration.housekeeping.first, logger: logger,
-            failure: "analytics retention failed"
-        ) {
-            let purged = try await store.purge(before: clock.now.addingTimeInterval(-TimeInterval(configuration.retentionDays) * 86_400))
-            if purged > 0 { logger.info("purged analytics events", metadata: ["count": "\(purged)"]) }
+        retention = .purge("analytics events", schedule: foundation.configuration.housekeeping, logger: logger) {
+            try await store.purge(before: clock.now.addingTimeInterval(-TimeInterval(configuration.retentionDays) * 86_400))
         }
     }
 

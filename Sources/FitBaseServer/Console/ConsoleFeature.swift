@@ -52,17 +52,12 @@ struct ConsoleFeature: ServerFeature {
 
     var masterKeyID: String { masterKey.id }
 
-    /// Ended console sessions forgotten on housekeeping's schedule, a day after they ended (every instance runs it; a
-    /// DELETE of what another already deleted deletes nothing).
+    /// Ended console sessions forgotten on housekeeping's schedule, a day after they ended.
     var services: [any Service] {
-        let (sessions, clock, logger) = (self.sessions, self.clock, self.logger)
+        let (sessions, clock) = (self.sessions, self.clock)
         return [
-            PeriodicService(
-                interval: configuration.housekeeping.interval, firstRun: configuration.housekeeping.first, logger: logger,
-                failure: "console session purge failed"
-            ) {
-                let purged = try await sessions.purge(endedBefore: clock.now.addingTimeInterval(-86_400))
-                if purged > 0 { logger.info("purged ended console sessions", metadata: ["count": "\(purged)"]) }
+            PeriodicService.purge("ended console sessions", schedule: configuration.housekeeping, logger: logger) {
+                try await sessions.purge(endedBefore: clock.now.addingTimeInterval(-86_400))
             }
         ]
     }

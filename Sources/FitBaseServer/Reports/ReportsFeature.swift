@@ -21,13 +21,8 @@ struct ReportsFeature: ServerFeature {
         userLimit = RateLimiter.Rule(name: "reports-user", limit: configuration.batchesPerMinute, window: 60)
         addressLimit = RateLimiter.Rule(name: "reports-address", limit: configuration.addressBatchesPerMinute, window: 60)
         let (clock, logger) = (foundation.clock, foundation.logger)
-        // Like analytics' purge: every instance runs it; a DELETE another instance already did deletes nothing.
-        retention = PeriodicService(
-            interval: foundation.configuration.housekeeping.interval, firstRun: foundation.configuration.housekeeping.first, logger: logger,
-            failure: "app report retention failed"
-        ) {
-            let purged = try await store.purge(before: clock.now.addingTimeInterval(-TimeInterval(configuration.retentionDays) * 86_400))
-            if purged > 0 { logger.info("purged app reports", metadata: ["count": "\(purged)"]) }
+        retention = .purge("app reports", schedule: foundation.configuration.housekeeping, logger: logger) {
+            try await store.purge(before: clock.now.addingTimeInterval(-TimeInterval(configuration.retentionDays) * 86_400))
         }
     }
 

@@ -28,6 +28,18 @@ struct Housekeeping: Sendable {
 }
 
 extension PeriodicService {
+    /// A feature's purge on housekeeping's schedule (`FITBASE_HOUSEKEEPING_*`), run by every instance: a DELETE of rows
+    /// another instance already deleted deletes nothing, so running it on several at once costs only the query.
+    /// `purge` returns how many rows it removed, logged as `purged <what>` when any.
+    static func purge(
+        _ what: String, schedule: (first: Duration, interval: Duration), logger: Logger, _ purge: @escaping @Sendable () async throws -> Int
+    ) -> PeriodicService {
+        PeriodicService(interval: schedule.interval, firstRun: schedule.first, logger: logger, failure: "purging \(what) failed") {
+            let purged = try await purge()
+            if purged > 0 { logger.info("purged \(what)", metadata: ["count": "\(purged)"]) }
+        }
+    }
+
     /// Runs `housekeeping` after `firstRun`, then every `interval`, at the application's time.
     static func housekeeping(
         _ housekeeping: Housekeeping, clock: ServerClock, firstRun: Duration = .seconds(600), every interval: Duration = .seconds(6 * 3600)
