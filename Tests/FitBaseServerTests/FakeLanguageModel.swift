@@ -50,8 +50,8 @@ final class FakeLanguageModel: Sendable {
 
     var received: [Received] { state.withLock { $0.received } }
 
-    /// Settings pointing the server at this fake with a short time-out.
-    func configuration(timeout: Duration = .milliseconds(800)) -> LanguageModelConfiguration {
+    /// Settings pointing the server at this fake. The time-out is generous (a loaded CI machine took over 800 ms for a good answer); a test of the time-out passes its own.
+    func configuration(timeout: Duration = .seconds(10)) -> LanguageModelConfiguration {
         LanguageModelConfiguration(apiKey: Self.apiKey, baseURL: baseURL, model: "claude-test", timeout: timeout)
     }
 
