@@ -85,6 +85,34 @@ import Testing
         }
     }
 
+    /// On a live connection a video in the data directory goes out through the kernel (sendfile): whole and in
+    /// ranges, several on one kept-alive connection, byte for byte, and no descriptor of the file left open after.
+    @Test(arguments: TestEngines.all)
+    func aLiveConnectionSendsTheFileItselfByteForByte(engine: DatabaseEngine) async throws {
+        try await ProfilePhotoTests.withMediaApp(engine, .local, options: .init(live: true)) { client, app in
+            let (free, _, admin) = try await Self.setUp(client, app)
+            let video = Self.video(3 << 20 + 12_345)
+            #expect(try await Self.upload(client, free, "video", video, token: admin.accessToken).status == .ok)
+            let url = try #require(try json(try await client.json(.get, "/v1/workouts/\(free)/media/video"))["url"] as? String)
+            let link = url
+            let stored = try await Self.objects(in: app)
+            let root = try #require(MediaFeature.storage(for: app.foundation) as? LocalMediaStorage).root
+            let file = root + "/" + (try #require(stored.first)).key.path
+            for (range, expected) in [
+                (nil, video[...]), ("bytes=0-99", video[0..<100]), ("bytes=\(1 << 20 - 3)-\(2 << 20 + 2)", video[(1 << 20 - 3)...(2 << 20 + 2)]),
+                ("bytes=-10", video[(video.count - 10)...]), ("bytes=\(3 << 20)-", video[(3 << 20)...]),
+            ] as [(String?, ArraySlice<UInt8>)] {
+                let fetched = try await ProfilePhotoTests.fetch(client, link, range: range)
+                #expect(fetched.status == (range == nil ? 200 : 206))
+                #expect(fetched.headers["content-length"] == "\(expected.count)")
+                #expect(fetched.bytes == Array(expected), "range \(range ?? "none")")
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            #expect(!descriptors.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == file })
+        }
+    }
+
     @Test(arguments: ProfilePhotoTests.setups)
     func aQuickTimeVideoIsServedAsQuickTimeAndDeletingTheWorkoutRemovesItsFiles(engine: DatabaseEngine, backend: MediaBackend) async throws {
         try await ProfilePhotoTests.withMediaApp(engine, backend) { client, app in

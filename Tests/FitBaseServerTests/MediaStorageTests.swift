@@ -92,6 +92,42 @@ import Testing
         }
     }
 
+    /// A local file is read a chunk ahead of the writer and opened only while it is read: a reader that stops after
+    /// the first chunk, or one that finds the file cut short since its size was read, leaves no descriptor open, and
+    /// the cut-short read fails instead of delivering fewer bytes than the range promised.
+    @Test func aLocalReadStoppedOrCutShortLeavesNoFileOpen() async throws {
+        try await Self.withStore(.local) { store in
+            let bytes = Self.pattern(3 << 20 + 7)
+            let key = try Self.key("catalog/w2/video.mp4")
+            _ = try await store.put(key, contentType: "video/mp4", body: Self.chunks(bytes, of: 1 << 20).async)
+            let file = try #require(store as? LocalMediaStorage).root + "/" + key.path
+            func isOpen() -> Bool {
+                let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+                return descriptors.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == file }
+            }
+            struct Stop: Error {}
+            let whole = try #require(try await store.get(key, range: nil))
+            var received = 0
+            await #expect(throws: Stop.self) {
+                try await whole.read { chunk in
+                    received += chunk.readableBytes
+                    throw Stop()
+                }
+            }
+            #expect(received == 1 << 20)
+            #expect(!isOpen())
+
+            let spanning = try #require(try await store.get(key, range: .from(1 << 20 - 5, through: 2 << 20 + 4)))
+            #expect(Array(try await spanning.collect(upTo: 2 << 20).readableBytesView) == Array(bytes[(1 << 20 - 5)...(2 << 20 + 4)]))
+            #expect(!isOpen())
+
+            let cut = try #require(try await store.get(key, range: nil))
+            #expect(truncate(file, 1 << 20 + 10) == 0)
+            await #expect(throws: MediaStorageError.self) { _ = try await cut.collect(upTo: 4 << 20) }
+            #expect(!isOpen())
+        }
+    }
+
     @Test(arguments: MediaBackend.all)
     func aFailedWriteLeavesNothing(backend: MediaBackend) async throws {
         try await Self.withStore(backend) { store in

@@ -4,6 +4,7 @@
 # uploads (each makes its thumbnail) and serves the photo's thumbnail link.
 #
 #   scripts/bench/bench-media.sh [duration-seconds] [connections]
+#   FITBASE_BENCH_BIN=path/to/release/fitbase FITBASE_BENCH_PERF=/tmp/video.perf scripts/bench/bench-media.sh 10 16
 #
 # Needs wrk and nginx (apt-get install wrk nginx-light). Prints each server's requests and bytes a second, and
 # FitBase's share of nginx's.
@@ -113,6 +114,8 @@ run() { # name url [script]
   echo "$rps $mbs"
 }
 echo "== ${duration}s each, ${connections} connections, wrk -t2"
+# FITBASE_BENCH_PERF=FILE: the server's CPU profile during its video run (perf record -e cpu-clock -g).
+[ -n "${FITBASE_BENCH_PERF:-}" ] && { perf record -e cpu-clock -g -p "$pid" -o "$FITBASE_BENCH_PERF" -- sleep "$duration" >/dev/null 2>&1 & }
 read -r fb_video_rps fb_video_mbs < <(run "fitbase video 1 MiB ranges" "$url$video_path" "$work/range.lua")
 read -r ng_video_rps ng_video_mbs < <(run "nginx video 1 MiB ranges" "http://127.0.0.1:$nginx_port/video.mp4" "$work/range.lua")
 read -r fb_thumb_rps _ < <(run "fitbase thumbnail (60 KB)" "$url$thumbnail_path")

@@ -82,7 +82,12 @@ func buildApplication(
     let host = configuration.host
     var app = Application(
         router: router,
-        server: .http1(configuration: .init(idleTimeout: .milliseconds(Int64(configuration.httpIdleTimeout / .milliseconds(1))))),
+        server: .http1(
+            configuration: .init(
+                additionalChannelHandlers: FileRegionResponses.channelHandlers(),
+                idleTimeout: .milliseconds(Int64(configuration.httpIdleTimeout / .milliseconds(1)))
+            )
+        ),
         configuration: .init(address: .hostname(host, port: configuration.port), serverName: "FitBase"),
         services: foundation.services + features.flatMap(\.services) + (tracing.map { [$0.service] } ?? []),
         onServerRunning: { channel in

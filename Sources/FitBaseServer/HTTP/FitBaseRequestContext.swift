@@ -11,11 +11,14 @@ public struct FitBaseRequestContext: RequestContext {
     public var clientRequestID: String?
     /// The socket's peer (a proxy's address when behind one; see ``ClientAddress``).
     public var remoteAddress: SocketAddress?
+    /// The connection the request came on (a route sending a file hands it to the connection: ``FileRegionResponses``).
+    public var channel: (any Channel)?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.requestID = nil
         self.clientRequestID = nil
         self.remoteAddress = source.channel.remoteAddress
+        self.channel = source.channel
     }
 }

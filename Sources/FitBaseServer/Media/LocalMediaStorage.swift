@@ -10,8 +10,8 @@ struct LocalMediaStorage: MediaStorage {
     let root: String
     private let fileSystem = FileSystem.shared
     private let threadPool = NIOThreadPool.singleton
-    /// How much of a file one read hands on.
-    private let chunkLength: Int64 = 256 * 1024
+    /// How much of a file one read hands on (the next is read while this one is written).
+    private let chunkLength: Int64 = 1024 * 1024
 
     var kind: String { "local" }
 
@@ -64,16 +64,11 @@ struct LocalMediaStorage: MediaStorage {
         } else {
             bytes = size > 0 ? 0...(size - 1) : nil
         }
-        let chunkLength = chunkLength
-        let fileSystem = fileSystem
-        return MediaContent(size: size, range: bytes, contentType: key.contentType) { consume in
+        let reader = FileRangeReader(path: path, threadPool: threadPool, chunkLength: Int(chunkLength))
+        return MediaContent(size: size, range: bytes, contentType: key.contentType, read: { consume in
             guard let bytes else { return }
-            try await fileSystem.withFileHandle(forReadingAt: FilePath(path)) { handle in
-                for try await chunk in handle.readChunks(in: bytes.lowerBound..<(bytes.upperBound + 1), chunkLength: .bytes(chunkLength)) {
-                    try await consume(chunk)
-                }
-            }
-        }
+            try await reader.read(bytes, consume: consume)
+        }, localFile: path)
     }
 
     func delete(_ key: MediaKey) async throws {
@@ -127,5 +122,77 @@ struct LocalMediaStorage: MediaStorage {
             try FileManager.default.createDirectory(
                 atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
+    }
+}
+
+/// Reads a byte range of a file through the thread pool in few hops: the file is opened with the first chunk's read and
+/// closed with the last one's, and while one chunk is being written the next is read (so a 1 MiB range, what a player
+/// asks for while seeking, costs one hop; a long stream keeps at most two chunks in memory). A file that ends before
+/// the range does (replaced or cut short since its size was read) fails the read rather than sending fewer bytes than
+/// the `Content-Length` promised.
+struct FileRangeReader: Sendable {
+    let path: String
+    let threadPool: NIOThreadPool
+    let chunkLength: Int
+
+    /// An open descriptor, handed between the hops that use it (one at a time).
+    private struct Descriptor: @unchecked Sendable { var fd: CInt }
+
+    func read(_ bytes: ClosedRange<Int64>, consume: (ByteBuffer) async throws -> Void) async throws {
+        let end = bytes.upperBound + 1
+        let path = path, chunkLength = chunkLength, threadPool = threadPool
+        // One hop: open (if not yet), read a chunk, close when it is the last one or on failure.
+        @Sendable func hop(_ descriptor: Descriptor?, offset: Int64) async throws -> (Descriptor?, ByteBuffer) {
+            try await threadPool.runIfActive {
+                var fd = descriptor?.fd ?? -1
+                if fd < 0 {
+                    fd = open(path, O_RDONLY | O_CLOEXEC)
+                    guard fd >= 0 else { throw MediaStorageError.storeFailed("cannot open a stored file: \(String(cString: strerror(errno)))") }
+                }
+                let length = Int(min(Int64(chunkLength), end - offset))
+                var buffer = ByteBufferAllocator().buffer(capacity: length)
+                do {
+                    try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { raw in
+                        var done = 0
+                        while done < length {
+                            let count = pread(fd, raw.baseAddress! + done, length - done, off_t(offset) + off_t(done))
+                            if count < 0, errno == EINTR { continue }
+                            guard count > 0 else {
+                                throw MediaStorageError.storeFailed(
+                                    count < 0 ? "cannot read a stored file: \(String(cString: strerror(errno)))" : "a stored file ended early")
+                            }
+                            done += count
+                        }
+                        return done
+                    }
+                } catch {
+                    close(fd)
+                    throw error
+                }
+                if offset + Int64(length) >= end {
+                    close(fd)
+                    return (nil, buffer)
+                }
+                return (Descriptor(fd: fd), buffer)
+            }
+        }
+        var offset = bytes.lowerBound
+        var (descriptor, chunk) = try await hop(nil, offset: offset)
+        offset += Int64(chunk.readableBytes)
+        while let open = descriptor {
+            // The next chunk is read while this one is written; the descriptor is closed by the last read, or here
+            // once the read in flight is over when writing fails.
+            let at = offset
+            let next = Task { try await hop(open, offset: at) }
+            do {
+                try await consume(chunk)
+            } catch {
+                if let (left, _) = try? await next.value, let left { try? await threadPool.runIfActive { _ = close(left.fd) } }
+                throw error
+            }
+            (descriptor, chunk) = try await next.value
+            offset += Int64(chunk.readableBytes)
+        }
+        try await consume(chunk)
     }
 }

@@ -75,9 +75,16 @@ extension MediaOperations {
                 if let contentRange = opened.contentRange { headers[.contentRange] = contentRange }
                 let content = opened.content
                 let length = content.range.map { Int($0.count) } ?? 0
+                // A file in the data directory goes out through the kernel on a live connection (sendfile).
+                let channel = context.channel
+                let sendsFile = content.localFile != nil && content.range != nil && FileRegionResponses.canSend(on: channel)
                 return Response(
                     status: opened.contentRange == nil ? .ok : .partialContent, headers: headers,
                     body: ResponseBody(contentLength: length) { writer in
+                        if sendsFile, let path = content.localFile, let bytes = content.range, let channel {
+                            try await FileRegionResponses.send(path, bytes: bytes, on: channel, through: &writer)
+                            return
+                        }
                         try await content.read { chunk in try await writer.write(chunk) }
                         try await writer.finish(nil)
                     }
