@@ -164,6 +164,10 @@ import Testing
 
     @Test func keysAreSafePaths() {
         #expect(MediaKey("users/0b7f/photo/3.jpg") != nil)
+        #expect(["a/1.JPG", "a/1.jpeg", "a/1.png", "a/1.Heic", "a/1.mp4", "a/1.mov", "a/1.webp", "a/1.jpgx", "a.png/1", "a/1"].compactMap { MediaKey($0)?.contentType } == [
+            "image/jpeg", "image/jpeg", "image/png", "image/heic", "video/mp4", "video/quicktime", "image/webp", "application/octet-stream",
+            "application/octet-stream", "application/octet-stream",
+        ])
         for bad in ["", "/users", "users//a", "users/../a", "users/./a", "users/a b", "users/ä", "users/a/", String(repeating: "a", count: 513)] {
             #expect(MediaKey(bad) == nil, "\(bad)")
         }
@@ -173,7 +177,11 @@ import Testing
         #expect(MediaByteRange(header: "bytes=0-99") == .from(0, through: 99))
         #expect(MediaByteRange(header: "bytes=100-") == .from(100, through: nil))
         #expect(MediaByteRange(header: "bytes=-5") == .suffix(5))
-        for ignored in ["bytes=5-1", "bytes=0-1,5-6", "items=0-1", "bytes=-0", "bytes=a-b", "bytes="] {
+        #expect(MediaByteRange(header: " BYTES=0-99\t") == .from(0, through: 99))
+        for ignored in [
+            "bytes=5-1", "bytes=0-1,5-6", "items=0-1", "bytes=-0", "bytes=a-b", "bytes=", "bytes=+5-9", "bytes=1-2-3", "bytes=-", "bytes\u{1D}0-1",
+            "bytes= 0-1", "bytes=9999999999999999999-",
+        ] {
             #expect(MediaByteRange(header: ignored) == nil, "\(ignored)")
         }
         #expect(MediaByteRange.suffix(500).resolved(size: 100) == 0...99)

@@ -21,15 +21,26 @@ struct MediaKey: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// The media type a key's extension stands for (what the data directory answers with; S3 keeps the type given).
     var contentType: String {
-        switch path.split(separator: ".").last?.lowercased() {
-        case "jpg", "jpeg": "image/jpeg"
-        case "png": "image/png"
-        case "heic": "image/heic"
-        case "mp4": "video/mp4"
-        case "mov": "video/quicktime"
-        case "webp": "image/webp"
-        default: "application/octet-stream"
+        // From the extension's bytes: every read of a stored file asks.
+        let bytes = path.utf8
+        let name = bytes.lastIndex(of: UInt8(ascii: "/")).map { bytes[bytes.index(after: $0)...] } ?? bytes[...]
+        guard let dot = name.lastIndex(of: UInt8(ascii: ".")) else { return "application/octet-stream" }
+        let suffix = name[name.index(after: dot)...]
+        func `is`(_ candidate: String) -> Bool {
+            suffix.count == candidate.utf8.count && zip(suffix, candidate.utf8).allSatisfy { Self.lowercased($0) == $1 }
         }
+        if `is`("jpg") || `is`("jpeg") { return "image/jpeg" }
+        if `is`("png") { return "image/png" }
+        if `is`("heic") { return "image/heic" }
+        if `is`("mp4") { return "video/mp4" }
+        if `is`("mov") { return "video/quicktime" }
+        if `is`("webp") { return "image/webp" }
+        return "application/octet-stream"
+    }
+
+    /// An ASCII letter in lower case; any other byte as it is.
+    static func lowercased(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
     }
 
     private static func allowed(_ byte: UInt8) -> Bool {

@@ -113,9 +113,9 @@ struct OpenedMedia: Sendable {
 extension MediaFeature {
     /// The object `token` names with the range `rangeHeader` asks for (ignored when it is not one valid byte range).
     func open(token: String, range rangeHeader: String?, now: Date) async throws -> OpenedMedia {
-        let key: MediaKey
+        let key: MediaKey, expiry: Date
         do {
-            key = try links.key(of: token, now: now)
+            (key, expiry) = try links.key(of: token, now: now)
         } catch .invalid {
             throw Problem(.forbidden, code: .tokenInvalid, detail: "This media link is not valid.")
         } catch .expired {
@@ -131,7 +131,7 @@ extension MediaFeature {
                 headers: [.contentRange: "bytes */\(size)"])
         }
         guard let content else { throw Problem.notFound("The object this link names is gone.") }
-        let remaining = max(0, Int(links.expiry(of: token)?.timeIntervalSince(now) ?? 0))
+        let remaining = max(0, Int(expiry.timeIntervalSince(now)))
         let contentRange = range != nil ? content.range.map { "bytes \($0.lowerBound)-\($0.upperBound)/\(content.size)" } : nil
         return OpenedMedia(content: content, contentRange: contentRange, cacheControl: "private, max-age=\(remaining)")
     }

@@ -98,23 +98,39 @@ enum MediaByteRange: Sendable, Equatable {
     /// The range of a `Range` header value, nil for anything but one well-formed byte range (the header is then
     /// ignored and the whole object is sent, as RFC 9110 allows).
     init?(header: String) {
-        let value = header.trimmingCharacters(in: .whitespaces)
-        guard value.lowercased().hasPrefix("bytes="), !value.contains(",") else { return nil }
-        let spec = value.dropFirst("bytes=".count)
-        guard let dash = spec.firstIndex(of: "-") else { return nil }
-        let first = spec[..<dash], last = spec[spec.index(after: dash)...]
-        if first.isEmpty {
-            guard let count = Int64(last), count > 0 else { return nil }
+        // Read from the bytes (no trimming or lower-casing copies): a player sends one of these with every read.
+        var value = header.utf8[...]
+        while let first = value.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { value = value.dropFirst() }
+        while let last = value.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { value = value.dropLast() }
+        let unit = "bytes=".utf8
+        guard value.count > unit.count, zip(value, unit).allSatisfy({ MediaKey.lowercased($0) == $1 }) else { return nil }
+        let spec = value.dropFirst(unit.count)
+        guard let dash = spec.firstIndex(of: UInt8(ascii: "-")) else { return nil }
+        let first = Self.number(spec[..<dash]), last = Self.number(spec[spec.index(after: dash)...])
+        let firstIsEmpty = dash == spec.startIndex, lastIsEmpty = spec.index(after: dash) == spec.endIndex
+        if firstIsEmpty {
+            guard let count = last, count > 0 else { return nil }
             self = .suffix(count)
         } else {
-            guard let start = Int64(first), start >= 0 else { return nil }
-            if last.isEmpty {
+            guard let start = first else { return nil }
+            if lastIsEmpty {
                 self = .from(start, through: nil)
             } else {
-                guard let end = Int64(last), end >= start else { return nil }
+                guard let end = last, end >= start else { return nil }
                 self = .from(start, through: end)
             }
         }
+    }
+
+    /// A decimal number of at most 18 digits (nothing else: no sign, no spaces, no second range after a comma).
+    private static func number(_ digits: Substring.UTF8View) -> Int64? {
+        guard !digits.isEmpty, digits.count <= 18 else { return nil }
+        var value: Int64 = 0
+        for digit in digits {
+            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int64(digit - UInt8(ascii: "0"))
+        }
+        return value
     }
 
     /// The bytes of an object of `size` this range covers, nil when none (a start at or past the end).

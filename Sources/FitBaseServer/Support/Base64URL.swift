@@ -21,7 +21,12 @@ extension Data {
 
     /// Decodes base64url, padded or not; `nil` when the text is not base64url.
     init?(base64URLEncoded text: String) {
-        var base64 = Array(text.utf8)
+        self.init(base64URLEncoded: text.utf8[...])
+    }
+
+    /// ``init(base64URLEncoded:)-(String)`` from the text's bytes (a part of a token, not copied into a string first).
+    init?(base64URLEncoded text: Substring.UTF8View) {
+        var base64 = Array(text)
         for index in base64.indices {
             switch base64[index] {
             case UInt8(ascii: "-"): base64[index] = UInt8(ascii: "+")
