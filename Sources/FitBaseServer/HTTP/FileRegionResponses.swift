@@ -42,20 +42,26 @@ enum FileRegionResponses {
     /// the body. Throws ``MediaStorageError`` when the file cannot be opened or is shorter than the range (nothing is
     /// sent then; the connection is closed, as with a failed read).
     static func send(
-        _ path: String, bytes: ClosedRange<Int64>, on channel: any Channel, through writer: inout any ResponseBodyWriter
+        _ stored: LocalFile, bytes: ClosedRange<Int64>, on channel: any Channel, through writer: inout any ResponseBodyWriter
     ) async throws {
         guard let handler = handlers.withLock({ $0[ObjectIdentifier(channel)] }) else {
             throw MediaStorageError.storeFailed("this connection cannot send files")
         }
-        let descriptor = try await NIOThreadPool.singleton.runIfActive { () throws -> CInt in
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw MediaStorageError.storeFailed("cannot open a stored file: \(String(cString: strerror(errno)))") }
-            // Its size now (it may have been replaced since the range was worked out): the end of the file.
-            guard Int64(lseek(fd, 0, SEEK_END)) > bytes.upperBound else {
-                close(fd)
-                throw MediaStorageError.storeFailed("a stored file ended early")
+        let descriptor: CInt
+        if let opened = stored.opened.take() {
+            descriptor = opened
+        } else {
+            // Taken already (read once before): opened again, and checked to still reach the range.
+            let path = stored.path
+            descriptor = try await NIOThreadPool.singleton.runIfActive { () throws -> CInt in
+                let fd = open(path, O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else { throw MediaStorageError.storeFailed("cannot open a stored file: \(String(cString: strerror(errno)))") }
+                guard Int64(lseek(fd, 0, SEEK_END)) > bytes.upperBound else {
+                    close(fd)
+                    throw MediaStorageError.storeFailed("a stored file ended early")
+                }
+                return fd
             }
-            return fd
         }
         let file = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor)
         let number = handler.hold(PendingFile(handle: file, range: bytes))

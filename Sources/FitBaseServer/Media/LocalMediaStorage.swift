@@ -1,6 +1,13 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(CDispatch)
+import CDispatch  // where this toolchain's Glibc overlay leaves `stat`'s fields
+#endif
 import NIOCore
 import NIOPosix
+import Synchronization
 import _NIOFileSystem
 
 /// Media in the data directory (the embedded default): each object a file at `<root>/<key>`, written to
@@ -55,8 +62,21 @@ struct LocalMediaStorage: MediaStorage {
 
     func get(_ key: MediaKey, range: MediaByteRange?) async throws -> MediaContent? {
         let path = path(of: key)
-        guard let info = try await fileSystem.info(forFileAt: FilePath(path)), info.type == .regular else { return nil }
-        let size = info.size
+        // Opened and measured in one hop; the descriptor is read from or sent, and closed, by whoever takes it.
+        let opened = try await threadPool.runIfActive { () throws -> (file: OpenedFile, size: Int64)? in
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                if errno == ENOENT || errno == ENOTDIR { return nil }
+                throw MediaStorageError.storeFailed("cannot open a stored file: \(String(cString: strerror(errno)))")
+            }
+            let file = OpenedFile(fd)
+            var status = stat()
+            guard fstat(fd, &status) == 0 else { throw MediaStorageError.storeFailed("cannot read a stored file's size") }
+            guard status.st_mode & S_IFMT == S_IFREG else { return nil }
+            return (file, Int64(status.st_size))
+        }
+        guard let opened else { return nil }
+        let file = opened.file, size = opened.size
         let bytes: ClosedRange<Int64>?
         if let range {
             guard let resolved = range.resolved(size: size) else { throw MediaStorageError.rangeNotSatisfiable(size: size) }
@@ -67,8 +87,8 @@ struct LocalMediaStorage: MediaStorage {
         let reader = FileRangeReader(path: path, threadPool: threadPool, chunkLength: Int(chunkLength))
         return MediaContent(size: size, range: bytes, contentType: key.contentType, read: { consume in
             guard let bytes else { return }
-            try await reader.read(bytes, consume: consume)
-        }, localFile: path)
+            try await reader.read(bytes, from: file, consume: consume)
+        }, localFile: LocalFile(path: path, opened: file))
     }
 
     func delete(_ key: MediaKey) async throws {
@@ -138,7 +158,8 @@ struct FileRangeReader: Sendable {
     /// An open descriptor, handed between the hops that use it (one at a time).
     private struct Descriptor: @unchecked Sendable { var fd: CInt }
 
-    func read(_ bytes: ClosedRange<Int64>, consume: (ByteBuffer) async throws -> Void) async throws {
+    /// Reads `bytes`, starting with `file`'s descriptor when nobody took it yet (the file is opened again otherwise).
+    func read(_ bytes: ClosedRange<Int64>, from file: OpenedFile? = nil, consume: (ByteBuffer) async throws -> Void) async throws {
         let end = bytes.upperBound + 1
         let path = path, chunkLength = chunkLength, threadPool = threadPool
         // One hop: open (if not yet), read a chunk, close when it is the last one or on failure.
@@ -177,7 +198,7 @@ struct FileRangeReader: Sendable {
             }
         }
         var offset = bytes.lowerBound
-        var (descriptor, chunk) = try await hop(nil, offset: offset)
+        var (descriptor, chunk) = try await hop(file?.take().map(Descriptor.init(fd:)), offset: offset)
         offset += Int64(chunk.readableBytes)
         while let open = descriptor {
             // The next chunk is read while this one is written; the descriptor is closed by the last read, or here
@@ -195,4 +216,32 @@ struct FileRangeReader: Sendable {
         }
         try await consume(chunk)
     }
+}
+
+/// A descriptor opened for a read that has not started: whoever takes it closes it; if nobody does (the answer was
+/// never written), it is closed when the last reference goes.
+final class OpenedFile: Sendable {
+    private let descriptor: Mutex<CInt>
+
+    init(_ fd: CInt) {
+        descriptor = Mutex(fd)
+    }
+
+    /// The descriptor, once; nil after that.
+    func take() -> CInt? {
+        descriptor.withLock { fd in
+            defer { fd = -1 }
+            return fd >= 0 ? fd : nil
+        }
+    }
+
+    deinit {
+        if let fd = take() { close(fd) }
+    }
+}
+
+/// A stored object that is a file on this machine: its path, and the descriptor its read opened.
+struct LocalFile: Sendable {
+    let path: String
+    let opened: OpenedFile
 }

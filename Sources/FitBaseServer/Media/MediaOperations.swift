@@ -81,8 +81,8 @@ extension MediaOperations {
                 return Response(
                     status: opened.contentRange == nil ? .ok : .partialContent, headers: headers,
                     body: ResponseBody(contentLength: length) { writer in
-                        if sendsFile, let path = content.localFile, let bytes = content.range, let channel {
-                            try await FileRegionResponses.send(path, bytes: bytes, on: channel, through: &writer)
+                        if sendsFile, let file = content.localFile, let bytes = content.range, let channel {
+                            try await FileRegionResponses.send(file, bytes: bytes, on: channel, through: &writer)
                             return
                         }
                         try await content.read { chunk in try await writer.write(chunk) }

@@ -74,7 +74,7 @@ struct MediaContent: Sendable {
     /// Hands each chunk of the bytes to `consume` in order, reading the next one only when `consume` has returned.
     let read: @Sendable (_ consume: (ByteBuffer) async throws -> Void) async throws -> Void
     /// The file holding the object, when it is one on this machine (a connection can then send it itself).
-    var localFile: String? = nil
+    var localFile: LocalFile? = nil
 
     /// Every byte `read` delivers in one buffer (small objects: images on their way to be resized, tests).
     func collect(upTo maxBytes: Int) async throws -> ByteBuffer {
