@@ -2,8 +2,13 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+// `stat`'s fields: the compiler finds them through one of these two (CDispatch in debug builds, CoreFoundation in
+// release builds here) and wants that module imported.
 #if canImport(CDispatch)
-import CDispatch  // where this toolchain's Glibc overlay leaves `stat`'s fields
+import CDispatch
+#endif
+#if canImport(CoreFoundation)
+import CoreFoundation
 #endif
 import NIOCore
 import NIOPosix
