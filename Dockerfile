@@ -16,9 +16,10 @@ COPY . .
 RUN scripts/build-release.sh /staging
 
 FROM debian:bookworm-slim
-# ca-certificates: Apple, Google, Stripe, SMTP and APNs over TLS; tzdata: users' time zones; curl: the health check.
+# ca-certificates: Apple, Google, Stripe, SMTP and APNs over TLS; tzdata: users' time zones; curl: the health check;
+# libturbojpeg0, libpng16-16 and libheif1: profile photo thumbnails (loaded at run time; without them none are made).
 RUN apt-get update -qq \
-    && apt-get install -y -qq --no-install-recommends ca-certificates tzdata curl \
+    && apt-get install -y -qq --no-install-recommends ca-certificates tzdata curl libturbojpeg0 libpng16-16 libheif1 \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --user-group --home-dir /data --shell /usr/sbin/nologin fitbase \
     && mkdir -p /data && chown fitbase:fitbase /data && chmod 700 /data

@@ -95,10 +95,13 @@ let package = Package(
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
+        // `struct heif_error` declared in C, for the libheif functions loaded at run time (HEIC photo thumbnails).
+        .target(name: "CLibHEIFABI"),
         /// The server as a library: `buildApplication(configuration:)`, features, stores, integrations.
         .target(
             name: "FitBaseServer",
             dependencies: [
+                "CLibHEIFABI",
                 "FitBaseCore",
                 "FitBaseAPI",
                 "FitBaseSigV4",

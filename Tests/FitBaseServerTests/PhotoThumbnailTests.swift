@@ -94,6 +94,71 @@ import Testing
         }
     }
 
+    static var hasHEIF: Bool { libraries.heif != nil && hasJPEG }
+
+    /// A real 320×240 HEIC (made with libheif's `heif-enc -q 50` from a PNG): red rising left to right, green top to
+    /// bottom, blue 0 in the left half and 255 in the right.
+    static let realHEIC: [UInt8] = Array(
+        Data(
+            base64Encoded: [
+                "AAAAHGZ0eXBoZWljAAAAAG1pZjFoZWljbWlhZgAAAUJtZXRhAAAAAAAAACFoZGxyAAAAAAAAAABwaWN0AAAAAAAAAAAAAAAAAAAA",
+                "AA5waXRtAAAAAAABAAAAImlsb2MAAAAAREAAAQABAAAAAAFmAAEAAAAAAAAD2AAAACNpaW5mAAAAAAABAAAAFWluZmUCAAAAAAEA",
+                "AGh2YzEAAAAAwmlwcnAAAACkaXBjbwAAAHhodmNDAQNwAAAAAAAAAAAAPPAA/P34+AAADwMgAAEAGEABDAH//wNwAAADAJAAAAMA",
+                "AAMAPLoCQCEAAQArQgEBA3AAAAMAkAAAAwAAAwA8oAoIDxZbqSSmubgQEDAgAAADACAAAAMAISIAAQAHRAHBcrBiQAAAABRpc3Bl",
+                "AAAAAAAAAUAAAADwAAAAEHBpeGkAAAAAAwgICAAAABZpcG1hAAAAAAAAAAEAAQOBAoMAAAPgbWRhdAAAA9QoAa8TIJi7zdt5oqOm",
+                "+enWZB+8P1f+Qs0glYiinYfSX/6HMInrs7Y7UBAvikP7rGx2Kqky6BQuTk6+xs2OnUp4gNTL8EPatOjhe6kvu7Lu+yz1TKDP45Po",
+                "xHsu80iXgt6AndrwHb6loy37UriUdufNHXuZMm54pN2/rgX9eMHoYeFFuaINjPXWYvj0G7dPNbUhjRqW03H/JmOx+UiDUFEmhqpM",
+                "tJJbIFjPijWMGR/7RhOPHj3b84e8OiKwBkOQXlsLxmV/9q93FtDQROCu/OuvTNU2BDHuX+3euPKWbIfyY7IfgqdAc9xxf6tlCwFV",
+                "bYt/k7FQO1JZBqObv5OW9JB211aADEFAWFmtt3JKt7sQC4RYIjqQ0OhOl/J7DX49aSxFTCVo2Tk1UwSAbLF8feV26ebpRqS4thjf",
+                "7Zlb3dciQiv9D+U7DPl3n0xhKozFenSXeHnw/V+BFA8/cjxek3rsuL6se8rS9GGvyjcZqgvfg9s1hV0fAmTYYeakulG3BWdXyIHL",
+                "iBdAXnOvHvYZMGgPpClJV6cxO+j6pSXS/MO+5MDEi9VOULLFf8ZbDN+HF0R+3vjV3H58QrZxTwxllGsYt0t+cli5gelnLCbO/bE/",
+                "EQgpqnRZfssnl8NOwn0FIJCPMpZ93mKN9J+GOmtHGC1PeBkLFawwGhFkbfKkNVwAE2lVsrTR+D4Nl1s33VZGjsue1p+YINkIT7ky",
+                "dVdeykybLmFT+fNAF7+ydaLhpXUairr2e6nFT9SjOTWMMqGQ9f7SddxDu42aHlz3o8Q8U+S+KYslYKBR4DFiB1+ChCmsPqS9qH68",
+                "YOnoHOL41dqj+ut0JebDFHOqTwCFt5Oz6GGsKJXYsVoq3qNpvxFj9K7tijRgyxMDkWUsxmUay0x0NBUYYY9eQShWGWXBlw6KbiI7",
+                "8PsNmfMGcDDLdc6Za/3vk6y4IQUlJe8uYrOlPhcc7DR8c+4l5bGnf0rLa7P+NFNj2MNwl7t0VeYmOaDyYnmkNifr2p7dHVUigEZ6",
+                "aq8z2Pm+ioDousswHHyryzJ2fxjDWFEr/5UFqqR6WBpVAapybTnyDixUU3Lk3PsftaQiX8WVCG1MGhq2fUfVMDvgWMG6raSeUNuG",
+                "zJGJqIxzt7ob6Aw/LDW99UByJof1IVzloNEotuQ4dZr3j2+z7mfy+1eBDYXKFFFOe9ILybnXQESAdrW4KK9nnRuHCGdqgRVERjux",
+                "0aBonaoLza3omNlRFwioYmQ3O6j8QpoddB5hm45FWfd4qOVt2wjWT2I4uPHa3yTQzapiduNbw9PGcBjegPX6TdJ3wA=="
+            ].joined()
+        )!
+    )
+
+    @Test(.enabled(if: hasHEIF, "libheif.so.1 (Debian: libheif1) and libturbojpeg.so.0 are needed"), arguments: TestEngines.all)
+    func aHEICPhotosThumbnailIsAJPEGOfItsPixels(engine: DatabaseEngine) async throws {
+        try await ProfilePhotoTests.withMediaApp(engine, .local) { client, app in
+            let account = try await client.signUp()
+            let uploaded = try await ProfilePhotoTests.upload(client, Self.realHEIC, token: account.accessToken, contentType: "image/heic")
+            #expect(uploaded.status == .ok, "\(String(buffer: uploaded.body))")
+            let full = try await Self.link(client, of: account.id, size: "full", token: account.accessToken)
+            #expect(full["contentType"] as? String == "image/heic" && full["width"] as? Int == 320 && full["height"] as? Int == 240)
+            let small = try await Self.link(client, of: account.id, size: "thumbnail", token: account.accessToken)
+            #expect(small["size"] as? String == "thumbnail" && small["contentType"] as? String == "image/jpeg")
+            #expect(small["width"] as? Int == 256 && small["height"] as? Int == 192)
+
+            let fetched = try await ProfilePhotoTests.fetch(client, try #require(small["url"] as? String))
+            #expect(fetched.status == 200 && fetched.headers["content-type"] == "image/jpeg")
+            #expect(!Self.hasSegment(fetched.bytes, marker: 0xE1))
+            let pixels = try #require(Self.libraries.turboJPEG?.decode(fetched.bytes, atLeast: (256, 192)))
+            #expect(pixels.width == 256 && pixels.height == 192)
+            func at(_ x: Int, _ y: Int) -> [UInt8] { Array(pixels.bytes[((y * pixels.width + x) * 3)..<((y * pixels.width + x) * 3 + 3)]) }
+            let left = at(40, 96), right = at(216, 96), top = at(128, 10), bottom = at(128, 182)
+            #expect(left[2] < 60 && right[2] > 195, "blue: left \(left), right \(right)")
+            #expect(right[0] > left[0] + 100, "red rises to the right: \(left[0]) → \(right[0])")
+            #expect(bottom[1] > top[1] + 100, "green rises downwards: \(top[1]) → \(bottom[1])")
+            let objects = try await ProfilePhotoTests.objects(of: account.id, in: app)
+            #expect(objects.count == 2 && objects.contains { $0.hasSuffix("-thumb.jpg") })
+        }
+    }
+
+    @Test func aHEICPastThePixelLimitOrDamagedGetsNoThumbnail() async throws {
+        try #require(Self.hasHEIF)
+        let heif = try #require(Self.libraries.heif)
+        #expect(heif.decode(Self.realHEIC, maxPixels: 320 * 240)?.width == 320)
+        #expect(heif.decode(Self.realHEIC, maxPixels: 320 * 240 - 1) == nil)
+        #expect(heif.decode(Array(Self.realHEIC.prefix(600)), maxPixels: 1 << 24) == nil)
+        #expect(heif.decode(Array(repeating: 0, count: 64), maxPixels: 1 << 24) == nil)
+    }
+
     @Test(.enabled(if: hasPNG, "libpng16.so.16 is not installed"), arguments: TestEngines.all)
     func aPNGThumbnailKeepsItsTransparencyAndASmallPhotoIsItsOwnThumbnail(engine: DatabaseEngine) async throws {
         try await ProfilePhotoTests.withMediaApp(engine, .local) { client, _ in
@@ -137,9 +202,10 @@ import Testing
         let none = PhotoThumbnailer(libraries: SystemImageLibraries(turboJPEG: nil, png: nil))
         let jpeg = InspectedImage(format: .jpeg, width: 1000, height: 600, bytes: TestImages.jpeg(width: 1000, height: 600))
         #expect(await none.thumbnail(of: jpeg) == nil)
-        #expect(SystemImageLibraries(turboJPEG: nil, png: nil).missing.count == 2)
-        let heic = InspectedImage(format: .heic, width: 1000, height: 600, bytes: [])
-        #expect(await PhotoThumbnailer(libraries: Self.libraries).thumbnail(of: heic) == nil)
+        #expect(SystemImageLibraries(turboJPEG: nil, png: nil).missing.count == 3)
+        let heic = InspectedImage(format: .heic, width: 1000, height: 600, bytes: Self.realHEIC)
+        #expect(await none.thumbnail(of: heic) == nil)
+        #expect(await PhotoThumbnailer(libraries: SystemImageLibraries(turboJPEG: Self.libraries.turboJPEG, png: nil)).thumbnail(of: heic) == nil)
     }
 
     @Test func areaAveragingMeansTheCoveredPixels() {

@@ -12,12 +12,11 @@ struct EncodedImage: Sendable, Equatable {
 /// Makes the thumbnail of a checked, cleaned photo: decoded with the system's libraries (``SystemImageLibraries``),
 /// scaled down in Swift by area averaging to ``PhotoSize/thumbnailMaxSide`` pixels on the longest side, turned upright
 /// by the JPEG's EXIF orientation, and encoded again — JPEG (quality 85) for a JPEG, PNG (with its transparency) for a
-/// PNG — with no metadata at all. HEIC is not decoded (libheif returns structures by value, which Swift reaches only
-/// through a C declaration, and the build takes no headers): its photo is served for both sizes.
+/// PNG, JPEG for a HEIC (decoded by libheif, which turns it upright) — with no metadata at all.
 struct PhotoThumbnailer: Sendable {
     let libraries: SystemImageLibraries
-    /// The most pixels a PNG may have to be decoded (it is decoded whole, 4 bytes a pixel); a larger one gets no
-    /// thumbnail. A JPEG is decoded already scaled down, so it has no such limit.
+    /// The most pixels a PNG or HEIC may have to be decoded (it is decoded whole, 3–4 bytes a pixel); a larger one gets
+    /// no thumbnail. A JPEG is decoded already scaled down, so it has no such limit.
     var maxDecodedPixels = 24_000_000
 
     /// The thumbnail of `image`, nil when it is small enough already, its format has no library here, or it does not
@@ -43,7 +42,13 @@ struct PhotoThumbnailer: Sendable {
             guard let bytes = codec.encode(small) else { return nil }
             return EncodedImage(format: .png, width: small.width, height: small.height, bytes: bytes)
         case .heic:
-            return nil
+            // Decoded whole (upright: libheif applies the image's rotation and mirroring), thumbnail made as a JPEG.
+            guard let heif = libraries.heif, let codec = libraries.turboJPEG, let decoded = heif.decode(image.bytes, maxPixels: maxDecodedPixels),
+                let target = PhotoSize.thumbnailDimensions(width: decoded.width, height: decoded.height)
+            else { return nil }
+            let small = AreaAverage.scale(decoded, to: target)
+            guard let bytes = codec.encode(small, quality: 85) else { return nil }
+            return EncodedImage(format: .jpeg, width: small.width, height: small.height, bytes: bytes)
         }
     }
 }

@@ -1,3 +1,5 @@
+import CLibHEIFABI
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -5,21 +7,25 @@ import Darwin
 #endif
 
 /// The system's image libraries, loaded at run time with `dlopen` so that building FitBase needs no headers or `-dev`
-/// packages: libjpeg-turbo's TurboJPEG API (`libturbojpeg.so.0`, Debian's `libturbojpeg0`) and libpng's simplified
-/// `png_image` API (`libpng16.so.16`). Only non-variadic functions taking pointers and integers are called, declared
-/// here as C function types. A library that is not there is `nil`: its format's thumbnails are not made (the photo is
+/// packages: libjpeg-turbo's TurboJPEG API (`libturbojpeg.so.0`, Debian's `libturbojpeg0`), libpng's simplified
+/// `png_image` API (`libpng16.so.16`) and libheif (`libheif.so.1`, Debian's `libheif1`). Only non-variadic functions
+/// taking pointers and integers are called, declared here as C function types (libheif's error struct, returned by
+/// value, is declared in C: ``CLibHEIFABI``). A library that is not there is `nil`: its format's thumbnails are not made (the photo is
 /// served for both sizes).
 struct SystemImageLibraries: Sendable {
     let turboJPEG: TurboJPEG?
     let png: LibPNG?
+    /// HEIC photos are decoded with libheif and their thumbnails encoded as JPEG (so both are needed).
+    var heif: LibHEIF? = nil
 
     /// Loaded once per process.
-    static let shared = SystemImageLibraries(turboJPEG: TurboJPEG.load(), png: LibPNG.load())
+    static let shared = SystemImageLibraries(turboJPEG: TurboJPEG.load(), png: LibPNG.load(), heif: LibHEIF.load())
 
     /// The libraries that could not be loaded, named as their packages are (for the log at start).
     var missing: [String] {
-        (turboJPEG == nil ? ["libturbojpeg.so.0 (Debian: libturbojpeg0) for JPEG"] : [])
+        (turboJPEG == nil ? ["libturbojpeg.so.0 (Debian: libturbojpeg0) for JPEG and HEIC"] : [])
             + (png == nil ? ["libpng16.so.16 (Debian: libpng16-16) for PNG"] : [])
+            + (heif == nil ? ["libheif.so.1 (Debian: libheif1) for HEIC"] : [])
     }
 
     /// The first of `names` that `dlopen` finds.
@@ -233,6 +239,89 @@ struct LibPNG: @unchecked Sendable {
             }
             guard status != 0 else { return nil }
             return Array(output.prefix(size))
+        }
+    }
+}
+
+/// The libheif functions FitBase uses to decode a HEIC photo for its thumbnail (`heif.h`, libheif 1.x: Debian's
+/// `libheif1`). Several return `struct heif_error` by value, declared in C by ``CLibHEIFABI``.
+struct LibHEIF: @unchecked Sendable {
+    // A context is made per call; the function pointers are shared, which is what makes the type Sendable.
+    private let contextAlloc: @convention(c) () -> OpaquePointer?
+    private let contextFree: @convention(c) (OpaquePointer?) -> Void
+    private let readFromMemory: @convention(c) (OpaquePointer?, UnsafeRawPointer?, Int, UnsafeRawPointer?) -> fitbase_heif_error
+    private let primaryImageHandle: @convention(c) (OpaquePointer?, UnsafeMutablePointer<OpaquePointer?>?) -> fitbase_heif_error
+    private let handleWidth: @convention(c) (OpaquePointer?) -> Int32
+    private let handleHeight: @convention(c) (OpaquePointer?) -> Int32
+    private let handleRelease: @convention(c) (OpaquePointer?) -> Void
+    private let decodeImage:
+        @convention(c) (OpaquePointer?, UnsafeMutablePointer<OpaquePointer?>?, Int32, Int32, UnsafeRawPointer?) -> fitbase_heif_error
+    private let planeReadonly: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<Int32>?) -> UnsafePointer<UInt8>?
+    private let imageWidth: @convention(c) (OpaquePointer?, Int32) -> Int32
+    private let imageHeight: @convention(c) (OpaquePointer?, Int32) -> Int32
+    private let imageRelease: @convention(c) (OpaquePointer?) -> Void
+
+    private static let colorspaceRGB: Int32 = 1  // heif_colorspace_RGB
+    private static let chromaInterleavedRGB: Int32 = 10  // heif_chroma_interleaved_RGB
+    private static let channelInterleaved: Int32 = 10  // heif_channel_interleaved
+
+    static func load() -> LibHEIF? {
+        guard let handle = SystemImageLibraries.open(["libheif.so.1", "libheif.so", "libheif.1.dylib"]),
+            let contextAlloc = SystemImageLibraries.symbol(handle, "heif_context_alloc", as: (@convention(c) () -> OpaquePointer?).self),
+            let contextFree = SystemImageLibraries.symbol(handle, "heif_context_free", as: (@convention(c) (OpaquePointer?) -> Void).self),
+            let readFromMemory = SystemImageLibraries.symbol(
+                handle, "heif_context_read_from_memory_without_copy",
+                as: (@convention(c) (OpaquePointer?, UnsafeRawPointer?, Int, UnsafeRawPointer?) -> fitbase_heif_error).self),
+            let primaryImageHandle = SystemImageLibraries.symbol(
+                handle, "heif_context_get_primary_image_handle",
+                as: (@convention(c) (OpaquePointer?, UnsafeMutablePointer<OpaquePointer?>?) -> fitbase_heif_error).self),
+            let handleWidth = SystemImageLibraries.symbol(handle, "heif_image_handle_get_width", as: (@convention(c) (OpaquePointer?) -> Int32).self),
+            let handleHeight = SystemImageLibraries.symbol(handle, "heif_image_handle_get_height", as: (@convention(c) (OpaquePointer?) -> Int32).self),
+            let handleRelease = SystemImageLibraries.symbol(handle, "heif_image_handle_release", as: (@convention(c) (OpaquePointer?) -> Void).self),
+            let decodeImage = SystemImageLibraries.symbol(
+                handle, "heif_decode_image",
+                as: (@convention(c) (OpaquePointer?, UnsafeMutablePointer<OpaquePointer?>?, Int32, Int32, UnsafeRawPointer?) -> fitbase_heif_error).self),
+            let planeReadonly = SystemImageLibraries.symbol(
+                handle, "heif_image_get_plane_readonly",
+                as: (@convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<Int32>?) -> UnsafePointer<UInt8>?).self),
+            let imageWidth = SystemImageLibraries.symbol(handle, "heif_image_get_width", as: (@convention(c) (OpaquePointer?, Int32) -> Int32).self),
+            let imageHeight = SystemImageLibraries.symbol(handle, "heif_image_get_height", as: (@convention(c) (OpaquePointer?, Int32) -> Int32).self),
+            let imageRelease = SystemImageLibraries.symbol(handle, "heif_image_release", as: (@convention(c) (OpaquePointer?) -> Void).self)
+        else { return nil }
+        return LibHEIF(
+            contextAlloc: contextAlloc, contextFree: contextFree, readFromMemory: readFromMemory, primaryImageHandle: primaryImageHandle,
+            handleWidth: handleWidth, handleHeight: handleHeight, handleRelease: handleRelease, decodeImage: decodeImage,
+            planeReadonly: planeReadonly, imageWidth: imageWidth, imageHeight: imageHeight, imageRelease: imageRelease
+        )
+    }
+
+    /// The primary image's pixels as RGB, turned as its `irot`/`imir` boxes say (libheif applies them while decoding).
+    /// Nil when it does not decode or holds more than `maxPixels` pixels (it is decoded whole, 3 bytes a pixel).
+    func decode(_ heic: [UInt8], maxPixels: Int) -> Pixels? {
+        guard let context = contextAlloc() else { return nil }
+        defer { contextFree(context) }
+        return heic.withUnsafeBytes { source -> Pixels? in
+            guard readFromMemory(context, source.baseAddress, source.count, nil).code == 0 else { return nil }
+            var handle: OpaquePointer?
+            guard primaryImageHandle(context, &handle).code == 0, let handle else { return nil }
+            defer { handleRelease(handle) }
+            let stated = (width: Int(handleWidth(handle)), height: Int(handleHeight(handle)))
+            guard stated.width > 0, stated.height > 0, stated.width * stated.height <= maxPixels else { return nil }
+            var image: OpaquePointer?
+            guard decodeImage(handle, &image, Self.colorspaceRGB, Self.chromaInterleavedRGB, nil).code == 0, let image else { return nil }
+            defer { imageRelease(image) }
+            let width = Int(imageWidth(image, Self.channelInterleaved)), height = Int(imageHeight(image, Self.channelInterleaved))
+            var stride: Int32 = 0
+            guard width > 0, height > 0, width * height <= maxPixels, let plane = planeReadonly(image, Self.channelInterleaved, &stride),
+                Int(stride) >= width * 3
+            else { return nil }
+            var pixels = [UInt8](repeating: 0, count: width * height * 3)
+            pixels.withUnsafeMutableBufferPointer { destination in
+                for row in 0..<height {
+                    (destination.baseAddress! + row * width * 3).update(from: plane + row * Int(stride), count: width * 3)
+                }
+            }
+            return Pixels(width: width, height: height, channels: 3, bytes: pixels)
         }
     }
 }
