@@ -38,8 +38,8 @@ enum FileRegionResponses {
         return handlers.withLock { $0[ObjectIdentifier(channel)] != nil }
     }
 
-    /// Sends `bytes` of the file at `path` as the rest of the body written by `writer`, through the kernel, and finishes
-    /// the body. Throws ``MediaStorageError`` when the file cannot be opened or is shorter than the range (nothing is
+    /// Sends `bytes` of the stored file (the descriptor its read opened, or the file opened again when that was taken)
+    /// as the rest of the body written by `writer`, through the kernel, and finishes the body. Throws ``MediaStorageError`` when the file cannot be opened or is shorter than the range (nothing is
     /// sent then; the connection is closed, as with a failed read).
     static func send(
         _ stored: LocalFile, bytes: ClosedRange<Int64>, on channel: any Channel, through writer: inout any ResponseBodyWriter
