@@ -26,21 +26,13 @@ struct MediaKey: Sendable, Hashable, Comparable, CustomStringConvertible {
         let name = bytes.lastIndex(of: UInt8(ascii: "/")).map { bytes[bytes.index(after: $0)...] } ?? bytes[...]
         guard let dot = name.lastIndex(of: UInt8(ascii: ".")) else { return "application/octet-stream" }
         let suffix = name[name.index(after: dot)...]
-        func `is`(_ candidate: String) -> Bool {
-            suffix.count == candidate.utf8.count && zip(suffix, candidate.utf8).allSatisfy { Self.lowercased($0) == $1 }
-        }
-        if `is`("jpg") || `is`("jpeg") { return "image/jpeg" }
-        if `is`("png") { return "image/png" }
-        if `is`("heic") { return "image/heic" }
-        if `is`("mp4") { return "video/mp4" }
-        if `is`("mov") { return "video/quicktime" }
-        if `is`("webp") { return "image/webp" }
+        if ASCIIText.equalsIgnoringCase(suffix, "jpg") || ASCIIText.equalsIgnoringCase(suffix, "jpeg") { return "image/jpeg" }
+        if ASCIIText.equalsIgnoringCase(suffix, "png") { return "image/png" }
+        if ASCIIText.equalsIgnoringCase(suffix, "heic") { return "image/heic" }
+        if ASCIIText.equalsIgnoringCase(suffix, "mp4") { return "video/mp4" }
+        if ASCIIText.equalsIgnoringCase(suffix, "mov") { return "video/quicktime" }
+        if ASCIIText.equalsIgnoringCase(suffix, "webp") { return "image/webp" }
         return "application/octet-stream"
-    }
-
-    /// An ASCII letter in lower case; any other byte as it is.
-    static func lowercased(_ byte: UInt8) -> UInt8 {
-        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
     }
 
     private static func allowed(_ byte: UInt8) -> Bool {

@@ -47,7 +47,7 @@ struct MediaLinks: Sendable {
             !bytes[bytes.index(after: secondDot)...].contains(UInt8(ascii: "."))
         else { throw .invalid }
         let digits = bytes[bytes.index(after: firstDot)..<secondDot]
-        guard let keyData = Data(base64URLEncoded: bytes[..<firstDot]), let seconds = Self.seconds(digits),
+        guard let keyData = Data(base64URLEncoded: bytes[..<firstDot]), let seconds = ASCIIText.decimal(digits),
             let mac = Data(base64URLEncoded: bytes[bytes.index(after: secondDot)...])
         else { throw .invalid }
         var signed = keyData
@@ -58,17 +58,6 @@ struct MediaLinks: Sendable {
         else { throw .invalid }
         guard Double(seconds) > now.timeIntervalSince1970 else { throw .expired }
         return (key, Date(timeIntervalSince1970: Double(seconds)))
-    }
-
-    /// The Unix seconds a token's middle part states: decimal digits only, as ``token(for:expiry:)`` writes them.
-    private static func seconds(_ digits: Substring.UTF8View) -> Int64? {
-        guard !digits.isEmpty, digits.count <= 18 else { return nil }
-        var value: Int64 = 0
-        for digit in digits {
-            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
-            value = value * 10 + Int64(digit - UInt8(ascii: "0"))
-        }
-        return value
     }
 
     private func signature(_ path: String, _ seconds: Int64) -> Data {

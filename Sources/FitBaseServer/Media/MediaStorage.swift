@@ -102,11 +102,10 @@ enum MediaByteRange: Sendable, Equatable {
         var value = header.utf8[...]
         while let first = value.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { value = value.dropFirst() }
         while let last = value.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { value = value.dropLast() }
-        let unit = "bytes=".utf8
-        guard value.count > unit.count, zip(value, unit).allSatisfy({ MediaKey.lowercased($0) == $1 }) else { return nil }
-        let spec = value.dropFirst(unit.count)
+        guard ASCIIText.equalsIgnoringCase(value.prefix(6), "bytes=") else { return nil }
+        let spec = value.dropFirst(6)
         guard let dash = spec.firstIndex(of: UInt8(ascii: "-")) else { return nil }
-        let first = Self.number(spec[..<dash]), last = Self.number(spec[spec.index(after: dash)...])
+        let first = ASCIIText.decimal(spec[..<dash]), last = ASCIIText.decimal(spec[spec.index(after: dash)...])
         let firstIsEmpty = dash == spec.startIndex, lastIsEmpty = spec.index(after: dash) == spec.endIndex
         if firstIsEmpty {
             guard let count = last, count > 0 else { return nil }
@@ -120,17 +119,6 @@ enum MediaByteRange: Sendable, Equatable {
                 self = .from(start, through: end)
             }
         }
-    }
-
-    /// A decimal number of at most 18 digits (nothing else: no sign, no spaces, no second range after a comma).
-    private static func number(_ digits: Substring.UTF8View) -> Int64? {
-        guard !digits.isEmpty, digits.count <= 18 else { return nil }
-        var value: Int64 = 0
-        for digit in digits {
-            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
-            value = value * 10 + Int64(digit - UInt8(ascii: "0"))
-        }
-        return value
     }
 
     /// The bytes of an object of `size` this range covers, nil when none (a start at or past the end).
