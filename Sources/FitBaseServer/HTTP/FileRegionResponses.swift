@@ -32,21 +32,19 @@ enum FileRegionResponses {
         [FileRegionInstaller()]
     }
 
-    /// Whether `channel` sends files itself (a live connection with its ``FileRegionHandler``).
-    static func canSend(on channel: (any Channel)?) -> Bool {
-        guard let channel else { return false }
-        return handlers.withLock { $0[ObjectIdentifier(channel)] != nil }
+    /// The handler of `channel` when it sends files itself (a live connection); nil otherwise.
+    static func handler(of channel: (any Channel)?) -> FileRegionHandler? {
+        guard let channel else { return nil }
+        return handlers.withLock { $0[ObjectIdentifier(channel)] }
     }
 
     /// Sends `bytes` of the stored file (the descriptor its read opened, or the file opened again when that was taken)
-    /// as the rest of the body written by `writer`, through the kernel, and finishes the body. Throws ``MediaStorageError`` when the file cannot be opened or is shorter than the range (nothing is
-    /// sent then; the connection is closed, as with a failed read).
+    /// through `handler`, the connection's, as the rest of the body written by `writer`, and finishes the body. Throws
+    /// ``MediaStorageError`` when the file cannot be opened or is shorter than the range (nothing is sent then; the
+    /// connection is closed, as with a failed read).
     static func send(
-        _ stored: LocalFile, bytes: ClosedRange<Int64>, on channel: any Channel, through writer: inout any ResponseBodyWriter
+        _ stored: LocalFile, bytes: ClosedRange<Int64>, through handler: FileRegionHandler, writer: inout any ResponseBodyWriter
     ) async throws {
-        guard let handler = handlers.withLock({ $0[ObjectIdentifier(channel)] }) else {
-            throw MediaStorageError.storeFailed("this connection cannot send files")
-        }
         let descriptor: CInt
         if let opened = stored.opened.take() {
             descriptor = opened

@@ -76,13 +76,12 @@ extension MediaOperations {
                 let content = opened.content
                 let length = content.range.map { Int($0.count) } ?? 0
                 // A file in the data directory goes out through the kernel on a live connection (sendfile).
-                let channel = context.channel
-                let sendsFile = content.localFile != nil && content.range != nil && FileRegionResponses.canSend(on: channel)
+                let sender = content.localFile == nil ? nil : FileRegionResponses.handler(of: context.channel)
                 return Response(
                     status: opened.contentRange == nil ? .ok : .partialContent, headers: headers,
                     body: ResponseBody(contentLength: length) { writer in
-                        if sendsFile, let file = content.localFile, let bytes = content.range, let channel {
-                            try await FileRegionResponses.send(file, bytes: bytes, on: channel, through: &writer)
+                        if let sender, let file = content.localFile, let bytes = content.range {
+                            try await FileRegionResponses.send(file, bytes: bytes, through: sender, writer: &writer)
                             return
                         }
                         try await content.read { chunk in try await writer.write(chunk) }
