@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // NIOHTTPTypes: the HTTP parts a channel handler sees under Hummingbird (media links answered on the event loop).
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         // Push: the fake APNs gateway speaks HTTP/2 (the provider's HTTP/2 comes through AsyncHTTPClient).
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         // E-mail: the SMTP client's TLS (implicit and STARTTLS) and the message templates.
@@ -116,6 +118,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 // Media in the data directory: streamed reads and writes.
                 .product(name: "_NIOFileSystem", package: "swift-nio"),

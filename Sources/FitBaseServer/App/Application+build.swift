@@ -55,24 +55,33 @@ func buildApplication(
         routes: routes, tracer: tracing?.tracer)
     let operations: ServerOperations
     let features: [any ServerFeature]
+    var mediaLinks: MediaLinkAnswerer?
+    let serverName = "FitBase"
     do {
         operations = try composeFeatures(foundation, pushProvider: pushProvider, onMetricsListening: onMetricsListening)
         router.add(middleware: operations.accountsFeature.authentication)
         // Middleware of a few routes wraps only those (see RoutingTransport); the rate limits come first, so a refused
         // request runs nothing else.
-        let rateLimits = configuration.rateLimits.isEnabled ? RateLimitMiddleware.scoped(RequestRateLimiter(configuration: configuration.rateLimits)) : []
-        let scoped = rateLimits + operations.features.flatMap(\.middleware)
+        let limiter = configuration.rateLimits.isEnabled ? RequestRateLimiter(configuration: configuration.rateLimits) : nil
+        let scoped = (limiter.map(RateLimitMiddleware.scoped) ?? []) + operations.features.flatMap(\.middleware)
             + [ScopedMiddleware(applies: ConditionalGetMiddleware.applies, middleware: ConditionalGetMiddleware())]
+        let metrics = foundation.configuration.metrics.isEnabled
+            ? (recorder: foundation.metrics, names: OperationNames(document: operations.statusFeature.openAPIDocument)) : nil
         try operations.registerHandlers(
             on: RoutingTransport(
-                router: router, routes: routes, scoped: scoped, direct: directRoutes ? operations.directRoutes : [],
-                metrics: foundation.configuration.metrics.isEnabled
-                    ? (foundation.metrics, OperationNames(document: operations.statusFeature.openAPIDocument)) : nil
+                router: router, routes: routes, scoped: scoped, direct: directRoutes ? operations.directRoutes : [], metrics: metrics
             ),
             configuration: .init(dateTranscoder: InternetDateTimeTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
         )
         features = try await routedFeatures(foundation, operations: operations)
         for feature in features { feature.addRoutes(to: router) }
+        // Media links to the data directory answered on the event loop, ahead of the router (not when the direct
+        // routes are off for a comparison, nor when requests are traced: that is the router's middleware).
+        if directRoutes, tracing == nil {
+            mediaLinks = operations.mediaLinkAnswerer(
+                limiter: limiter, logger: logger, metrics: metrics.map { $0.recorder.route(operation: $0.names.name(.get, "/v1/media/{token}"), method: "GET") },
+                counts: foundation.metrics, serverName: serverName)
+        }
     } catch {
         // Nothing owns the pools and the client yet: close them here.
         await foundation.close()
@@ -80,15 +89,16 @@ func buildApplication(
     }
 
     let host = configuration.host
+    let answerer = mediaLinks
     var app = Application(
         router: router,
         server: .http1(
             configuration: .init(
-                additionalChannelHandlers: FileRegionResponses.channelHandlers(),
+                additionalChannelHandlers: FileRegionResponses.channelHandlers(mediaLinks: answerer),
                 idleTimeout: .milliseconds(Int64(configuration.httpIdleTimeout / .milliseconds(1)))
             )
         ),
-        configuration: .init(address: .hostname(host, port: configuration.port), serverName: "FitBase"),
+        configuration: .init(address: .hostname(host, port: configuration.port), serverName: serverName),
         services: foundation.services + features.flatMap(\.services) + (tracing.map { [$0.service] } ?? []),
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port

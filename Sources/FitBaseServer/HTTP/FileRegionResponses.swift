@@ -27,9 +27,10 @@ enum FileRegionResponses {
 
     fileprivate static let markerLength = 24
 
-    /// The installer Hummingbird's HTTP/1 channel adds after its own handlers (``FileRegionInstaller``).
-    @Sendable static func channelHandlers() -> [any RemovableChannelHandler] {
-        [FileRegionInstaller()]
+    /// The installer Hummingbird's HTTP/1 channel adds after its own handlers (``FileRegionInstaller``); with
+    /// `mediaLinks`, each connection also answers media links ahead of the router (``MediaLinkChannelHandler``).
+    static func channelHandlers(mediaLinks: MediaLinkAnswerer?) -> [any RemovableChannelHandler] {
+        [FileRegionInstaller(mediaLinks: mediaLinks)]
     }
 
     /// The handler of `channel` when it sends files itself (a live connection); nil otherwise.
@@ -61,12 +62,7 @@ enum FileRegionResponses {
                 return fd
             }
         }
-        let file = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor)
-        let number = handler.hold(PendingFile(handle: file, range: bytes))
-        var marker = ByteBuffer()
-        marker.reserveCapacity(markerLength)
-        marker.writeBytes(secret)
-        marker.writeInteger(number)
+        let (marker, number) = handler.hold(descriptor, bytes: bytes)
         do {
             try await writer.write(marker)
         } catch {
@@ -91,13 +87,20 @@ enum FileRegionResponses {
         private let pending = Mutex<(next: UInt64, files: [UInt64: PendingFile])>((0, [:]))
         private let channel = Mutex<ObjectIdentifier?>(nil)
 
-        /// Keeps `file` for the marker with the number returned.
-        func hold(_ file: PendingFile) -> UInt64 {
-            pending.withLock { state in
+        /// Takes `descriptor` (closed once sent, or when the connection goes away) for `bytes` of its file, and returns
+        /// the body that sends them and its number.
+        func hold(_ descriptor: CInt, bytes: ClosedRange<Int64>) -> (marker: ByteBuffer, number: UInt64) {
+            let file = PendingFile(handle: NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor), range: bytes)
+            let number = pending.withLock { state in
                 state.next += 1
                 state.files[state.next] = file
                 return state.next
             }
+            var marker = ByteBuffer()
+            marker.reserveCapacity(FileRegionResponses.markerLength)
+            marker.writeBytes(FileRegionResponses.secret)
+            marker.writeInteger(number)
+            return (marker, number)
         }
 
         /// Closes the file numbered `number` unless the handler took it.
@@ -143,15 +146,33 @@ enum FileRegionResponses {
 }
 
 /// Added by Hummingbird after its HTTP/1 handlers: puts a ``FileRegionResponses/FileRegionHandler`` right after NIO's
-/// response encoder, where bodies may be files, and takes itself out.
-private final class FileRegionInstaller: ChannelInboundHandler, RemovableChannelHandler, Sendable {
+/// response encoder, where bodies may be files, and, with media links to answer, a ``MediaLinkChannelHandler`` right
+/// before the application (after Hummingbird's connection state handler, which is added after this one: so on the
+/// connection's first read, when the pipeline is whole); then takes itself out.
+private final class FileRegionInstaller: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
+    private let mediaLinks: MediaLinkAnswerer?
+    private var files: FileRegionResponses.FileRegionHandler?
+
+    init(mediaLinks: MediaLinkAnswerer?) {
+        self.mediaLinks = mediaLinks
+    }
 
     func handlerAdded(context: ChannelHandlerContext) {
         let operations = context.pipeline.syncOperations
         if let encoder = try? operations.handler(type: HTTPResponseEncoder.self) {
-            try? operations.addHandler(FileRegionResponses.FileRegionHandler(), position: .after(encoder))
+            let files = FileRegionResponses.FileRegionHandler()
+            if (try? operations.addHandler(files, position: .after(encoder))) != nil { self.files = files }
         }
+        if mediaLinks == nil || files == nil { operations.removeHandler(context: context, promise: nil) }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let operations = context.pipeline.syncOperations
+        if let mediaLinks, let files, let connection = try? operations.handler(type: HTTPConnectionStateHandler.self) {
+            try? operations.addHandler(MediaLinkChannelHandler(answerer: mediaLinks, files: files), position: .after(connection))
+        }
+        context.fireChannelRead(data)
         operations.removeHandler(context: context, promise: nil)
     }
 }

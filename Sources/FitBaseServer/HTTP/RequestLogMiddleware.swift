@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 
@@ -20,7 +21,7 @@ struct RequestLogMiddleware: RouterMiddleware {
     }
 
     /// Prefixes whose next segment is a secret: bearer tokens in a path, logged as `…`.
-    private static let secretSegments = ["/v1/invites/", "/group/invite/"]
+    private static let secretSegments = ["/v1/invites/", "/group/invite/", "/v1/media/"]
 
     /// `path` with secret segments replaced: `/v1/invites/<token>/accept` → `/v1/invites/…/accept`.
     static func loggable(_ path: String) -> String {
@@ -33,16 +34,17 @@ struct RequestLogMiddleware: RouterMiddleware {
     }
 
     private func log(_ request: Request, status: Int, since start: ContinuousClock.Instant, context: Context) {
-        let elapsed = ContinuousClock.now - start
+        context.logger.info("request", metadata: Self.metadata(method: request.method, path: request.uri.path, status: status, elapsed: ContinuousClock.now - start))
+    }
+
+    /// The fields of a request's line: method, path (its secrets left out), status and duration.
+    static func metadata(method: HTTPRequest.Method, path: String, status: Int, elapsed: Duration) -> Logger.Metadata {
         let milliseconds = Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15
-        context.logger.info(
-            "request",
-            metadata: [
-                "method": .string(request.method.rawValue),
-                "path": .string(Self.loggable(request.uri.path)),
-                "status": .stringConvertible(status),
-                "duration_ms": .string(String(format: "%.2f", milliseconds)),
-            ]
-        )
+        return [
+            "method": .string(method.rawValue),
+            "path": .string(loggable(path)),
+            "status": .stringConvertible(status),
+            "duration_ms": .string(String(format: "%.2f", milliseconds)),
+        ]
     }
 }

@@ -68,20 +68,33 @@ struct LocalMediaStorage: MediaStorage {
     func get(_ key: MediaKey, range: MediaByteRange?) async throws -> MediaContent? {
         let path = path(of: key)
         // Opened and measured in one hop; the descriptor is read from or sent, and closed, by whoever takes it.
-        let opened = try await threadPool.runIfActive { () throws -> (file: OpenedFile, size: Int64)? in
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else {
-                if errno == ENOENT || errno == ENOTDIR { return nil }
-                throw MediaStorageError.storeFailed("cannot open a stored file: \(String(cString: strerror(errno)))")
-            }
-            let file = OpenedFile(fd)
-            var status = stat()
-            guard fstat(fd, &status) == 0 else { throw MediaStorageError.storeFailed("cannot read a stored file's size") }
-            guard status.st_mode & S_IFMT == S_IFREG else { return nil }
-            return (file, Int64(status.st_size))
+        guard let opened = try await threadPool.runIfActive({ try Self.openRegularFile(path) }) else { return nil }
+        return try content(of: key, opened: opened, range: range)
+    }
+
+    /// ``get(_:range:)`` on the calling thread (``MediaLinkChannelHandler``, on its event loop, as nginx opens the
+    /// files it sends: an `open` and an `fstat` in the data directory).
+    func getBlocking(_ key: MediaKey, range: MediaByteRange?) throws -> MediaContent? {
+        try Self.openRegularFile(path(of: key)).map { try content(of: key, opened: $0, range: range) }
+    }
+
+    /// Opens the regular file at `path` and reads its size (blocking: run on the thread pool); nil when there is none.
+    private static func openRegularFile(_ path: String) throws -> (file: OpenedFile, size: Int64)? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw MediaStorageError.storeFailed("cannot open a stored file: \(String(cString: strerror(errno)))")
         }
-        guard let opened else { return nil }
-        let file = opened.file, size = opened.size
+        let file = OpenedFile(fd)
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw MediaStorageError.storeFailed("cannot read a stored file's size") }
+        guard status.st_mode & S_IFMT == S_IFREG else { return nil }
+        return (file, Int64(status.st_size))
+    }
+
+    /// The content of `key`'s file, opened, for `range`; throws ``MediaStorageError/rangeNotSatisfiable(size:)``.
+    private func content(of key: MediaKey, opened: (file: OpenedFile, size: Int64), range: MediaByteRange?) throws -> MediaContent {
+        let path = path(of: key), file = opened.file, size = opened.size
         let bytes: ClosedRange<Int64>?
         if let range {
             guard let resolved = range.resolved(size: size) else { throw MediaStorageError.rangeNotSatisfiable(size: size) }

@@ -8,12 +8,14 @@ import Foundation
 /// Token: `base64url(key) "." expiry (Unix seconds) "." base64url(HMAC(key "\n" expiry))`. A changed key, expiry or
 /// signature fails the check; a link past its expiry is refused even with a right signature.
 struct MediaLinks: Sendable {
-    private let secret: SymmetricKey
+    /// An HMAC keyed with the links' secret and given nothing yet: each check and signature continues a copy of it, so
+    /// the key's pads are worked out once, not per link.
+    private let keyed: HMAC<SHA256>
     /// The public URL links are built on (`FITBASE_PUBLIC_URL`).
     let baseURL: String
 
     init(secret: SymmetricKey, baseURL: String) {
-        self.secret = secret
+        self.keyed = HMAC(key: secret)
         self.baseURL = baseURL
     }
 
@@ -53,7 +55,9 @@ struct MediaLinks: Sendable {
         var signed = keyData
         signed.append(UInt8(ascii: "\n"))
         signed.append(contentsOf: digits)
-        guard HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: signed, using: secret),
+        var check = keyed
+        check.update(data: signed)
+        guard check.finalize() == mac,
             let key = MediaKey(String(decoding: keyData, as: UTF8.self))
         else { throw .invalid }
         guard Double(seconds) > now.timeIntervalSince1970 else { throw .expired }
@@ -61,6 +65,8 @@ struct MediaLinks: Sendable {
     }
 
     private func signature(_ path: String, _ seconds: Int64) -> Data {
-        Data(HMAC<SHA256>.authenticationCode(for: Data("\(path)\n\(seconds)".utf8), using: secret))
+        var signing = keyed
+        signing.update(data: Data("\(path)\n\(seconds)".utf8))
+        return Data(signing.finalize())
     }
 }

@@ -69,16 +69,12 @@ extension MediaOperations {
             DirectRoute(method: .get, path: "/v1/media/{token}") { request, context in
                 guard let token = context.parameters.get("token") else { return nil }
                 let opened = try await mediaFeature.open(token: token, range: request.headers[.range], now: clock.now)
-                var headers: HTTPFields = [
-                    .contentType: opened.content.contentType, .acceptRanges: "bytes", .cacheControl: opened.cacheControl,
-                ]
-                if let contentRange = opened.contentRange { headers[.contentRange] = contentRange }
                 let content = opened.content
                 let length = content.range.map { Int($0.count) } ?? 0
                 // A file in the data directory goes out through the kernel on a live connection (sendfile).
                 let sender = content.localFile == nil ? nil : FileRegionResponses.handler(of: context.channel)
                 return Response(
-                    status: opened.contentRange == nil ? .ok : .partialContent, headers: headers,
+                    status: opened.status, headers: opened.headers,
                     body: ResponseBody(contentLength: length) { writer in
                         if let sender, let file = content.localFile, let bytes = content.range {
                             try await FileRegionResponses.send(file, bytes: bytes, through: sender, writer: &writer)
@@ -100,13 +96,30 @@ extension MediaOperations {
     }
 }
 
-/// An object behind a media link, opened for reading.
+/// An object behind a media link, opened for reading, and the head of its answer (the router's route and
+/// ``MediaLinkChannelHandler`` send the same).
 struct OpenedMedia: Sendable {
     let content: MediaContent
     /// `bytes first-last/size` when a range was asked for.
     let contentRange: String?
     /// `private, max-age=<seconds the link has left>`.
     let cacheControl: String
+
+    /// `content` as read for a link expiring at `expiry`; `ranged` when the request asked for a range.
+    init(content: MediaContent, ranged: Bool, expiry: Date, now: Date) {
+        self.content = content
+        contentRange = ranged ? content.range.map { "bytes \($0.lowerBound)-\($0.upperBound)/\(content.size)" } : nil
+        cacheControl = "private, max-age=\(max(0, Int(expiry.timeIntervalSince(now))))"
+    }
+
+    var status: HTTPResponse.Status { contentRange == nil ? .ok : .partialContent }
+
+    /// The answer's fields but its length.
+    var headers: HTTPFields {
+        var headers: HTTPFields = [.contentType: content.contentType, .acceptRanges: "bytes", .cacheControl: cacheControl]
+        if let contentRange { headers[.contentRange] = contentRange }
+        return headers
+    }
 }
 
 extension MediaFeature {
@@ -130,8 +143,6 @@ extension MediaFeature {
                 headers: [.contentRange: "bytes */\(size)"])
         }
         guard let content else { throw Problem.notFound("The object this link names is gone.") }
-        let remaining = max(0, Int(expiry.timeIntervalSince(now)))
-        let contentRange = range != nil ? content.range.map { "bytes \($0.lowerBound)-\($0.upperBound)/\(content.size)" } : nil
-        return OpenedMedia(content: content, contentRange: contentRange, cacheControl: "private, max-age=\(remaining)")
+        return OpenedMedia(content: content, ranged: range != nil, expiry: expiry, now: now)
     }
 }

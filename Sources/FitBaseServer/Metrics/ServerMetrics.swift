@@ -14,6 +14,9 @@ final class ServerMetrics: Sendable {
     /// What `GET /metrics` writes out.
     let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
+    /// Media links answered on the event loop, ahead of the router (``MediaLinkChannelHandler``): tests tell the two
+    /// paths apart by it.
+    let mediaLinksAnsweredAhead = Atomic<Int>(0)
 
     /// Request latency buckets, in seconds: 1 ms to 10 s.
     static let latencyBuckets: [Duration] = [
