@@ -16,6 +16,8 @@ command -v nginx >/dev/null || { echo "nginx is needed: apt-get install nginx-li
 export FITBASE_DEMO_CATALOG=true
 # shellcheck source=scripts/bench/bench-server.sh
 source scripts/bench/bench-server.sh
+# CPU time (clock ticks) the processes have used so far.
+cpu_ticks() { local total=0 p; for p in "$@"; do total=$((total + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$total"; }
 nginx_pid=""
 trap '[ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null; cleanup; true' EXIT
 
@@ -116,17 +118,25 @@ run() { # name url [script]
 echo "== ${duration}s each, ${connections} connections, wrk -t2"
 # FITBASE_BENCH_PERF=FILE: the server's CPU profile during its video run (perf record -e cpu-clock -g).
 [ -n "${FITBASE_BENCH_PERF:-}" ] && { perf record -e cpu-clock -g -p "$pid" -o "$FITBASE_BENCH_PERF" -- sleep "$duration" >/dev/null 2>&1 & }
+fb_ticks=$(cpu_ticks "$pid")
 read -r fb_video_rps fb_video_mbs < <(run "fitbase video 1 MiB ranges" "$url$video_path" "$work/range.lua")
+fb_ticks=$(( $(cpu_ticks "$pid") - fb_ticks ))
+nginx_workers=$(pgrep -P "$nginx_pid" | tr '\n' ' ')
+# shellcheck disable=SC2086
+ng_ticks=$(cpu_ticks $nginx_workers)
 read -r ng_video_rps ng_video_mbs < <(run "nginx video 1 MiB ranges" "http://127.0.0.1:$nginx_port/video.mp4" "$work/range.lua")
+# shellcheck disable=SC2086
+ng_ticks=$(( $(cpu_ticks $nginx_workers) - ng_ticks ))
 read -r fb_thumb_rps _ < <(run "fitbase thumbnail (60 KB)" "$url$thumbnail_path")
 read -r ng_thumb_rps _ < <(run "nginx thumbnail (60 KB)" "http://127.0.0.1:$nginx_port/thumbnail.jpg")
 read -r fb_photo_rps _ < <(run "fitbase photo thumbnail" "$url$photo_thumbnail_path")
 echo "photo upload with its thumbnail (2000×1500 PNG, 1 at a time): ${upload_seconds} s each"
 echo "photo thumbnail (256 px) served: ${fb_photo_rps} req/s"
 [ -n "${fb_video_mbs:-}" ] && [ -n "${ng_video_mbs:-}" ] && [ -n "${fb_thumb_rps:-}" ] && [ -n "${ng_thumb_rps:-}" ] || exit 1
-python3 - "$fb_video_mbs" "$ng_video_mbs" "$fb_thumb_rps" "$ng_thumb_rps" <<'PY'
+python3 - "$fb_video_mbs" "$ng_video_mbs" "$fb_thumb_rps" "$ng_thumb_rps" "$fb_video_rps" "$ng_video_rps" "$fb_ticks" "$ng_ticks" "$duration" "$(getconf CLK_TCK)" <<'PY'
 import sys
-fv, nv, ft, nt = map(float, sys.argv[1:])
+fv, nv, ft, nt, fr, nr, fticks, nticks, seconds, hz = map(float, sys.argv[1:])
 print(f"video ranges: FitBase {fv:.0f} MB/s = {100 * fv / nv:.0f} % of nginx ({nv:.0f} MB/s)")
+print(f"CPU per range: FitBase {1e6 * fticks / hz / (fr * seconds):.0f} µs, nginx {1e6 * nticks / hz / (nr * seconds):.0f} µs")
 print(f"thumbnails:   FitBase {ft:.0f} req/s = {100 * ft / nt:.0f} % of nginx ({nt:.0f} req/s)")
 PY

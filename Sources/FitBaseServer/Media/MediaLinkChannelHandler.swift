@@ -96,12 +96,6 @@ final class MediaLinkChannelHandler: ChannelDuplexHandler, RemovableChannelHandl
     private var routerAnswers = 0
     private var dates = HTTPDateField()
 
-    #if os(Linux)
-    private static let cork = ChannelOptions.Types.SocketOption(level: .tcp, name: NIOBSDSocket.Option(rawValue: CInt(TCP_CORK)))
-    #else
-    private static let cork = ChannelOptions.Types.SocketOption(level: .tcp, name: NIOBSDSocket.Option(rawValue: CInt(TCP_NOPUSH)))
-    #endif
-
     init(answerer: MediaLinkAnswerer, files: FileRegionResponses.FileRegionHandler) {
         self.answerer = answerer
         self.files = files
@@ -167,16 +161,11 @@ final class MediaLinkChannelHandler: ChannelDuplexHandler, RemovableChannelHandl
         fields[.date] = dates.now()
         fields[.server] = answerer.serverName
         let status = opened.status
-        // Corked while the head and the file are handed to the kernel, so the head leaves in the file's first segment
-        // rather than in a small one of its own (nginx's `tcp_nopush`); uncorking sends what is left at once.
-        let options = context.channel.syncOptions
-        try? options?.setOption(Self.cork, value: 1)
         context.write(wrapOutboundOut(.head(HTTPResponse(status: status, headerFields: fields))), promise: nil)
         if let bytes = content.range, let descriptor {
             context.write(wrapOutboundOut(.body(files.hold(descriptor, bytes: bytes).marker)), promise: nil)
         }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        try? options?.setOption(Self.cork, value: 0)
 
         let elapsed = ContinuousClock.now - request.started
         answerer.metrics?.record(status: status.code, duration: elapsed)
