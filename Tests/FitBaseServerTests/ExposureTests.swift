@@ -55,7 +55,7 @@ import Darwin
         try await withApp(.sqlite, options: .init(live: true, configure: { $0.httpIdleTimeout = .seconds(1) })) { client, app in
             let port = try #require(client.port)
             // Half a request, then nothing: the connection is closed after the idle time.
-            let socket = try Self.connect(port: port)
+            let socket = try LoopbackSocket.connect(port: port)
             defer { close(socket) }
             _ = "GET /healthz HTTP/1.1\r\nHost: localhost\r\n".withCString { send(socket, $0, strlen($0), 0) }
             let began = ContinuousClock.now
@@ -65,31 +65,12 @@ import Darwin
             #expect(ContinuousClock.now - began < .seconds(8))
             // A whole request is still answered. (Over a socket of its own: the test client's connection, idle
             // meanwhile, was closed too.)
-            let whole = try Self.connect(port: port)
+            let whole = try LoopbackSocket.connect(port: port)
             defer { close(whole) }
             _ = "GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".withCString { send(whole, $0, strlen($0), 0) }
             var answer = [UInt8](repeating: 0, count: 64)
             let count = recv(whole, &answer, answer.count, 0)
             #expect(count > 0 && String(decoding: answer.prefix(max(count, 0)), as: UTF8.self).hasPrefix("HTTP/1.1 200"))
         }
-    }
-
-    private static func connect(port: Int) throws -> Int32 {
-        #if canImport(Glibc)
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let socket = Darwin.socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        try #require(connected == 0)
-        return socket
     }
 }

@@ -181,7 +181,7 @@ import Glibc
     }
 
     private static func blockingExchange(port: Int, _ requests: String) throws -> [Answer] {
-        let socket = try connect(port: port)
+        let socket = try LoopbackSocket.connect(port: port)
         defer { close(socket) }
         let bytes = Array(requests.utf8)
         var sent = 0
@@ -228,21 +228,6 @@ import Glibc
             index = bodyStart + length
         }
         return answers
-    }
-
-    private static func connect(port: Int) throws -> Int32 {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw ExchangeFailed(description: "cannot connect (errno \(errno))") }
-        return socket
     }
 
     /// This process's descriptors open on a file of the application's media.

@@ -30,7 +30,6 @@ struct MediaLinkAnswerer: Sendable {
     /// A media link request this handler answers.
     struct LinkRequest {
         let head: HTTPRequest
-        let token: Substring
         let key: MediaKey
         let expiry: Date
         let now: Date
@@ -50,7 +49,7 @@ struct MediaLinkAnswerer: Sendable {
         else { return nil }
         let now = clock.now
         guard let (key, expiry) = try? links.key(of: String(token), now: now) else { return nil }
-        return LinkRequest(head: head, token: token, key: key, expiry: expiry, now: now, started: .now)
+        return LinkRequest(head: head, key: key, expiry: expiry, now: now, started: .now)
     }
 }
 
