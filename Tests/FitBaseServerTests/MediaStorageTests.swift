@@ -168,8 +168,33 @@ import Testing
             "image/jpeg", "image/jpeg", "image/png", "image/heic", "video/mp4", "video/quicktime", "image/webp", "application/octet-stream",
             "application/octet-stream", "application/octet-stream",
         ])
-        for bad in ["", "/users", "users//a", "users/../a", "users/./a", "users/a b", "users/ä", "users/a/", String(repeating: "a", count: 513)] {
+        for bad in [
+            "", "/users", "users//a", "users/../a", "users/./a", "users/a b", "users/ä", "users/a/", String(repeating: "a", count: 513), ".", "..",
+            "a/..", "./a", "a/.",
+        ] {
             #expect(MediaKey(bad) == nil, "\(bad)")
+            #expect(MediaKey(bytes: Array(bad.utf8)) == nil, "\(bad)")
+        }
+        for good in ["...", "a/.../b", ".a/b.", "a..b/..c", String(repeating: "a", count: 512)] {
+            #expect(MediaKey(good)?.path == good)
+            #expect(MediaKey(bytes: Array(good.utf8))?.path == good)
+        }
+    }
+
+    /// The links' own base64url decoder agrees with Foundation's on every length, padded or not, and refuses what
+    /// Foundation refuses.
+    @Test func base64URLDecodesAsFoundationDoes() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<70 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+            let encoded = Data(bytes).base64URLEncoded
+            #expect(Base64URL.decode(encoded.utf8) == bytes)
+            let padded = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            #expect(Base64URL.decode(padded.utf8) == bytes)
+        }
+        for bad in ["a", "abcde", "ab=c", "a=bc", "ab+c", "ab/c", "ab c", "abc==", "ab===", "=abc", "ä"] {
+            #expect(Base64URL.decode(bad.utf8) == nil, "\(bad)")
+            #expect(Data(base64URLEncoded: bad) == nil, "\(bad)")
         }
     }
 

@@ -6,13 +6,34 @@ struct MediaKey: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// A key from its text; nil when it is not a safe key.
     init?(_ path: String) {
-        guard !path.isEmpty, path.utf8.count <= 512 else { return nil }
-        for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
-            guard !segment.isEmpty, segment != ".", segment != "..",
-                segment.utf8.allSatisfy({ Self.allowed($0) })
-            else { return nil }
-        }
+        guard Self.isValid(path.utf8) else { return nil }
         self.path = path
+    }
+
+    /// The key whose path is these bytes (a media link's, decoded), when they make one.
+    init?(bytes: [UInt8]) {
+        guard Self.isValid(bytes) else { return nil }
+        self.path = String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// One to 512 bytes of segments split by "/", none empty, "." or "..", each of letters, digits, ".", "_" and "-".
+    /// Read in one pass (every media link read checks its key).
+    private static func isValid(_ bytes: some Collection<UInt8>) -> Bool {
+        guard !bytes.isEmpty, bytes.count <= 512 else { return false }
+        var length = 0
+        var onlyDots = true
+        for byte in bytes {
+            if byte == UInt8(ascii: "/") {
+                guard length > 0, !(onlyDots && length <= 2) else { return false }
+                length = 0
+                onlyDots = true
+            } else {
+                guard allowed(byte) else { return false }
+                length += 1
+                onlyDots = onlyDots && byte == UInt8(ascii: ".")
+            }
+        }
+        return length > 0 && !(onlyDots && length <= 2)
     }
 
     var description: String { path }

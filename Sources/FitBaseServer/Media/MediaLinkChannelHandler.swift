@@ -48,7 +48,7 @@ struct MediaLinkAnswerer: Sendable {
         guard !token.isEmpty, !token.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "%") })
         else { return nil }
         let now = clock.now
-        guard let (key, expiry) = try? links.key(of: String(token), now: now) else { return nil }
+        guard let (key, expiry) = try? links.key(of: token, now: now) else { return nil }
         return LinkRequest(head: head, key: key, expiry: expiry, now: now, started: .now)
     }
 }

@@ -26,15 +26,54 @@ extension Data {
 
     /// ``init(base64URLEncoded:)-(String)`` from the text's bytes (a part of a token, not copied into a string first).
     init?(base64URLEncoded text: Substring.UTF8View) {
-        var base64 = Array(text)
-        for index in base64.indices {
-            switch base64[index] {
-            case UInt8(ascii: "-"): base64[index] = UInt8(ascii: "+")
-            case UInt8(ascii: "_"): base64[index] = UInt8(ascii: "/")
-            default: break
+        guard let bytes = Base64URL.decode(text) else { return nil }
+        self.init(bytes)
+    }
+}
+
+/// Base64url decoding straight from a text's bytes (RFC 4648 §5, padded or not), into bytes.
+enum Base64URL {
+    /// The six-bit value of each byte of the alphabet; 0xFF for every other byte.
+    private static let values: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (value, byte) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8.enumerated() {
+            table[Int(byte)] = UInt8(value)
+        }
+        return table
+    }()
+
+    /// The bytes `text` encodes; `nil` when it has a byte outside the alphabet, padding anywhere but at its end, or a
+    /// length no encoding has (one character over a multiple of four).
+    static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
+        var count = text.count
+        var end = text.endIndex
+        // Up to two "=" at the end, and only to make the length a multiple of four.
+        if count % 4 == 0 {
+            for _ in 0..<2 {
+                guard count > 0 else { break }
+                let last = text.index(end, offsetBy: -1)
+                guard text[last] == UInt8(ascii: "=") else { break }
+                end = last
+                count -= 1
             }
         }
-        base64 += Array(repeating: UInt8(ascii: "="), count: (4 - base64.count % 4) % 4)
-        self.init(base64Encoded: Data(base64))
+        guard count % 4 != 1 else { return nil }
+        var output = [UInt8]()
+        output.reserveCapacity(count * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        var index = text.startIndex
+        while index != end {
+            let value = values[Int(text[index])]
+            guard value != 0xFF else { return nil }
+            accumulator = accumulator << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+            text.formIndex(after: &index)
+        }
+        return output
     }
 }
