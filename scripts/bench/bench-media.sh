@@ -5,6 +5,7 @@
 #
 #   scripts/bench/bench-media.sh [duration-seconds] [connections]
 #   FITBASE_BENCH_BIN=path/to/release/fitbase FITBASE_BENCH_PERF=/tmp/video.perf scripts/bench/bench-media.sh 10 16
+#   FITBASE_BENCH_ROUNDS=5 scripts/bench/bench-media.sh 10 16   (video rounds; 3 by default)
 #
 # Needs wrk and nginx (apt-get install wrk nginx-light). Prints each server's requests and bytes a second, and
 # FitBase's share of nginx's.
@@ -12,6 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 duration="${1:-15}"
 connections="${2:-16}"
+# Video rounds (each a FitBase run and an nginx run): the figure is the median of the rounds' ratios.
+rounds="${FITBASE_BENCH_ROUNDS:-3}"
 command -v nginx >/dev/null || { echo "nginx is needed: apt-get install nginx-light"; exit 1; }
 export FITBASE_DEMO_CATALOG=true
 # shellcheck source=scripts/bench/bench-server.sh
@@ -115,28 +118,47 @@ run() { # name url [script]
   printf '%-28s %10s req/s %10s MB/s\n' "$1" "$rps" "$mbs" >&2
   echo "$rps $mbs"
 }
-echo "== ${duration}s each, ${connections} connections, wrk -t2"
-# FITBASE_BENCH_PERF=FILE: the server's CPU profile during its video run (perf record -e cpu-clock -g).
-[ -n "${FITBASE_BENCH_PERF:-}" ] && { perf record -e cpu-clock -g -p "$pid" -o "$FITBASE_BENCH_PERF" -- sleep "$duration" >/dev/null 2>&1 & }
-fb_ticks=$(cpu_ticks "$pid")
-read -r fb_video_rps fb_video_mbs < <(run "fitbase video 1 MiB ranges" "$url$video_path" "$work/range.lua")
-fb_ticks=$(( $(cpu_ticks "$pid") - fb_ticks ))
+echo "== ${duration}s each, ${connections} connections, wrk -t2, video in ${rounds} rounds"
+# FITBASE_BENCH_PERF=FILE: the server's CPU profile during its first video run (perf record -e cpu-clock -g).
 nginx_workers=$(pgrep -P "$nginx_pid" | tr '\n' ' ')
-# shellcheck disable=SC2086
-ng_ticks=$(cpu_ticks $nginx_workers)
-read -r ng_video_rps ng_video_mbs < <(run "nginx video 1 MiB ranges" "http://127.0.0.1:$nginx_port/video.mp4" "$work/range.lua")
-# shellcheck disable=SC2086
-ng_ticks=$(( $(cpu_ticks $nginx_workers) - ng_ticks ))
+# One round: FitBase's video run and nginx's, one after the other, in turns (FitBase first in odd rounds, nginx first in
+# even ones), so a load that comes and goes on the machine falls on both; each round gives a ratio.
+video_fitbase() {
+  [ -n "${FITBASE_BENCH_PERF:-}" ] && [ "$round" = 1 ] && { perf record -e cpu-clock -g -p "$pid" -o "$FITBASE_BENCH_PERF" -- sleep "$duration" >/dev/null 2>&1 & }
+  local ticks; ticks=$(cpu_ticks "$pid")
+  read -r fb_video_rps fb_video_mbs < <(run "fitbase video 1 MiB ranges" "$url$video_path" "$work/range.lua")
+  fb_ticks=$(( $(cpu_ticks "$pid") - ticks ))
+}
+video_nginx() {
+  local ticks
+  # shellcheck disable=SC2086
+  ticks=$(cpu_ticks $nginx_workers)
+  read -r ng_video_rps ng_video_mbs < <(run "nginx video 1 MiB ranges" "http://127.0.0.1:$nginx_port/video.mp4" "$work/range.lua")
+  # shellcheck disable=SC2086
+  ng_ticks=$(( $(cpu_ticks $nginx_workers) - ticks ))
+}
+video_rounds=""
+for round in $(seq 1 "$rounds"); do
+  if [ $((round % 2)) = 1 ]; then video_fitbase; video_nginx; else video_nginx; video_fitbase; fi
+  [ -n "${fb_video_mbs:-}" ] && [ -n "${ng_video_mbs:-}" ] || exit 1
+  video_rounds+="$fb_video_mbs $ng_video_mbs $fb_video_rps $ng_video_rps $fb_ticks $ng_ticks;"
+done
 read -r fb_thumb_rps _ < <(run "fitbase thumbnail (60 KB)" "$url$thumbnail_path")
 read -r ng_thumb_rps _ < <(run "nginx thumbnail (60 KB)" "http://127.0.0.1:$nginx_port/thumbnail.jpg")
 read -r fb_photo_rps _ < <(run "fitbase photo thumbnail" "$url$photo_thumbnail_path")
 echo "photo upload with its thumbnail (2000×1500 PNG, 1 at a time): ${upload_seconds} s each"
 echo "photo thumbnail (256 px) served: ${fb_photo_rps} req/s"
-[ -n "${fb_video_mbs:-}" ] && [ -n "${ng_video_mbs:-}" ] && [ -n "${fb_thumb_rps:-}" ] && [ -n "${ng_thumb_rps:-}" ] || exit 1
-python3 - "$fb_video_mbs" "$ng_video_mbs" "$fb_thumb_rps" "$ng_thumb_rps" "$fb_video_rps" "$ng_video_rps" "$fb_ticks" "$ng_ticks" "$duration" "$(getconf CLK_TCK)" <<'PY'
-import sys
-fv, nv, ft, nt, fr, nr, fticks, nticks, seconds, hz = map(float, sys.argv[1:])
-print(f"video ranges: FitBase {fv:.0f} MB/s = {100 * fv / nv:.0f} % of nginx ({nv:.0f} MB/s)")
-print(f"CPU per range: FitBase {1e6 * fticks / hz / (fr * seconds):.0f} µs, nginx {1e6 * nticks / hz / (nr * seconds):.0f} µs")
+[ -n "${fb_thumb_rps:-}" ] && [ -n "${ng_thumb_rps:-}" ] || exit 1
+python3 - "$video_rounds" "$fb_thumb_rps" "$ng_thumb_rps" "$duration" "$(getconf CLK_TCK)" <<'PY'
+import statistics, sys
+rounds = [list(map(float, r.split())) for r in sys.argv[1].split(";") if r.strip()]
+ft, nt, seconds, hz = map(float, sys.argv[2:])
+ratios = []
+for i, (fv, nv, fr, nr, fticks, nticks) in enumerate(rounds, 1):
+    ratios.append(fv / nv)
+    print(f"video ranges, round {i}: FitBase {fv:.0f} MB/s = {100 * fv / nv:.0f} % of nginx ({nv:.0f} MB/s); "
+          f"CPU per range: FitBase {1e6 * fticks / hz / (fr * seconds):.0f} µs, nginx {1e6 * nticks / hz / (nr * seconds):.0f} µs")
+print(f"video ranges: FitBase at {100 * statistics.median(ratios):.0f} % of nginx (median of {len(ratios)} rounds; "
+      f"lowest {100 * min(ratios):.0f} %, highest {100 * max(ratios):.0f} %)")
 print(f"thumbnails:   FitBase {ft:.0f} req/s = {100 * ft / nt:.0f} % of nginx ({nt:.0f} req/s)")
 PY

@@ -30,6 +30,10 @@ struct MediaLinkAnswerer: Sendable {
     /// A media link request this handler answers.
     struct LinkRequest {
         let head: HTTPRequest
+        /// The request's `Range`, `X-Forwarded-For` and `X-Request-ID` (read in the one pass over its fields).
+        let range: String?
+        let forwardedFor: String?
+        let requestID: String?
         let key: MediaKey
         let expiry: Date
         let now: Date
@@ -40,16 +44,34 @@ struct MediaLinkAnswerer: Sendable {
     /// router names the caller then: the limits count per user) and no `Connection` field (the router closes the
     /// connection after the answer). `nil` for any other request.
     func linkRequest(_ head: HTTPRequest) -> LinkRequest? {
-        guard head.method == .get, let path = head.path, path.utf8.starts(with: Self.prefix),
-            head.headerFields[.authorization] == nil, head.headerFields[.connection] == nil
-        else { return nil }
+        guard head.method == .get, let path = head.path, path.utf8.starts(with: Self.prefix) else { return nil }
+        // The fields read in one pass (each lookup by name is a pass of its own).
+        var range: String?
+        var forwardedFor: String?
+        var requestID: String?
+        var repeated = false
+        for field in head.headerFields {
+            switch field.name {
+            case .authorization, .connection: return nil
+            case .range: (repeated, range) = (repeated || range != nil, field.value)
+            case .xForwardedFor: (repeated, forwardedFor) = (repeated || forwardedFor != nil, field.value)
+            case .requestID: (repeated, requestID) = (repeated || requestID != nil, field.value)
+            default: break
+            }
+        }
+        if repeated {
+            // Given twice: their values joined, as the router reads them.
+            (range, forwardedFor, requestID) = (head.headerFields[.range], head.headerFields[.xForwardedFor], head.headerFields[.requestID])
+        }
         let token = path.dropFirst(Self.prefix.count)
         // One segment, as the router's `{token}` matches it, with nothing it would decode.
         guard !token.isEmpty, !token.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "%") })
         else { return nil }
         let now = clock.now
         guard let (key, expiry) = try? links.key(of: token, now: now) else { return nil }
-        return LinkRequest(head: head, key: key, expiry: expiry, now: now, started: .now)
+        return LinkRequest(
+            head: head, range: range, forwardedFor: forwardedFor, requestID: requestID, key: key, expiry: expiry, now: now, started: .now
+        )
     }
 }
 
@@ -124,7 +146,7 @@ final class MediaLinkChannelHandler: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     private func respond(to request: MediaLinkAnswerer.LinkRequest, context: ChannelHandlerContext) {
-        let range = request.head.headerFields[.range].flatMap(MediaByteRange.init(header:))
+        let range = request.range.flatMap(MediaByteRange.init(header:))
         if let content = try? answerer.storage.getBlocking(request.key, range: range),
             answer(request, content: content, ranged: range != nil, context: context)
         {
@@ -140,11 +162,12 @@ final class MediaLinkChannelHandler: ChannelDuplexHandler, RemovableChannelHandl
     private func answer(_ request: MediaLinkAnswerer.LinkRequest, content: MediaContent, ranged: Bool, context: ChannelHandlerContext) -> Bool {
         let opened = OpenedMedia(content: content, ranged: ranged, expiry: request.expiry, now: request.now)
         var fields = opened.headers
-        fields[.contentLength] = String(content.range.map(\.count) ?? 0)
+        // Appended: none of these is among the fields above (a set by name would look for it first).
+        fields.append(HTTPField(name: .contentLength, value: String(content.range.map { $0.count } ?? 0)))
         if let limiter = answerer.limiter {
             let peer = context.channel.remoteAddress
             if answerer.trustedProxies.isEmpty { answerer.proxyWarning.check(peer: peer) }
-            let address = ClientAddress.resolve(peer: peer, forwardedFor: request.head.headerFields[.xForwardedFor], trusted: answerer.trustedProxies)
+            let address = ClientAddress.resolve(peer: peer, forwardedFor: request.forwardedFor, trusted: answerer.trustedProxies)
             if let reading = limiter.admit(.reads, user: nil, address: address.map(ClientAddress.bucket(of:))) {
                 guard reading.allowed else { return false }
                 fields.append(contentsOf: RateLimitMiddleware.headers(reading))
@@ -154,11 +177,11 @@ final class MediaLinkChannelHandler: ChannelDuplexHandler, RemovableChannelHandl
         let descriptor = content.range == nil ? nil : content.localFile?.opened.take()
         guard content.range == nil || descriptor != nil else { return false }
         let id = UUID.random().lowercasedString
-        fields[.requestID] = id
-        let client = request.head.headerFields[.requestID].flatMap(RequestIDMiddleware.acceptable)
-        if let client { fields[.clientRequestID] = client }
-        fields[.date] = dates.now()
-        fields[.server] = answerer.serverName
+        fields.append(HTTPField(name: .requestID, value: id))
+        let client = request.requestID.flatMap(RequestIDMiddleware.acceptable)
+        if let client { fields.append(HTTPField(name: .clientRequestID, value: client)) }
+        fields.append(HTTPField(name: .date, value: dates.now()))
+        fields.append(HTTPField(name: .server, value: answerer.serverName))
         let status = opened.status
         context.write(wrapOutboundOut(.head(HTTPResponse(status: status, headerFields: fields))), promise: nil)
         if let bytes = content.range, let descriptor {
