@@ -121,6 +121,27 @@ import Glibc
             #expect(app.foundation.metrics.mediaLinksAnsweredAhead.load(ordering: .relaxed) == before + 1)
             _ = video
         }
+        var unlimited = options
+        unlimited.rateLimits = .uniform(.init(perUser: .init(1_000, per: 60), perAddress: .init(1_000, per: 60)))
+        try await Self.withLinkedVideo(.sqlite, options: unlimited) { client, app, path, video in
+            // One connection asks for a link three times: answered ahead twice (the second time without a second
+            // signature check), then, the link past its expiry, refused by the router; a tampered token after a good one
+            // is not taken for it.
+            let port = try #require(client.port)
+            let before = app.foundation.metrics.mediaLinksAnsweredAhead.load(ordering: .relaxed)
+            let tampered = String(path.dropLast()) + (path.hasSuffix("A") ? "B" : "A")
+            let get = { (target: String) in "GET \(target) HTTP/1.1\r\nHost: localhost\r\nRange: bytes=0-3\r\n\r\n" }
+            let answers = try await Self.exchange(
+                port: port, oneAtATime: [get(path), get(tampered), get(path), get(path), "GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"]
+            ) { number in
+                if number == 3 { now.withLock { $0 += 3_601 } }
+            }
+            now.withLock { $0 -= 3_601 }
+            #expect(answers.map(\.status) == [206, 403, 206, 403, 200])
+            #expect(answers[0].body == Array(video[0..<4]) && answers[2].body == Array(video[0..<4]))
+            #expect(String(decoding: answers[3].body, as: UTF8.self).contains("token_expired"))
+            #expect(app.foundation.metrics.mediaLinksAnsweredAhead.load(ordering: .relaxed) == before + 2)
+        }
         try await Self.withLinkedVideo(.sqlite, options: options) { client, app, path, _ in
             let port = try #require(client.port)
             now.withLock { $0 += 3_601 }
@@ -186,9 +207,34 @@ import Glibc
         }
     }
 
-    private static func blockingExchange(port: Int, _ requests: String) throws -> [Answer] {
-        let socket = try LoopbackSocket.connect(port: port)
-        defer { close(socket) }
+    /// Writes each of `requests` on one new connection in turn, each once the answers to those before it are read,
+    /// calling `before` with its number first; then reads until the server closes the connection.
+    static func exchange(port: Int, oneAtATime requests: [String], before: @escaping @Sendable (Int) -> Void) async throws -> [Answer] {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    with: Result {
+                        let socket = try LoopbackSocket.connect(port: port)
+                        defer { close(socket) }
+                        var received: [UInt8] = []
+                        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+                        for (number, request) in requests.enumerated() {
+                            before(number)
+                            try sendAll(socket, request)
+                            guard number < requests.count - 1 else { break }
+                            while (try? parse(received))?.count != number + 1 {
+                                let count = recv(socket, &chunk, chunk.count, 0)
+                                guard count > 0 else { throw ExchangeFailed(description: "the connection ended before answer \(number + 1)") }
+                                received += chunk[0..<count]
+                            }
+                        }
+                        return try parse(received + readAll(socket))
+                    })
+            }
+        }
+    }
+
+    private static func sendAll(_ socket: Int32, _ requests: String) throws {
         let bytes = Array(requests.utf8)
         var sent = 0
         while sent < bytes.count {
@@ -196,6 +242,17 @@ import Glibc
             guard count > 0 else { throw ExchangeFailed(description: "cannot send (errno \(errno))") }
             sent += count
         }
+    }
+
+    private static func blockingExchange(port: Int, _ requests: String) throws -> [Answer] {
+        let socket = try LoopbackSocket.connect(port: port)
+        defer { close(socket) }
+        try sendAll(socket, requests)
+        return try parse(readAll(socket))
+    }
+
+    /// Everything the server sends until it closes the connection.
+    private static func readAll(_ socket: Int32) throws -> [UInt8] {
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         let began = ContinuousClock.now
@@ -209,7 +266,7 @@ import Glibc
             if count == 0 { break }
             received += chunk[0..<count]
         }
-        return try parse(received)
+        return received
     }
 
     private static func parse(_ bytes: [UInt8]) throws -> [Answer] {

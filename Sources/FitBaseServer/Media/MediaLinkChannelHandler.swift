@@ -40,10 +40,19 @@ struct MediaLinkAnswerer: Sendable {
         let started: ContinuousClock.Instant
     }
 
+    /// A link checked on a connection: a player asks for one link's ranges again and again, and the same token, byte
+    /// for byte, needs no second signature check (its expiry is still checked each time).
+    struct CheckedLink {
+        let token: Substring
+        let key: MediaKey
+        let expiry: Date
+    }
+
     /// `head` as a request answered here: a `GET` of a media link that checks out now, with no bearer token (the
     /// router names the caller then: the limits count per user) and no `Connection` field (the router closes the
-    /// connection after the answer). `nil` for any other request.
-    func linkRequest(_ head: HTTPRequest) -> LinkRequest? {
+    /// connection after the answer). `nil` for any other request. `checked` is the connection's last link that checked
+    /// out, and becomes this one's.
+    func linkRequest(_ head: HTTPRequest, checked: inout CheckedLink?) -> LinkRequest? {
         guard head.method == .get, let path = head.path, path.utf8.starts(with: Self.prefix) else { return nil }
         // The fields read in one pass (each lookup by name is a pass of its own).
         var range: String?
@@ -68,7 +77,16 @@ struct MediaLinkAnswerer: Sendable {
         guard !token.isEmpty, !token.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "%") })
         else { return nil }
         let now = clock.now
-        guard let (key, expiry) = try? links.key(of: token, now: now) else { return nil }
+        let key: MediaKey
+        let expiry: Date
+        if let last = checked, last.token == token {
+            guard last.expiry > now else { return nil }
+            (key, expiry) = (last.key, last.expiry)
+        } else {
+            guard let (checkedKey, checkedExpiry) = try? links.key(of: token, now: now) else { return nil }
+            (key, expiry) = (checkedKey, checkedExpiry)
+            checked = CheckedLink(token: token, key: key, expiry: expiry)
+        }
         return LinkRequest(
             head: head, range: range, forwardedFor: forwardedFor, requestID: requestID, key: key, expiry: expiry, now: now, started: .now
         )
@@ -116,6 +134,7 @@ final class MediaLinkChannelHandler: ChannelDuplexHandler, RemovableChannelHandl
     /// Requests handed to the router whose answer has not ended yet.
     private var routerAnswers = 0
     private var dates = HTTPDateField()
+    private var checkedLink: MediaLinkAnswerer.CheckedLink?
 
     init(answerer: MediaLinkAnswerer, files: FileRegionResponses.FileRegionHandler) {
         self.answerer = answerer
@@ -131,7 +150,7 @@ final class MediaLinkChannelHandler: ChannelDuplexHandler, RemovableChannelHandl
             return
         }
         if case .head(let head) = part {
-            if routerAnswers == 0, let request = answerer.linkRequest(head) {
+            if routerAnswers == 0, let request = answerer.linkRequest(head, checked: &checkedLink) {
                 reading = request
                 return
             }

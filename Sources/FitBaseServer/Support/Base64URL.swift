@@ -42,8 +42,8 @@ enum Base64URL {
         return table
     }()
 
-    /// The bytes `text` encodes; `nil` when it has a byte outside the alphabet, padding anywhere but at its end, or a
-    /// length no encoding has (one character over a multiple of four).
+    /// The bytes `text` encodes; `nil` when it has a byte outside the alphabet, padding anywhere but at its end, a
+    /// length no encoding has (one character over a multiple of four), or bits set past the last byte.
     static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
         var count = text.count
         var end = text.endIndex
@@ -74,6 +74,9 @@ enum Base64URL {
             }
             text.formIndex(after: &index)
         }
+        // The bits left over must be zero: one encoding per value, so a token with a changed last character is a
+        // changed token (as Foundation's decoder has it).
+        guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
         return output
     }
 }
