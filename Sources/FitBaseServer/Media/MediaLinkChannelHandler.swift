@@ -204,9 +204,23 @@ final class MediaLinkChannelHandler: ChannelDuplexHandler, RemovableChannelHandl
         let status = opened.status
         context.write(wrapOutboundOut(.head(HTTPResponse(status: status, headerFields: fields))), promise: nil)
         if let bytes = content.range, let descriptor {
+            // A file region counts toward the connection's write buffer: a range over its high water mark (64 KiB)
+            // would make the connection unwritable and writable again around each answer, a change told to every
+            // handler and to the router's writer. The mark is raised over the range while it is written and flushed
+            // (which sends it whole, unless the peer is slow), and put back after: whatever is still buffered then
+            // counts again for the next write.
+            let options = context.channel.syncOptions
+            let waterMark = try? options?.getOption(ChannelOptions.writeBufferWaterMark)
+            if let waterMark, Int64(waterMark.high) <= Int64(bytes.count) {
+                let raised = Int(clamping: Int64(bytes.count) + Int64(waterMark.high))
+                try? options?.setOption(ChannelOptions.writeBufferWaterMark, value: .init(low: waterMark.low, high: raised))
+            }
             context.write(wrapOutboundOut(.body(files.hold(descriptor, bytes: bytes).marker)), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            if let waterMark { try? options?.setOption(ChannelOptions.writeBufferWaterMark, value: waterMark) }
+        } else {
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
 
         let elapsed = ContinuousClock.now - request.started
         answerer.metrics?.record(status: status.code, duration: elapsed)
