@@ -74,8 +74,8 @@ enum Base64URL {
             }
             text.formIndex(after: &index)
         }
-        // The bits left over must be zero: one encoding per value, so a token with a changed last character is a
-        // changed token (as Foundation's decoder has it).
+        // The bits left over must be zero: one spelling per value, so a token with a changed last character is a
+        // changed token. (Foundation's decoder, used here before, let such bits pass.)
         guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
         return output
     }
