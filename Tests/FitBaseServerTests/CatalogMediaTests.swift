@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
+import SQLKit
 import Testing
 
 @testable import FitBaseServer
@@ -135,8 +136,87 @@ import Testing
             #expect(try await Self.upload(client, premium, "video", Self.video(3000), token: admin.accessToken).status == .ok)
             #expect(try await Self.objects(in: app).count == 3)
             #expect(try await client.json(.delete, "/v1/admin/workouts/\(free)", token: admin.accessToken).status == .noContent)
+            // The files go through the outbox, once the deletion has committed.
+            #expect(await eventually { try await Self.objects(in: app).count == 1 })
             let left = try await Self.objects(in: app).map(\.key.path)
             #expect(left.count == 1 && left.allSatisfy { $0.contains(premium.lowercased()) })
+        }
+    }
+
+    /// A store that cannot be reached: every call fails.
+    struct UnreachableStore: MediaStorage {
+        struct Down: Error {}
+        func put<Body: AsyncSequence & Sendable>(_ key: MediaKey, contentType: String, body: Body) async throws -> StoredMedia
+        where Body.Element == ByteBuffer { throw Down() }
+        func get(_ key: MediaKey, range: MediaByteRange?) async throws -> MediaContent? { throw Down() }
+        func delete(_ key: MediaKey) async throws { throw Down() }
+        func list(prefix: String) async throws -> [StoredMedia] { throw Down() }
+        func presignedURL(for key: MediaKey, expires: Duration, now: Date) -> String? { nil }
+        var kind: String { "unreachable" }
+    }
+
+    /// A deleted workout's files are queued for deletion in the deleting transaction: a store that is down when the
+    /// outbox first tries leaves the job waiting, and a later attempt (on any instance) deletes them; a deletion that
+    /// is refused (a program lists the workout) queues nothing.
+    @Test(arguments: TestEngines.all)
+    func aDeletedWorkoutsFilesAreDeletedOnceTheStoreIsBack(engine: DatabaseEngine) async throws {
+        try await ProfilePhotoTests.withMediaApp(engine, .local) { client, app in
+            let (free, premium, admin) = try await Self.setUp(client, app)
+            #expect(try await Self.upload(client, free, "video", Self.video(3000), token: admin.accessToken).status == .ok)
+            #expect(try await Self.upload(client, premium, "video", Self.video(3000), token: admin.accessToken).status == .ok)
+            let queued = { (db: Database) in
+                try await db.withConnection { db in
+                    try await db.select().column("id").from("outbox").where("kind", .equal, "media-deletion").all().count
+                }
+            }
+            // Refused: a program lists the premium workout; nothing is queued, its file stays.
+            let program = CatalogProgram(
+                id: ProgramID(), title: "Keeps it", description: "", level: .beginner, isPremium: false, weeks: [[try #require(WorkoutID(premium))]]
+            )
+            try await CatalogImporter.importCatalog(([], [program]), into: app.database, now: .storageNow)
+            #expect(try await client.json(.delete, "/v1/admin/workouts/\(premium)", token: admin.accessToken).status == .conflict)
+            #expect(try await queued(app.database) == 0)
+
+            #expect(try await Self.objects(in: app).count == 2)
+            _ = free
+        }
+        // The job as a deletion queues it, on a database no running server delivers from: a worker whose store is down
+        // keeps it for later; one whose store answers, later, deletes the files.
+        try await TestDatabase.with(engine, migrated: true) { testDatabase in
+            try await testDatabase.withStorage { database in
+                let root = FileManager.default.temporaryDirectory.appendingPathComponent("media-\(UUID())").path
+                defer { try? FileManager.default.removeItem(atPath: root) }
+                let storage = LocalMediaStorage(root: root)
+                let workout = WorkoutID()
+                for path in [WorkoutMediaUploads.prefix(of: workout) + "video-1.mp4", WorkoutMediaUploads.prefix(of: workout) + "thumbnail-1.jpg", "catalog/workouts/other/video-1.mp4"] {
+                    _ = try await storage.put(try #require(MediaKey(path)), contentType: "video/mp4", body: WholeBody(ByteBuffer(bytes: Self.video(100))))
+                }
+                let outbox = Outbox(masterKey: try MasterKey.load(for: .testing(testDatabase)), signal: WakeSignal())
+                try await database.transaction { db in
+                    try await outbox.enqueue(.mediaDeletion(prefix: WorkoutMediaUploads.prefix(of: workout)), user: nil, now: .storageNow, on: db)
+                }
+                let worker = { (store: any MediaStorage) in
+                    OutboxWorker(
+                        database: database, outbox: outbox, mailer: LogMailer(logger: TestDatabase.logger), sender: "FitBase <no-reply@localhost>",
+                        appleTokens: nil, logger: TestDatabase.logger, media: store
+                    )
+                }
+                let job = {
+                    try await database.withConnection { db in
+                        try #require(try await db.select().columns("status", "attempts", "last_error").from("outbox").where("kind", .equal, "media-deletion").first())
+                    }
+                }
+                #expect(try await worker(UnreachableStore()).deliverDueJobs(now: Date.storageNow.addingTimeInterval(1)) == 1)
+                #expect(try await job().decode(column: "status", as: String.self) == "pending")
+                #expect(try await job().decode(column: "last_error", as: String?.self) != nil)
+                #expect(try await storage.list(prefix: "catalog/").count == 3)
+                // Not due again yet (backed off); then, later, delivered, once.
+                #expect(try await worker(storage).deliverDueJobs(now: Date.storageNow.addingTimeInterval(2)) == 0)
+                #expect(try await worker(storage).deliverDueJobs(now: Date.storageNow.addingTimeInterval(5_000)) == 1)
+                #expect(try await worker(storage).deliverDueJobs(now: Date.storageNow.addingTimeInterval(10_000)) == 0)
+                #expect(try await job().decode(column: "status", as: String.self) == "sent")
+                #expect(try await storage.list(prefix: "catalog/").map(\.key.path) == ["catalog/workouts/other/video-1.mp4"])
+            }
         }
     }
 

@@ -121,7 +121,7 @@ struct ServerFoundation: Sendable {
             DatabaseService(database: database), DatabaseService(database: keystore), HTTPClientService(client: httpClient), hasher,
             OutboxWorker(
                 database: database, outbox: outbox, mailer: mailer, sender: configuration.accounts.sender, appleTokens: appleTokenClient,
-                logger: logger, clock: clock
+                logger: logger, media: MediaFeature.storage(for: configuration, httpClient: httpClient), clock: clock
             ),
             PeriodicService.signingKeyRefresh(signer, logger: logger),
             AuditService(audit: audit, key: auditKey, logger: logger, clock: clock),

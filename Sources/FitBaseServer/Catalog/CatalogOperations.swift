@@ -88,10 +88,12 @@ extension CatalogOperations {
 
     func deleteWorkout(_ input: Operations.DeleteWorkout.Input) async throws -> Operations.DeleteWorkout.Output {
         try Self.requireAdmin()
-        guard let id = WorkoutID(input.path.workoutId), try await catalogFeature.store.delete(id) else {
-            throw Problem.notFound("No workout \(input.path.workoutId).")
+        guard let id = WorkoutID(input.path.workoutId) else { throw Problem.notFound("No workout \(input.path.workoutId).") }
+        let (engine, deletions, now) = (catalogFeature.database.engine, catalogFeature.deletions, clock.now)
+        let deleted = try await catalogFeature.database.transaction { db in
+            try await CatalogStore.delete(id, engine: engine, deletions: deletions, now: now, on: db)
         }
-        await catalogFeature.deletions.deleted(id)
+        guard deleted else { throw Problem.notFound("No workout \(input.path.workoutId).") }
         return .noContent(.init())
     }
 

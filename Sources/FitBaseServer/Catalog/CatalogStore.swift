@@ -119,12 +119,6 @@ struct CatalogStore: Sendable {
         try await database.transaction { db in try await Self.upsert(workout, engine: engine, now: now, on: db) }
     }
 
-    /// Deletes workout `id` in a transaction of its own; `false` when there is none.
-    func delete(_ id: WorkoutID) async throws -> Bool {
-        let engine = database.engine
-        return try await database.transaction { db in try await Self.delete(id, engine: engine, on: db) }
-    }
-
     // MARK: Writing (inside the caller's transaction)
 
     /// Creates or replaces `workout`, keeping its creation time when it existed.
@@ -166,14 +160,19 @@ struct CatalogStore: Sendable {
         var problem: Problem { Problem(.conflict, code: .workoutInUse, detail: "A program includes this workout; remove it from the program first.") }
     }
 
-    /// Deletes a workout; ``WorkoutInUse`` (409 `workout_in_use`) while a program lists it.
-    static func delete(_ id: WorkoutID, engine: DatabaseEngine, on db: any SQLDatabase) async throws -> Bool {
+    /// Deletes a workout and tells `deletions`' listeners, in the caller's transaction; `false` when there is none.
+    /// ``WorkoutInUse`` (409 `workout_in_use`) while a program lists it.
+    static func delete(
+        _ id: WorkoutID, engine: DatabaseEngine, deletions: WorkoutDeletions, now: Date, on db: any SQLDatabase
+    ) async throws -> Bool {
         if try await db.select().column("program_id").from("program_workouts").where("workout_id", .equal, id.rawValue).first() != nil {
             throw WorkoutInUse()
         }
         try await CacheGenerations.bump(.catalog, on: db)
         if engine == .sqlite { try await db.delete(from: "workouts_fts").where("workout_id", .equal, id.rawValue).run() }
-        return !(try await db.delete(from: "workouts").where("id", .equal, id.rawValue).returning("id").all()).isEmpty
+        guard !(try await db.delete(from: "workouts").where("id", .equal, id.rawValue).returning("id").all()).isEmpty else { return false }
+        try await deletions.deleted(id, now: now, on: db)
+        return true
     }
 
     /// Creates or replaces `program` and its week-by-week workout list.

@@ -107,13 +107,13 @@ extension ConsoleFeature {
         let now = clock.now
         let engine = database.engine
         let title = try await catalog.store.workout(id)?.title
+        let deletions = catalog.deletions
         let deleted = try await database.transaction { db in
-            guard try await CatalogStore.delete(id, engine: engine, on: db) else { return false }
+            guard try await CatalogStore.delete(id, engine: engine, deletions: deletions, now: now, on: db) else { return false }
             try await OperatorAuditTrail.record(.workoutDeleted, by: admin, target: "workout", id.description, detail: title, now: now, on: db)
             return true
         }
         guard deleted else { throw Problem.notFound("No workout \(id).") }
-        await catalog.deletions.deleted(id)
         return ConsoleRenderer.redirect("/console/catalog?deleted=\(id)")
     }
 

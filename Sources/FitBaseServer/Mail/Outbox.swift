@@ -12,11 +12,14 @@ enum OutboxJob: Codable, Sendable, Equatable {
     case email(MailMessage)
     /// Revoking a Sign in with Apple refresh token at Apple (the account was deleted).
     case appleTokenRevocation(refreshToken: String, clientID: String)
+    /// Deleting every stored object under a prefix (a deleted workout's media), retried until the store has done it.
+    case mediaDeletion(prefix: String)
 
     var kind: String {
         switch self {
         case .email: "email"
         case .appleTokenRevocation: "apple-token-revocation"
+        case .mediaDeletion: "media-deletion"
         }
     }
 }

@@ -28,6 +28,8 @@ struct OutboxWorker: Service {
     /// Apple's token endpoint; `nil` when Sign in with Apple has no key configured (nothing is queued for it then).
     let appleTokens: (any AppleTokenClient)?
     let logger: Logger
+    /// The media store; `nil` in tests that deliver only e-mail (a media job fails for good then).
+    var media: (any MediaStorage)? = nil
     var clock = ServerClock.system
     var pollInterval: Duration = .seconds(5)
 
@@ -81,6 +83,14 @@ struct OutboxWorker: Service {
                 return .delivered
             } catch let error as AppleTokenError where error.isPermanent {
                 return .permanent(error.description)
+            } catch {
+                return .transient(String(describing: error))
+            }
+        case .mediaDeletion(let prefix):
+            guard let media else { return .permanent("no media store to delete \(prefix) from") }
+            do {
+                try await media.deleteAll(prefix: prefix)
+                return .delivered
             } catch {
                 return .transient(String(describing: error))
             }

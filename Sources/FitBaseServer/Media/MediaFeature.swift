@@ -24,14 +24,12 @@ struct MediaFeature: ServerFeature {
             linkLifetime: configuration.linkLifetime,
             maxBytes: configuration.photoMaxBytes, database: foundation.database, logger: foundation.logger
         )
-        // A deleted workout's rows go with it (cascade); its files go here, listed from the store.
-        let logger = foundation.logger
-        catalog.deletions.observe { workout in
-            do {
-                try await storage.deleteAll(prefix: WorkoutMediaUploads.prefix(of: workout))
-            } catch {
-                logger.warning("could not delete a deleted workout's media", metadata: ["workout": "\(workout)", "error": "\(error)"])
-            }
+        // A deleted workout's rows go with it (cascade); its files go through the outbox, queued in the deleting
+        // transaction: deleted once it commits, listed from the store, and retried while the store fails (a crash or
+        // an S3 outage leaves nothing behind).
+        let outbox = foundation.outbox
+        catalog.deletions.observe { workout, now, db in
+            try await outbox.enqueue(.mediaDeletion(prefix: WorkoutMediaUploads.prefix(of: workout)), user: nil, now: now, on: db)
         }
         for warning in Self.startupWarnings(
             engine: foundation.database.engine, store: configuration.store, missingLibraries: SystemImageLibraries.shared.missing)
