@@ -193,7 +193,7 @@ import Testing
                 }
                 let outbox = Outbox(masterKey: try MasterKey.load(for: .testing(testDatabase)), signal: WakeSignal())
                 try await database.transaction { db in
-                    try await outbox.enqueue(.mediaDeletion(prefix: WorkoutMediaUploads.prefix(of: workout)), user: nil, now: .storageNow, on: db)
+                    try await outbox.enqueue(.mediaDeletion(prefix: WorkoutMediaUploads.prefix(of: workout), of: workout), user: nil, now: .storageNow, on: db)
                 }
                 let worker = { (store: any MediaStorage) in
                     OutboxWorker(
@@ -216,6 +216,18 @@ import Testing
                 #expect(try await worker(storage).deliverDueJobs(now: Date.storageNow.addingTimeInterval(10_000)) == 0)
                 #expect(try await job().decode(column: "status", as: String.self) == "sent")
                 #expect(try await storage.list(prefix: "catalog/").map(\.key.path) == ["catalog/workouts/other/video-1.mp4"])
+
+                // A workout deleted, then back in the catalog under its id (re-created, or seeded again) before its job
+                // runs: the files under its prefix may be its new ones, and they stay.
+                let back = CatalogTests.fixture[2]
+                try await CatalogImporter.importCatalog(([back], []), into: database, now: .storageNow)
+                let newVideo = try #require(MediaKey(WorkoutMediaUploads.prefix(of: back.id) + "video-2.mp4"))
+                _ = try await storage.put(newVideo, contentType: "video/mp4", body: WholeBody(ByteBuffer(bytes: Self.video(100))))
+                try await database.transaction { db in
+                    try await outbox.enqueue(.mediaDeletion(prefix: WorkoutMediaUploads.prefix(of: back.id), of: back.id), user: nil, now: .storageNow, on: db)
+                }
+                #expect(try await worker(storage).deliverDueJobs(now: Date.storageNow.addingTimeInterval(10_001)) == 1)
+                #expect(try await storage.list(prefix: WorkoutMediaUploads.prefix(of: back.id)).map(\.key) == [newVideo])
             }
         }
     }

@@ -12,8 +12,10 @@ enum OutboxJob: Codable, Sendable, Equatable {
     case email(MailMessage)
     /// Revoking a Sign in with Apple refresh token at Apple (the account was deleted).
     case appleTokenRevocation(refreshToken: String, clientID: String)
-    /// Deleting every stored object under a prefix (a deleted workout's media), retried until the store has done it.
-    case mediaDeletion(prefix: String)
+    /// Deleting every stored object under a prefix (a deleted workout's media), retried until the store has done it;
+    /// not done at all if the workout `of` is in the catalog again by then (re-created under its id: the files under
+    /// the prefix may be its new ones).
+    case mediaDeletion(prefix: String, of: WorkoutID?)
 
     var kind: String {
         switch self {

@@ -86,9 +86,13 @@ struct OutboxWorker: Service {
             } catch {
                 return .transient(String(describing: error))
             }
-        case .mediaDeletion(let prefix):
+        case .mediaDeletion(let prefix, let workout):
             guard let media else { return .permanent("no media store to delete \(prefix) from") }
             do {
+                if let workout, try await CatalogStore(database: database).workout(workout) != nil {
+                    logger.notice("outbox: a deleted workout is in the catalog again; its media stay", metadata: ["workout": "\(workout)"])
+                    return .delivered
+                }
                 try await media.deleteAll(prefix: prefix)
                 return .delivered
             } catch {

@@ -29,7 +29,7 @@ struct MediaFeature: ServerFeature {
         // an S3 outage leaves nothing behind).
         let outbox = foundation.outbox
         catalog.deletions.observe { workout, now, db in
-            try await outbox.enqueue(.mediaDeletion(prefix: WorkoutMediaUploads.prefix(of: workout)), user: nil, now: now, on: db)
+            try await outbox.enqueue(.mediaDeletion(prefix: WorkoutMediaUploads.prefix(of: workout), of: workout), user: nil, now: now, on: db)
         }
         for warning in Self.startupWarnings(
             engine: foundation.database.engine, store: configuration.store, missingLibraries: SystemImageLibraries.shared.missing)
