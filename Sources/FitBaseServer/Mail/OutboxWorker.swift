@@ -89,7 +89,9 @@ struct OutboxWorker: Service {
         case .mediaDeletion(let prefix, let workout):
             guard let media else { return .permanent("no media store to delete \(prefix) from") }
             do {
-                if let workout, try await CatalogStore(database: database).workout(workout) != nil {
+                if let workout, try await database.withConnection({ db in
+                    try await db.select().column("id").from("workouts").where("id", .equal, workout.rawValue).first() != nil
+                }) {
                     logger.notice("outbox: a deleted workout is in the catalog again; its media stay", metadata: ["workout": "\(workout)"])
                     return .delivered
                 }

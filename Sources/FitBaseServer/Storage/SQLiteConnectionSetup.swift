@@ -23,13 +23,6 @@ struct SQLiteConnectionSetup: Sendable {
     /// 16,384, a signed-in workout log's p99 went from 37 to 214 ms.)
     static let writerBackstopPages = 65_536
 
-    /// How much of the database file each connection reads through a memory map rather than `read` calls. A reading
-    /// connection drops its page cache whenever another has committed (SQLite's rule), so under a write load every
-    /// read transaction fetches its pages again: from the map, they are the kernel's page cache, not copies. Own
-    /// history under the reference script, right after its create test: 3,633–3,779 requests/s against 2,906–3,159
-    /// without (writes go through `write` as before; the map only reads).
-    static let mappedBytes = 256 << 20
-
     /// A connection for reading.
     func open(logger: Logger, eventLoop: any EventLoop) throws(SQLiteReportedError) -> SQLiteDirectConnection {
         try open(logger: logger, eventLoop: eventLoop, extra: [])
@@ -53,11 +46,7 @@ struct SQLiteConnectionSetup: Sendable {
     private func open(logger: Logger, eventLoop: any EventLoop, extra: [String]) throws(SQLiteReportedError) -> SQLiteDirectConnection {
         let connection = try SQLiteDirectConnection(path: path, logger: logger, eventLoop: eventLoop)
         do {
-            let pragmas = [
-                "PRAGMA busy_timeout = \(busyTimeoutMilliseconds)", "PRAGMA foreign_keys = ON", "PRAGMA synchronous = NORMAL",
-                "PRAGMA temp_store = MEMORY", "PRAGMA mmap_size = \(Self.mappedBytes)",
-            ]
-            for pragma in pragmas + extra {
+            for pragma in ["PRAGMA busy_timeout = \(busyTimeoutMilliseconds)", "PRAGMA foreign_keys = ON", "PRAGMA synchronous = NORMAL", "PRAGMA temp_store = MEMORY"] + extra {
                 try connection.run(pragma, []) { _, _ in }
             }
         } catch {
