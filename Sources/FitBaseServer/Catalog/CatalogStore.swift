@@ -160,6 +160,13 @@ struct CatalogStore: Sendable {
         var problem: Problem { Problem(.conflict, code: .workoutInUse, detail: "A program includes this workout; remove it from the program first.") }
     }
 
+    /// Whether the catalog holds workout `id`; with `locking`, its row stays locked to the caller's transaction
+    /// (`FOR UPDATE` on PostgreSQL; SQLite's single writer serialises anyway).
+    static func contains(_ id: WorkoutID, locking: Bool = false, on db: any SQLDatabase) async throws -> Bool {
+        let query = db.select().column("id").from("workouts").where("id", .equal, id.rawValue)
+        return try await (locking ? query.for(.update) : query).first() != nil
+    }
+
     /// Deletes a workout and tells `deletions`' listeners, in the caller's transaction; `false` when there is none.
     /// ``WorkoutInUse`` (409 `workout_in_use`) while a program lists it.
     static func delete(

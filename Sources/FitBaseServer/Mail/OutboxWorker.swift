@@ -89,9 +89,7 @@ struct OutboxWorker: Service {
         case .mediaDeletion(let prefix, let workout):
             guard let media else { return .permanent("no media store to delete \(prefix) from") }
             do {
-                if let workout, try await database.withConnection({ db in
-                    try await db.select().column("id").from("workouts").where("id", .equal, workout.rawValue).first() != nil
-                }) {
+                if let workout, try await database.withConnection({ db in try await CatalogStore.contains(workout, on: db) }) {
                     logger.notice("outbox: a deleted workout is in the catalog again; its media stay", metadata: ["workout": "\(workout)"])
                     return .delivered
                 }

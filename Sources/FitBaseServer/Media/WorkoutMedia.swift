@@ -44,9 +44,7 @@ struct WorkoutMediaStore: Sendable {
     /// replaced. Nil and nothing recorded when the workout does not exist.
     func record(_ media: WorkoutMedia) async throws -> (recorded: WorkoutMedia, replaced: WorkoutMedia?)? {
         try await database.transaction { db in
-            guard try await db.select().column("id").from("workouts").where("id", .equal, media.workout.rawValue).for(.update).first() != nil else {
-                return nil
-            }
+            guard try await CatalogStore.contains(media.workout, locking: true, on: db) else { return nil }
             let previous = try await Self.media(media.workout, media.kind, on: db, locking: true)
             let recorded = WorkoutMedia(
                 workout: media.workout, kind: media.kind, version: (previous?.version ?? 0) + 1, key: media.key,
