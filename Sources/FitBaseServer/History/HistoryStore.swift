@@ -54,13 +54,24 @@ struct HistoryStore: Sendable {
 
     /// Logs of `user` between the local dates `from` and `to` (inclusive), newest first, one page at `offset`.
     func logs(of user: UserID, from: CalendarDay?, to: CalendarDay?, offset: Int, limit: Int) async throws -> [WorkoutLog] {
-        let rows = try await database.withConnection { db in
-            var query = Self.select(on: db).where("user_id", .equal, user.rawValue)
-            if let from { query = query.where("local_date", .greaterThanOrEqual, from.description) }
-            if let to { query = query.where("local_date", .lessThanOrEqual, to.description) }
-            return try await query.orderBy("completed_at", .descending).orderBy("id", .descending).offset(offset).limit(limit).all()
-        }
+        var binds: [any Encodable & Sendable] = [user.rawValue]
+        if let from { binds.append(from.description) }
+        if let to { binds.append(to.description) }
+        binds += [limit, offset]
+        let statement = Self.pages[(from == nil ? 0 : 1) + (to == nil ? 0 : 2)].with(binds)
+        let rows = try await database.withConnection { db in try await statement.all(on: db) }
         return try await open(rows, of: user)
+    }
+
+    /// A page of one user's logs, newest first along `workout_logs_user_newest`, written once as SQL (SQLKit built
+    /// it on every request: 4 % of the CPU of listing twenty logs): without dates, from a day, to a day, and both.
+    private static let pages: [StoredStatement] = [
+        "", #" AND "local_date" >= ?"#, #" AND "local_date" <= ?"#, #" AND "local_date" >= ? AND "local_date" <= ?"#,
+    ].map { dates in
+        StoredStatement(
+            #"SELECT "id", "workout_id", "workout_type", "workout_title", "completed_at", "local_date", "duration_minutes", "rating", "key_id", "sealed" "#
+                + #"FROM "workout_logs" WHERE "user_id" = ?"# + dates + #" ORDER BY "completed_at" DESC, "id" DESC LIMIT ? OFFSET ?"#
+        )
     }
 
     /// Every log of `user` (for statistics).
