@@ -55,7 +55,7 @@ func buildApplication(
         routes: routes, tracer: tracing?.tracer)
     let operations: ServerOperations
     let features: [any ServerFeature]
-    var mediaLinks: MediaLinkAnswerer?
+    var ahead: AheadRoutes?
     let serverName = "FitBase"
     do {
         operations = try composeFeatures(foundation, pushProvider: pushProvider, onMetricsListening: onMetricsListening)
@@ -75,12 +75,22 @@ func buildApplication(
         )
         features = try await routedFeatures(foundation, operations: operations)
         for feature in features { feature.addRoutes(to: router) }
-        // Media links to the data directory answered on the event loop, ahead of the router (not when the direct
-        // routes are off for a comparison, nor when requests are traced: that is the router's middleware).
+        // Media links to the data directory and the catalog on SQLite answered on the event loop, ahead of the router
+        // (not when the direct routes are off for a comparison, nor when requests are traced: that is the router's
+        // middleware).
         if directRoutes, tracing == nil {
-            mediaLinks = operations.mediaLinkAnswerer(
-                limiter: limiter, logger: logger, metrics: metrics.map { $0.recorder.route(operation: $0.names.name(.get, "/v1/media/{token}"), method: "GET") },
-                counts: foundation.metrics, serverName: serverName)
+            let recorder = { (path: String) in metrics.map { $0.recorder.route(operation: $0.names.name(.get, path), method: "GET") } }
+            let mediaRecorder = recorder("/v1/media/{token}")
+            let counts = foundation.metrics
+            let media = operations.mediaLinkRoute(metrics: mediaRecorder, counts: counts)
+            ahead = AheadRoutes(
+                fields: operations.aheadAnswerFields(limiter: limiter, logger: logger, serverName: serverName),
+                media: media,
+                catalog: operations.catalogAheadRoute(
+                    engine: foundation.database.engine, workoutMetrics: recorder("/v1/workouts/{workoutId}"), pageMetrics: recorder("/v1/workouts"),
+                    counts: counts
+                )
+            )
         }
     } catch {
         // Nothing owns the pools and the client yet: close them here.
@@ -89,12 +99,12 @@ func buildApplication(
     }
 
     let host = configuration.host
-    let answerer = mediaLinks
+    let aheadRoutes = ahead
     var app = Application(
         router: router,
         server: .http1(
             configuration: .init(
-                additionalChannelHandlers: FileRegionResponses.channelHandlers(mediaLinks: answerer),
+                additionalChannelHandlers: FileRegionResponses.channelHandlers(ahead: aheadRoutes),
                 idleTimeout: .milliseconds(Int64(configuration.httpIdleTimeout / .milliseconds(1)))
             )
         ),

@@ -94,6 +94,13 @@ final class CatalogCache: Sendable {
         self.load = load
     }
 
+    /// The catalog as it is now, when that is known without waiting: the generation trusted from memory (SQLite) and
+    /// its snapshot loaded (the rule ``snapshot()`` answers from memory by); `nil` otherwise.
+    func snapshotAtHand() -> Snapshot? {
+        guard let generation = database.generations.trusted(.catalog) else { return nil }
+        return state.withLock { state in state.snapshot.flatMap { $0.generation >= generation ? $0 : nil } }
+    }
+
     /// The catalog as it is now.
     func snapshot() async throws -> Snapshot {
         let generation = try await database.generations.current(.catalog, on: database)

@@ -20,10 +20,12 @@ import Synchronization
 /// known, valid and need no decoding. Anything else — an unknown workout, a bad value, a text search — returns `nil`
 /// and the generated handler answers it, with its problems and field names (``DirectRoute``).
 final class CatalogResponses: Sendable {
-    /// A workout's wire form as JSON: as everyone sees it, and (premium workouts only) without the video.
+    /// A workout's wire form as JSON: as everyone sees it, and (premium workouts only) without the video; and the
+    /// entity tag of the first as an answer of its own (``ConditionalGetMiddleware/entityTag(_:)``).
     struct EncodedWorkout: Sendable {
         let open: ByteBuffer
         let locked: ByteBuffer?
+        let openTag: String
     }
 
     private let store: CatalogStore
@@ -31,6 +33,8 @@ final class CatalogResponses: Sendable {
     /// The encoded workouts of the newest generation seen, or the one encoding of it under way (one at a time, shared
     /// by every request that needs it, so a catalog edit costs one encoding however many requests follow it).
     private let encoded = Mutex<(generation: Int64, workouts: Task<[EncodedWorkout], Never>)?>(nil)
+    /// The newest encoding finished, for answers that cannot wait for one (``answerAtHand(path:)``).
+    private let finished = Mutex<(generation: Int64, workouts: [EncodedWorkout])?>(nil)
 
     init(store: CatalogStore, premiumAccess: any PremiumContentAccess) {
         self.store = store
@@ -63,6 +67,11 @@ final class CatalogResponses: Sendable {
         let workouts = await encodedWorkouts(of: snapshot)
         let anyPremium = positions.contains { snapshot.workouts[$0].isPremium }
         let locked = anyPremium ? try await !premiumAccess.isEntitled(RequestScope.current.caller) : false
+        return DirectRoute.json(Self.page(positions, hasMore: hasMore, of: listing, workouts: workouts, locked: locked))
+    }
+
+    /// The page of `workouts` at `positions` as the generated handler would write it.
+    private static func page(_ positions: [Int], hasMore: Bool, of listing: Listing, workouts: [EncodedWorkout], locked: Bool) -> ByteBuffer {
         let cursor = hasMore ? PageRequest.cursor(offset: listing.offset + listing.limit) : nil
         var body = ByteBuffer()
         body.reserveCapacity(positions.reduce(32 + (cursor?.utf8.count ?? 0)) { $0 + workouts[$1].open.readableBytes + 2 })
@@ -80,7 +89,39 @@ final class CatalogResponses: Sendable {
             body.writeStaticString(#"""#)
         }
         body.writeStaticString("}")
-        return DirectRoute.json(body)
+        return body
+    }
+
+    // MARK: Answers at hand
+
+    /// Which of the two routes an answer at hand is of.
+    enum Route {
+        case workout, page
+    }
+
+    /// The body of `GET path` (`/v1/workouts/{workoutId}` or `/v1/workouts?…`, its path and query as sent), with its
+    /// entity tag when one was worked out already, for a caller without an account, when everything it needs is in
+    /// memory now: the catalog's generation trusted (SQLite), its snapshot and its encoding. `nil` for anything the
+    /// direct routes above would not answer themselves, for an answer with a premium workout (whether the caller sees
+    /// its video is the entitlement service's to say), and when the answer would have to wait for the database or an
+    /// encoding.
+    func answerAtHand(path: String) -> (route: Route, body: ByteBuffer, tag: String?)? {
+        let prefix = "/v1/workouts"
+        guard path.utf8.starts(with: prefix.utf8), let snapshot = store.cache.snapshotAtHand() else { return nil }
+        guard let workouts = finished.withLock({ $0?.generation == snapshot.generation ? $0?.workouts : nil }) else { return nil }
+        let rest = path.utf8.dropFirst(prefix.utf8.count)
+        if rest.first == UInt8(ascii: "/") {
+            // One segment, a valid id, with nothing the router would decode.
+            let raw = Substring(rest.dropFirst())
+            guard !raw.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "%") }),
+                let id = WorkoutID(String(raw)), let position = snapshot.index[id], !snapshot.workouts[position].isPremium
+            else { return nil }
+            return (.workout, workouts[position].open, workouts[position].openTag)
+        }
+        guard rest.isEmpty || rest.first == UInt8(ascii: "?"), let listing = Listing(URI(path)) else { return nil }
+        let (positions, hasMore) = snapshot.pagePositions(listing.query, searched: nil, offset: listing.offset, limit: listing.limit)
+        guard !positions.contains(where: { snapshot.workouts[$0].isPremium }) else { return nil }
+        return (.page, Self.page(positions, hasMore: hasMore, of: listing, workouts: workouts, locked: false), nil)
     }
 
     // MARK: Encoding
@@ -96,14 +137,19 @@ final class CatalogResponses: Sendable {
             return task
         }
         guard let task else { return Self.encode(snapshot.workouts) }
-        return await task.value
+        let workouts = await task.value
+        finished.withLock { finished in
+            if finished.map({ $0.generation < snapshot.generation }) ?? true { finished = (snapshot.generation, workouts) }
+        }
+        return workouts
     }
 
     private static func encode(_ workouts: [CatalogWorkout]) -> [EncodedWorkout] {
         workouts.map { workout in
-            EncodedWorkout(
-                open: encode(CatalogWire.wire(workout, entitled: true)),
-                locked: workout.isPremium ? encode(CatalogWire.wire(workout, entitled: false)) : nil
+            let open = encode(CatalogWire.wire(workout, entitled: true))
+            return EncodedWorkout(
+                open: open, locked: workout.isPremium ? encode(CatalogWire.wire(workout, entitled: false)) : nil,
+                openTag: ConditionalGetMiddleware.entityTag(open.readableBytesView)
             )
         }
     }

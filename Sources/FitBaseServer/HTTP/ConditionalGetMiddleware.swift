@@ -40,9 +40,7 @@ struct ConditionalGetMiddleware: RouterMiddleware {
         try await response.body.write(collector.writer)
         let body = collector.buffer.value
         let tag = Self.entityTag(body.readableBytesView)
-        response.headers[.eTag] = tag
-        response.headers[.cacheControl] = "private, no-cache"
-        response.headers[.vary] = "Authorization"
+        for field in Self.headers(tag: tag) { response.headers[field.name] = field.value }
         if Self.matches(request.headers[values: .ifNoneMatch], tag: tag) {
             var headers = response.headers
             headers[.contentType] = nil
@@ -51,6 +49,11 @@ struct ConditionalGetMiddleware: RouterMiddleware {
         }
         response.body = ResponseBody(byteBuffer: body)
         return response
+    }
+
+    /// The fields of an answer tagged `tag`: the tag, `Cache-Control` and `Vary`.
+    static func headers(tag: String) -> HTTPFields {
+        [.eTag: tag, .cacheControl: "private, no-cache", .vary: "Authorization"]
     }
 
     /// `"<base64url of the first 16 bytes of SHA-256(body)>"`, quotes included (RFC 9110 §8.8.3).

@@ -27,10 +27,10 @@ enum FileRegionResponses {
 
     fileprivate static let markerLength = 24
 
-    /// The installer Hummingbird's HTTP/1 channel adds after its own handlers (``FileRegionInstaller``); with
-    /// `mediaLinks`, each connection also answers media links ahead of the router (``MediaLinkChannelHandler``).
-    static func channelHandlers(mediaLinks: MediaLinkAnswerer?) -> [any RemovableChannelHandler] {
-        [FileRegionInstaller(mediaLinks: mediaLinks)]
+    /// The installer Hummingbird's HTTP/1 channel adds after its own handlers (``FileRegionInstaller``); with `ahead`,
+    /// each connection also answers those routes ahead of the router (``AheadChannelHandler``).
+    static func channelHandlers(ahead: AheadRoutes?) -> [any RemovableChannelHandler] {
+        [FileRegionInstaller(ahead: ahead)]
     }
 
     /// The handler of `channel` when it sends files itself (a live connection); nil otherwise.
@@ -145,17 +145,26 @@ enum FileRegionResponses {
     }
 }
 
+/// The routes each connection answers ahead of the router (``AheadChannelHandler``), and what their answers carry of
+/// the router's middleware.
+struct AheadRoutes: Sendable {
+    let fields: AheadAnswerFields
+    /// Media links, given the connection's file region handler.
+    let media: (@Sendable (FileRegionResponses.FileRegionHandler) -> MediaLinkRoute)?
+    let catalog: CatalogAheadRoute?
+}
+
 /// Added by Hummingbird after its HTTP/1 handlers: puts a ``FileRegionResponses/FileRegionHandler`` right after NIO's
-/// response encoder, where bodies may be files, and, with media links to answer, a ``MediaLinkChannelHandler`` right
+/// response encoder, where bodies may be files, and, with routes to answer ahead, their ``AheadChannelHandler``s right
 /// before the application (after Hummingbird's connection state handler, which is added after this one: so on the
 /// connection's first read, when the pipeline is whole); then takes itself out.
 private final class FileRegionInstaller: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
-    private let mediaLinks: MediaLinkAnswerer?
+    private let ahead: AheadRoutes?
     private var files: FileRegionResponses.FileRegionHandler?
 
-    init(mediaLinks: MediaLinkAnswerer?) {
-        self.mediaLinks = mediaLinks
+    init(ahead: AheadRoutes?) {
+        self.ahead = ahead
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -164,13 +173,19 @@ private final class FileRegionInstaller: ChannelInboundHandler, RemovableChannel
             let files = FileRegionResponses.FileRegionHandler()
             if (try? operations.addHandler(files, position: .after(encoder))) != nil { self.files = files }
         }
-        if mediaLinks == nil || files == nil { operations.removeHandler(context: context, promise: nil) }
+        if ahead == nil { operations.removeHandler(context: context, promise: nil) }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let operations = context.pipeline.syncOperations
-        if let mediaLinks, let files, let connection = try? operations.handler(type: HTTPConnectionStateHandler.self) {
-            try? operations.addHandler(MediaLinkChannelHandler(answerer: mediaLinks, files: files), position: .after(connection))
+        if let ahead, let connection = try? operations.handler(type: HTTPConnectionStateHandler.self) {
+            // Each added right after the connection's handler: the last added comes first.
+            if let catalog = ahead.catalog {
+                try? operations.addHandler(AheadChannelHandler(route: catalog, fields: ahead.fields), position: .after(connection))
+            }
+            if let media = ahead.media, let files {
+                try? operations.addHandler(AheadChannelHandler(route: media(files), fields: ahead.fields), position: .after(connection))
+            }
         }
         context.fireChannelRead(data)
         operations.removeHandler(context: context, promise: nil)

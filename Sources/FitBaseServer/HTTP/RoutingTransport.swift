@@ -155,7 +155,11 @@ struct DirectRoute: Sendable {
     /// Whether the caller takes a JSON answer: no `Accept`, or one listing only `application/json`, `application/*` or
     /// `*/*` (with parameters but no quality of 0). Anything else goes to the generated server, which knows the rules.
     static func acceptsJSON(_ request: Request) -> Bool {
-        let values = request.headers[values: .accept]
+        acceptsJSON(values: request.headers[values: .accept])
+    }
+
+    /// ``acceptsJSON(_:)`` of a request whose `Accept` fields are `values`.
+    static func acceptsJSON(values: [String]) -> Bool {
         if values.isEmpty { return true }
         for value in values {
             for item in value.split(separator: ",") {

@@ -14,9 +14,11 @@ final class ServerMetrics: Sendable {
     /// What `GET /metrics` writes out.
     let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
-    /// Media links answered on the event loop, ahead of the router (``MediaLinkChannelHandler``): tests tell the two
+    /// Media links answered on the event loop, ahead of the router (``MediaLinkRoute``): tests tell the two
     /// paths apart by it.
     let mediaLinksAnsweredAhead = Atomic<Int>(0)
+    /// Catalog reads answered the same way (``CatalogAheadRoute``).
+    let catalogAnsweredAhead = Atomic<Int>(0)
 
     /// Request latency buckets, in seconds: 1 ms to 10 s.
     static let latencyBuckets: [Duration] = [

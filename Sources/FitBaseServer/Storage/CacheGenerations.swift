@@ -61,9 +61,7 @@ package final class CacheGenerations: Sendable {
 
     /// The generation of `data` now, from memory when this instance may trust it, else from the database.
     package func current(_ data: CachedData, on database: Database) async throws -> Int64 {
-        if engine == .sqlite, let known = known.withLock({ $0.generations[data] }), ContinuousClock.now - known.checkedAt < Self.sqliteRecheck {
-            return known.generation
-        }
+        if let trusted = trusted(data) { return trusted }
         if engine == .postgres { return try await sharedRead(data, on: database) }
         let checkedAt = ContinuousClock.now
         let generation = try await database.withConnection { db in try await Self.read(data, on: db) }
@@ -75,6 +73,14 @@ package final class CacheGenerations: Sendable {
             known.generations[data] = Known(generation: generation, checkedAt: checkedAt)
         }
         return generation
+    }
+
+    /// SQLite: the generation of `data` this instance may trust now without reading it (``current(_:on:)`` would answer
+    /// it from memory); `nil` on PostgreSQL, or when it must be read.
+    func trusted(_ data: CachedData) -> Int64? {
+        guard engine == .sqlite, let known = known.withLock({ $0.generations[data] }), ContinuousClock.now - known.checkedAt < Self.sqliteRecheck
+        else { return nil }
+        return known.generation
     }
 
     /// PostgreSQL: reads of a generation, one at a time, each shared by every caller that arrived before it started.
