@@ -12,7 +12,7 @@ import Testing
 import Glibc
 #endif
 
-/// Media links answered on the event loop, ahead of the router (`MediaLinkChannelHandler`), over a real socket: the
+/// Media links answered on the event loop, ahead of the router (`MediaLinkRoute`, `AheadChannelHandler`), over a real socket: the
 /// same answer as the router's, requests on one connection answered in order whichever of the two answers them, and
 /// every other case (a bad link, a range past the end, a file gone, a caller over the limit) left to the router.
 @Suite struct MediaLinkChannelTests {

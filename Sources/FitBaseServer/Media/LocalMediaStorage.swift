@@ -72,7 +72,7 @@ struct LocalMediaStorage: MediaStorage {
         return try content(of: key, opened: opened, range: range)
     }
 
-    /// ``get(_:range:)`` on the calling thread (``MediaLinkChannelHandler``, on its event loop, as nginx opens the
+    /// ``get(_:range:)`` on the calling thread (``MediaLinkRoute``, on its event loop, as nginx opens the
     /// files it sends: an `open` and an `fstat` in the data directory).
     func getBlocking(_ key: MediaKey, range: MediaByteRange?) throws -> MediaContent? {
         try Self.openRegularFile(path(of: key)).map { try content(of: key, opened: $0, range: range) }

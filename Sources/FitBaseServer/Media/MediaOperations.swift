@@ -97,7 +97,7 @@ extension MediaOperations {
 }
 
 /// An object behind a media link, opened for reading, and the head of its answer (the router's route and
-/// ``MediaLinkChannelHandler`` send the same).
+/// ``MediaLinkRoute`` send the same).
 struct OpenedMedia: Sendable {
     let content: MediaContent
     /// `bytes first-last/size` when a range was asked for.

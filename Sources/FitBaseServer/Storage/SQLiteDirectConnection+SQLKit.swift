@@ -78,44 +78,42 @@ struct SQLiteDirectRow: SQLRow {
         return values[offset] == .null
     }
 
-    func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
-        guard let offset = columns.offset(of: column) else { throw SQLiteMissingColumn(column: column) }
-        if let value = Self.direct(D.self, from: values[offset]) { return value }
-        return try decoder.decode(D.self, from: values[offset])
-    }
-
-    /// The types stores read most, and their optionals, converted as SQLiteKit's decoder converts them but without
+    /// The types stores read most, and their optionals, are converted as SQLiteKit's decoder converts them but without
     /// its generic walk (a `Decodable` dispatch, an unwrapping decoder for each optional): a quarter of the CPU of
-    /// listing twenty workout logs. `nil` for any other type or stored kind, which the decoder then reads (and, for
-    /// a mismatch, refuses with its error).
+    /// listing twenty workout logs. Any other type, or a stored kind that is not the type's, goes to the decoder (which
+    /// refuses a mismatch with its error).
     ///
     /// Rows are read through `any SQLRow`, so this runs unspecialized: the requested type is found with one lookup of
-    /// its metadata pointer (comparing it with `String?.self` and the like made the runtime look up each optional's
-    /// metadata, 6 % of the CPU of listing workout logs), and the value is handed back without a dynamic cast.
-    private static func direct<D>(_: D.Type, from value: SQLiteData) -> D? {
-        guard let (kind, optional) = DirectKind.known[ObjectIdentifier(D.self)] else { return nil }
-        // `D` is `T` or `T?` (``DirectKind/known``), so the conversions below are between identical types.
-        func give<T>(_ converted: T) -> D { optional ? unsafeBitCast(Optional(converted), to: D.self) : unsafeBitCast(converted, to: D.self) }
+    /// its metadata pointer, and the value, made as that very type, handed back as `D` by a bit cast. Comparing the type
+    /// with `String?.self` and the like, or making a `D?` (or anything else generic over `D`) here, has the runtime look
+    /// up that type's metadata on every call: 6–8 % of the CPU of listing workout logs.
+    func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
+        guard let offset = columns.offset(of: column) else { throw SQLiteMissingColumn(column: column) }
+        let value = values[offset]
+        guard let (kind, optional) = DirectKind.known[ObjectIdentifier(D.self)] else { return try decoder.decode(D.self, from: value) }
+        // `D` is `T`, or `T?` when `optional`: the casts are between identical types.
+        func cast<T>(_ converted: T) -> D { optional ? unsafeBitCast(Optional(converted), to: D.self) : unsafeBitCast(converted, to: D.self) }
         switch (value, kind) {
-        case (.text(let text), .string): return give(text)
+        case (.text(let text), .string): return cast(text)
         // A UUID is stored as its text; read without Foundation's `sscanf` when it is in canonical form.
-        case (.text(let text), .uuid): return UUID(canonical: text).map(give)
-        case (.integer(let integer), .int): return give(integer)
-        case (.integer(let integer), .int64): return give(Int64(integer))
-        case (.integer(let integer), .bool) where integer == 0 || integer == 1: return give(integer == 1)
-        case (.integer(let integer), .date): return give(date(Double(integer)))
-        case (.float(let double), .double): return give(double)
-        case (.float(let double), .date): return give(date(double))
-        case (.blob(let blob), .data): return give(Data(blob.readableBytesView))
+        case (.text(let text), .uuid): if let id = UUID(canonical: text) { return cast(id) }
+        case (.integer(let integer), .int): return cast(integer)
+        case (.integer(let integer), .int64): return cast(Int64(integer))
+        case (.integer(let integer), .bool) where integer == 0 || integer == 1: return cast(integer == 1)
+        case (.integer(let integer), .date): return cast(Self.date(Double(integer)))
+        case (.float(let double), .double): return cast(double)
+        case (.float(let double), .date): return cast(Self.date(double))
+        case (.blob(let blob), .data): return cast(Data(blob.readableBytesView))
         case (.null, _) where optional: return kind.none(as: D.self)
-        default: return nil
+        default: break
         }
+        return try decoder.decode(D.self, from: value)
     }
 
     private enum DirectKind {
         case string, uuid, int, int64, bool, date, double, data
 
-        /// Each type ``direct(_:from:)`` reads, and its optional, by metadata pointer.
+        /// Each type ``decode(column:as:)`` converts itself, and its optional, by metadata pointer.
         static let known: [ObjectIdentifier: (DirectKind, optional: Bool)] = {
             var known: [ObjectIdentifier: (DirectKind, optional: Bool)] = [:]
             func add<T>(_: T.Type, _ kind: DirectKind) {
@@ -135,15 +133,16 @@ struct SQLiteDirectRow: SQLRow {
 
         /// `nil` as `D`, which is this kind's optional.
         func none<D>(as _: D.Type) -> D {
-            switch self {
-            case .string: unsafeBitCast(String?.none, to: D.self)
-            case .uuid: unsafeBitCast(UUID?.none, to: D.self)
-            case .int: unsafeBitCast(Int?.none, to: D.self)
-            case .int64: unsafeBitCast(Int64?.none, to: D.self)
-            case .bool: unsafeBitCast(Bool?.none, to: D.self)
-            case .date: unsafeBitCast(Date?.none, to: D.self)
-            case .double: unsafeBitCast(Double?.none, to: D.self)
-            case .data: unsafeBitCast(Data?.none, to: D.self)
+            func none<T>(_: T.Type) -> D { unsafeBitCast(T?.none, to: D.self) }
+            return switch self {
+            case .string: none(String.self)
+            case .uuid: none(UUID.self)
+            case .int: none(Int.self)
+            case .int64: none(Int64.self)
+            case .bool: none(Bool.self)
+            case .date: none(Date.self)
+            case .double: none(Double.self)
+            case .data: none(Data.self)
             }
         }
     }

@@ -4,6 +4,11 @@ extension String {
     /// encoders leave as they are). Hand-written JSON takes its fast path on such text and leaves the rest to an
     /// encoder, so the bytes never differ.
     var isPlainJSONText: Bool {
-        utf8.allSatisfy { (0x20...0x7E).contains($0) && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+        // Over the contiguous bytes (a native string's are): `utf8.allSatisfy` walked an index at a time.
+        var text = self
+        return text.withUTF8 { bytes in
+            for byte in bytes where byte < 0x20 || byte > 0x7E || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
+            return true
+        }
     }
 }
