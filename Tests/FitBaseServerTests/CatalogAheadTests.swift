@@ -98,18 +98,22 @@ import Testing
         options.rateLimits = .uniform(.init(perUser: .init(1_000, per: 60), perAddress: .init(4, per: 60)))
         try await Self.withCatalog(.sqlite, options: options) { _, app, port, free, _ in
             let ahead = { app.foundation.metrics.catalogAnsweredAhead.load(ordering: .relaxed) }
-            // The set-up's own reads: the warm-up read. Then one pair (ahead, router), the fourth read ahead, and a fifth
-            // refused there and handed to the router, which refuses it with its problem.
+            // The pair's three reads (a warm-up, the one answered ahead, the router's); a fourth, and a fifth refused: over
+            // the limit, the event loop hands it to the router (never counting it as answered), which refuses it with its
+            // problem. (Whether the fourth and fifth are taken ahead depends on the generation still being trusted, a
+            // second after the warm-up; the answers are the same either way.)
             let (first, _, answeredAhead) = try await Self.pair(port: port, "/v1/workouts/\(free)", "", counter: ahead)
             #expect(answeredAhead && first.status == 200)
-            let before = ahead()
             let fourth = try await MediaLinkChannelTests.exchange(
                 port: port, Self.get("/v1/workouts/\(free)", "") + Self.get("/healthz", "Connection: close\r\n"))
             #expect(fourth.map(\.status) == [200, 200])
-            let refused = try await MediaLinkChannelTests.exchange(port: port, Self.get("/v1/workouts/\(free)", "Connection: close\r\n"))
-            #expect(refused.map(\.status) == [429])
+            let before = ahead()
+            let refused = try await MediaLinkChannelTests.exchange(
+                port: port, Self.get("/v1/workouts/\(free)", "") + Self.get("/healthz", "Connection: close\r\n"))
+            #expect(refused.map(\.status) == [429, 200])
             #expect(refused.first?.field("content-type") == "application/problem+json")
-            #expect(ahead() == before + 1)
+            #expect(refused.first?.field("ratelimit-policy") == "\"reads\";q=4;w=60")
+            #expect(ahead() == before)
         }
     }
 
