@@ -48,6 +48,45 @@ import Testing
         }
     }
 
+    /// Each type rows convert themselves, and its optional, read as SQLiteKit's decoder reads it: a value, `nil` for
+    /// `NULL`, and a stored kind that is not the type's left to the decoder (which converts or refuses it).
+    @Test func theTypesRowsConvertThemselvesReadAsTheDecoderReadsThem() async throws {
+        let id = UUID()
+        try await withSQLite { database, _ in
+            let row = try #require(
+                try await database.withConnection { db in
+                    try await db.raw(
+                        "SELECT 'AB' AS text, \(bind: id) AS uuid, 'x' AS bad_uuid, 42 AS int, 1 AS flag, 7 AS flag_int, 1.5 AS real, 1700000000 AS whole, x'0102' AS blob, NULL AS absent"
+                    ).first()
+                })
+            let decoder = SQLiteDataDecoder()
+            let direct = try #require(row as? SQLiteDirectRow)
+            func check<T: Decodable & Equatable>(_ column: String, as type: T.Type) throws {
+                let value = direct.values[try #require(direct.allColumns.firstIndex(of: column))]
+                let expected = try? decoder.decode(T.self, from: value)
+                let expectedOptional = try? decoder.decode(T?.self, from: value)
+                #expect((try? row.decode(column: column, as: T.self)) == expected, "\(column) as \(T.self)")
+                #expect((try? row.decode(column: column, as: T?.self)) == expectedOptional, "\(column) as \(T.self)?")
+                #expect((try? direct.decode(column: column, as: T.self)) == expected, "\(column) as \(T.self), specialized")
+            }
+            for column in ["text", "uuid", "bad_uuid", "int", "flag", "flag_int", "real", "whole", "blob", "absent"] {
+                try check(column, as: String.self)
+                try check(column, as: UUID.self)
+                try check(column, as: Int.self)
+                try check(column, as: Int64.self)
+                try check(column, as: Bool.self)
+                try check(column, as: Date.self)
+                try check(column, as: Double.self)
+                try check(column, as: Data.self)
+            }
+            #expect(try row.decode(column: "uuid", as: UUID.self) == id)
+            #expect(try row.decode(column: "absent", as: Date?.self) == nil)
+            #expect(try row.decode(column: "blob", as: Data?.self) == Data([1, 2]))
+            #expect(try row.decode(column: "flag", as: Bool?.self) == true)
+            #expect(throws: (any Error).self) { try row.decode(column: "absent", as: Int.self) }
+        }
+    }
+
     /// The binds converted without SQLiteKit's encoder come out exactly as the encoder converts them.
     @Test func bindsConvertedDirectlyEqualTheEncodersConversion() async throws {
         try await withSQLite { database, _ in
