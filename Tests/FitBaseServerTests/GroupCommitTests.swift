@@ -73,4 +73,44 @@ import Testing
             try await database.shutdown()
         }
     }
+
+    /// Transactions queued behind a running one are run by the holder of the write gate, in its group: each body still
+    /// sees its own request's scope (its audit entries name its own request), and reads through the database inside it
+    /// see its own transaction's writes.
+    @Test func aQueuedTransactionRunByAnotherSeesItsOwnRequestScope() async throws {
+        try await TestDatabase.with(.sqlite) { testDatabase in
+            let database = try await Database.open(testDatabase.location, checkpointsInBackground: false, logger: TestDatabase.logger)
+            try await database.transaction { db in try await db.raw("CREATE TABLE scoped_rows (n INTEGER NOT NULL, request TEXT)").run() }
+            let count = 64
+            let first = FirstBody()
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                for n in 0..<count {
+                    tasks.addTask {
+                        let scope = RequestScope(caller: nil, authenticationFailure: nil, requestID: "request-\(n)")
+                        try await RequestScope.$current.withValue(scope) {
+                            try await database.transaction { db in
+                                if first.take() {
+                                    while database.writersWaiting < 20 { await Task.yield() }
+                                }
+                                try await db.raw("INSERT INTO scoped_rows (n, request) VALUES (\(bind: n), \(bind: RequestScope.current.requestID))").run()
+                                let own = try await database.withConnection { db in
+                                    try await db.raw("SELECT COUNT(*) AS c FROM scoped_rows WHERE n = \(bind: n)").first()?.decode(column: "c", as: Int.self)
+                                }
+                                #expect(own == 1, "transaction \(n) does not read its own write")
+                            }
+                        }
+                    }
+                }
+                try await tasks.waitForAll()
+            }
+            let rows = try await database.withConnection { db in
+                try await db.raw("SELECT n, request FROM scoped_rows ORDER BY n").all().map {
+                    (try $0.decode(column: "n", as: Int.self), try $0.decode(column: "request", as: String?.self))
+                }
+            }
+            #expect(rows.map(\.0) == Array(0..<count))
+            #expect(rows.allSatisfy { $0.1 == "request-\($0.0)" }, "\(rows.filter { $0.1 != "request-\($0.0)" })")
+            try await database.shutdown()
+        }
+    }
 }

@@ -14,9 +14,11 @@ import Synchronization
 /// without a commit. The last transaction of the group commits; every member returns once that commit succeeded
 /// (and fails if it did not), with its after-commit hooks run then, never before.
 ///
-/// Each transaction runs in its caller's own task (task-locals, cancellation and results are its own); only the
-/// connection and the open transaction pass from one to the next. A checkpoint pass waiting at the gate ends the group
-/// (it is handed the gate only after a commit).
+/// The transaction that holds the gate runs those queued behind it itself, in its task, one after another
+/// (``Database/groupedTransaction(gate:pool:groups:_:)``): each under its own member's ``RequestScope`` (the one
+/// task-local code on a connection may read, as PostgreSQL's pool carries it too), with its own hooks; its result or
+/// error is handed to its member, which waits for the group's commit in its own task and runs its after-commit work
+/// there. A checkpoint pass waiting at the gate ends the group (it is handed the gate only after a commit).
 final class GroupCommit: Sendable {
     /// The most transactions one commit takes.
     static let limit = 32
@@ -80,17 +82,64 @@ final class GroupCommit: Sendable {
     }
 }
 
+/// A write transaction waiting for the write gate, which the gate's holder may run itself in its open group
+/// (``WriteGate/takeQueuedTransaction()``): `run` runs it as a savepoint of the open transaction on the connection it
+/// is given, and answers whether it succeeded (it then joins the group) and the error that broke the transaction, if
+/// any.
+struct QueuedTransaction: Sendable {
+    let run: @Sendable (any SQLDatabase) async -> (succeeded: Bool, broken: (any Error)?)
+}
+
+/// What one member of a commit group did: its body's result or error, and the error that broke the group's
+/// transaction (its savepoint could not be taken, released or rolled back to).
+private final class MemberOutcome<Result: Sendable>: Sendable {
+    typealias Outcome = (result: Swift.Result<Result, any Error>, broken: (any Error)?)
+    private let outcome = Mutex<Outcome?>(nil)
+
+    func set(_ value: Outcome) {
+        outcome.withLock { $0 = value }
+    }
+
+    func take() -> Outcome? {
+        outcome.withLock { $0 }
+    }
+}
+
+/// A member run by the holder of the gate left no outcome (cannot happen: it is recorded before its waiter is told).
+private struct MemberRunWithoutOutcome: Error {}
+
 extension Database {
     /// ``transaction(_:)`` on SQLite: a member of a commit group (``GroupCommit``).
+    ///
+    /// A transaction that finds the gate held queues for it. The holder, once its own body has run, runs the
+    /// transactions queued meanwhile itself, one after another in its group (each a savepoint of its own, under its
+    /// member's request scope, as PostgreSQL's pool carries that scope onto its connection), and tells each member
+    /// which group to wait for: under load a dozen writes share a commit, and handing the gate from one member's task
+    /// to the next made each wait its turn in the task queue behind the request work of every connection — most of the
+    /// writer's time per write, more than its SQL. A member's body, results, after-commit hooks and error stay its own.
     func groupedTransaction<Result: Sendable>(
         gate: WriteGate, pool: SQLiteConnectionPool, groups: GroupCommit, _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
-        await gate.acquire(isTransaction: true)
         let hooks = TransactionHooks(generations: generations, eventHub: eventHub, pushWake: pushWake)
+        let queuedOutcome = MemberOutcome<Result>()
+        let scope = RequestScope.current
+        let queued = QueuedTransaction { [self] connection in
+            let outcome = await RequestScope.$current.withValue(scope) { await self.runMember(body, hooks: hooks, on: connection) }
+            queuedOutcome.set(outcome)
+            if case .success = outcome.result { return (true, outcome.broken) }
+            return (false, outcome.broken)
+        }
+        if case .ran(let group) = await gate.acquireForTransaction(queued) {
+            guard let outcome = queuedOutcome.take() else { throw MemberRunWithoutOutcome() }
+            let result = try outcome.result.get()  // a body's own failure: nothing of it was kept
+            try await group.committed()
+            hooks.runAfterCommit()
+            return result
+        }
         let handedOver = groups.takeOver()
         let group = handedOver ?? GroupCommit.Group()
-        // What this member did: its result, or the error its body threw (its writes rolled back to its savepoint);
-        // `broken` when the transaction itself is no longer usable (the group is rolled back).
+        // What this member did, and whether the transaction itself is no longer usable (`broken`: by this member or by
+        // one it ran; the group is rolled back).
         let outcome: (result: Swift.Result<Result, any Error>, broken: (any Error)?)
         do {
             outcome = try await pool.withWriteConnection(rollingBackLeftovers: false) { connection in
@@ -98,37 +147,23 @@ extension Database {
                     try await connection.raw("BEGIN IMMEDIATE").run()
                     groups.opened(group)
                 }
-                try await connection.raw("SAVEPOINT fitbase_transaction").run()
-                let result: Swift.Result<Result, any Error>
-                do {
-                    result = .success(
-                        try await OpenWriteTransaction(of: self, on: connection).run {
-                            try await TransactionHooks.$current.withValue(hooks) {
-                                let result = try await body(connection)
-                                // Hooks run inside the transaction's scope too: what they write may ask for after-commit work.
-                                try await hooks.run(on: connection)
-                                return result
-                            }
-                        }
-                    )
-                } catch {
-                    result = .failure(error)
+                let own = await self.runMember(body, hooks: hooks, on: connection)
+                if case .success = own.result { group.join() }
+                var broken = own.broken
+                while broken == nil, group.members < GroupCommit.limit, let (next, admit) = gate.takeQueuedTransaction() {
+                    let ran = await next.run(connection)
+                    if ran.succeeded { group.join() }
+                    broken = ran.broken
+                    admit(group)
                 }
-                do {
-                    if case .failure = result { try await connection.raw("ROLLBACK TO SAVEPOINT fitbase_transaction").run() }
-                    try await connection.raw("RELEASE SAVEPOINT fitbase_transaction").run()
-                } catch {
-                    return (result, error)
-                }
-                return (result, nil)
+                return (own.result, broken)
             }
         } catch {
-            // BEGIN failed (another process holds the lock past the busy timeout), the savepoint could not be taken, or
-            // the pool is shut down: an open group is rolled back, its members told.
+            // BEGIN failed (another process holds the lock past the busy timeout), or the pool is shut down: an open
+            // group is rolled back, its members told.
             if groups.takeOver() != nil { await finish(group, pool: pool, groups: groups, gate: gate, broken: error) } else { gate.release() }
             throw error
         }
-        if case .success = outcome.result { group.join() }
         if outcome.broken != nil || group.members >= GroupCommit.limit || !gate.handOverToTransaction() {
             await finish(group, pool: pool, groups: groups, gate: gate, broken: outcome.broken)
         }
@@ -136,6 +171,41 @@ extension Database {
         try await group.committed()
         hooks.runAfterCommit()
         return result
+    }
+
+    /// Runs one member's `body` as a savepoint of the open transaction on `connection`: released when it returns,
+    /// rolled back to when it throws (so a failure undoes its own writes alone). `broken` is the error that left the
+    /// transaction unusable (the savepoint could not be taken, released or rolled back to).
+    private func runMember<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result, hooks: TransactionHooks, on connection: any SQLDatabase
+    ) async -> (result: Swift.Result<Result, any Error>, broken: (any Error)?) {
+        do {
+            try await connection.raw("SAVEPOINT fitbase_transaction").run()
+        } catch {
+            return (.failure(error), error)
+        }
+        let result: Swift.Result<Result, any Error>
+        do {
+            result = .success(
+                try await OpenWriteTransaction(of: self, on: connection).run {
+                    try await TransactionHooks.$current.withValue(hooks) {
+                        let result = try await body(connection)
+                        // Hooks run inside the transaction's scope too: what they write may ask for after-commit work.
+                        try await hooks.run(on: connection)
+                        return result
+                    }
+                }
+            )
+        } catch {
+            result = .failure(error)
+        }
+        do {
+            if case .failure = result { try await connection.raw("ROLLBACK TO SAVEPOINT fitbase_transaction").run() }
+            try await connection.raw("RELEASE SAVEPOINT fitbase_transaction").run()
+        } catch {
+            return (result, error)
+        }
+        return (result, nil)
     }
 
     /// Commits the group (rolls it back when `broken`), tells its members, and frees the gate for the next waiter.

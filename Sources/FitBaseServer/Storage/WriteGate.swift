@@ -14,8 +14,25 @@ final class WriteGate: Sendable {
         var isHeld = false
         /// Waiters in arrival order (and whether each runs a write transaction); those before `next` have been handed
         /// the gate.
-        var waiters: [(continuation: CheckedContinuation<Void, Never>, isTransaction: Bool)] = []
+        var waiters: [Waiter] = []
         var next = 0
+    }
+
+    /// A caller waiting for the gate: a plain one (a checkpoint), or a write transaction, which may be run by the
+    /// holder instead (``takeQueuedTransaction()``).
+    fileprivate enum Waiter {
+        case plain(CheckedContinuation<Void, Never>)
+        case transaction(CheckedContinuation<TransactionAdmission, Never>, QueuedTransaction)
+        /// Handed the gate, or taken to run: nothing of it is kept (a queued transaction holds its body, and what
+        /// that body holds, such as a push's records).
+        case gone
+    }
+
+    /// How a write transaction waiting for the gate got through: handed the gate, or run by the holder of the gate
+    /// inside its commit group (its member is then told that group).
+    enum TransactionAdmission {
+        case gate
+        case ran(GroupCommit.Group)
     }
 
     private let state = Mutex(State())
@@ -36,9 +53,8 @@ final class WriteGate: Sendable {
         }
     }
 
-    /// Waits for the gate (`isTransaction`: to run a write transaction, which may be handed the gate with a group's
-    /// transaction still open: ``handOverToTransaction()``).
-    func acquire(isTransaction: Bool = false) async {
+    /// Waits for the gate (a checkpoint: never handed over with a transaction open).
+    func acquire() async {
         let taken = state.withLock { state in
             guard !state.isHeld else { return false }
             state.isHeld = true
@@ -51,49 +67,90 @@ final class WriteGate: Sendable {
                     state.isHeld = true
                     return true
                 }
-                state.waiters.append((continuation, isTransaction))
+                state.waiters.append(.plain(continuation))
                 return false
             }
             if taken { continuation.resume() }
         }
     }
 
+    /// Waits for the gate to run a write transaction: either the gate is handed over (possibly with a group's
+    /// transaction still open: ``handOverToTransaction()``), or its holder runs `queued` itself, in its open group
+    /// (``takeQueuedTransaction()``), and says which group.
+    func acquireForTransaction(_ queued: QueuedTransaction) async -> TransactionAdmission {
+        let taken = state.withLock { state in
+            guard !state.isHeld else { return false }
+            state.isHeld = true
+            return true
+        }
+        guard !taken else { return .gate }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<TransactionAdmission, Never>) in
+            let taken = state.withLock { state in
+                guard state.isHeld else {
+                    state.isHeld = true
+                    return true
+                }
+                state.waiters.append(.transaction(continuation, queued))
+                return false
+            }
+            if taken { continuation.resume(returning: .gate) }
+        }
+    }
+
+    /// The longest waiter's transaction, taken off the queue for the holder of the gate to run (the gate stays held),
+    /// when that waiter is a write transaction; `nil` otherwise. `admit` tells its waiter, once it ran, in which group.
+    func takeQueuedTransaction() -> (queued: QueuedTransaction, admit: (GroupCommit.Group) -> Void)? {
+        let taken = state.withLock { state -> (CheckedContinuation<TransactionAdmission, Never>, QueuedTransaction)? in
+            guard state.next < state.waiters.count, case .transaction(let continuation, let queued) = state.waiters[state.next] else { return nil }
+            state.dropNext()
+            return (continuation, queued)
+        }
+        guard let (continuation, queued) = taken else { return nil }
+        return (queued, { group in continuation.resume(returning: .ran(group)) })
+    }
+
     /// Hands the gate to the longest waiter when it waits to run a write transaction, and answers `true`; otherwise
     /// keeps it and answers `false`.
     func handOverToTransaction() -> Bool {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard state.next < state.waiters.count, state.waiters[state.next].isTransaction else { return nil }
-            return state.handToNext()
+        let waiter = state.withLock { state -> CheckedContinuation<TransactionAdmission, Never>? in
+            guard state.next < state.waiters.count, case .transaction(let continuation, _) = state.waiters[state.next] else { return nil }
+            state.dropNext()
+            return continuation
         }
-        waiter?.resume()
+        waiter?.resume(returning: .gate)
         return waiter != nil
     }
 
     /// Hands the gate to the longest waiter (it stays held), or frees it.
     func release() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let waiter = state.withLock { state -> Waiter? in
             guard state.next < state.waiters.count else {
                 state.isHeld = false
                 state.waiters.removeAll(keepingCapacity: true)
                 state.next = 0
                 return nil
             }
-            return state.handToNext()
+            let waiter = state.waiters[state.next]
+            state.dropNext()
+            return waiter
         }
-        waiter?.resume()
+        switch waiter {
+        case .plain(let continuation): continuation.resume()
+        case .transaction(let continuation, _): continuation.resume(returning: .gate)
+        case .gone, nil: break
+        }
     }
 }
 
 extension WriteGate.State {
-    /// The longest waiter, now holding the gate.
-    fileprivate mutating func handToNext() -> CheckedContinuation<Void, Never> {
-        let waiter = waiters[next].continuation
+    /// Past the longest waiter (handed the gate, or taken to run by its holder).
+    fileprivate mutating func dropNext() {
+        waiters[next] = .gone
         next += 1
         // Under steady load the queue never empties: drop the handed-over part now and then.
         if next >= 1_024 {
             waiters.removeFirst(next)
             next = 0
         }
-        return waiter
     }
 }
