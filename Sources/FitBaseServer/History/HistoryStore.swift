@@ -69,8 +69,8 @@ struct HistoryStore: Sendable {
         "", #" AND "local_date" >= ?"#, #" AND "local_date" <= ?"#, #" AND "local_date" >= ? AND "local_date" <= ?"#,
     ].map { dates in
         StoredStatement(
-            #"SELECT "id", "workout_id", "workout_type", "workout_title", "completed_at", "local_date", "duration_minutes", "rating", "key_id", "sealed" "#
-                + #"FROM "workout_logs" WHERE "user_id" = ?"# + dates + #" ORDER BY "completed_at" DESC, "id" DESC LIMIT ? OFFSET ?"#
+            "SELECT " + columns.map { "\"\($0)\"" }.joined(separator: ", ") + #" FROM "workout_logs" WHERE "user_id" = ?"# + dates
+                + #" ORDER BY "completed_at" DESC, "id" DESC LIMIT ? OFFSET ?"#
         )
     }
 
@@ -82,10 +82,13 @@ struct HistoryStore: Sendable {
         return try await open(rows, of: user)
     }
 
+    /// The columns a log is read from (``open(_:of:)``).
+    private static let columns = [
+        "id", "workout_id", "workout_type", "workout_title", "completed_at", "local_date", "duration_minutes", "rating", "key_id", "sealed",
+    ]
+
     static func select(on db: any SQLDatabase) -> SQLSelectBuilder {
-        db.select().columns(
-            "id", "workout_id", "workout_type", "workout_title", "completed_at", "local_date", "duration_minutes", "rating", "key_id", "sealed"
-        ).from("workout_logs")
+        db.select().columns(columns).from("workout_logs")
     }
 
     /// Rows of ``select(on:)`` of `user`, in order, with their private fields opened. A log whose fields were sealed

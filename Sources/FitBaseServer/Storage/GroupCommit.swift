@@ -100,7 +100,7 @@ private final class MemberOutcome<Result: Sendable>: Sendable {
         outcome.withLock { $0 = value }
     }
 
-    func take() -> Outcome? {
+    var recorded: Outcome? {
         outcome.withLock { $0 }
     }
 }
@@ -130,7 +130,7 @@ extension Database {
             return (false, outcome.broken)
         }
         if case .ran(let group) = await gate.acquireForTransaction(queued) {
-            guard let outcome = queuedOutcome.take() else { throw MemberRunWithoutOutcome() }
+            guard let outcome = queuedOutcome.recorded else { throw MemberRunWithoutOutcome() }
             let result = try outcome.result.get()  // a body's own failure: nothing of it was kept
             try await group.committed()
             hooks.runAfterCommit()
