@@ -177,6 +177,47 @@ import Testing
         }
     }
 
+    /// A chain's head holds its last entry's position and hash after an entry appended alone and after a run of them
+    /// (on SQLite the entry's insert moves the head's hash: ``MoveAuditHeadsWithTheirEntries``), so the next entry
+    /// follows on.
+    @Test(arguments: TestEngines.all)
+    func theHeadHoldsTheLastEntrysHashAfterEveryKindOfAppend(engine: DatabaseEngine) async throws {
+        try await TestDatabase.with(engine) { testDatabase in
+            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            try await MigrationRunner.forServer(database: database, logger: TestDatabase.logger).run()
+            let user = UserID()
+            let event = { @Sendable (count: Int) in AuditEvent(actor: user, subject: user, action: .read, resource: .healthSamples, count: count) }
+            let head = { @Sendable () async throws -> (seq: Int64, hash: String)? in
+                try await database.withConnection { db in
+                    try await db.select().columns("seq", "hash").from("audit_heads").where("subject_id", .equal, user.rawValue).first()
+                        .map { (try $0.decode(column: "seq", as: Int64.self), try $0.decode(column: "hash", as: String.self)) }
+                }
+            }
+            let first = try await database.transaction { db in try await AuditLog.append(event(1), now: .storageNow, on: db, engine: engine) }
+            #expect(try await head()?.seq == 1)
+            #expect(try await head()?.hash == first.hash)
+            let run = try await database.transaction { db in try await AuditLog.append(run: (2...6).map(event), now: .storageNow, on: db, engine: engine) }
+            #expect(run.first?.prevHash == first.hash)
+            #expect(try await head()?.seq == 6)
+            #expect(try await head()?.hash == run.last?.hash)
+            let next = try await database.transaction { db in try await AuditLog.append(event(7), now: .storageNow, on: db, engine: engine) }
+            #expect(next.seq == 7 && next.prevHash == run.last?.hash)
+            #expect(try await head()?.hash == next.hash)
+            // A run rolled back leaves the head where it was.
+            await #expect(throws: (any Error).self) {
+                try await database.transaction { db in
+                    try await AuditLog.append(run: (8...9).map(event), now: .storageNow, on: db, engine: engine)
+                    throw CancellationError()
+                }
+            }
+            #expect(try await head()?.seq == 7)
+            #expect(try await head()?.hash == next.hash)
+            let verdict = try await AuditLog(database: database, clock: .system).verify()
+            #expect(verdict.firstBreak == nil && verdict.entries == 7)
+            try await database.shutdown()
+        }
+    }
+
     /// Two instances' group commits, each covering several users' chains, never deadlock: each takes the heads in one
     /// order (PostgreSQL reported `deadlock detected` and failed the batch's reads when they did not).
     @Test(arguments: TestEngines.all)

@@ -3,6 +3,8 @@ import FitBaseTestSupport
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import NIOCore
+import SQLKit
 import Testing
 
 @testable import FitBaseServer
@@ -91,6 +93,58 @@ import Testing
             let after = try json(try await client.json(.get, "/v1/history/stats", token: account.accessToken))
             #expect(after["currentStreak"] as? Int == 2)
             #expect((try json(try await client.json(.get, "/v1/history/stats", token: other.accessToken)))["totalWorkouts"] as? Int == 0)
+        }
+    }
+
+    /// A log with no private field is stored with nothing to open (an empty ciphertext) and reads back as it was
+    /// written; one with private fields is sealed as before, and both read back alike in every listing.
+    @Test(arguments: TestEngines.all)
+    func aLogWithNoPrivateFieldSealsNothingAndReadsBackTheSame(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, app in
+            let yoga = CatalogTests.fixture[0]
+            try await CatalogImporter.importCatalog(([yoga], []), into: app.database, now: .storageNow)
+            let account = try await client.signUp()
+            let marker = "NOTE\(UUID().uuidString.prefix(8))"
+            let plain = try json(try await client.json(.post, "/v1/history", body: [
+                "workoutId": yoga.id.description, "completedAt": "2026-11-20T10:00:00Z", "duration": 30, "rating": 4,
+            ], token: account.accessToken))
+            let private_ = try json(try await client.json(.post, "/v1/history", body: [
+                "workoutId": yoga.id.description, "completedAt": "2026-11-21T10:00:00Z", "duration": 30, "energyBefore": 2, "notes": marker,
+            ], token: account.accessToken))
+            #expect(plain["notes"] == nil && plain["energyBefore"] == nil && plain["rating"] as? Int == 4)
+            #expect(private_["notes"] as? String == marker && private_["energyBefore"] as? Int == 2)
+
+            let rows = try await app.database.withConnection { db in
+                try await db.select().columns("id", "key_id", "sealed").from("workout_logs").all().map {
+                    (id: try $0.decode(column: "id", as: UUID.self).lowercasedString, keyID: try $0.decode(column: "key_id", as: String?.self),
+                     sealed: try $0.decode(column: "sealed", as: Data?.self))
+                }
+            }
+            let plainRow = try #require(rows.first { $0.id == plain["id"] as? String })
+            let privateRow = try #require(rows.first { $0.id == private_["id"] as? String })
+            #expect(plainRow.sealed == Data() && plainRow.keyID != nil)
+            #expect((privateRow.sealed?.count ?? 0) > 28 && privateRow.keyID == plainRow.keyID)
+            #expect(privateRow.sealed.map { String(decoding: $0, as: UTF8.self).contains(marker) } == false)
+
+            let listed = try #require(try json(try await client.json(.get, "/v1/history", token: account.accessToken))["items"] as? [[String: Any]])
+            #expect(listed.count == 2)
+            #expect(listed.first?["notes"] as? String == marker && listed.first?["energyBefore"] as? Int == 2)
+            #expect(listed.last?["id"] as? String == plain["id"] as? String)
+            #expect(listed.last?["notes"] == nil && listed.last?["energyBefore"] == nil && listed.last?["rating"] as? Int == 4)
+            let pulled = try json(try await client.json(.get, "/v1/sync/changes", token: account.accessToken))["changes"] as? [[String: Any]] ?? []
+            let pulledPlain = pulled.first { $0["id"] as? String == plain["id"] as? String }?["data"] as? [String: Any]
+            #expect(pulledPlain?["rating"] as? Int == 4 && pulledPlain?["notes"] == nil)
+        }
+    }
+
+    /// Integers in a page are written as the encoder writes them, at every size and sign.
+    @Test func integersAreWrittenAsTheEncoderWritesThem() throws {
+        var generator = SystemRandomNumberGenerator()
+        let values = [0, 1, 9, 10, 99, 100, -1, -9, -10, Int.max, Int.min, Int.max - 1, Int.min + 1] + (0..<200).map { _ in Int.random(in: .min ... .max, using: &generator) }
+        for value in values {
+            var body = ByteBuffer()
+            HistoryJSON.write(decimal: value, to: &body)
+            #expect(String(buffer: body) == String(decoding: try JSONEncoder().encode(value), as: UTF8.self))
         }
     }
 

@@ -40,8 +40,7 @@ struct AuditLog: Sendable {
                 entry.outcome, entry.prevHash, entry.hash
             ).run(on: db)
         } else {
-            try await insert(entry, on: db)
-            try await setHeadHash(entry.hash, entry.subjectID).run(on: db)
+            try await insert(entry, on: db)  // the head's hash follows (``MoveAuditHeadsWithTheirEntries``)
         }
         return entry
     }
@@ -64,7 +63,7 @@ struct AuditLog: Sendable {
 
     /// Appends `events`, all about one subject, in their order, inside the caller's transaction: the head moves once for
     /// all of them and the entries go in one statement (250 a statement), so a batch of one user's reads costs three
-    /// statements, not two per entry. Each entry is chained to the one before exactly as one appended alone.
+    /// statements (two on SQLite, where the head's hash follows the last entry), not two per entry. Each entry is chained to the one before exactly as one appended alone.
     @discardableResult
     static func append(run events: [AuditEvent], now: Date, on db: any SQLDatabase, engine: DatabaseEngine) async throws -> [AuditEntry] {
         guard let subject = events.first?.subject else { return [] }
@@ -97,7 +96,8 @@ struct AuditLog: Sendable {
             }
             try await insertEntries(rows: chunk.count, binds).run(on: db)
         }
-        try await setHeadHash(previous, subject.rawValue).run(on: db)
+        // SQLite: the last entry's insert set the head's hash (``MoveAuditHeadsWithTheirEntries``).
+        if engine == .postgres { try await setHeadHash(previous, subject.rawValue).run(on: db) }
         return entries
     }
 
@@ -152,8 +152,11 @@ struct AuditLog: Sendable {
     /// `events` ordered by subject (each subject's in their order): every transaction that appends for several users
     /// takes their chains' heads in one order, so two such transactions (two instances' group commits) cannot each
     /// hold a head the other waits for.
+    /// (Ordered by the subjects' upper-case text, as earlier versions did, each written once, not per comparison.)
     static func inHeadOrder(_ events: [AuditEvent]) -> [AuditEvent] {
-        events.enumerated().sorted { ($0.element.subject.rawValue.uuidString, $0.offset) < ($1.element.subject.rawValue.uuidString, $1.offset) }.map(\.element)
+        guard let first = events.first?.subject, events.contains(where: { $0.subject != first }) else { return events }
+        return events.enumerated().map { (subject: $0.element.subject.rawValue.uppercasedString, offset: $0.offset, event: $0.element) }
+            .sorted { ($0.subject, $0.offset) < ($1.subject, $1.offset) }.map(\.event)
     }
 
     /// Writes the refusals counted since the last flush: one entry per user, action and resource, with the count;

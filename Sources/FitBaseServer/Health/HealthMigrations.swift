@@ -199,3 +199,21 @@ struct AddAuditCheckpoints: Migration {
             .run()
     }
 }
+
+/// SQLite: an entry appended at its chain's head position moves the head's hash itself (a trigger), so an append is
+/// two statements (claim the position, insert the entry) instead of three. PostgreSQL already inserts the entry and
+/// sets the hash in one statement (``AuditLog``). Only the entry at the head's position moves it: of a run of entries
+/// inserted at once, the last.
+struct MoveAuditHeadsWithTheirEntries: Migration {
+    let name = "2026-11-27.audit.heads-move-with-entries"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        guard engine == .sqlite else { return }
+        try await database.raw(
+            """
+            CREATE TRIGGER "audit_entries_move_head" AFTER INSERT ON "audit_entries" BEGIN
+            UPDATE "audit_heads" SET "hash" = NEW."hash" WHERE "subject_id" = NEW."subject_id" AND "seq" = NEW."seq"; END
+            """
+        ).run()
+    }
+}

@@ -44,7 +44,7 @@ extension HealthVault {
 
     /// What a row's ciphertext is bound to.
     static func binding(table: String, id: UUID, user: UserID) -> [UInt8] {
-        Array("\(table)/\(user)/\(id.uuidString.lowercased())".utf8)
+        Array("\(table)/\(user)/\(id.lowercasedString)".utf8)
     }
 
     private static let fieldsEncoder: JSONEncoder = {

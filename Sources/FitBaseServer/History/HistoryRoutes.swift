@@ -158,7 +158,25 @@ enum HistoryJSON {
         body.writeStaticString(#",""#)
         body.writeStaticString(key)
         body.writeStaticString(#"":"#)
-        body.writeString(String(int))
+        write(decimal: int, to: &body)
+    }
+
+    /// `value` in decimal, as the encoder writes an integer, without making a `String` of it first.
+    static func write(decimal value: Int, to body: inout ByteBuffer) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var magnitude = value.magnitude
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 {
+                start -= 1
+                digits[start] = UInt8(ascii: "-")
+            }
+            body.writeBytes(UnsafeBufferPointer(rebasing: digits[start...]))
+        }
     }
 
     /// `text` as a JSON string: printable ASCII other than a quote or backslash is written as it is (the encoder

@@ -66,6 +66,8 @@ enum FitBaseMigrations {
         // Media: photo thumbnails and content digests (issue 36).
         AddProfilePhotoThumbnails(),
         AddWorkoutMediaDigest(),
+        // Writes at twice PocketBase's pace (issue 38).
+        MoveAuditHeadsWithTheirEntries(),
     ]
 }
 

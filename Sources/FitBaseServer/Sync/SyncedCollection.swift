@@ -51,7 +51,7 @@ extension SyncedCollection {
         guard let id = UUID(uuidString: raw) else {
             throw Problem.invalidRequest("id must be a UUID.", fieldErrors: [.init(field: "id", message: "must be a UUID")])
         }
-        return id.uuidString.lowercased()
+        return id.lowercasedString
     }
 
     func prepare(_ mutations: [Components.Schemas.SyncMutation], reads: PushReads) async throws {}
