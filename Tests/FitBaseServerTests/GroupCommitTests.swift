@@ -1,3 +1,4 @@
+import FitBaseCore
 import FitBaseTestSupport
 import Foundation
 import SQLKit
@@ -70,6 +71,80 @@ import Testing
             // Fewer commits than transactions: they were grouped.
             let ended = groups.groupsEnded - endedBefore
             #expect(ended > 0 && ended < count, "\(ended) commits for \(count) transactions")
+            try await database.shutdown()
+        }
+    }
+
+    /// What members ask to run before the commit runs once for their group, after the last of them, and only for the
+    /// members whose work is kept: one audit entry per kept member (its own time and request id, one unbroken chain),
+    /// none for a member rolled back, and the group's one sync nudge carries the last position the kept members took.
+    @Test func auditEntriesAndNudgesOfAGroupAreWrittenOnceForTheKeptMembers() async throws {
+        try await TestDatabase.with(.sqlite) { testDatabase in
+            let database = try await Database.open(testDatabase.location, checkpointsInBackground: false, logger: TestDatabase.logger)
+            try await MigrationRunner.forServer(database: database, logger: TestDatabase.logger).run()
+            let groups = try #require(database.commitGroups)
+            let endedBefore = groups.groupsEnded
+            let user = UserID()
+            let count = 120
+            let first = FirstBody()
+            let start = Date.storageNow
+            try await database.transaction { db in
+                try await db.insert(into: "users").columns("id", "email", "role", "created_at", "updated_at")
+                    .values(SQLBind(user.rawValue), SQLBind("grouped@example.com"), SQLBind("user"), SQLBind(start), SQLBind(start)).run()
+            }
+            let kept = try await withThrowingTaskGroup(of: Int?.self) { tasks in
+                for n in 0..<count {
+                    tasks.addTask {
+                        do {
+                            try await RequestScope.$current.withValue(RequestScope(caller: nil, authenticationFailure: nil, requestID: "request-\(n)")) {
+                                try await database.transaction { db in
+                                    if first.take() {
+                                        while database.writersWaiting < 40 { await Task.yield() }
+                                    }
+                                    try await SyncFeed.record(.plans, id: UUID().lowercasedString, of: user, deleted: false, updatedAt: start, changedAt: start, currentVersion: 0, on: db)
+                                    try await AuditLog.appendAtCommit(
+                                        AuditEvent(actor: user, subject: user, action: .write, resource: .workoutLogs, count: 1),
+                                        now: start.addingTimeInterval(Double(n)), on: db, engine: .sqlite
+                                    )
+                                    if n % 5 == 2 { throw Refused() }  // after asking: nothing of it may be written
+                                }
+                            }
+                            return n
+                        } catch is Refused {
+                            return nil
+                        }
+                    }
+                }
+                var kept: [Int] = []
+                for try await n in tasks { if let n { kept.append(n) } }
+                return kept.sorted()
+            }
+            #expect(kept == (0..<count).filter { $0 % 5 != 2 })
+            let groupsEnded = groups.groupsEnded - endedBefore
+            #expect(groupsEnded < count, "\(groupsEnded) commits for \(count) transactions")
+
+            let audit = AuditLog(database: database, clock: .system)
+            let entries = try await audit.entries(about: user, offset: 0, limit: 500)
+            #expect(entries.count == kept.count)
+            #expect(Set(entries.compactMap(\.requestID)) == Set(kept.map { "request-\($0)" }))
+            // Each entry keeps the time of its own change.
+            for entry in entries {
+                let n = try #require(entry.requestID.flatMap { Int($0.dropFirst("request-".count)) })
+                #expect(abs(entry.at.timeIntervalSince(start.addingTimeInterval(Double(n)))) < 0.001)
+            }
+            #expect(try await audit.verify().firstBreak == nil)
+
+            // Nudges: fewer than the writes, and the last one names the user's last position.
+            let (nudges, last) = try await database.withConnection { db in
+                (
+                    try await db.select().column("data").from("events").where("topic", .equal, EventTopic.user(user).name).where("type", .equal, "sync")
+                        .orderBy("id").all().map { try $0.decode(column: "data", as: String.self) },
+                    try await SyncFeed.position(of: user, on: db).last
+                )
+            }
+            #expect(!nudges.isEmpty && nudges.count <= groupsEnded)
+            #expect(nudges.last == #"{"cursor":"\#(SyncWire.cursor(sequence: last))"}"#)
+            #expect(last == kept.count)
             try await database.shutdown()
         }
     }

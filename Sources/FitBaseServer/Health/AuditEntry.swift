@@ -36,4 +36,7 @@ struct AuditEvent: Sendable {
     var outcome: AuditOutcome = .success
     var requestID: String? = RequestScope.current.requestID
     var clientRequestID: String? = RequestScope.current.clientRequestID
+    /// The time of the change it records, when it is appended later than that (``AuditLog/appendAtCommit(_:now:on:engine:)``);
+    /// otherwise the time the append is given.
+    var at: Date? = nil
 }

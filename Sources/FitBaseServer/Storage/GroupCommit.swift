@@ -25,6 +25,14 @@ final class GroupCommit: Sendable {
 
     /// The open group's commit, which its members await.
     final class Group: Sendable {
+        /// What the members whose work is kept asked to run before the commit (``TransactionHooks/adopt(into:)``), run
+        /// once after the last of them; and what that work asks to run after the commit.
+        let hooks: TransactionHooks
+
+        init(hooks: TransactionHooks) {
+            self.hooks = hooks
+        }
+
         private struct State {
             var members = 0
             var outcome: Result<Void, any Error>?
@@ -87,7 +95,7 @@ final class GroupCommit: Sendable {
 /// is given, and answers whether it succeeded (it then joins the group) and the error that broke the transaction, if
 /// any.
 struct QueuedTransaction: Sendable {
-    let run: @Sendable (any SQLDatabase) async -> (succeeded: Bool, broken: (any Error)?)
+    let run: @Sendable (any SQLDatabase, GroupCommit.Group) async -> (succeeded: Bool, broken: (any Error)?)
 }
 
 /// What one member of a commit group did: its body's result or error, and the error that broke the group's
@@ -123,8 +131,8 @@ extension Database {
         let hooks = TransactionHooks(generations: generations, eventHub: eventHub, pushWake: pushWake)
         let queuedOutcome = MemberOutcome<Result>()
         let scope = RequestScope.current
-        let queued = QueuedTransaction { [self] connection in
-            let outcome = await RequestScope.$current.withValue(scope) { await self.runMember(body, hooks: hooks, on: connection) }
+        let queued = QueuedTransaction { [self] connection, group in
+            let outcome = await RequestScope.$current.withValue(scope) { await self.runMember(body, hooks: hooks, group: group, on: connection) }
             queuedOutcome.set(outcome)
             if case .success = outcome.result { return (true, outcome.broken) }
             return (false, outcome.broken)
@@ -137,7 +145,7 @@ extension Database {
             return result
         }
         let handedOver = groups.takeOver()
-        let group = handedOver ?? GroupCommit.Group()
+        let group = handedOver ?? GroupCommit.Group(hooks: TransactionHooks(generations: generations, eventHub: eventHub, pushWake: pushWake))
         // What this member did, and whether the transaction itself is no longer usable (`broken`: by this member or by
         // one it ran; the group is rolled back).
         let outcome: (result: Swift.Result<Result, any Error>, broken: (any Error)?)
@@ -147,11 +155,11 @@ extension Database {
                     try await connection.raw("BEGIN IMMEDIATE").run()
                     groups.opened(group)
                 }
-                let own = await self.runMember(body, hooks: hooks, on: connection)
+                let own = await self.runMember(body, hooks: hooks, group: group, on: connection)
                 if case .success = own.result { group.join() }
                 var broken = own.broken
                 while broken == nil, group.members < GroupCommit.limit, let (next, admit) = gate.takeQueuedTransaction() {
-                    let ran = await next.run(connection)
+                    let ran = await next.run(connection, group)
                     if ran.succeeded { group.join() }
                     broken = ran.broken
                     admit(group)
@@ -174,10 +182,11 @@ extension Database {
     }
 
     /// Runs one member's `body` as a savepoint of the open transaction on `connection`: released when it returns,
-    /// rolled back to when it throws (so a failure undoes its own writes alone). `broken` is the error that left the
-    /// transaction unusable (the savepoint could not be taken, released or rolled back to).
+    /// rolled back to when it throws (so a failure undoes its own writes alone). What a kept body asked to run before
+    /// the commit goes to its `group`'s hooks. `broken` is the error that left the transaction unusable (the savepoint
+    /// could not be taken, released or rolled back to).
     private func runMember<Result: Sendable>(
-        _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result, hooks: TransactionHooks, on connection: any SQLDatabase
+        _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result, hooks: TransactionHooks, group: GroupCommit.Group, on connection: any SQLDatabase
     ) async -> (result: Swift.Result<Result, any Error>, broken: (any Error)?) {
         do {
             try await connection.raw("SAVEPOINT fitbase_transaction").run()
@@ -188,17 +197,13 @@ extension Database {
         do {
             result = .success(
                 try await OpenWriteTransaction(of: self, on: connection).run {
-                    try await TransactionHooks.$current.withValue(hooks) {
-                        let result = try await body(connection)
-                        // Hooks run inside the transaction's scope too: what they write may ask for after-commit work.
-                        try await hooks.run(on: connection)
-                        return result
-                    }
+                    try await TransactionHooks.$current.withValue(hooks) { try await body(connection) }
                 }
             )
         } catch {
             result = .failure(error)
         }
+        if case .success = result { hooks.adopt(into: group.hooks) }
         do {
             if case .failure = result { try await connection.raw("ROLLBACK TO SAVEPOINT fitbase_transaction").run() }
             try await connection.raw("RELEASE SAVEPOINT fitbase_transaction").run()
@@ -217,8 +222,19 @@ extension Database {
                     try? await connection.raw("ROLLBACK").run()
                     throw broken
                 }
+                do {
+                    // The members' work before the commit, in the group's scope: what it writes may ask for
+                    // after-commit work (the group's). Should it fail, the group is rolled back, its members told.
+                    try await OpenWriteTransaction(of: self, on: connection).run {
+                        try await TransactionHooks.$current.withValue(group.hooks) { try await group.hooks.run(on: connection) }
+                    }
+                } catch {
+                    try? await connection.raw("ROLLBACK").run()
+                    throw error
+                }
                 try await connection.raw("COMMIT").run()
             }
+            group.hooks.runAfterCommit()
             outcome = .success(())
         } catch {
             outcome = .failure(error)

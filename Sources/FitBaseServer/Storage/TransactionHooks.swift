@@ -3,10 +3,16 @@ import SQLKit
 import Synchronization
 
 /// Work a transaction does once, just before it commits, however many times its body asked for it: e.g. one sync
-/// nudge per user for a push of 500 changes; and work that must wait until the commit is durable (waking the outbox
-/// worker). ``Database/transaction(_:)`` installs one per transaction.
+/// nudge per user for a push of 500 changes, and its audit entries; and work that must wait until the commit is
+/// durable (waking the outbox worker). ``Database/transaction(_:)`` installs one per transaction.
+///
+/// On SQLite a transaction shares its commit with its group (``GroupCommit``): what it asks to run before the commit
+/// runs once every member of the group has run, with what the other members asked for (``adopt(into:)``), so a
+/// dozen logged workouts of one user make one nudge and one run of audit entries. What it asks to run after the
+/// commit stays its own.
 final class TransactionHooks: Sendable {
     private let hooks = Mutex<[(key: String, run: @Sendable (any SQLDatabase) async throws -> Void)]>([])
+    private let audits = Mutex<[AuditEvent]>([])
     private let committed = Mutex<[(key: String, run: @Sendable () -> Void)]>([])
     private let values = Mutex<[String: any Sendable]>([:])
     /// The cache generations of the database the transaction runs on.
@@ -36,11 +42,32 @@ final class TransactionHooks: Sendable {
         }
     }
 
-    /// Runs `hook` before commit, once per `key`.
+    /// Runs `hook` just before the commit, once per `key`: a later `hook` for the same key (asked for later in this
+    /// transaction, or by a later member of its commit group) replaces an earlier one, so it must cover what the
+    /// earlier did (a nudge with the latest position).
     func beforeCommit(key: String, _ hook: @escaping @Sendable (any SQLDatabase) async throws -> Void) {
-        hooks.withLock { hooks in
-            if !hooks.contains(where: { $0.key == key }) { hooks.append((key, hook)) }
+        hooks.withLock { hooks in Self.add((key, hook), to: &hooks) }
+    }
+
+    /// Appends `event` (its time set) to the audit log just before the commit (``AuditLog/appendAtCommit(_:now:on:engine:)``).
+    func audit(_ event: AuditEvent) {
+        audits.withLock { $0.append(event) }
+    }
+
+    /// Hands what this transaction asked to run before the commit to `group`, the hooks of the commit it shares (SQLite),
+    /// once its work is kept; after-commit work stays here, run by the transaction's own task.
+    func adopt(into group: TransactionHooks) {
+        let (before, events) = (hooks.withLock { $0 }, audits.withLock { $0 })
+        group.hooks.withLock { hooks in
+            for hook in before { Self.add(hook, to: &hooks) }
         }
+        if !events.isEmpty { group.audits.withLock { $0 += events } }
+    }
+
+    private static func add(
+        _ hook: (key: String, run: @Sendable (any SQLDatabase) async throws -> Void), to hooks: inout [(key: String, run: @Sendable (any SQLDatabase) async throws -> Void)]
+    ) {
+        if let index = hooks.firstIndex(where: { $0.key == hook.key }) { hooks[index] = hook } else { hooks.append(hook) }
     }
 
     /// Runs `hook` once the transaction has committed (never when it rolls back), once per `key`. It must not fail
@@ -51,7 +78,11 @@ final class TransactionHooks: Sendable {
         }
     }
 
+    /// Runs the work asked for before the commit: the audit entries (all of a chain's in one run), then the hooks.
     func run(on db: any SQLDatabase) async throws {
+        let events = audits.withLock { $0 }
+        // Entries are kept for the commit on SQLite only (``AuditLog/appendAtCommit(_:now:on:engine:)``).
+        if !events.isEmpty { try await AuditLog.append(all: events, now: .storageNow, on: db, engine: .sqlite) }
         for hook in hooks.withLock({ $0 }) { try await hook.run(db) }
     }
 

@@ -178,7 +178,7 @@ extension AuditedCollection {
         let engine = database.engine
         return try await database.transaction { db in
             let result = try await body(db)
-            try await AuditLog.append(AuditEvent(actor: user, subject: user, action: action, resource: Self.resource, count: 1), now: now, on: db, engine: engine)
+            try await AuditLog.appendAtCommit(AuditEvent(actor: user, subject: user, action: action, resource: Self.resource, count: 1), now: now, on: db, engine: engine)
             return result
         }
     }
@@ -188,7 +188,7 @@ extension AuditedCollection {
         let engine = database.engine
         return try await database.transaction { db in
             guard try await delete(id, .rest(user, now), on: db) != nil else { return false }
-            try await AuditLog.append(AuditEvent(actor: user, subject: user, action: .delete, resource: Self.resource, count: 1), now: now, on: db, engine: engine)
+            try await AuditLog.appendAtCommit(AuditEvent(actor: user, subject: user, action: .delete, resource: Self.resource, count: 1), now: now, on: db, engine: engine)
             return true
         }
     }
