@@ -78,12 +78,21 @@ final class TransactionHooks: Sendable {
         }
     }
 
-    /// Runs the work asked for before the commit: the audit entries (all of a chain's in one run), then the hooks.
+    /// Runs the work asked for before the commit: the audit entries (all of a chain's in one run), then the hooks, then
+    /// any entry a hook asked for.
     func run(on db: any SQLDatabase) async throws {
-        let events = audits.withLock { $0 }
-        // Entries are kept for the commit on SQLite only (``AuditLog/appendAtCommit(_:now:on:engine:)``).
-        if !events.isEmpty { try await AuditLog.append(all: events, now: .storageNow, on: db, engine: .sqlite) }
+        try await appendAudits(on: db)
         for hook in hooks.withLock({ $0 }) { try await hook.run(db) }
+        try await appendAudits(on: db)
+    }
+
+    /// Appends the entries kept for the commit (on SQLite only: ``AuditLog/appendAtCommit(_:now:on:engine:)``).
+    private func appendAudits(on db: any SQLDatabase) async throws {
+        let events = audits.withLock { events in
+            defer { events = [] }
+            return events
+        }
+        if !events.isEmpty { try await AuditLog.append(all: events, now: .storageNow, on: db, engine: .sqlite) }
     }
 
     func runAfterCommit() {
