@@ -79,7 +79,8 @@ struct AuditLog: Sendable {
 
     /// Appends `events`, all about one subject, in their order, inside the caller's transaction: the head moves once for
     /// all of them and the entries go in one statement (250 a statement), so a batch of one user's reads costs three
-    /// statements (two on SQLite, where the head's hash follows the last entry), not two per entry. Each entry is chained to the one before exactly as one appended alone.
+    /// statements (two on SQLite, where the head's hash follows the last entry), not two per entry. Each entry is
+    /// chained to the one before exactly as one appended alone.
     @discardableResult
     static func append(run events: [AuditEvent], now: Date, on db: any SQLDatabase, engine: DatabaseEngine) async throws -> [AuditEntry] {
         guard let subject = events.first?.subject else { return [] }
