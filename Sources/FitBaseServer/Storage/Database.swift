@@ -152,12 +152,17 @@ package final class Database: Sendable {
         return try await groupedTransaction(gate: writeGate, pool: sqlite.pool, groups: sqlite.groups, body)
     }
 
+    /// The hooks of a new transaction (or commit group) on this database.
+    func newTransactionHooks() -> TransactionHooks {
+        TransactionHooks(generations: generations, eventHub: eventHub, pushWake: pushWake)
+    }
+
     /// ``transaction(_:)`` on PostgreSQL.
     private func runTransaction<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
         let logger = self.logger
-        let hooks = TransactionHooks(generations: generations, eventHub: eventHub, pushWake: pushWake)
+        let hooks = newTransactionHooks()
         let result = try await pool.withWriteConnection { connection in
             try await connection.raw("BEGIN").run()
             do {

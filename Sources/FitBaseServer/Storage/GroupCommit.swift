@@ -128,7 +128,7 @@ extension Database {
     func groupedTransaction<Result: Sendable>(
         gate: WriteGate, pool: SQLiteConnectionPool, groups: GroupCommit, _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
-        let hooks = TransactionHooks(generations: generations, eventHub: eventHub, pushWake: pushWake)
+        let hooks = newTransactionHooks()
         let queuedOutcome = MemberOutcome<Result>()
         let scope = RequestScope.current
         let queued = QueuedTransaction { [self] connection, group in
@@ -137,15 +137,28 @@ extension Database {
             if case .success = outcome.result { return (true, outcome.broken) }
             return (false, outcome.broken)
         }
-        if case .ran(let group) = await gate.acquireForTransaction(queued) {
+        let (result, group): (Swift.Result<Result, any Error>, GroupCommit.Group)
+        if case .ran(let ranIn) = await gate.acquireForTransaction(queued) {
             guard let outcome = queuedOutcome.recorded else { throw MemberRunWithoutOutcome() }
-            let result = try outcome.result.get()  // a body's own failure: nothing of it was kept
-            try await group.committed()
-            hooks.runAfterCommit()
-            return result
+            (result, group) = (outcome.result, ranIn)
+        } else {
+            (result, group) = try await lead(body, hooks: hooks, gate: gate, pool: pool, groups: groups)
         }
+        let value = try result.get()  // a body's own failure: nothing of it was kept
+        try await group.committed()
+        hooks.runAfterCommit()
+        return value
+    }
+
+    /// Runs `body` as the holder of the gate: in the group handed over with it, or in a new one; then the transactions
+    /// queued meanwhile, in the same group; then hands the gate on with the group open, or ends the group. Returns the
+    /// body's outcome and its group, whose commit the caller awaits.
+    private func lead<Result: Sendable>(
+        _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result, hooks: TransactionHooks, gate: WriteGate, pool: SQLiteConnectionPool,
+        groups: GroupCommit
+    ) async throws -> (Swift.Result<Result, any Error>, GroupCommit.Group) {
         let handedOver = groups.takeOver()
-        let group = handedOver ?? GroupCommit.Group(hooks: TransactionHooks(generations: generations, eventHub: eventHub, pushWake: pushWake))
+        let group = handedOver ?? GroupCommit.Group(hooks: newTransactionHooks())
         // What this member did, and whether the transaction itself is no longer usable (`broken`: by this member or by
         // one it ran; the group is rolled back).
         let outcome: (result: Swift.Result<Result, any Error>, broken: (any Error)?)
@@ -175,10 +188,7 @@ extension Database {
         if outcome.broken != nil || group.members >= GroupCommit.limit || !gate.handOverToTransaction() {
             await finish(group, pool: pool, groups: groups, gate: gate, broken: outcome.broken)
         }
-        let result = try outcome.result.get()  // a body's own failure: nothing of it was kept
-        try await group.committed()
-        hooks.runAfterCommit()
-        return result
+        return (outcome.result, group)
     }
 
     /// Runs one member's `body` as a savepoint of the open transaction on `connection`: released when it returns,

@@ -55,70 +55,43 @@ final class WriteGate: Sendable {
 
     /// Waits for the gate (a checkpoint: never handed over with a transaction open).
     func acquire() async {
-        let taken = state.withLock { state in
-            guard !state.isHeld else { return false }
-            state.isHeld = true
-            return true
-        }
-        guard !taken else { return }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let taken = state.withLock { state in
-                guard state.isHeld else {
-                    state.isHeld = true
-                    return true
-                }
-                state.waiters.append(.plain(continuation))
-                return false
-            }
-            if taken { continuation.resume() }
-        }
+        await wait(granted: ()) { .plain($0) }
     }
 
     /// Waits for the gate to run a write transaction: either the gate is handed over (possibly with a group's
     /// transaction still open: ``handOverToTransaction()``), or its holder runs `queued` itself, in its open group
     /// (``takeQueuedTransaction()``), and says which group.
     func acquireForTransaction(_ queued: QueuedTransaction) async -> TransactionAdmission {
-        let taken = state.withLock { state in
-            guard !state.isHeld else { return false }
-            state.isHeld = true
-            return true
-        }
-        guard !taken else { return .gate }
-        return await withCheckedContinuation { (continuation: CheckedContinuation<TransactionAdmission, Never>) in
+        await wait(granted: .gate) { .transaction($0, queued) }
+    }
+
+    /// Takes the gate when it is free (answering `granted`), else queues as the waiter `waiter` makes and waits to be
+    /// told.
+    private func wait<Admission: Sendable>(granted: Admission, as waiter: (CheckedContinuation<Admission, Never>) -> Waiter) async -> Admission {
+        if state.withLock({ $0.take() }) { return granted }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Admission, Never>) in
             let taken = state.withLock { state in
-                guard state.isHeld else {
-                    state.isHeld = true
-                    return true
-                }
-                state.waiters.append(.transaction(continuation, queued))
+                if state.take() { return true }
+                state.waiters.append(waiter(continuation))
                 return false
             }
-            if taken { continuation.resume(returning: .gate) }
+            if taken { continuation.resume(returning: granted) }
         }
     }
 
     /// The longest waiter's transaction, taken off the queue for the holder of the gate to run (the gate stays held),
     /// when that waiter is a write transaction; `nil` otherwise. `admit` tells its waiter, once it ran, in which group.
     func takeQueuedTransaction() -> (queued: QueuedTransaction, admit: (GroupCommit.Group) -> Void)? {
-        let taken = state.withLock { state -> (CheckedContinuation<TransactionAdmission, Never>, QueuedTransaction)? in
-            guard state.next < state.waiters.count, case .transaction(let continuation, let queued) = state.waiters[state.next] else { return nil }
-            state.dropNext()
-            return (continuation, queued)
-        }
-        guard let (continuation, queued) = taken else { return nil }
+        guard let (continuation, queued) = state.withLock({ $0.takeNextTransaction() }) else { return nil }
         return (queued, { group in continuation.resume(returning: .ran(group)) })
     }
 
     /// Hands the gate to the longest waiter when it waits to run a write transaction, and answers `true`; otherwise
     /// keeps it and answers `false`.
     func handOverToTransaction() -> Bool {
-        let waiter = state.withLock { state -> CheckedContinuation<TransactionAdmission, Never>? in
-            guard state.next < state.waiters.count, case .transaction(let continuation, _) = state.waiters[state.next] else { return nil }
-            state.dropNext()
-            return continuation
-        }
-        waiter?.resume(returning: .gate)
-        return waiter != nil
+        guard let (continuation, _) = state.withLock({ $0.takeNextTransaction() }) else { return false }
+        continuation.resume(returning: .gate)
+        return true
     }
 
     /// Hands the gate to the longest waiter (it stays held), or frees it.
@@ -143,6 +116,20 @@ final class WriteGate: Sendable {
 }
 
 extension WriteGate.State {
+    /// Holds the gate if it was free; whether it was.
+    fileprivate mutating func take() -> Bool {
+        guard !isHeld else { return false }
+        isHeld = true
+        return true
+    }
+
+    /// The longest waiter, taken off the queue, when it waits to run a write transaction.
+    fileprivate mutating func takeNextTransaction() -> (CheckedContinuation<WriteGate.TransactionAdmission, Never>, QueuedTransaction)? {
+        guard next < waiters.count, case .transaction(let continuation, let queued) = waiters[next] else { return nil }
+        dropNext()
+        return (continuation, queued)
+    }
+
     /// Past the longest waiter (handed the gate, or taken to run by its holder).
     fileprivate mutating func dropNext() {
         waiters[next] = .gone
