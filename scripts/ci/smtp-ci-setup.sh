@@ -30,11 +30,12 @@ python3 -m venv "$smtp_test_dir/venv" || return 1
 ) || { echo "SMTP test server: openssl could not make the certificates"; return 1; }
 
 smtp_test_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
-smtp_test_password=$(python3 -c 'import secrets; print(secrets.token_urlsafe(12))')
+# Hex, so the password never starts with "-" (argparse would take it for an option) and needs no escaping in a URL.
+smtp_test_password=$(python3 -c 'import secrets; print(secrets.token_hex(12))')
 mkdir -p "$smtp_test_dir/maildir"
 "$smtp_test_dir/venv/bin/python" "$smtp_test_script" --host 127.0.0.1 --port "$smtp_test_port" \
   --cert "$smtp_test_dir/server.pem" --key "$smtp_test_dir/server.key" --maildir "$smtp_test_dir/maildir" \
-  --user fitbase-ci --password "$smtp_test_password" --exit-with-pid $$ \
+  --user=fitbase-ci --password="$smtp_test_password" --exit-with-pid $$ \
   </dev/null >"$smtp_test_dir/server.log" 2>&1 &
 smtp_test_server_pid=$!
 
