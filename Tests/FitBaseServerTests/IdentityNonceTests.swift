@@ -41,6 +41,23 @@ import Testing
         }
     }
 
+    /// Issue 53: a Google token minted without a nonce signed in as often as it was sent until it expired.
+    @Test(arguments: TestEngines.all)
+    func aGoogleTokenMintedWithoutANonceSignsInOnce(engine: DatabaseEngine) async throws {
+        try await withProviderApp(engine) { client, _, _ in
+            let bare = try await FakeIdentityProvider.googleToken(subject: "g-bare-once", email: "once@gmail.com", nonce: nil)
+            #expect(try await client.json(.post, "/v1/auth/google", body: ["idToken": bare]).status == .ok)
+            try expectProblem(try await client.json(.post, "/v1/auth/google", body: ["idToken": bare]), .identityTokenReplayed)
+            // The signature spelled another way (the last base64url digit's spare bits set) is still the same token.
+            let last = try #require(bare.last)
+            let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+            let index = try #require(alphabet.firstIndex(of: last))
+            let respelled = String(bare.dropLast()) + String(alphabet[index | 0b11])
+            #expect(respelled != bare)
+            #expect(try await client.json(.post, "/v1/auth/google", body: ["idToken": respelled]).status == .unauthorized)
+        }
+    }
+
     @Test func aGoogleTokenMintedWithANonceNeedsIt() async throws {
         try await withProviderApp(.sqlite) { client, _, _ in
             let google = try await FakeIdentityProvider.googleToken(subject: "g-nonce", email: "n@gmail.com", nonce: "bound")

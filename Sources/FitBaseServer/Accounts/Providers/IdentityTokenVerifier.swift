@@ -16,6 +16,8 @@ struct VerifiedIdentity: Sendable, Equatable {
     let emailVerified: Bool
     let isPrivateEmail: Bool
     let name: String?
+    /// SHA-256 (hex) of the token's signature bytes: a token without a nonce is spent by it instead.
+    let signatureDigest: String
     /// The token's `nonce` claim: spent once (``IdentityTokenNonces``) until `expiresAt`.
     var nonce: String? = nil
     var expiresAt: Date = .distantFuture
@@ -82,7 +84,8 @@ struct IdentityTokenVerifier: Sendable {
         return VerifiedIdentity(
             provider: provider, subject: claims.sub, audience: audience, email: email,
             emailVerified: claims.emailVerified == true && vouchesFor(email, hostedDomain: claims.hd), isPrivateEmail: claims.isPrivateEmail ?? false, name: claims.name,
-            nonce: claims.nonce, expiresAt: claims.exp.addingTimeInterval(Self.leeway)
+            signatureDigest: try Self.signatureDigest(of: token), nonce: claims.nonce,
+            expiresAt: claims.exp.addingTimeInterval(Self.leeway)
         )
     }
 
@@ -94,6 +97,18 @@ struct IdentityTokenVerifier: Sendable {
         case .apple: true
         case .google: email?.hasSuffix("@gmail.com") == true || hostedDomain?.isEmpty == false
         }
+    }
+
+    /// The digest of the signature's bytes. RS256 signs deterministically, so one token has one signature and another
+    /// token another; a signature spelled another way than base64url's one spelling (spare bits set, which the
+    /// signature check lets pass) is refused, so a token cannot be sent again under a second spelling.
+    private static func signatureDigest(of token: String) throws(Problem) -> String {
+        guard let encoded = token.split(separator: ".", omittingEmptySubsequences: false).last,
+            let signature = Data(base64URLEncoded: encoded.utf8)
+        else {
+            throw reject(.identityTokenMalformed, "The identity token's signature is not in base64url's one spelling.")
+        }
+        return hexString(SHA256.hash(data: signature))
     }
 
     /// Checks the header (RS256 only, a published `kid`) and the signature, then decodes the claims.
@@ -204,18 +219,25 @@ private struct ProviderClaims: JWTPayload {
     }
 }
 
-/// The replay cache of provider ID tokens: a token's nonce is spent by the sign-in that uses it, in the sign-in's
-/// transaction, and kept until the token expires. A captured token (with its raw nonce) therefore signs in once, on
-/// whichever instance sees it first.
+/// The replay cache of provider ID tokens: a token's nonce — or, for a token minted without one (Google allows it),
+/// the token itself — is spent by the sign-in that uses it, in the sign-in's transaction, and kept in the database
+/// until the token expires (housekeeping drops it then). A captured token (with its raw nonce) therefore signs in
+/// once, on whichever instance sees it first.
 enum IdentityTokenNonces {
-    /// Spends `identity`'s nonce; 401 `identity_token_replayed` when it was spent before. Tokens without one pass.
+    /// Spends `identity`'s nonce, or its token when it has none; 401 `identity_token_replayed` when it was spent
+    /// before.
     static func spend(_ identity: VerifiedIdentity, on db: any SQLDatabase) async throws {
-        guard let nonce = identity.nonce else { return }
+        let provider = identity.provider.rawValue
+        // "apple:…"/"google:…" for a nonce, as before; a space, which no such key has there, for a token.
+        let spentKey = identity.nonce.map { "\(provider):\($0)" } ?? "\(provider) token \(identity.signatureDigest)"
         let spent = try await db.insert(into: "identity_token_nonces").columns("nonce_hash", "expires_at")
-            .values(SQLBind(sha256Hex("\(identity.provider.rawValue):\(nonce)")), SQLBind(identity.expiresAt))
+            .values(SQLBind(sha256Hex(spentKey)), SQLBind(identity.expiresAt))
             .ignoringConflicts(with: ["nonce_hash"]).returning("nonce_hash").all()
         guard !spent.isEmpty else {
-            throw IdentityTokenVerifier.reject(.identityTokenReplayed, "This identity token (or its nonce) was used before; sign in again.")
+            throw IdentityTokenVerifier.reject(
+                .identityTokenReplayed,
+                "This identity token (or its nonce) was used before; get a new one from the provider and sign in again."
+            )
         }
     }
 
