@@ -33,8 +33,11 @@ import Testing
             let owner = try await client.json(.post, "/v1/auth/google", body: ["idToken": google, "nonce": "n-1"])
             #expect(owner.status == .ok)
             let body = try json(owner)
-            #expect(body["linked"] as? String == "joined")
+            // The address was never verified: the attacker's account is gone and the owner's is new.
+            #expect(body["linked"] as? String == "created")
+            #expect((body["user"] as? [String: Any])?["id"] as? String != attacker.id)
             #expect((body["user"] as? [String: Any])?["signInMethods"] as? [String] == ["google"])
+            #expect((body["user"] as? [String: Any])?["emailVerified"] as? Bool == true)
 
             // Nothing the attacker held works: sessions, refresh tokens, the password, the registered phone.
             try expectProblem(try await client.json(.get, "/v1/me", token: attacker.accessToken), .sessionRevoked)
@@ -47,8 +50,77 @@ import Testing
             let devices = try json(try await client.json(.get, "/v1/me/devices", token: ownerToken))
             #expect((devices["items"] as? [Any])?.isEmpty == true)
             // The address is told.
-            let notice = try #require(try await mailer.message(to: "victim@corp.example", subject: "Google sign-in was added"))
-            #expect(notice.text.contains("password was removed"))
+            let notice = try #require(try await mailer.message(to: "victim@corp.example", subject: "now signs in with Google"))
+            #expect(notice.text.contains("never confirmed"))
+        }
+    }
+
+    /// Issue 53: a join used to keep what the pre-registrant set up, so the attacker's other account saw the owner in
+    /// its group (members, leaderboard, photo) and the owner's account carried the attacker's consents and profile.
+    @Test(arguments: TestEngines.all)
+    func anOwnersProviderSignInLeavesNothingThePreRegistrantSetUp(engine: DatabaseEngine) async throws {
+        let mailer = RecordingMailer()
+        try await withProviderApp(engine, options: .init(mailer: mailer)) { client, _, app in
+            try await CatalogImporter.importCatalog(([CatalogTests.fixture[0]], []), into: app.database, now: .storageNow)
+            let workout = CatalogTests.fixture[0].id.description
+            // The attacker registers the victim's address and sets the account up: a group (with a second account of
+            // the attacker's in it, and an invite out), a name, a photo, consents, preferences, a phone for pushes.
+            let squatter = try await client.signUp("victim@example.com", password: "attacker's password")
+            let accomplice = try await client.signUp()
+            #expect(try await client.json(.patch, "/v1/me", body: ["displayName": "Victim", "fitnessLevel": "beginner"], token: squatter.accessToken).status == .ok)
+            let groupID = try #require(try json(try await GroupTests.create(client, squatter, "Victim's crew"))["id"] as? String)
+            let invite = try #require(try await GroupTests.invite(client, squatter, groupID)["token"] as? String)
+            #expect(try await client.json(.post, "/v1/invites/\(invite)/accept", token: accomplice.accessToken).status == .ok)
+            let spare = try #require(try await GroupTests.invite(client, squatter, groupID)["token"] as? String)
+            #expect(try await ProfilePhotoTests.upload(client, TestImages.jpeg(), token: squatter.accessToken).status == .ok)
+            #expect(try await client.json(.post, "/v1/me/consents", body: ["kind": "analytics", "version": "2026-01", "granted": true], token: squatter.accessToken).status == .created)
+            #expect(try await client.json(.put, "/v1/me/devices/\(deviceToken())", body: [
+                "platform": "ios", "environment": "production", "bundleId": "com.example.fit",
+            ], token: squatter.accessToken).status == .created)
+            try await ChallengeTests.log(client, squatter, workout)
+            #expect(ChallengeTests.standings(try await ChallengeTests.board(client, accomplice, groupID))[squatter.id] != nil)
+
+            // The victim signs in with Apple, which vouches for the address, and works out.
+            let apple = try await FakeIdentityProvider.appleToken(subject: "apple-victim", rawNonce: "v-1", email: "victim@example.com")
+            let answer = try json(try await client.json(.post, "/v1/auth/apple", body: ["identityToken": apple, "rawNonce": "v-1"]))
+            let victimToken = try #require(answer["accessToken"] as? String)
+            let victimID = try #require((answer["user"] as? [String: Any])?["id"] as? String)
+            #expect(answer["linked"] as? String == "created")
+            #expect(victimID != squatter.id)
+            #expect(try await client.json(.post, "/v1/history", body: [
+                "workoutId": workout, "completedAt": Date.now.addingTimeInterval(-60).formatted(.iso8601), "duration": 30,
+            ], token: victimToken).status == .created)
+
+            // The attacker's other account sees the victim nowhere: not among the members (it is the admin now, alone),
+            // not on the leaderboard, not behind a photo link; the invite the pre-registrant sent is void.
+            let group = try json(try await client.json(.get, "/v1/groups/\(groupID)", token: accomplice.accessToken))
+            #expect(group["memberCount"] as? Int == 1 && group["role"] as? String == "admin")
+            let members = try #require(try json(try await client.json(.get, "/v1/groups/\(groupID)/members", token: accomplice.accessToken))["items"] as? [[String: Any]])
+            #expect(members.map { $0["userId"] as? String } == [accomplice.id])
+            let standings = ChallengeTests.standings(try await ChallengeTests.board(client, accomplice, groupID))
+            #expect(standings[victimID] == nil && standings[squatter.id] == nil)
+            for user in [victimID, squatter.id] {
+                #expect(try await client.json(.get, "/v1/users/\(user)/photo", token: accomplice.accessToken).status == .notFound)
+            }
+            #expect(try await client.json(.get, "/v1/invites/\(spare)", token: try await client.signUp().accessToken).status == .notFound)
+
+            // The victim's account holds nothing of the attacker's.
+            let me = try json(try await client.json(.get, "/v1/me", token: victimToken))
+            #expect(me["displayName"] as? String != "Victim" && me["fitnessLevel"] == nil && me["currentGroupId"] == nil)
+            #expect(me["emailVerified"] as? Bool == true)
+            let consents = try json(try await client.json(.get, "/v1/me/consents", token: victimToken))
+            #expect((consents["items"] as? [Any])?.isEmpty == true)
+            let devices = try json(try await client.json(.get, "/v1/me/devices", token: victimToken))
+            #expect((devices["items"] as? [Any])?.isEmpty == true)
+            #expect(try await client.json(.get, "/v1/users/\(victimID)/photo", token: victimToken).status == .notFound)
+            // Nor is anything left of the pre-registrant's account: its rows and photo objects are deleted.
+            #expect(try await ProfilePhotoTests.objects(of: squatter.id, in: app).isEmpty)
+            let squatterID = try #require(UUID(uuidString: squatter.id))
+            let left = try await app.database.withConnection { db in
+                try await db.select().column("id").from("users").where("id", .equal, squatterID).all().count
+            }
+            #expect(left == 0)
+            #expect(try await mailer.message(to: "victim@example.com", subject: "now signs in with Apple") != nil)
         }
     }
 

@@ -88,16 +88,19 @@ struct AccountDataRegistry: Sendable {
     ///    (what must still be heard names only sessions: their streams end).
     /// Interrupted, it is finished by ``finishInterruptedDeletions(database:startedBefore:now:)`` (housekeeping runs it).
     func deleteAccount(_ user: UserID, now: Date, database: Database) async throws {
-        let small = owners.filter { !($0 is any BulkAccountDataOwner) }
-        try await database.transaction { db in
-            try await UserStore.lockOut(user, now: now, on: db)
-            for owner in small.reversed() { try await owner.delete(user, now: now, on: db) }
-        }
+        try await database.transaction { db in try await beginDeletion(of: user, now: now, on: db) }
         try await finishDeletion(of: user, now: now, database: database)
     }
 
+    /// Step 1 of ``deleteAccount(_:now:database:)``, in the caller's transaction (a provider sign-in that replaces an
+    /// account never verified); the caller runs ``finishDeletion(of:now:database:)`` after its commit.
+    func beginDeletion(of user: UserID, now: Date, on db: any SQLDatabase) async throws {
+        try await UserStore.lockOut(user, now: now, on: db)
+        for owner in owners.reversed() where !(owner is any BulkAccountDataOwner) { try await owner.delete(user, now: now, on: db) }
+    }
+
     /// Steps 2 and 3 of ``deleteAccount(_:now:database:)``.
-    private func finishDeletion(of user: UserID, now: Date, database: Database) async throws {
+    func finishDeletion(of user: UserID, now: Date, database: Database) async throws {
         let bulk = owners.compactMap { $0 as? any BulkAccountDataOwner }
         for owner in bulk.reversed() { try await owner.deleteInBatches(user, database: database) }
         try await database.transaction { db in

@@ -83,7 +83,9 @@ struct AccountsFeature: ServerFeature {
             audiences: Set(providers.googleAudiences), keys: CachedKeySet(url: providers.googleJWKSURL, fetcher: keyFetcher)
         )
         googleRequiresNonce = providers.googleRequiresNonce
-        linker = ProviderAccountLinker(database: database, sessions: sessions, composer: composer, outbox: foundation.outbox, logger: logger)
+        linker = ProviderAccountLinker(
+            database: database, sessions: sessions, composer: composer, outbox: foundation.outbox, registry: registry, logger: logger
+        )
         appleTokens = foundation.appleTokens
         self.registry = registry
         self.logger = logger

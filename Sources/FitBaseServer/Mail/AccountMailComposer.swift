@@ -62,6 +62,14 @@ struct AccountMailComposer: Sendable {
         ])
     }
 
+    /// Tells the address that a provider sign-in replaced an account registered with it and a password but never
+    /// confirmed: that account, and everything set up in it, was deleted.
+    func unconfirmedAccountReplaced(to email: String, provider: String) throws -> MailMessage {
+        try message("unconfirmed-account-replaced", to: email, subject: "Your \(appName) account now signs in with \(provider)", [
+            "email": email, "provider": provider,
+        ])
+    }
+
     /// A page of `Templates/page-*` (HTML-escaped values).
     func page(_ name: String, _ values: [String: Any]) throws -> String {
         try render("page-\(name).html", values.merging(["appName": appName]) { current, _ in current })

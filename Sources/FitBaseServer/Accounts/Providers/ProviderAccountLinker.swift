@@ -8,19 +8,27 @@ import SQLKit
 /// Accounts are keyed by the provider's `sub`. A first sign-in joins an existing account with the same address only
 /// when the provider vouches for the address (`email_verified`, and for Google only addresses Google answers for:
 /// `gmail.com`, or a Workspace token's `hd`). A join never leaves a password beside the provider:
-/// * an account with a password, verified or not, loses it: whoever set it may not own the address (anyone can sign
-///   up with someone else's, and a verification link may have been confirmed by someone who saw the mail). Every
-///   session ends — and with them the devices they registered for pushes —, trusted devices and outstanding links
-///   (a pending e-mail change among them) are void, and the address counts as verified;
+/// * an account whose address was never verified (a password sign-up nobody confirmed: anyone can sign up with
+///   someone else's address) is not joined at all. It is deleted — through the registry, as `DELETE /v1/me` and the
+///   sweeper of unverified accounts delete, so every feature's rows go: group memberships (left as a member leaves,
+///   the admin role handed on, invites revoked), consents, profile, photo, devices, sessions, links — and the
+///   identity gets a new account in the same transaction (`linked: created`). Nothing the pre-registrant set up, and
+///   no id the pre-registrant's other accounts saw, leads to the owner. The bulk of the deletion (photo objects,
+///   health samples) runs after the commit; housekeeping finishes it if the server stops first;
+/// * a verified account with a password loses it: a verification link may have been confirmed by someone who saw
+///   the mail. Every session ends — and with them the devices they registered for pushes —, trusted devices and
+///   outstanding links (a pending e-mail change among them) are void, and the answer says `linked: joined`;
 /// * an account without a password (another provider's) keeps its sessions: the provider's word and the other
 ///   provider's agree on the address.
-/// Either way the address is told by e-mail, and the answer says `linked: joined`. The owner can set a password
-/// again with a reset link, which proves the mailbox.
+/// Either way the address is told by e-mail. The owner can set a password again with a reset link, which proves the
+/// mailbox.
 struct ProviderAccountLinker: Sendable {
     let database: Database
     let sessions: SessionStore
     let composer: AccountMailComposer
     let outbox: Outbox
+    /// Deletes a never-verified account a provider's verified address replaces.
+    let registry: AccountDataRegistry
     let logger: Logger
 
     /// How a first sign-in with an identity found its account.
@@ -41,28 +49,36 @@ struct ProviderAccountLinker: Sendable {
     }
 
     func signIn(_ identity: VerifiedIdentity, displayName: String?, deviceLabel: String?, now: Date) async throws -> Outcome {
-        let (outcome, strippedPassword) = try await database.transaction { [sessions, composer, outbox] db in
+        let provider = identity.provider.displayName
+        let (outcome, strippedPassword, replaced) = try await database.transaction { [sessions, composer, outbox, registry] db in
             try await IdentityTokenNonces.spend(identity, on: db)
             var linked: Linked?
             var strippedPassword = false
+            var replaced: UserID?
             let userID: UserID
             if let existing = try await IdentityStore.find(identity.provider, subject: identity.subject, on: db) {
                 try await IdentityStore.update(identity, now: now, on: db)
                 userID = existing.user
             } else {
                 let verifiedEmail = identity.emailVerified ? identity.email.flatMap(EmailAddress.init) : nil
-                if let verifiedEmail, let owner = try await UserStore.find(email: verifiedEmail, on: db) {
+                var owner: UserRecord?
+                if let verifiedEmail { owner = try await UserStore.find(email: verifiedEmail, on: db) }
+                if let verifiedEmail, let owner, owner.emailVerifiedAt != nil {
                     userID = owner.id
                     linked = .joined
-                    if owner.passwordHash != nil || owner.emailVerifiedAt == nil {
+                    if owner.passwordHash != nil {
                         try await Self.stripCredentials(of: owner, now: now, on: db)
-                        strippedPassword = owner.passwordHash != nil
+                        strippedPassword = true
                     }
                     try await outbox.enqueue(
-                        .email(try composer.providerJoined(to: verifiedEmail.value, provider: identity.provider.displayName, passwordRemoved: strippedPassword)),
+                        .email(try composer.providerJoined(to: verifiedEmail.value, provider: provider, passwordRemoved: strippedPassword)),
                         user: owner.id, now: now, on: db
                     )
                 } else {
+                    if let owner {
+                        try await registry.beginDeletion(of: owner.id, now: now, on: db)
+                        replaced = owner.id
+                    }
                     userID = UserID()
                     let user = UserRecord(
                         id: userID, email: verifiedEmail?.value, passwordHash: nil,
@@ -71,12 +87,17 @@ struct ProviderAccountLinker: Sendable {
                     )
                     try await UserStore.insert(user, on: db)
                     linked = .created
+                    if let verifiedEmail, replaced != nil {
+                        let notice = try composer.unconfirmedAccountReplaced(to: verifiedEmail.value, provider: provider)
+                        try await outbox.enqueue(.email(notice), user: userID, now: now, on: db)
+                    }
                 }
                 try await IdentityStore.insert(identity, for: userID, now: now, on: db)
             }
             let (session, refreshToken) = try await sessions.start(user: userID, deviceLabel: deviceLabel, now: now, on: db)
             guard let user = try await UserStore.find(id: userID, on: db) else { throw Problem.internalError }
-            return (Outcome(user: user, session: session, refreshToken: refreshToken, linked: linked), strippedPassword)
+            let outcome = Outcome(user: user, session: session, refreshToken: refreshToken, linked: linked)
+            return (outcome, strippedPassword, replaced)
         }
         if strippedPassword {
             logger.notice(
@@ -84,16 +105,29 @@ struct ProviderAccountLinker: Sendable {
                 metadata: ["user": "\(outcome.user.id)", "provider": "\(identity.provider.rawValue)"]
             )
         }
+        if let replaced {
+            logger.notice(
+                "a provider's verified identity replaced an account never verified; that account is deleted",
+                metadata: ["user": "\(outcome.user.id)", "deleted": "\(replaced)", "provider": "\(provider)"]
+            )
+            do {
+                try await registry.finishDeletion(of: replaced, now: now, database: database)
+            } catch {
+                // The account is unreachable already; housekeeping finishes its deletion.
+                logger.warning(
+                    "the replaced account's deletion stopped; housekeeping finishes it", metadata: ["user": "\(replaced)", "error": "\(error)"]
+                )
+            }
+        }
         return outcome
     }
 
     /// Strips an account of everything a password may have given someone: the password, sessions (and the push
-    /// devices they registered), trusted devices and outstanding links; the provider's word proves the address.
+    /// devices they registered), trusted devices and outstanding links.
     private static func stripCredentials(of account: UserRecord, now: Date, on db: any SQLDatabase) async throws {
         try await UserStore.setPasswordHash(nil, for: account.id, now: now, on: db)
         try await SessionStore.revokeAll(of: account.id, except: nil, now: now, on: db)
         try await SignInThrottle.forgetDevices(of: account.id, on: db)
         try await AccountTokens.revokeAll(of: account.id, on: db)
-        if let email = account.email { try await UserStore.markEmailVerified(account.id, email: email, now: now, on: db) }
     }
 }
