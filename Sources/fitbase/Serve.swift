@@ -17,8 +17,17 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var options: ServerOptions
 
+    @Flag(
+        help: """
+            On a host beyond loopback, create master.key in the data directory when there is none (else the start is \
+            refused: give FITBASE_MASTER_KEY). [env: FITBASE_ALLOW_GENERATED_MASTER_KEY]
+            """
+    )
+    var allowGeneratedMasterKey = false
+
     func run() async throws {
         var resolved = try options.resolve()
+        if allowGeneratedMasterKey { resolved.identityProviders.allowsGeneratedMasterKey = true }
         bootstrapLogging(level: resolved.logLevel)
         if resolved.port == 0, resolved.publicURL == "http://\(resolved.host):0" {
             // A free port, chosen now rather than when the server binds: the links the server writes (invites, e-mail)

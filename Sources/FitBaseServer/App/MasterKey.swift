@@ -21,23 +21,45 @@ struct MasterKey: Sendable {
     }
 
     /// The master key `configuration` names: `FITBASE_MASTER_KEY`, else its key file (default `<data dir>/master.key`).
+    ///
+    /// A server others can reach does not make a new key file inside its data directory (a production deployment
+    /// would keep its key beside the data by accident) unless `FITBASE_ALLOW_GENERATED_MASTER_KEY` says so: that
+    /// start fails naming the settings. A key file already there still works (``placementWarning(for:)`` is logged).
     static func load(for configuration: ServerConfiguration) throws -> MasterKey {
         let providers = configuration.identityProviders
-        return try load(
-            environmentValue: providers.masterKey,
-            file: providers.masterKeyFile ?? URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("master.key").path
-        )
+        let file = keyFile(for: configuration)
+        if providers.masterKey == nil, !providers.allowsGeneratedMasterKey, !configuration.bindsLoopbackOnly,
+            isInsideDataDirectory(file, configuration), !FileManager.default.fileExists(atPath: file)
+        {
+            throw ConfigurationError(
+                setting: "master-key", source: "FITBASE_MASTER_KEY / FITBASE_MASTER_KEY_FILE",
+                value: "unset on \(configuration.host)",
+                expected: "FITBASE_MASTER_KEY (base64 of 32 bytes, from a secret store) or FITBASE_MASTER_KEY_FILE outside "
+                    + "the data directory for a server others can reach; FITBASE_ALLOW_GENERATED_MASTER_KEY=true (or "
+                    + "`serve --allow-generated-master-key`) makes \(file) beside the data anyway"
+            )
+        }
+        return try load(environmentValue: providers.masterKey, file: file)
     }
 
     /// A warning for a server others can reach whose master key is a file in its data directory (beside the data it
     /// protects: whoever takes a copy of the directory, or a backup of it, takes the key too); `nil` otherwise.
     static func placementWarning(for configuration: ServerConfiguration) -> String? {
-        let providers = configuration.identityProviders
-        guard providers.masterKey == nil, !configuration.bindsLoopbackOnly else { return nil }
-        let directory = URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path
-        let file = URL(fileURLWithPath: providers.masterKeyFile ?? directory + "/master.key").standardizedFileURL.path
-        guard file.hasPrefix(directory.hasSuffix("/") ? directory : directory + "/") else { return nil }
+        guard configuration.identityProviders.masterKey == nil, !configuration.bindsLoopbackOnly else { return nil }
+        let file = keyFile(for: configuration)
+        guard isInsideDataDirectory(file, configuration) else { return nil }
         return "the master key is the file \(file), inside the data directory, on a server others can reach: keep it apart from the data it protects (FITBASE_MASTER_KEY from a secret store, or FITBASE_MASTER_KEY_FILE on another volume)"
+    }
+
+    /// The key file `configuration` names (`FITBASE_MASTER_KEY_FILE`, default `<data dir>/master.key`), standardized.
+    private static func keyFile(for configuration: ServerConfiguration) -> String {
+        let directory = URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path
+        return URL(fileURLWithPath: configuration.identityProviders.masterKeyFile ?? directory + "/master.key").standardizedFileURL.path
+    }
+
+    private static func isInsideDataDirectory(_ file: String, _ configuration: ServerConfiguration) -> Bool {
+        let directory = URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path
+        return file.hasPrefix(directory.hasSuffix("/") ? directory : directory + "/")
     }
 
     /// A key of its own for `purpose`, derived from the master key (HKDF-SHA-256): it changes with the master key and

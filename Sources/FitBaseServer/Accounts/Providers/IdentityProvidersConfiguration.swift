@@ -13,6 +13,7 @@ import Foundation
 /// | `FITBASE_GOOGLE_REQUIRE_NONCE` | `true`: Google sign-ins must send the nonce their token was minted with, as Apple's do | `false` |
 /// | `FITBASE_MASTER_KEY` | base64 of the 32-byte master key (production: from a secret store) | unset: use the key file |
 /// | `FITBASE_MASTER_KEY_FILE` | file holding the master key, created 0600 on first run | `<data dir>/master.key` |
+/// | `FITBASE_ALLOW_GENERATED_MASTER_KEY` | `true`: a server listening beyond loopback may create its key file inside the data directory (else it refuses to start; an existing file is used, with a warning) | `false` |
 public struct IdentityProvidersConfiguration: Sendable, Equatable {
     public var appleAudiences: [String] = []
     public var appleJWKSURL = "https://appleid.apple.com/auth/keys"
@@ -26,6 +27,8 @@ public struct IdentityProvidersConfiguration: Sendable, Equatable {
     public var googleRequiresNonce = false
     public var masterKey: String?
     public var masterKeyFile: String?
+    /// A server others can reach may generate `master.key` inside its data directory (`FITBASE_ALLOW_GENERATED_MASTER_KEY`).
+    public var allowsGeneratedMasterKey = false
 
     public init() {}
 
@@ -64,6 +67,15 @@ public struct IdentityProvidersConfiguration: Sendable, Equatable {
         }
         configuration.masterKey = nonEmpty(environment["FITBASE_MASTER_KEY"])
         configuration.masterKeyFile = nonEmpty(environment["FITBASE_MASTER_KEY_FILE"])
+        if let value = nonEmpty(environment["FITBASE_ALLOW_GENERATED_MASTER_KEY"]) {
+            switch value.lowercased() {
+            case "true", "1", "yes": configuration.allowsGeneratedMasterKey = true
+            case "false", "0", "no": configuration.allowsGeneratedMasterKey = false
+            default:
+                throw ConfigurationError(
+                    setting: "allow-generated-master-key", source: "FITBASE_ALLOW_GENERATED_MASTER_KEY", value: value, expected: "true or false")
+            }
+        }
         return configuration
     }
 
