@@ -68,11 +68,22 @@ struct Audit: AsyncParsableCommand {
     /// `fitbase audit verify`.
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Walk every audit chain, check its signed digests, and report the first broken link (exit 1), or that they hold (exit 0)."
+            abstract: "Walk every audit chain, check its signed digests and checkpoints, and report the first broken link.",
+            discussion: """
+                Checks the newest checkpoint in audit_checkpoints, the one in --checkpoint, and the newest in the sink \
+                (--checkpoint-url, else FITBASE_AUDIT_CHECKPOINT_URL): every chain a checkpoint names must still hold \
+                its head. Warns on standard error when audit_checkpoints lacks checkpoints the sink holds, or when \
+                audit entries were written more than two checkpoint periods (FITBASE_AUDIT_CHECKPOINT_SECONDS) after \
+                the newest checkpoint. Exit status: 0 intact, 1 broken, 2 could not verify, 3 intact but checkpoints \
+                missing or stale (deleted rows, a restore from an older backup, or checkpoints no longer written).
+                """
         )
 
         @Option(help: "A checkpoint written by `fitbase audit checkpoint --out`: every chain it names must still hold its head.")
         var checkpoint: String?
+
+        @Option(help: "The checkpoint sink to check against: file:///dir, a directory, or s3://bucket/prefix?… [env: FITBASE_AUDIT_CHECKPOINT_URL]")
+        var checkpointURL: String?
 
         @OptionGroup var options: ServerOptions
 
@@ -81,7 +92,10 @@ struct Audit: AsyncParsableCommand {
             bootstrapLogging(level: configuration.logLevel)
             do {
                 let verdict = try await HealthAdministration(configuration: configuration, logger: Logger(label: "fitbase.audit"), clock: .system)
-                    .verifyAuditChain(checkpointFile: checkpoint)
+                    .verifyAuditChain(checkpointFile: checkpoint, checkpointURL: checkpointURL)
+                for warning in verdict.warnings {
+                    FileHandle.standardError.write(Data("fitbase: WARNING: \(warning)\n".utf8))
+                }
                 if let broken = verdict.firstBreak {
                     print("audit chain BROKEN after \(verdict.entries) good entries: \(broken)")
                     throw ExitCode.failure
@@ -90,7 +104,9 @@ struct Audit: AsyncParsableCommand {
                     "audit chain intact: \(verdict.entries) entries in \(verdict.chains) chains; \(verdict.digests) signed digests hold; "
                         + "\(verdict.unsigned) entries after their chain's last digest checked by hash only; "
                         + "\(verdict.checkpoints) checkpoint\(verdict.checkpoints == 1 ? "" : "s") hold"
+                        + (verdict.warnings.isEmpty ? "" : "; but \(verdict.warnings.count) checkpoint warning(s), see above")
                 )
+                if !verdict.warnings.isEmpty { throw ExitCode(3) }
             } catch let exit as ExitCode {
                 throw exit
             } catch {
@@ -107,7 +123,9 @@ struct Audit: AsyncParsableCommand {
             discussion: """
                 Keep the file where the database's administrator cannot rewrite it (write-once object storage, another \
                 account's bucket): `fitbase audit verify --checkpoint FILE` then finds a chain cut back, rewound or \
-                deleted since, which the database alone cannot show. Needs the master key `serve` uses.
+                deleted since, which the database alone cannot show. The checkpoint also goes to audit_checkpoints and \
+                to FITBASE_AUDIT_CHECKPOINT_URL when set (servers write one there every period by themselves). Needs \
+                the master key `serve` uses.
                 """
         )
 

@@ -58,6 +58,8 @@ public struct ServerConfiguration: Sendable {
     public var healthSampleQuota = HealthSampleQuota.defaultLimit
     /// Where media lives and how long its links last (`FITBASE_STORAGE_URL`, …; see ``MediaConfiguration``).
     package var media = MediaConfiguration()
+    /// Audit checkpoints: their external sink and schedule (`FITBASE_AUDIT_CHECKPOINT_*`; see ``AuditConfiguration``).
+    package var audit = AuditConfiguration()
     /// `GET /metrics`: its bearer token and its own port (`FITBASE_METRICS_TOKEN`, `--metrics-port`).
     public var metrics = MetricsConfiguration()
     /// OpenTelemetry traces over OTLP/HTTP (`OTEL_EXPORTER_OTLP_ENDPOINT` and the other standard variables).
@@ -260,6 +262,7 @@ public struct ServerConfiguration: Sendable {
         )
         configuration.apns = try APNsConfiguration(environment: environment)
         configuration.media = try MediaConfiguration.resolve(environment: environment)
+        configuration.audit = try AuditConfiguration.resolve(environment: environment)
         configuration.metrics = try MetricsConfiguration.resolve(portFlag: flags.metricsPort, environment: environment)
         configuration.tracing = try TracingConfiguration.resolve(environment: environment)
         configuration.analytics = try AnalyticsConfiguration.resolve(environment: environment)

@@ -124,7 +124,11 @@ struct ServerFoundation: Sendable {
                 logger: logger, media: MediaFeature.storage(for: configuration, httpClient: httpClient), clock: clock
             ),
             PeriodicService.signingKeyRefresh(signer, logger: logger),
-            AuditService(audit: audit, key: auditKey, logger: logger, clock: clock),
+            AuditService(
+                audit: audit, key: auditKey, logger: logger, clock: clock,
+                checkpointInterval: configuration.audit.checkpointInterval,
+                sink: configuration.audit.openCheckpointSink(client: httpClient, clock: clock)
+            ),
         ]
     }
 

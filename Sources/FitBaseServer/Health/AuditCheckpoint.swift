@@ -11,7 +11,8 @@ import SQLKit
 /// digests and a rewound head, or a whole chain with its head and digests, leave a log that still verifies. A
 /// checkpoint kept where the database's administrator cannot rewrite it (`fitbase audit checkpoint --out FILE`, shipped
 /// to write-once storage) catches both: every chain it names must still hold its head's entry, with that hash.
-/// ``AuditService`` also writes one to `audit_checkpoints` every hour (the last 48 are kept).
+/// ``AuditService`` also writes one to `audit_checkpoints` every hour (the last 48 are kept), and to the sink of
+/// `FITBASE_AUDIT_CHECKPOINT_URL` when there is one (``AuditCheckpointSink``), where `fitbase audit verify` reads it.
 struct AuditCheckpoint: Codable, Sendable, Equatable {
     struct Head: Codable, Sendable, Equatable {
         var subject: UUID
@@ -47,8 +48,9 @@ struct AuditCheckpoint: Codable, Sendable, Equatable {
     }
 
     /// A checkpoint of the heads as they are now, signed with `key`, and kept in `audit_checkpoints` (the oldest beyond
-    /// the last 48 dropped).
-    static func make(with key: AuditKey, database: Database, now: Date) async throws -> AuditCheckpoint {
+    /// the last 48 dropped), then in `sink` (after the database: a checkpoint in the sink is always in the database
+    /// too, unless someone deleted it there).
+    static func make(with key: AuditKey, database: Database, now: Date, sink: (any AuditCheckpointSink)? = nil) async throws -> AuditCheckpoint {
         let heads = try await database.withConnection { db in
             try await db.select().columns("subject_id", "seq", "hash").from("audit_heads").orderBy("subject_id").all().map { row in
                 Head(subject: try row.decode(column: "subject_id", as: UUID.self), seq: try row.decode(column: "seq", as: Int64.self), hash: try row.decode(column: "hash", as: String.self))
@@ -65,6 +67,11 @@ struct AuditCheckpoint: Codable, Sendable, Equatable {
             if let oldestKept = try kept?.decode(column: "at", as: Date.self) {
                 try await db.delete(from: "audit_checkpoints").where("at", .lessThan, oldestKept).run()
             }
+        }
+        do {
+            try await sink?.store(document, named: checkpoint.sinkName)
+        } catch {
+            throw AuditCheckpointError.sinkFailed(sink: sink?.description ?? "", reason: "\(error)")
         }
         return checkpoint
     }
@@ -135,6 +142,14 @@ struct AuditCheckpoint: Codable, Sendable, Equatable {
 /// Why a checkpoint cannot be made.
 enum AuditCheckpointError: Error, CustomStringConvertible {
     case noAuditKey
+    /// The checkpoint is in the database but could not be written to the sink.
+    case sinkFailed(sink: String, reason: String)
 
-    var description: String { "there is no audit key yet: start the server once (it makes one) before writing a checkpoint" }
+    var description: String {
+        switch self {
+        case .noAuditKey: "there is no audit key yet: start the server once (it makes one) before writing a checkpoint"
+        case .sinkFailed(let sink, let reason):
+            "the checkpoint is in audit_checkpoints but could not be written to \(sink) (FITBASE_AUDIT_CHECKPOINT_URL): \(reason)"
+        }
+    }
 }

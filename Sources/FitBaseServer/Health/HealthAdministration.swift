@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Crypto
 import FitBaseCore
 import Foundation
@@ -96,44 +97,86 @@ package struct HealthAdministration: Sendable {
         package var chains: Int
         package var digests: Int
         package var unsigned: Int
-        /// Checkpoints checked (the database's newest, and the file's).
+        /// Checkpoints checked (the database's newest, the file's and the sink's newest).
         package var checkpoints: Int
         package var firstBreak: String?
+        /// Checkpoints missing from the database or older than the schedule (``AuditCheckpointCoverage``): the chains
+        /// may hold, but something deleted checkpoints or stopped them being written.
+        package var warnings: [String] = []
     }
 
     /// Walks every audit chain and checks its signed digests with the audit key (unwrapped with the master key), then
-    /// the newest checkpoint the database keeps and the one in `checkpointFile` (``AuditCheckpoint``): the verdict
-    /// names the first broken link, a cut or a deleted chain.
-    package func verifyAuditChain(checkpointFile: String? = nil) async throws -> AuditVerdict {
+    /// the newest checkpoint the database keeps, the one in `checkpointFile` and the newest in the sink
+    /// (`checkpointURL`, else `FITBASE_AUDIT_CHECKPOINT_URL`; ``AuditCheckpoint``): the verdict names the first broken
+    /// link, a cut or a deleted chain, and warns of checkpoints missing from the database or older than the schedule.
+    package func verifyAuditChain(checkpointFile: String? = nil, checkpointURL: String? = nil) async throws -> AuditVerdict {
         let external = try checkpointFile.map { try AuditCheckpoint.decoder.decode(AuditCheckpoint.self, from: Data(contentsOf: URL(fileURLWithPath: $0))) }
-        return try await withAuditKeys { [clock] database, auditKeys in
-            try await Self.verifyAuditChain(in: database, keys: auditKeys, clock: clock, external: external)
+        var audit = configuration.audit
+        if let checkpointURL {
+            audit.checkpointSink = try AuditConfiguration.sink(
+                parsing: checkpointURL, source: "--checkpoint-url", environment: ProcessInfo.processInfo.environment)
+        }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        do {
+            let sink = audit.openCheckpointSink(client: client, clock: clock)
+            let verdict = try await withAuditKeys { [clock] database, auditKeys in
+                try await Self.verifyAuditChain(
+                    in: database, keys: auditKeys, clock: clock, external: external, sink: sink, interval: audit.checkpointInterval)
+            }
+            try await client.shutdown()
+            return verdict
+        } catch {
+            try? await client.shutdown()
+            throw error
         }
     }
 
-    /// ``verifyAuditChain(checkpointFile:)`` on an open database with the audit keys (the console's button).
+    /// ``verifyAuditChain(checkpointFile:checkpointURL:)`` on an open database with the audit keys (the console's button).
     static func verifyAuditChain(
-        in database: Database, keys auditKeys: [String: SymmetricKey], clock: ServerClock, external: AuditCheckpoint? = nil
+        in database: Database, keys auditKeys: [String: SymmetricKey], clock: ServerClock, external: AuditCheckpoint? = nil,
+        sink: (any AuditCheckpointSink)? = nil, interval: TimeInterval = 3600
     ) async throws -> AuditVerdict {
+        // The sink is read first: a checkpoint made meanwhile is then in the database too (it goes there first).
+        let sinkNames = try await sink?.names()
         var verdict = try await AuditLog(database: database, clock: clock).verify(keys: auditKeys)
-        for checkpoint in [try await AuditCheckpoint.latest(in: database), external].compactMap(\.self) where verdict.firstBreak == nil {
+        var fromSink: AuditCheckpoint?
+        if let sink, let newest = sinkNames?.last, verdict.firstBreak == nil {
+            // Listed but gone or not a checkpoint: the sink was tampered with (it is never rewritten).
+            let document = try await sink.document(named: newest)
+            fromSink = try? document.map { try AuditCheckpoint.decoder.decode(AuditCheckpoint.self, from: $0) }
+            if fromSink == nil {
+                verdict.firstBreak = .init(subject: nil, seq: 0, reason: "the newest checkpoint in \(sink) (\(newest)) is not a checkpoint")
+            }
+        }
+        for checkpoint in [try await AuditCheckpoint.latest(in: database), external, fromSink].compactMap(\.self) where verdict.firstBreak == nil {
             verdict.firstBreak = try await checkpoint.firstBreak(in: database, keys: auditKeys)
             verdict.checkpoints += 1
         }
+        let coverage = try await AuditCheckpointCoverage.read(
+            from: database, sinkNames: sinkNames, sinkDescription: sink?.description ?? "", interval: interval)
         return AuditVerdict(
             entries: verdict.entries, chains: verdict.chains, digests: verdict.digests, unsigned: verdict.unsigned,
-            checkpoints: verdict.checkpoints, firstBreak: verdict.firstBreak?.description
+            checkpoints: verdict.checkpoints, firstBreak: verdict.firstBreak?.description, warnings: coverage.warnings
         )
     }
 
     /// Signs a checkpoint of every audit chain's head now and writes it to `path` (JSON), for storage the database's
-    /// administrator cannot rewrite; returns how many chains it covers.
+    /// administrator cannot rewrite, and to the configured sink; returns how many chains it covers.
     package func writeAuditCheckpoint(to path: String) async throws -> Int {
-        try await withAuditKeys { database, auditKeys in
-            guard let key = AuditKey.current(of: auditKeys) else { throw AuditCheckpointError.noAuditKey }
-            let checkpoint = try await AuditCheckpoint.make(with: key, database: database, now: clock.now)
-            try AuditCheckpoint.encoder.encode(checkpoint).write(to: URL(fileURLWithPath: path), options: .atomic)
-            return checkpoint.chains
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        do {
+            let sink = configuration.audit.openCheckpointSink(client: client, clock: clock)
+            let chains = try await withAuditKeys { database, auditKeys in
+                guard let key = AuditKey.current(of: auditKeys) else { throw AuditCheckpointError.noAuditKey }
+                let checkpoint = try await AuditCheckpoint.make(with: key, database: database, now: clock.now, sink: sink)
+                try AuditCheckpoint.encoder.encode(checkpoint).write(to: URL(fileURLWithPath: path), options: .atomic)
+                return checkpoint.chains
+            }
+            try await client.shutdown()
+            return chains
+        } catch {
+            try? await client.shutdown()
+            throw error
         }
     }
 
