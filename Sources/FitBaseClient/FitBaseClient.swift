@@ -63,14 +63,15 @@ public final class FitBaseClient: Sendable {
 
     // MARK: Session
 
-    /// Creates an account with e-mail and password and signs in.
+    /// Creates an account with e-mail and password and signs in with them. The server answers a sign-up alike
+    /// whether or not the address has an account (it e-mails the address's owner instead), so an address someone
+    /// else holds fails here as the sign-in's `invalidCredentials`.
     @discardableResult
     public func signUp(email: String, password: String, displayName: String? = nil, deviceName: String? = nil) async throws(FitBaseError) -> SignedInUser {
-        let output = try await call { try await self.api.signUp(body: .json(.init(email: email, password: password, displayName: displayName, deviceName: deviceName))) }
+        let output = try await call { try await self.api.signUp(body: .json(.init(email: email, password: password, displayName: displayName))) }
         switch output {
-        case .created(let created): return try await begin(try FitBaseError.decoding { try created.body.json })
+        case .accepted: return try await signIn(email: email, password: password, deviceName: deviceName)
         case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
-        case .conflict(let response): throw .from(statusCode: 409, problem: try? response.body.applicationProblemJson)
         case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
         case .default(let statusCode, let response): throw .from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
         }

@@ -86,8 +86,8 @@ import Testing
     @Test(arguments: TestEngines.all)
     func someoneWhoKnowsOnlyTheAddressCannotLockTheOwnersDeviceOut(engine: DatabaseEngine) async throws {
         try await withApp(engine, options: .init(mailer: RecordingMailer())) { client, _ in
-            let signUp = try await client.json(.post, "/v1/auth/signup", body: ["email": "owner@example.com", "password": "correct horse battery"])
-            let deviceToken = try #require(try json(signUp)["deviceToken"] as? String)
+            let owner = try await client.json(.post, "/v1/auth/signin", body: ["email": try await client.signUp("owner@example.com").email, "password": "correct horse battery"])
+            let deviceToken = try #require(try json(owner)["deviceToken"] as? String)
             for guess in 0..<8 {
                 _ = try await client.json(.post, "/v1/auth/signin", body: ["email": "owner@example.com", "password": "attacker guess \(guess)"])
             }
@@ -98,7 +98,7 @@ import Testing
             #expect(fromDevice.status == .ok)
             #expect(try json(fromDevice)["deviceToken"] as? String == deviceToken)
             // A device token is no skeleton key: it belongs to its account, and has its own limit.
-            let stranger = try await client.json(.post, "/v1/auth/signup", body: ["email": "stranger@example.com", "password": "correct horse battery"])
+            let stranger = try await client.json(.post, "/v1/auth/signin", body: ["email": try await client.signUp("stranger@example.com").email, "password": "correct horse battery"])
             let strangerDevice = try #require(try json(stranger)["deviceToken"] as? String)
             try expectProblem(try await client.json(.post, "/v1/auth/signin", body: [
                 "email": "owner@example.com", "password": "correct horse battery", "deviceToken": strangerDevice,

@@ -24,14 +24,14 @@ import Testing
                     body: ByteBuffer(string: #"{"email":"flood-\#(n)-\#(UUID().uuidString.prefix(6))@example.com","password":"correct horse battery"}"#)
                 )
             }
-            for n in 0..<20 { #expect(try await signUp(n, from: "2001:db8:7:1::10").status == .created) }
+            for n in 0..<20 { #expect(try await signUp(n, from: "2001:db8:7:1::10").status == .accepted) }
             // The 21st from the same /64 — another address in it — is refused, with when to try again.
             let refused = try await signUp(20, from: "2001:db8:7:1:ffff::99")
             try expectProblem(refused, .tooManyAttempts)
             #expect(Int(refused.headers[.retryAfter] ?? "") ?? 0 > 3000)
             // Another network is not.
-            #expect(try await signUp(21, from: "2001:db8:7:2::10").status == .created)
-            #expect(try await signUp(22, from: "198.51.100.20").status == .created)
+            #expect(try await signUp(21, from: "2001:db8:7:2::10").status == .accepted)
+            #expect(try await signUp(22, from: "198.51.100.20").status == .accepted)
         }
     }
 
@@ -42,7 +42,7 @@ import Testing
                     uri: "/v1/auth/signup", method: .post, headers: [.contentType: "application/json", .xForwardedFor: "198.51.100.9"],
                     body: ByteBuffer(string: #"{"email":"bulk-\#(n)@example.com","password":"correct horse battery"}"#)
                 )
-                #expect(response.status == .created)
+                #expect(response.status == .accepted)
             }
         }
         var limits = try RateLimitConfiguration.resolve(environment: ["FITBASE_RATE_LIMIT_SIGNUPS_ADDRESS": "5/1h"])
@@ -106,7 +106,7 @@ import Testing
             }
             #expect(squatted)
             // The address is free again; the others are untouched.
-            #expect(try await client.json(.post, "/v1/auth/signup", body: ["email": "squatted@example.com", "password": "correct horse battery"]).status == .created)
+            #expect(try await client.json(.post, "/v1/auth/signup", body: ["email": "squatted@example.com", "password": "correct horse battery"]).status == .accepted)
             #expect(try await client.json(.get, "/v1/me", token: recent.accessToken).status == .ok)
             #expect(try await client.json(.get, "/v1/me", token: try await client.signIn(verified).accessToken).status == .ok)
         }

@@ -38,13 +38,15 @@ extension TestClientProtocol {
         try await execute(uri: uri, method: .post, headers: [.contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: fields))
     }
 
-    /// Signs up a new account and returns its tokens.
+    /// Signs up a new account and signs in to it, as the SDK does (a sign-up opens no session); returns its tokens.
     func signUp(_ email: String = "user-\(UUID().uuidString.prefix(8))@example.com", password: String = "correct horse battery", device: String? = nil) async throws -> TestAccount {
+        let response = try await json(.post, "/v1/auth/signup", body: ["email": email, "password": password])
+        try #require(response.status == .accepted, "signup answered \(response.status): \(String(buffer: response.body))")
         var body: [String: Any] = ["email": email, "password": password]
         if let device { body["deviceName"] = device }
-        let response = try await json(.post, "/v1/auth/signup", body: body)
-        try #require(response.status == .created, "signup answered \(response.status): \(String(buffer: response.body))")
-        return try TestAccount(response, email: email, password: password)
+        let signedIn = try await json(.post, "/v1/auth/signin", body: body)
+        try #require(signedIn.status == .ok, "signin after signup answered \(signedIn.status): \(String(buffer: signedIn.body))")
+        return try TestAccount(signedIn, email: email, password: password)
     }
 
     /// Signs in again as `account`, returning a new session's tokens.

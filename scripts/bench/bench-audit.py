@@ -27,8 +27,11 @@ def connect():
 
 
 def signup(conn):
-    status, body = call(conn, "POST", "/v1/auth/signup", {"email": f"bench-{uuid.uuid4().hex[:10]}@example.com", "password": "correct horse battery"})
-    assert status == 201, (status, body)
+    credentials = {"email": f"bench-{uuid.uuid4().hex[:10]}@example.com", "password": "correct horse battery"}
+    status, body = call(conn, "POST", "/v1/auth/signup", credentials)
+    assert status == 202, (status, body)
+    status, body = call(conn, "POST", "/v1/auth/signin", credentials)
+    assert status == 200, (status, body)
     return body["accessToken"]
 
 

@@ -95,7 +95,9 @@ async def main():
     password = "benchmark password"
     members = []
     for index in range(10):
-        signed = await request("POST", "/v1/auth/signup", {"email": f"ev-{uuid.uuid4().hex[:8]}@example.com", "password": password})
+        credentials = {"email": f"ev-{uuid.uuid4().hex[:8]}@example.com", "password": password}
+        await request("POST", "/v1/auth/signup", credentials)
+        signed = await request("POST", "/v1/auth/signin", credentials)
         members.append((signed["user"]["id"], signed["accessToken"]))
     workouts = await request("GET", "/v1/workouts?limit=1")
     workout = workouts["items"][0]["id"]

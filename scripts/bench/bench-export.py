@@ -32,7 +32,9 @@ def rss_kib():
 
 
 conn = connect()
-signed = call(conn, "POST", "/v1/auth/signup", {"email": f"export-{uuid.uuid4().hex[:8]}@example.com", "password": "benchmark password"})
+credentials = {"email": f"export-{uuid.uuid4().hex[:8]}@example.com", "password": "benchmark password"}
+call(conn, "POST", "/v1/auth/signup", credentials)
+signed = call(conn, "POST", "/v1/auth/signin", credentials)
 session = {"token": signed["accessToken"], "refresh": signed["refreshToken"], "at": time.monotonic()}
 lock = threading.Lock()
 call(conn, "POST", "/v1/me/consents", {"kind": "healthData", "version": "bench", "granted": True}, session["token"])

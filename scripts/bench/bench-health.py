@@ -30,7 +30,8 @@ def connect():
 
 conn = connect()
 email = f"health-bench-{uuid.uuid4().hex[:8]}@example.com"
-signed = call(conn, "POST", "/v1/auth/signup", {"email": email, "password": "benchmark password"})
+call(conn, "POST", "/v1/auth/signup", {"email": email, "password": "benchmark password"})
+signed = call(conn, "POST", "/v1/auth/signin", {"email": email, "password": "benchmark password"})
 call(conn, "POST", "/v1/me/consents", {"kind": "healthData", "version": "bench", "granted": True}, signed["accessToken"])
 
 end = datetime.now(timezone.utc).replace(second=0, microsecond=0)

@@ -339,9 +339,13 @@ def run_configuration(server, count, master_key):
             wait_until_up(proxy + "/healthz", haproxy, f"haproxy-{count}")
             watched["haproxy"] = haproxy.pid
 
-            tokens = [expect("sign-up", call("POST", proxy + "/v1/auth/signup", {
-                "email": f"scale-{k}-{uuid.uuid4().hex[:8]}@bench.example", "password": "benchmark password"}))["accessToken"]
-                for k in range(accounts)]
+            tokens = []
+            for k in range(accounts):
+                credentials = {"email": f"scale-{k}-{uuid.uuid4().hex[:8]}@bench.example", "password": "benchmark password"}
+                status, body = call("POST", proxy + "/v1/auth/signup", credentials)
+                if status != 202:
+                    raise SystemExit(f"sign-up: {status} {str(body)[:300]}")
+                tokens.append(expect("sign-in", call("POST", proxy + "/v1/auth/signin", credentials))["accessToken"])
             listed = expect("catalog", call("GET", proxy + "/v1/workouts?limit=1"))["items"]
             if not listed:
                 raise SystemExit("the demo catalog is empty")

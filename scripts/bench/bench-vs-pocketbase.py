@@ -201,8 +201,9 @@ def start_fitbase(catalog_file, database_url):
     process = start("fitbase", [FITBASE, "serve", "--port", str(port), "--data-dir", data], env)
     url = f"http://127.0.0.1:{port}"
     wait_until_up(url + "/healthz")
-    signed_up = expect("FitBase sign-up", call("POST", url + "/v1/auth/signup", {"email": EMAIL, "password": PASSWORD}))
-    return process, url, signed_up["accessToken"]
+    expect("FitBase sign-up", call("POST", url + "/v1/auth/signup", {"email": EMAIL, "password": PASSWORD}), statuses=(202,))
+    signed_in = expect("FitBase sign-in", call("POST", url + "/v1/auth/signin", {"email": EMAIL, "password": PASSWORD}))
+    return process, url, signed_in["accessToken"]
 
 
 def start_pocketbase(workouts):

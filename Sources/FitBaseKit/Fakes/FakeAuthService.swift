@@ -68,8 +68,11 @@ public actor FakeAuthService: AuthService {
         if EmailAddress(address) == nil { fields["email"] = "must be an e-mail address" }
         if let broken = PasswordPolicy.violations(of: password, email: EmailAddress(address)).first { fields["password"] = broken.message }
         guard fields.isEmpty else { throw KitError(.invalidInput, message: "Some details need fixing.", fieldErrors: fields, code: .validationFailed) }
-        guard accounts[address] == nil else {
-            throw KitError(.conflict, message: "An account already uses this e-mail address.", code: .emailTaken)
+        if let existing = accounts[address] {
+            // As the server: a sign-up is answered alike for a taken address, and the sign-in after it decides.
+            guard existing.password == password else { throw KitError(.invalidCredentials, code: .invalidCredentials) }
+            publish(.signedIn(userID: existing.user.id))
+            return existing.user
         }
         let user = AccountUser(id: UserID(), email: address, displayName: displayName, emailVerified: false, isNewUser: true)
         accounts[address] = (password, user)

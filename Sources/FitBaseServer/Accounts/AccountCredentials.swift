@@ -31,9 +31,9 @@ struct AccountCredentials: Sendable {
         try await outbox.enqueue(.email(try composer.verification(to: email, token: token)), user: user.id, now: now, on: db)
     }
 
-    /// Counts a password sign-up before its password is hashed: one against the client's address
-    /// (`FITBASE_RATE_LIMIT_SIGNUPS_ADDRESS`) and one verification e-mail against the mailbox (3 an hour, shared with
-    /// resends). 429 `too_many_attempts` past either.
+    /// Counts a password sign-up before its password is hashed, whether or not the address has an account: one
+    /// against the client's address (`FITBASE_RATE_LIMIT_SIGNUPS_ADDRESS`) and one e-mail against the mailbox (3 an
+    /// hour, shared with resends). 429 `too_many_attempts` past either.
     func admitSignUp(_ email: EmailAddress, client: String?, now: Date) async throws {
         try await database.transaction { [signUpsPerClient] db in
             var retryAfter = try await RateLimiter.hit(email.value, Self.verificationPerAddress, now: now, on: db)
@@ -42,6 +42,25 @@ struct AccountCredentials: Sendable {
             }
             if let retryAfter {
                 throw Problem.tooManyRequests(.tooManyAttempts, retryAfter: retryAfter, "Too many sign-ups; try again in \(retryAfter) seconds.")
+            }
+        }
+    }
+
+    /// Creates `user` (its address not yet verified) and queues its verification link, in one transaction — unless
+    /// an account has the address already: then nothing is created and that address is told someone tried to sign
+    /// up with it. The caller answers both alike, so a sign-up does not tell whether an address has an account.
+    func signUp(_ user: UserRecord, email: EmailAddress, now: Date) async throws {
+        do {
+            try await database.transaction { db in
+                if try await UserStore.find(email: email, on: db) != nil { throw UserStore.emailTaken }
+                try await UserStore.insert(user, on: db)
+                try await queueVerification(for: user, email: email.value, now: now, on: db)
+            }
+        } catch is UserStore.EmailTaken {
+            // Found, or taken by a concurrent sign-up (the unique index decided).
+            try await database.transaction { [composer, outbox] db in
+                guard let owner = try await UserStore.find(email: email, on: db) else { return }
+                try await outbox.enqueue(.email(try composer.signUpAttempt(to: email.value)), user: owner.id, now: now, on: db)
             }
         }
     }

@@ -72,7 +72,7 @@ struct AccountsFeature: ServerFeature {
         credentials = AccountCredentials(
             database: database, hasher: foundation.hasher, composer: composer, outbox: foundation.outbox, signUpsPerClient: signUpsPerClient
         )
-        passwordSessions = PasswordSessions(database: database, sessions: sessions, throttle: throttle, credentials: credentials)
+        passwordSessions = PasswordSessions(database: database, sessions: sessions, throttle: throttle)
         self.composer = composer
         apple = providers.appleAudiences.isEmpty ? nil : IdentityTokenVerifier(
             provider: .apple, issuers: ["https://appleid.apple.com"], audiences: Set(providers.appleAudiences),

@@ -19,22 +19,17 @@ extension AuthOperations {
         let displayName = body.displayName?.trimmingCharacters(in: .whitespacesAndNewlines)
         if let displayName, displayName.count > 100 { errors.append(.init(field: "displayName", message: "must be at most 100 characters")) }
         guard let email, errors.isEmpty else { throw Problem.validationFailed(errors) }
-        // Checked before hashing so a taken address costs no bcrypt round; the unique index settles races.
-        if try await accountsFeature.users.find(email: email) != nil { throw UserStore.emailTaken }
+        // The same steps whether or not the address has an account — counted, hashed, one transaction, one e-mail —
+        // so neither the answer nor its timing tells which (see ``AccountCredentials/signUp(_:email:now:)``).
         try await accountsFeature.credentials.admitSignUp(email, client: RequestScope.current.clientAddress, now: clock.now)
-
         let passwordHash = try await accountsFeature.hasher.hash(body.password)
         let now = clock.now
         let user = UserRecord(
             id: ids.make(), email: email.value, passwordHash: passwordHash,
-            displayName: displayName?.isEmpty == false ? displayName : nil, role: .user, createdAt: now, updatedAt: now,
-            lastSignInAt: now
+            displayName: displayName?.isEmpty == false ? displayName : nil, role: .user, createdAt: now, updatedAt: now
         )
-        let deviceLabel = AuthSessionBuilder.deviceLabel(body.deviceName)
-        let opened = try await accountsFeature.passwordSessions.signUp(user, email: email.value, deviceLabel: deviceLabel, now: now)
-        var answer = try await accountsFeature.responses.authSession(user, session: opened.session, refreshToken: opened.refreshToken, authenticatedAt: now, now: now)
-        answer.deviceToken = opened.deviceToken
-        return .created(.init(body: .json(answer)))
+        try await accountsFeature.credentials.signUp(user, email: email, now: now)
+        return .accepted(.init(body: .json(.init(email: email.value))))
     }
 
     func signIn(_ input: Operations.SignIn.Input) async throws -> Operations.SignIn.Output {

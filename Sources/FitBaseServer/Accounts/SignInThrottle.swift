@@ -70,7 +70,7 @@ struct SignInThrottle: Sendable {
         return try await Self.trustDevice(of: user, now: now, on: db)
     }
 
-    /// Makes a new device token for `user` (after a sign-up or a password sign-in).
+    /// Makes a new device token for `user` (after a password sign-in).
     static func trustDevice(of user: UserID, now: Date, on db: any SQLDatabase) async throws -> String {
         let token = randomToken()
         try await db.insert(into: "trusted_devices").columns("token_hash", "user_id", "created_at", "expires_at")

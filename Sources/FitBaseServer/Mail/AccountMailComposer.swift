@@ -70,6 +70,14 @@ struct AccountMailComposer: Sendable {
         ])
     }
 
+    /// Tells the address that someone tried to sign up with it, though it has an account (the sign-up's answer does
+    /// not say so: this e-mail does, to the mailbox's owner only).
+    func signUpAttempt(to email: String) throws -> MailMessage {
+        try message("sign-up-attempt", to: email, subject: "Someone tried to create a \(appName) account with your address", [
+            "email": email,
+        ])
+    }
+
     /// A page of `Templates/page-*` (HTML-escaped values).
     func page(_ name: String, _ values: [String: Any]) throws -> String {
         try render("page-\(name).html", values.merging(["appName": appName]) { current, _ in current })
