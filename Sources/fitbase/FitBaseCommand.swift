@@ -11,6 +11,9 @@ struct FitBaseCommand: AsyncParsableCommand {
             Settings come from flags, then FITBASE_* environment variables, then defaults that work locally \
             (127.0.0.1:8080, SQLite in ./fitbase-data).
             """,
-        subcommands: [Serve.self, Migrate.self, Seed.self, Admin.self, Config.self, Keys.self, Audit.self, Backup.self, Restore.self]
+        subcommands: [
+            Serve.self, Migrate.self, Seed.self, Admin.self, Config.self, Keys.self, Audit.self, Backup.self, Restore.self,
+            ImageWorkerCommand.self,
+        ]
     )
 }

@@ -79,7 +79,7 @@ import Testing
             #expect(!Self.hasSegment(fetched.bytes, marker: 0xE1))
             #expect(!TestImages.contains(fetched.bytes, TestImages.secret))
             // Upright: turned 90° clockwise, the red left half is now the top.
-            let pixels = try #require(Self.libraries.turboJPEG?.decode(fetched.bytes, atLeast: (154, 256)))
+            let pixels = try #require(try Self.decodeJPEG(fetched.bytes, atLeast: (154, 256)))
             let top = (10 * pixels.width + pixels.width / 2) * 3, bottom = ((pixels.height - 10) * pixels.width + pixels.width / 2) * 3
             #expect(pixels.bytes[top] > 200 && pixels.bytes[top + 2] < 60)
             #expect(pixels.bytes[bottom + 2] > 200 && pixels.bytes[bottom] < 60)
@@ -138,7 +138,7 @@ import Testing
             let fetched = try await ProfilePhotoTests.fetch(client, try #require(small["url"] as? String))
             #expect(fetched.status == 200 && fetched.headers["content-type"] == "image/jpeg")
             #expect(!Self.hasSegment(fetched.bytes, marker: 0xE1))
-            let pixels = try #require(Self.libraries.turboJPEG?.decode(fetched.bytes, atLeast: (256, 192)))
+            let pixels = try #require(try Self.decodeJPEG(fetched.bytes, atLeast: (256, 192)))
             #expect(pixels.width == 256 && pixels.height == 192)
             func at(_ x: Int, _ y: Int) -> [UInt8] { Array(pixels.bytes[((y * pixels.width + x) * 3)..<((y * pixels.width + x) * 3 + 3)]) }
             let left = at(40, 96), right = at(216, 96), top = at(128, 10), bottom = at(128, 182)
@@ -150,13 +150,24 @@ import Testing
         }
     }
 
-    @Test func aHEICPastThePixelLimitOrDamagedGetsNoThumbnail() async throws {
+    /// A JPEG a test fetched, decoded as the thumbnailer decodes one (its size read first, then checked).
+    static func decodeJPEG(_ jpeg: [UInt8], atLeast target: (width: Int, height: Int)) throws -> Pixels? {
+        let image = try ImageInspector(maxPixels: 8192).inspect(jpeg)
+        return try? libraries.turboJPEG?.decode(
+            jpeg, atLeast: target, expected: image.size, whole: image.decodedWhole, limits: DecodeLimits(maxSide: 8192, maxPixels: 1 << 26))
+    }
+
+    @Test func aHEICPastTheLimitsOrDamagedIsRefusedByItsDecoder() async throws {
         try #require(Self.hasHEIF)
         let heif = try #require(Self.libraries.heif)
-        #expect(heif.decode(Self.realHEIC, maxPixels: 320 * 240)?.width == 320)
-        #expect(heif.decode(Self.realHEIC, maxPixels: 320 * 240 - 1) == nil)
-        #expect(heif.decode(Array(Self.realHEIC.prefix(600)), maxPixels: 1 << 24) == nil)
-        #expect(heif.decode(Array(repeating: 0, count: 64), maxPixels: 1 << 24) == nil)
+        #expect(try heif.decode(Self.realHEIC, limits: DecodeLimits(maxSide: 320, maxPixels: 320 * 240)).width == 320)
+        #expect(throws: DecodeFailure.tooLarge(PixelSize(width: 320, height: 240))) {
+            try heif.decode(Self.realHEIC, limits: DecodeLimits(maxSide: 8192, maxPixels: 320 * 240 - 1))
+        }
+        // libheif's own limit refuses the image while it reads the file, before its size is asked.
+        #expect(throws: DecodeFailure.undecodable) { try heif.decode(Self.realHEIC, limits: DecodeLimits(maxSide: 300, maxPixels: 1 << 24)) }
+        #expect(throws: DecodeFailure.undecodable) { try heif.decode(Array(Self.realHEIC.prefix(600)), limits: DecodeLimits(maxSide: 8192, maxPixels: 1 << 24)) }
+        #expect(throws: DecodeFailure.undecodable) { try heif.decode(Array(repeating: 0, count: 64), limits: DecodeLimits(maxSide: 8192, maxPixels: 1 << 24)) }
     }
 
     @Test(.enabled(if: hasPNG, "libpng16.so.16 is not installed"), arguments: TestEngines.all)
@@ -168,7 +179,7 @@ import Testing
             #expect(small["size"] as? String == "thumbnail" && small["contentType"] as? String == "image/png")
             #expect(small["width"] as? Int == 256 && small["height"] as? Int == 128)
             let fetched = try await ProfilePhotoTests.fetch(client, try #require(small["url"] as? String))
-            let pixels = try #require(Self.libraries.png?.decode(fetched.bytes, maxPixels: 1 << 20))
+            let pixels = try #require(try Self.libraries.png?.decode(fetched.bytes, limits: DecodeLimits(maxSide: 8192, maxPixels: 1 << 20)))
             #expect(pixels.width == 256 && pixels.height == 128)
             #expect(pixels.bytes[(10 * 256 + 10) * 4 + 1] == 255 && pixels.bytes[(10 * 256 + 10) * 4 + 3] == 255)
             #expect(pixels.bytes[(120 * 256 + 10) * 4 + 3] == 0)
@@ -191,21 +202,22 @@ import Testing
             #expect(String(buffer: response.body).contains("photo"))
             #expect(try await ProfilePhotoTests.objects(of: account.id, in: app).isEmpty)
         }
-        // And the thumbnailer itself will not decode a PNG over its pixel budget whole.
+        // And the thumbnailer itself will not decode a PNG over its pixel budget whole: libpng's reading of its size
+        // is checked before the pixels are allocated.
+        guard Self.hasPNG else { return }
         let inspected = InspectedImage(format: .png, width: 2_000, height: 1_000, bytes: try Self.realPNGIfAvailable(width: 2_000, height: 1_000))
-        var thumbnailer = PhotoThumbnailer(libraries: Self.libraries)
-        thumbnailer.maxDecodedPixels = 1_000_000
-        #expect(await thumbnailer.thumbnail(of: inspected) == nil)
+        let thumbnailer = PhotoThumbnailer(libraries: Self.libraries, limits: DecodeLimits(maxSide: 8192, maxPixels: 1_000_000))
+        #expect(throws: DecodeFailure.tooLarge(PixelSize(width: 2_000, height: 1_000))) { try thumbnailer.thumbnail(of: inspected) }
     }
 
     @Test func withoutTheLibrariesNoThumbnailIsMade() async throws {
         let none = PhotoThumbnailer(libraries: SystemImageLibraries(turboJPEG: nil, png: nil))
         let jpeg = InspectedImage(format: .jpeg, width: 1000, height: 600, bytes: TestImages.jpeg(width: 1000, height: 600))
-        #expect(await none.thumbnail(of: jpeg) == nil)
+        #expect(try none.thumbnail(of: jpeg) == nil)
         #expect(SystemImageLibraries(turboJPEG: nil, png: nil).missing.count == 3)
         let heic = InspectedImage(format: .heic, width: 1000, height: 600, bytes: Self.realHEIC)
-        #expect(await none.thumbnail(of: heic) == nil)
-        #expect(await PhotoThumbnailer(libraries: SystemImageLibraries(turboJPEG: Self.libraries.turboJPEG, png: nil)).thumbnail(of: heic) == nil)
+        #expect(try none.thumbnail(of: heic) == nil)
+        #expect(try PhotoThumbnailer(libraries: SystemImageLibraries(turboJPEG: Self.libraries.turboJPEG, png: nil)).thumbnail(of: heic) == nil)
     }
 
     @Test func areaAveragingMeansTheCoveredPixels() {

@@ -105,6 +105,35 @@ enum TestImages {
         return ftyp + meta(mdatStart: mdatStart) + box("mdat", imageData + exifData)
     }
 
+    /// A HEIC whose primary item is a grid of one tile: its `ispe` says `declared`, its grid data says `canvas` (what a
+    /// decoder allocates before it decodes a tile). A grid bomb when `canvas` is far larger than `declared`.
+    static func heicGrid(declared: (width: Int, height: Int), canvas: (width: Int, height: Int)) -> [UInt8] {
+        let ftyp = box("ftyp", Array("heic".utf8) + be32(0) + Array("mif1heic".utf8))
+        let tileData: [UInt8] = [0x00, 0x00, 0x00, 0x10] + [UInt8](repeating: 0xAB, count: 16)
+        // ImageGrid: version 0, flags 1 (32-bit output sizes), one row, one column.
+        let gridData: [UInt8] = [0, 1, 0, 0] + be32(canvas.width) + be32(canvas.height)
+        func meta(mdatStart: Int) -> [UInt8] {
+            let hdlr = fullBox("hdlr", be32(0) + Array("pict".utf8) + [UInt8](repeating: 0, count: 12) + [0])
+            let pitm = fullBox("pitm", be16(2))
+            let infe1 = fullBox("infe", version: 2, be16(1) + be16(0) + Array("hvc1".utf8) + [0])
+            let infe2 = fullBox("infe", version: 2, be16(2) + be16(0) + Array("grid".utf8) + [0])
+            let iinf = fullBox("iinf", be16(2) + infe1 + infe2)
+            // iloc v1: offset_size 4, length_size 4; the tile in mdat (method 0), the grid in idat (method 1).
+            let iloc = fullBox(
+                "iloc", version: 1,
+                [0x44, 0x00] + be16(2)
+                    + be16(1) + be16(0) + be16(0) + be16(1) + be32(mdatStart) + be32(tileData.count)
+                    + be16(2) + be16(1) + be16(0) + be16(1) + be32(0) + be32(gridData.count)
+            )
+            let iref = fullBox("iref", box("dimg", be16(2) + be16(1) + be16(1)))
+            let ipco = box("ipco", fullBox("ispe", be32(declared.width) + be32(declared.height)))
+            let ipma = fullBox("ipma", be32(2) + be16(1) + [1, 0x81] + be16(2) + [1, 0x81])
+            return fullBox("meta", hdlr + pitm + iloc + iinf + iref + box("idat", gridData) + box("iprp", ipco + ipma))
+        }
+        let metaLength = meta(mdatStart: 0).count
+        return ftyp + meta(mdatStart: ftyp.count + metaLength + 8) + box("mdat", tileData)
+    }
+
     /// Whether `bytes` contain `text`.
     static func contains(_ bytes: some Collection<UInt8>, _ text: String) -> Bool {
         contains(bytes, bytes: Array(text.utf8))

@@ -9,6 +9,7 @@ enum JPEGCleaner {
         out.reserveCapacity(bytes.count)
         var offset = 2
         var size: (width: Int, height: Int)?
+        var progressive = false
         var orientation: Int?
         var wroteOrientation = false
         while true {
@@ -22,9 +23,10 @@ enum JPEGCleaner {
                 out.append(contentsOf: [0xFF, 0xD9])
                 break
             }
+            // Restart markers belong inside image data, where the scan below keeps them; one between segments (or
+            // the arithmetic-coding TEM) is not part of an image FitBase accepts.
             if (0xD0...0xD7).contains(marker) || marker == 0x01 {
-                out.append(contentsOf: [0xFF, marker])
-                continue
+                throw .truncated("a JPEG restart marker stands outside the image data")
             }
             let length = try reader.uint16(at: offset)
             guard length >= 2, offset + length <= bytes.count else { throw .truncated("a JPEG segment runs past the end of the file") }
@@ -41,9 +43,13 @@ enum JPEGCleaner {
             case 0xE3...0xED, 0xEF, 0xFE:
                 continue
             case 0xC0...0xCF where marker != 0xC4 && marker != 0xC8 && marker != 0xCC:
+                // One frame only: a decoder sizes its buffers from the first, and a limit that read a later one
+                // (or a viewer that showed it) would not be judging the image that gets decoded.
+                guard size == nil else { throw .truncated("the JPEG has more than one frame header") }
                 guard payload.count >= 5 else { throw .truncated("a JPEG frame header is too short") }
                 let start = payload.startIndex
                 size = (Int(payload[start + 3]) << 8 | Int(payload[start + 4]), Int(payload[start + 1]) << 8 | Int(payload[start + 2]))
+                progressive = [0xC2, 0xC6, 0xCA, 0xCE].contains(marker)
             default:
                 break
             }
@@ -72,7 +78,7 @@ enum JPEGCleaner {
             }
         }
         guard let size else { throw .truncated("the JPEG has no frame header") }
-        return InspectedImage(format: .jpeg, width: size.width, height: size.height, bytes: out)
+        return InspectedImage(format: .jpeg, width: size.width, height: size.height, bytes: out, decodedWhole: progressive)
     }
 
     /// Whether an APP0, APP2 or APP14 segment is one of the kept kinds (JFIF, ICC profile, Adobe).

@@ -10,6 +10,10 @@ import Foundation
 /// | lifetime of a media link | `FITBASE_MEDIA_LINK_SECONDS` | `3600` (1 hour; 60 to 604800) |
 /// | largest profile photo | `FITBASE_PHOTO_MAX_BYTES` | `10485760` (10 MiB) |
 /// | largest photo side, in pixels | `FITBASE_PHOTO_MAX_PIXELS` | `8192` |
+/// | most pixels a photo's decoder may build | `FITBASE_PHOTO_MAX_DECODED_PIXELS` | `50000000` (a 48 MP photo) |
+/// | the image worker (a `fitbase` binary) | `FITBASE_IMAGE_WORKER` | the `fitbase` beside the running executable |
+/// | an image worker's address space | `FITBASE_IMAGE_WORKER_MEMORY_MB` | `1024` (256 to 16384) |
+/// | an image worker's CPU time | `FITBASE_IMAGE_WORKER_CPU_SECONDS` | `20` (1 to 300) |
 /// | largest workout video | `FITBASE_VIDEO_MAX_BYTES` | `2147483648` (2 GiB) |
 package struct MediaConfiguration: Sendable {
     /// The store media objects live in.
@@ -29,6 +33,21 @@ package struct MediaConfiguration: Sendable {
     package var photoMaxPixels = 8192
     /// The largest workout video accepted, in bytes (streamed to the store, never held in memory).
     package var videoMaxBytes: Int64 = 2 << 30
+    /// The most pixels a photo's decoder may hold (the size the decoder reads, checked before it allocates).
+    package var photoMaxDecodedPixels = 50_000_000
+    /// The executable run as an image worker (``ImageWorker``): the server's own binary.
+    package var imageWorker = MediaConfiguration.defaultImageWorker
+    /// An image worker's address-space limit, in bytes.
+    package var imageWorkerMemoryBytes = 1 << 30
+    /// An image worker's CPU-time limit, in seconds.
+    package var imageWorkerCPUSeconds = 20
+
+    /// `fitbase` beside the running executable: the executable itself when it is `fitbase`, the built one beside a
+    /// test runner or a benchmark in `.build/<configuration>/`.
+    package static var defaultImageWorker: String {
+        let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments.first ?? "fitbase")
+        return executable.deletingLastPathComponent().appendingPathComponent("fitbase").path
+    }
 
     package init() {}
 
@@ -81,6 +100,44 @@ package struct MediaConfiguration: Sendable {
             }
             configuration.videoMaxBytes = bytes
         }
+        if let text = environment["FITBASE_PHOTO_MAX_DECODED_PIXELS"] {
+            guard let pixels = Int(text.trimmingCharacters(in: .whitespaces)), (4096...(1 << 30)).contains(pixels) else {
+                throw ConfigurationError(
+                    setting: "photo-max-decoded-pixels", source: "FITBASE_PHOTO_MAX_DECODED_PIXELS", value: text,
+                    expected: "a number of pixels from 4096 to 1073741824")
+            }
+            configuration.photoMaxDecodedPixels = pixels
+        }
+        if let text = environment["FITBASE_IMAGE_WORKER_MEMORY_MB"] {
+            guard let megabytes = Int(text.trimmingCharacters(in: .whitespaces)), (256...16_384).contains(megabytes) else {
+                throw ConfigurationError(
+                    setting: "image-worker-memory-mb", source: "FITBASE_IMAGE_WORKER_MEMORY_MB", value: text,
+                    expected: "a number of megabytes from 256 to 16384")
+            }
+            configuration.imageWorkerMemoryBytes = megabytes << 20
+        }
+        if let text = environment["FITBASE_IMAGE_WORKER_CPU_SECONDS"] {
+            guard let seconds = Int(text.trimmingCharacters(in: .whitespaces)), (1...300).contains(seconds) else {
+                throw ConfigurationError(
+                    setting: "image-worker-cpu-seconds", source: "FITBASE_IMAGE_WORKER_CPU_SECONDS", value: text,
+                    expected: "a number of seconds from 1 to 300")
+            }
+            configuration.imageWorkerCPUSeconds = seconds
+        }
+        let worker = environment["FITBASE_IMAGE_WORKER"]?.trimmingCharacters(in: .whitespaces) ?? ""
+        if !worker.isEmpty { configuration.imageWorker = worker }
+        guard FileManager.default.isExecutableFile(atPath: configuration.imageWorker) else {
+            throw ConfigurationError(
+                setting: "image-worker", source: worker.isEmpty ? "FITBASE_IMAGE_WORKER (unset: beside the executable)" : "FITBASE_IMAGE_WORKER",
+                value: configuration.imageWorker, expected: "the path of the fitbase executable, which decodes photos in a worker process")
+        }
         return configuration
+    }
+
+    /// How image workers run under these settings.
+    var imageWorkerSettings: ContainedThumbnailer.Settings {
+        ContainedThumbnailer.Settings(
+            executable: imageWorker, memoryBytes: imageWorkerMemoryBytes, cpuSeconds: imageWorkerCPUSeconds,
+            limits: DecodeLimits(maxSide: photoMaxPixels, maxPixels: photoMaxDecodedPixels))
     }
 }

@@ -20,7 +20,7 @@ struct MediaFeature: ServerFeature {
         links = MediaLinks(secret: foundation.masterKey.derivedKey(for: "media links"), baseURL: foundation.configuration.publicURL)
         photos = ProfilePhotos(
             store: ProfilePhotoStore(database: foundation.database), storage: storage,
-            inspector: ImageInspector(maxPixels: configuration.photoMaxPixels), thumbnailer: PhotoThumbnailer(libraries: .shared), links: links,
+            inspector: ImageInspector(maxPixels: configuration.photoMaxPixels), thumbnailer: ContainedThumbnailer(settings: configuration.imageWorkerSettings), links: links,
             linkLifetime: configuration.linkLifetime,
             maxBytes: configuration.photoMaxBytes, database: foundation.database, logger: foundation.logger
         )

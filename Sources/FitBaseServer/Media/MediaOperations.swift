@@ -114,9 +114,17 @@ struct OpenedMedia: Sendable {
 
     var status: HTTPResponse.Status { contentRange == nil ? .ok : .partialContent }
 
+    /// What every media answer says to a browser, whatever the object holds: take the declared type as it is (no
+    /// sniffing an image into HTML), and run nothing of it — media shares the console's origin, and a sandboxed
+    /// answer with no source allowed cannot script it, load from it or be framed by it.
+    static let contentPolicy = "default-src 'none'; img-src 'self'; media-src 'self'; sandbox; frame-ancestors 'none'"
+
     /// The answer's fields but its length.
     var headers: HTTPFields {
-        var headers: HTTPFields = [.contentType: content.contentType, .acceptRanges: "bytes", .cacheControl: cacheControl]
+        var headers: HTTPFields = [
+            .contentType: content.contentType, .acceptRanges: "bytes", .cacheControl: cacheControl, .xContentTypeOptions: "nosniff",
+            .contentSecurityPolicy: Self.contentPolicy,
+        ]
         if let contentRange { headers[.contentRange] = contentRange }
         return headers
     }

@@ -1,5 +1,4 @@
 import FitBaseCore
-import NIOPosix
 
 /// An image made from a photo: its format, size in pixels and bytes.
 struct EncodedImage: Sendable, Equatable {
@@ -13,41 +12,37 @@ struct EncodedImage: Sendable, Equatable {
 /// scaled down in Swift by area averaging to ``PhotoSize/thumbnailMaxSide`` pixels on the longest side, turned upright
 /// by the JPEG's EXIF orientation, and encoded again — JPEG (quality 85) for a JPEG, PNG (with its transparency) for a
 /// PNG, JPEG for a HEIC (decoded by libheif, which turns it upright) — with no metadata at all.
+///
+/// This is the decoding itself, as an image worker runs it (``ImageWorker``): the server never calls it in its own
+/// process, it asks a worker (``ContainedThumbnailer``).
 struct PhotoThumbnailer: Sendable {
     let libraries: SystemImageLibraries
-    /// The most pixels a PNG or HEIC may have to be decoded (it is decoded whole, 3–4 bytes a pixel); a larger one gets
-    /// no thumbnail. A JPEG is decoded already scaled down, so it has no such limit.
-    var maxDecodedPixels = 24_000_000
+    /// What a decoder may build; the size each library reads from the file is checked against it before decoding.
+    var limits = DecodeLimits(maxSide: 8192, maxPixels: 50_000_000)
 
-    /// The thumbnail of `image`, nil when it is small enough already, its format has no library here, or it does not
-    /// decode. The work runs on NIO's thread pool, not on the caller's executor.
-    func thumbnail(of image: InspectedImage) async -> EncodedImage? {
+    /// The thumbnail of `image`: nil when it is small enough already or its format has no library here; a decoder's
+    /// refusal or failure throws.
+    func thumbnail(of image: InspectedImage) throws(DecodeFailure) -> EncodedImage? {
         guard let target = PhotoSize.thumbnailDimensions(width: image.width, height: image.height) else { return nil }
-        let libraries = libraries, maxDecodedPixels = maxDecodedPixels
-        return try? await NIOThreadPool.singleton.runIfActive {
-            Self.make(image, target: target, libraries: libraries, maxDecodedPixels: maxDecodedPixels)
-        }
-    }
-
-    static func make(_ image: InspectedImage, target: (width: Int, height: Int), libraries: SystemImageLibraries, maxDecodedPixels: Int) -> EncodedImage? {
         switch image.format {
         case .jpeg:
-            guard let codec = libraries.turboJPEG, let decoded = codec.decode(image.bytes, atLeast: target) else { return nil }
+            guard let codec = libraries.turboJPEG else { return nil }
+            let decoded = try codec.decode(image.bytes, atLeast: target, expected: image.size, whole: image.decodedWhole, limits: limits)
             let upright = AreaAverage.scale(decoded, to: target).oriented(JPEGOrientation.of(image.bytes))
-            guard let bytes = codec.encode(upright, quality: 85) else { return nil }
+            guard let bytes = codec.encode(upright, quality: 85) else { throw .undecodable }
             return EncodedImage(format: .jpeg, width: upright.width, height: upright.height, bytes: bytes)
         case .png:
-            guard let codec = libraries.png, let decoded = codec.decode(image.bytes, maxPixels: maxDecodedPixels) else { return nil }
-            let small = AreaAverage.scale(decoded, to: target)
-            guard let bytes = codec.encode(small) else { return nil }
+            guard let codec = libraries.png else { return nil }
+            let small = AreaAverage.scale(try codec.decode(image.bytes, limits: limits), to: target)
+            guard let bytes = codec.encode(small) else { throw .undecodable }
             return EncodedImage(format: .png, width: small.width, height: small.height, bytes: bytes)
         case .heic:
             // Decoded whole (upright: libheif applies the image's rotation and mirroring), thumbnail made as a JPEG.
-            guard let heif = libraries.heif, let codec = libraries.turboJPEG, let decoded = heif.decode(image.bytes, maxPixels: maxDecodedPixels),
-                let target = PhotoSize.thumbnailDimensions(width: decoded.width, height: decoded.height)
-            else { return nil }
+            guard let heif = libraries.heif, let codec = libraries.turboJPEG else { return nil }
+            let decoded = try heif.decode(image.bytes, limits: limits)
+            guard let target = PhotoSize.thumbnailDimensions(width: decoded.width, height: decoded.height) else { return nil }
             let small = AreaAverage.scale(decoded, to: target)
-            guard let bytes = codec.encode(small, quality: 85) else { return nil }
+            guard let bytes = codec.encode(small, quality: 85) else { throw .undecodable }
             return EncodedImage(format: .jpeg, width: small.width, height: small.height, bytes: bytes)
         }
     }

@@ -13,7 +13,7 @@ struct ProfilePhotos: Sendable {
     let store: ProfilePhotoStore
     let storage: any MediaStorage
     let inspector: ImageInspector
-    let thumbnailer: PhotoThumbnailer
+    let thumbnailer: ContainedThumbnailer
     let links: MediaLinks
     let linkLifetime: Duration
     let maxBytes: Int
@@ -30,11 +30,16 @@ struct ProfilePhotos: Sendable {
         } catch {
             throw Problem.validationFailed([.init(field: "photo", message: Self.message(for: error))])
         }
+        let small: EncodedImage?
+        do {
+            small = try await thumbnailer.thumbnail(of: image)
+        } catch {
+            throw Problem.validationFailed([.init(field: "photo", message: Self.message(for: error))])
+        }
         var version = try await store.nextVersion(of: user)
         guard let key = ProfilePhoto.newKey(of: user, version: version, format: image.format) else {
             throw MediaStorageError.storeFailed("no object key for user \(user)")
         }
-        let small = await thumbnailer.thumbnail(of: image)
         let stored = try await storage.put(key, contentType: image.format.contentType, body: WholeBody(ByteBuffer(bytes: image.bytes)))
         var thumbnail: ProfilePhoto.Thumbnail?
         do {
@@ -116,6 +121,8 @@ struct ProfilePhotos: Sendable {
         case .unsupported: "is not a JPEG, PNG or HEIC image"
         case .truncated(let reason): "is cut off or damaged: \(reason)"
         case .tooLarge(let width, let height, let limit): "is \(width)×\(height) pixels; at most \(limit) pixels a side are accepted"
+        case .decodedTooLarge(let width, let height): "decodes to \(width)×\(height) pixels, more than may be decoded"
+        case .notDecodable(let reason): "could not be decoded: \(reason)"
         }
     }
 }

@@ -43,6 +43,30 @@ struct SystemImageLibraries: Sendable {
     }
 }
 
+/// What a decoder is allowed to build, checked against the size the decoder itself reads from the file before it
+/// allocates anything for the pixels.
+struct DecodeLimits: Sendable, Equatable, Codable {
+    /// The largest width or height.
+    var maxSide: Int
+    /// The most pixels an image a decoder holds whole may have (a PNG, a HEIC and its grid canvas, a progressive
+    /// JPEG's coefficients); a baseline JPEG is decoded already scaled down and only the sides count.
+    var maxPixels: Int
+
+    /// Whether an image of `size`, held whole or not, may be decoded.
+    func allow(_ size: PixelSize, whole: Bool) -> Bool {
+        size.width > 0 && size.height > 0 && size.width <= maxSide && size.height <= maxSide
+            && (!whole || size.area <= UInt64(max(0, maxPixels)))
+    }
+}
+
+/// Why a decoder made no pixels.
+enum DecodeFailure: Error, Equatable {
+    /// The decoder reads a size past the limits (or different from the one the file was checked with).
+    case tooLarge(PixelSize)
+    /// The library refused the file.
+    case undecodable
+}
+
 /// An image's pixels: 8-bit channels (3 for RGB, 4 for RGBA), rows packed.
 struct Pixels: Sendable {
     let width: Int
@@ -105,15 +129,21 @@ struct TurboJPEG: @unchecked Sendable {
     }
 
     /// The JPEG's pixels (RGB), scaled down by libjpeg's DCT scaling to the smallest eighth (1/8 … 8/8) still at least
-    /// `atLeast` pixels on each side, so a large photo is never decoded whole. Nil when the JPEG does not decode.
-    func decode(_ jpeg: [UInt8], atLeast target: (width: Int, height: Int)) -> Pixels? {
-        guard let handle = initDecompress() else { return nil }
+    /// `atLeast` pixels on each side, so a large photo is never decoded whole. The size libjpeg reads from the frame
+    /// header must be `expected` and within `limits` (whole: a progressive JPEG keeps every coefficient of the image
+    /// in memory, scaled or not) before anything is decoded.
+    func decode(
+        _ jpeg: [UInt8], atLeast target: (width: Int, height: Int), expected: PixelSize, whole: Bool, limits: DecodeLimits
+    ) throws(DecodeFailure) -> Pixels {
+        guard let handle = initDecompress() else { throw .undecodable }
         defer { _ = destroy(handle) }
-        return jpeg.withUnsafeBufferPointer { source -> Pixels? in
+        let decoded = jpeg.withUnsafeBufferPointer { source -> Result<Pixels, DecodeFailure> in
             var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
             guard decompressHeader3(handle, source.baseAddress, UInt(source.count), &width, &height, &subsampling, &colorspace) == 0,
                 width > 0, height > 0
-            else { return nil }
+            else { return .failure(.undecodable) }
+            let read = PixelSize(width: Int(width), height: Int(height))
+            guard read == expected, limits.allow(read, whole: whole) else { return .failure(.tooLarge(read)) }
             var eighths = 1
             while eighths < 8,
                 (Int(width) * eighths + 7) / 8 < target.width || (Int(height) * eighths + 7) / 8 < target.height
@@ -127,9 +157,10 @@ struct TurboJPEG: @unchecked Sendable {
                     handle, source.baseAddress, UInt(source.count), destination.baseAddress, Int32(scaledWidth), 0, Int32(scaledHeight),
                     Self.pixelFormatRGB, 0)
             }
-            guard status == 0 else { return nil }
-            return Pixels(width: scaledWidth, height: scaledHeight, channels: 3, bytes: pixels)
+            guard status == 0 else { return .failure(.undecodable) }
+            return .success(Pixels(width: scaledWidth, height: scaledHeight, channels: 3, bytes: pixels))
         }
+        return try decoded.get()
     }
 
     /// `pixels` (RGB) as a baseline JPEG of `quality`, 4:2:0, with no metadata segment at all.
@@ -186,23 +217,23 @@ struct LibPNG: @unchecked Sendable {
         return LibPNG(beginReadFromMemory: beginReadFromMemory, finishRead: finishRead, free: free, writeToMemory: writeToMemory)
     }
 
-    /// The PNG's pixels as RGBA (palette, grey, 16-bit and transparency converted by libpng). Nil when it does not
-    /// decode or holds more than `maxPixels` pixels (the image is decoded whole).
-    func decode(_ png: [UInt8], maxPixels: Int) -> Pixels? {
+    /// The PNG's pixels as RGBA (palette, grey, 16-bit and transparency converted by libpng). The size libpng reads
+    /// from the header must be within `limits` (the image is decoded whole) before the pixels are allocated.
+    func decode(_ png: [UInt8], limits: DecodeLimits) throws(DecodeFailure) -> Pixels {
         let image = UnsafeMutableRawPointer.allocate(byteCount: Layout.size, alignment: 8)
         defer { image.deallocate() }
         image.initializeMemory(as: UInt8.self, repeating: 0, count: Layout.size)
         image.storeBytes(of: Layout.imageVersion, toByteOffset: Layout.version, as: UInt32.self)
-        return png.withUnsafeBytes { source -> Pixels? in
+        let decoded = png.withUnsafeBytes { source -> Result<Pixels, DecodeFailure> in
             guard beginReadFromMemory(image, source.baseAddress, source.count) != 0 else {
                 free(image)
-                return nil
+                return .failure(.undecodable)
             }
             let width = Int(image.load(fromByteOffset: Layout.width, as: UInt32.self))
             let height = Int(image.load(fromByteOffset: Layout.height, as: UInt32.self))
-            guard width > 0, height > 0, width * height <= maxPixels else {
+            guard limits.allow(PixelSize(width: width, height: height), whole: true) else {
                 free(image)
-                return nil
+                return .failure(.tooLarge(PixelSize(width: width, height: height)))
             }
             image.storeBytes(of: Layout.formatRGBA, toByteOffset: Layout.format, as: UInt32.self)
             var pixels = [UInt8](repeating: 0, count: width * height * 4)
@@ -210,9 +241,10 @@ struct LibPNG: @unchecked Sendable {
             let status = pixels.withUnsafeMutableBytes { destination in
                 finishRead(image, nil, destination.baseAddress, Int32(width * 4), nil)
             }
-            guard status != 0 else { return nil }
-            return Pixels(width: width, height: height, channels: 4, bytes: pixels)
+            guard status != 0 else { return .failure(.undecodable) }
+            return .success(Pixels(width: width, height: height, channels: 4, bytes: pixels))
         }
+        return try decoded.get()
     }
 
     /// `pixels` (RGBA) as an 8-bit RGBA PNG with no ancillary text or time chunk.
@@ -260,6 +292,8 @@ struct LibHEIF: @unchecked Sendable {
     private let imageWidth: @convention(c) (OpaquePointer?, Int32) -> Int32
     private let imageHeight: @convention(c) (OpaquePointer?, Int32) -> Int32
     private let imageRelease: @convention(c) (OpaquePointer?) -> Void
+    private let setMaximumImageSizeLimit: @convention(c) (OpaquePointer?, Int32) -> Void
+    private let setMaxDecodingThreads: @convention(c) (OpaquePointer?, Int32) -> Void
 
     private static let colorspaceRGB: Int32 = 1  // heif_colorspace_RGB
     private static let chromaInterleavedRGB: Int32 = 10  // heif_chroma_interleaved_RGB
@@ -286,42 +320,57 @@ struct LibHEIF: @unchecked Sendable {
                 as: (@convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<Int32>?) -> UnsafePointer<UInt8>?).self),
             let imageWidth = SystemImageLibraries.symbol(handle, "heif_image_get_width", as: (@convention(c) (OpaquePointer?, Int32) -> Int32).self),
             let imageHeight = SystemImageLibraries.symbol(handle, "heif_image_get_height", as: (@convention(c) (OpaquePointer?, Int32) -> Int32).self),
-            let imageRelease = SystemImageLibraries.symbol(handle, "heif_image_release", as: (@convention(c) (OpaquePointer?) -> Void).self)
+            let imageRelease = SystemImageLibraries.symbol(handle, "heif_image_release", as: (@convention(c) (OpaquePointer?) -> Void).self),
+            let setMaximumImageSizeLimit = SystemImageLibraries.symbol(
+                handle, "heif_context_set_maximum_image_size_limit", as: (@convention(c) (OpaquePointer?, Int32) -> Void).self),
+            let setMaxDecodingThreads = SystemImageLibraries.symbol(
+                handle, "heif_context_set_max_decoding_threads", as: (@convention(c) (OpaquePointer?, Int32) -> Void).self)
         else { return nil }
         return LibHEIF(
             contextAlloc: contextAlloc, contextFree: contextFree, readFromMemory: readFromMemory, primaryImageHandle: primaryImageHandle,
             handleWidth: handleWidth, handleHeight: handleHeight, handleRelease: handleRelease, decodeImage: decodeImage,
-            planeReadonly: planeReadonly, imageWidth: imageWidth, imageHeight: imageHeight, imageRelease: imageRelease
+            planeReadonly: planeReadonly, imageWidth: imageWidth, imageHeight: imageHeight, imageRelease: imageRelease,
+            setMaximumImageSizeLimit: setMaximumImageSizeLimit, setMaxDecodingThreads: setMaxDecodingThreads
         )
     }
 
     /// The primary image's pixels as RGB, turned as its `irot`/`imir` boxes say (libheif applies them while decoding).
-    /// Nil when it does not decode or holds more than `maxPixels` pixels (it is decoded whole, 3 bytes a pixel).
-    func decode(_ heic: [UInt8], maxPixels: Int) -> Pixels? {
-        guard let context = contextAlloc() else { return nil }
+    /// libheif itself is held to `limits.maxSide` (its own check of every image size and grid canvas it reads, before
+    /// it allocates) and to one decoding thread; the size of the primary image must be within `limits` (it is decoded
+    /// whole, 3 bytes a pixel) before it is decoded.
+    func decode(_ heic: [UInt8], limits: DecodeLimits) throws(DecodeFailure) -> Pixels {
+        guard let context = contextAlloc() else { throw .undecodable }
         defer { contextFree(context) }
-        return heic.withUnsafeBytes { source -> Pixels? in
-            guard readFromMemory(context, source.baseAddress, source.count, nil).code == 0 else { return nil }
+        setMaximumImageSizeLimit(context, Int32(clamping: limits.maxSide))
+        setMaxDecodingThreads(context, 0)
+        let decoded = heic.withUnsafeBytes { source -> Result<Pixels, DecodeFailure> in
+            guard readFromMemory(context, source.baseAddress, source.count, nil).code == 0 else { return .failure(.undecodable) }
             var handle: OpaquePointer?
-            guard primaryImageHandle(context, &handle).code == 0, let handle else { return nil }
+            guard primaryImageHandle(context, &handle).code == 0, let handle else { return .failure(.undecodable) }
             defer { handleRelease(handle) }
-            let stated = (width: Int(handleWidth(handle)), height: Int(handleHeight(handle)))
-            guard stated.width > 0, stated.height > 0, stated.width * stated.height <= maxPixels else { return nil }
+            let stated = PixelSize(width: Int(handleWidth(handle)), height: Int(handleHeight(handle)))
+            guard limits.allow(stated, whole: true) else { return .failure(.tooLarge(stated)) }
             var image: OpaquePointer?
-            guard decodeImage(handle, &image, Self.colorspaceRGB, Self.chromaInterleavedRGB, nil).code == 0, let image else { return nil }
+            guard decodeImage(handle, &image, Self.colorspaceRGB, Self.chromaInterleavedRGB, nil).code == 0, let image else {
+                return .failure(.undecodable)
+            }
             defer { imageRelease(image) }
             let width = Int(imageWidth(image, Self.channelInterleaved)), height = Int(imageHeight(image, Self.channelInterleaved))
+            guard limits.allow(PixelSize(width: width, height: height), whole: true) else {
+                return .failure(.tooLarge(PixelSize(width: width, height: height)))
+            }
             var stride: Int32 = 0
-            guard width > 0, height > 0, width * height <= maxPixels, let plane = planeReadonly(image, Self.channelInterleaved, &stride),
-                Int(stride) >= width * 3
-            else { return nil }
+            guard let plane = planeReadonly(image, Self.channelInterleaved, &stride), Int(stride) >= width * 3 else {
+                return .failure(.undecodable)
+            }
             var pixels = [UInt8](repeating: 0, count: width * height * 3)
             pixels.withUnsafeMutableBufferPointer { destination in
                 for row in 0..<height {
                     (destination.baseAddress! + row * width * 3).update(from: plane + row * Int(stride), count: width * 3)
                 }
             }
-            return Pixels(width: width, height: height, channels: 3, bytes: pixels)
+            return .success(Pixels(width: width, height: height, channels: 3, bytes: pixels))
         }
+        return try decoded.get()
     }
 }
