@@ -88,60 +88,6 @@ struct MediaContent: Sendable {
     }
 }
 
-/// A byte range as HTTP's `Range: bytes=…` asks for it (one range).
-enum MediaByteRange: Sendable, Equatable {
-    /// `bytes=first-` or `bytes=first-last`.
-    case from(Int64, through: Int64?)
-    /// `bytes=-count`: the last `count` bytes.
-    case suffix(Int64)
-
-    /// The range of a `Range` header value, nil for anything but one well-formed byte range (the header is then
-    /// ignored and the whole object is sent, as RFC 9110 allows).
-    init?(header: String) {
-        // Read from the bytes (no trimming or lower-casing copies): a player sends one of these with every read.
-        var value = header.utf8[...]
-        while let first = value.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { value = value.dropFirst() }
-        while let last = value.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { value = value.dropLast() }
-        guard ASCIIText.equalsIgnoringCase(value.prefix(6), "bytes=") else { return nil }
-        let spec = value.dropFirst(6)
-        guard let dash = spec.firstIndex(of: UInt8(ascii: "-")) else { return nil }
-        let first = ASCIIText.decimal(spec[..<dash]), last = ASCIIText.decimal(spec[spec.index(after: dash)...])
-        let firstIsEmpty = dash == spec.startIndex, lastIsEmpty = spec.index(after: dash) == spec.endIndex
-        if firstIsEmpty {
-            guard let count = last, count > 0 else { return nil }
-            self = .suffix(count)
-        } else {
-            guard let start = first else { return nil }
-            if lastIsEmpty {
-                self = .from(start, through: nil)
-            } else {
-                guard let end = last, end >= start else { return nil }
-                self = .from(start, through: end)
-            }
-        }
-    }
-
-    /// The bytes of an object of `size` this range covers, nil when none (a start at or past the end).
-    func resolved(size: Int64) -> ClosedRange<Int64>? {
-        guard size > 0 else { return nil }
-        switch self {
-        case .from(let start, let end):
-            guard start < size else { return nil }
-            return start...min(end ?? size - 1, size - 1)
-        case .suffix(let count):
-            return max(0, size - count)...(size - 1)
-        }
-    }
-
-    /// The `Range` header value that asks for this range.
-    var headerValue: String {
-        switch self {
-        case .from(let start, let end): "bytes=\(start)-\(end.map(String.init) ?? "")"
-        case .suffix(let count): "bytes=-\(count)"
-        }
-    }
-}
-
 /// What a media store can refuse.
 enum MediaStorageError: Error, Equatable, CustomStringConvertible {
     /// The requested range starts at or past the end of an object of `size` bytes.
