@@ -17,13 +17,14 @@ enum PageRequest {
         return requested
     }
 
-    /// Wraps a list's position so clients treat it as opaque.
+    /// Wraps a list's position so clients treat it as opaque (``PageCursor/encode(_:)``).
     static func encodeCursor(_ position: String) -> String {
-        Data(position.utf8).base64URLEncoded
+        PageCursor.encode(position)
     }
 
+    /// The position a cursor wraps (``PageCursor/decode(_:)``); nil when it is not one.
     static func decodeCursor(_ cursor: String) -> String? {
-        Data(base64URLEncoded: cursor).map { String(decoding: $0, as: UTF8.self) }
+        PageCursor.decode(cursor)
     }
 
     /// An opaque cursor for lists paged by position (the catalog, history).
@@ -31,9 +32,10 @@ enum PageRequest {
         encodeCursor("offset:\(offset)")
     }
 
-    /// The position a ``cursor(offset:)`` names, or a 400 naming `cursor`.
+    /// The position a ``cursor(offset:)`` names, or a 400 naming `cursor` (also for an offset past
+    /// ``PageCursor/maximumPosition``, which a list adds its page's length to).
     static func offset(fromCursor cursor: String) throws(Problem) -> Int {
-        guard let text = decodeCursor(cursor), text.hasPrefix("offset:"), let offset = Int(text.dropFirst(7)), offset >= 0 else {
+        guard let offset = PageCursor.number(in: cursor, after: "offset:") else {
             throw Problem.invalidRequest("cursor is not a cursor this list returned.", fieldErrors: [.init(field: "cursor", message: "is not valid")])
         }
         return offset

@@ -39,7 +39,7 @@ enum SyncWire {
     }
 
     static func sequence(fromCursor cursor: String) throws(Problem) -> Int {
-        guard let text = PageRequest.decodeCursor(cursor), text.hasPrefix("seq:"), let sequence = Int(text.dropFirst(4)), sequence >= 0 else {
+        guard let sequence = PageCursor.number(in: cursor, after: "seq:") else {
             throw Problem.invalidRequest("since is not a cursor the change feed returned.", fieldErrors: [.init(field: "since", message: "is not valid")])
         }
         return sequence
