@@ -95,8 +95,8 @@ struct S3MediaStorage: MediaStorage {
     func get(_ key: MediaKey, range: MediaByteRange?) async throws -> MediaContent? {
         let head = try await send("HEAD", key: key, expecting: [200, 404])
         guard head.status == .ok else { return nil }
-        guard let size = head.headers.first(name: "content-length").flatMap(Int64.init) else {
-            throw MediaStorageError.storeFailed("HEAD answered no Content-Length")
+        guard let size = head.headers.first(name: "content-length").flatMap(Int64.init), size >= 0 else {
+            throw MediaStorageError.storeFailed("HEAD answered no Content-Length, or a negative one")
         }
         let contentType = head.headers.first(name: "content-type") ?? key.contentType
         let bytes: ClosedRange<Int64>?
@@ -133,9 +133,9 @@ struct S3MediaStorage: MediaStorage {
             var query: [SigV4Request.QueryItem] = [.init("list-type", "2"), .init("prefix", prefix)]
             if let continuation { query.append(.init("continuation-token", continuation)) }
             let answer = try await send("GET", key: nil, query: query, expecting: [200])
-            for entry in S3XML.values(of: "Contents", in: answer.body) {
+            for entry in S3XML.elements(of: "Contents", in: answer.body) {
                 guard let name = S3XML.values(of: "Key", in: entry).first, let key = MediaKey(name) else { continue }
-                let size = S3XML.values(of: "Size", in: entry).first.flatMap { Int64($0) } ?? 0
+                let size = max(0, S3XML.values(of: "Size", in: entry).first.flatMap { Int64($0) } ?? 0)
                 found.append(StoredMedia(key: key, size: size))
             }
             let truncated = S3XML.values(of: "IsTruncated", in: answer.body).first == "true"
@@ -199,33 +199,5 @@ struct S3MediaStorage: MediaStorage {
             request.headers.add(name: header.name, value: header.value)
         }
         return request
-    }
-}
-
-/// The few elements FitBase reads from S3's XML answers (upload ids, listed keys, error codes): flat, known tags, no
-/// attributes on them, the five predefined entities.
-enum S3XML {
-    /// The text inside each `<tag>…</tag>` in `document`, entities decoded.
-    static func values(of tag: String, in document: String) -> [String] {
-        var values: [String] = []
-        var rest = document[...]
-        while let open = rest.range(of: "<\(tag)>"), let close = rest[open.upperBound...].range(of: "</\(tag)>") {
-            values.append(unescape(String(rest[open.upperBound..<close.lowerBound])))
-            rest = rest[close.upperBound...]
-        }
-        return values
-    }
-
-    /// `text` with `&`, `<`, `>`, `"` and `'` escaped.
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-            .replacingOccurrences(of: "'", with: "&apos;")
-    }
-
-    private static func unescape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
-            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-            .replacingOccurrences(of: "&#34;", with: "\"").replacingOccurrences(of: "&amp;", with: "&")
     }
 }
