@@ -50,7 +50,7 @@ struct StripeSignatureVerifier: Sendable {
     /// `Data`, a `ByteBuffer`'s `readableBytesView`): first a `v1` matching a secret, then the timestamp.
     func verify(payload: some Sequence<UInt8>, header: String?, now: Date) throws(StripeSignatureError) {
         guard let header else { throw .missingHeader }
-        let (timestamp, signatures) = try Self.parse(header)
+        guard let (timestamp, signatures) = StripeSignatureHeader.parse(header) else { throw .malformedHeader }
         var signedBytes = Array("\(timestamp).".utf8)
         signedBytes.append(contentsOf: payload)
         let matches = keys.contains { key in
@@ -60,52 +60,5 @@ struct StripeSignatureVerifier: Sendable {
         }
         guard matches else { throw .noMatchingSignature }
         guard abs(now.timeIntervalSince1970 - TimeInterval(timestamp)) <= tolerance else { throw .timestampOutsideTolerance }
-    }
-
-    /// The timestamp and the decoded `v1` signatures; `v0` and unknown keys are ignored. A `v1` that is not
-    /// lower-case hex counts as present but can match nothing.
-    private static func parse(_ header: String) throws(StripeSignatureError) -> (timestamp: Int64, signatures: [[UInt8]]) {
-        var timestamp: Int64?
-        var signatures: [[UInt8]] = []
-        var hasV1 = false
-        for item in header.split(separator: ",") {
-            let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard pair.count == 2 else { throw .malformedHeader }
-            let key = pair[0].trimmingCharacters(in: .whitespaces)
-            let value = pair[1].trimmingCharacters(in: .whitespaces)
-            switch key {
-            case "t":
-                guard timestamp == nil, !value.isEmpty, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
-                    let seconds = Int64(value)
-                else { throw .malformedHeader }
-                timestamp = seconds
-            case "v1":
-                hasV1 = true
-                if let bytes = lowercaseHexBytes(value) { signatures.append(bytes) }
-            default:
-                continue
-            }
-        }
-        guard let timestamp, hasV1 else { throw .malformedHeader }
-        return (timestamp, signatures)
-    }
-
-    private static func lowercaseHexBytes(_ text: String) -> [UInt8]? {
-        func nibble(_ digit: UInt8) -> UInt8? {
-            switch digit {
-            case 0x30...0x39: digit - 0x30
-            case 0x61...0x66: digit - 0x61 + 10
-            default: nil
-            }
-        }
-        let digits = Array(text.utf8)
-        guard !digits.isEmpty, digits.count.isMultiple(of: 2) else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return bytes
     }
 }
