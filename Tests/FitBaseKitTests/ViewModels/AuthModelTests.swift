@@ -62,16 +62,17 @@ import Testing
         #expect(fixture.events == [.signedUp(.email)])
     }
 
-    @Test func aTakenAddressIsAConflict() async {
+    /// The server answers a sign-up alike for a taken address (enumeration protection); the sign-in after it fails.
+    @Test func aTakenAddressFailsAsTheSignInAfterIt() async {
         let fixture = Fixture(.signedOut)
         fixture.fakes.auth.knobs.implement(.signUp)
         let model = AuthModel(dependencies: fixture.dependencies)
         model.email = FakeData.user.email!
         model.password = "long enough password"
         await model.signUp()
-        #expect(model.error?.kind == .conflict)
+        #expect(model.error?.kind == .invalidCredentials)
         guard case .error(let shown) = model.state else { Issue.record("state \(model.state)"); return }
-        #expect(shown.message.contains("already"))
+        #expect(shown.message.contains("don't match"))
         model.dismissMessages()
         #expect(model.state == .signedOut(.notSignedIn) && model.error == nil)
     }
