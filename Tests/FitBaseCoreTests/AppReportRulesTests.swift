@@ -33,6 +33,29 @@ import Testing
         #expect(AppReportRules.violations(of: [crash], now: now).map(\.field) == ["reports[0].exceptionType", "reports[0].frames[0].symbol"])
     }
 
+    @Test func contactDetailsSpelledInIdentifierCharactersAreRefused() {
+        let contacts = [
+            "call-support-at-evil-example-com", "evil.example.com", "www-evil-shop", "mail_me.at.ana.example.org", "https-x-y", "x.io",
+            "tel-555-123-4567", "call.5551234567", "mail me at a@b.co", "https://x.y", "+1 555 123 4567",
+        ]
+        for text in contacts {
+            #expect(AppReportRules.looksLikeContactDetails(text), "\(text)")
+            #expect(!AppReportRules.isIdentifier(text) && !AppReportRules.isSymbol(text), "\(text)")
+            let field = AppReportRules.violations(of: [error(location: text)], now: now)
+            #expect(field.map(\.field) == ["reports[0].location"], "\(text)")
+            #expect(field.first?.message == "must not look like an e-mail address, a link or a phone number", "\(text)")
+        }
+        #expect(AppReportRules.looksLikeContactDetails("$s12callsupport4evil7example3com"))
+        for name in [
+            "leaderboard.fetch", "sync.at-launch", "workout.info", "FitBaseKit", "libswiftCore.dylib", "plans.v2.step3", "com.fitbase.sync",
+            "$s10FitBaseKit16LeaderboardModelC4loadyyYaF", "swift_task_switch",
+        ] {
+            #expect(!AppReportRules.looksLikeContactDetails(name), "\(name)")
+        }
+        let trace = AppReport.trace(operation: "call-support-at-evil-example-com", milliseconds: 5, at: now, appVersion: "1.4.2", platform: .ios, deviceModel: "arm64")
+        #expect(AppReportRules.violations(of: [trace], now: now).map(\.field) == ["reports[0].operation"])
+    }
+
     @Test func theKitsErrorKindsAndProblemCodesAreTheCodes() {
         for code in AppReportRules.kitErrorKinds.sorted() + ProblemCode.allCases.map(\.rawValue) {
             #expect(AppReportRules.violations(of: [error(code: code)], now: now).isEmpty, "\(code)")

@@ -157,6 +157,136 @@ import Testing
         }
     }
 
+    /// Reports from an address, as a trusted proxy at 127.0.0.1 names it.
+    static func send(_ client: any TestClientProtocol, from address: String, _ reports: [[String: Any]]) async throws -> TestResponse {
+        try await client.execute(
+            uri: "/v1/reports", method: .post, headers: [.contentType: "application/json", HTTPField.Name("X-Forwarded-For")!: address],
+            body: ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: ["reports": reports])))
+    }
+
+    static func count(_ app: TestApp, _ sql: SQLQueryString) async throws -> Int {
+        try await app.database.withConnection { db in try await db.raw(sql).first()?.decode(column: "n", as: Int.self) ?? 0 }
+    }
+
+    /// Issue 53: 400 anonymous batches made 20,000 distinct operation names, and the Reports page grew to 40 MB. Two
+    /// instances on one database take them at once, from eight clients: one budget of 200 new names for the day, the
+    /// rest counted as `(other)`, and the page shows ten operations at a time.
+    @Test(arguments: TestEngines.all)
+    func twentyThousandOperationNamesTakeTheDaysBudgetAndTheRestCountAsOther(engine: DatabaseEngine) async throws {
+        try await TestDatabase.with(engine, migrated: true) { testDatabase in
+            let masterKey = SharedKeysTests.randomMasterKey()
+            @Sendable func options(_ directory: String) -> TestAppOptions {
+                var options = TestAppOptions.instance(directory, masterKey: masterKey)
+                options.configure = {
+                    $0.reports.addressBatchesPerMinute = 100_000
+                    $0.reports.anonymousBatchesPerMinute = 100_000
+                }
+                return options
+            }
+            try await SharedKeysTests.withDataDirectories(1) { directories in
+                try await withApp(on: testDatabase, options: options(testDatabase.dataDirectory)) { a, appA async throws in
+                    try await withApp(on: testDatabase, options: options(directories[0])) { b, _ async throws in
+                        try await withThrowingTaskGroup(of: Void.self) { group in
+                            for sender in 0..<8 {
+                                group.addTask {
+                                    for batch in stride(from: sender, to: 400, by: 8) {
+                                        let reports = (0..<50).map { Self.trace(100, operation: "op-\(batch)-\($0)") }
+                                        let sent = try await Self.send(sender % 2 == 0 ? a : b, nil, reports)
+                                        try #require(sent.status == .ok, "\(String(buffer: sent.body))")
+                                    }
+                                }
+                            }
+                            try await group.waitForAll()
+                        }
+                        #expect(try await Self.count(appA, "SELECT COUNT(*) AS n FROM app_reports") == 20_000)
+                        #expect(try await Self.count(appA, "SELECT COUNT(DISTINCT operation) AS n FROM app_reports") == 201)
+                        #expect(try await Self.count(appA, "SELECT COUNT(*) AS n FROM app_reports WHERE operation = '(other)'") == 19_800)
+                        // A name taken today is kept by later reports; a new one is not.
+                        let known = try #require(try await ReportsStore(database: appA.database).tracedOperations(since: CalendarDay(.now, in: .gmt), limit: 2).last)
+                        #expect(try await Self.send(a, nil, [Self.trace(5, operation: known), Self.trace(5, operation: "op-new")]).status == .ok)
+                        #expect(try await Self.count(appA, "SELECT COUNT(*) AS n FROM app_reports WHERE operation = \(bind: known)") == 2)
+                        #expect(try await Self.count(appA, "SELECT COUNT(*) AS n FROM app_reports WHERE operation = 'op-new'") == 0)
+
+                        let (_, session) = try await ConsoleTests.admin(a, appA)
+                        let page = try await ConsoleTests.get(a, "/console/reports", session)
+                        let html = String(buffer: page.body)
+                        #expect(page.status == .ok && page.body.readableBytes < 150_000, "\(page.body.readableBytes) bytes")
+                        #expect(html.components(separatedBy: "<section ").count - 1 == 10)
+                        #expect(html.contains("<code>(other)</code>") && html.contains("href=\"/console/reports?operations=2#traces\" rel=\"next\""))
+                        let last = try await ConsoleTests.get(a, "/console/reports?operations=21", session)
+                        let lastHTML = String(buffer: last.body)
+                        #expect(last.status == .ok && lastHTML.components(separatedBy: "<section ").count - 1 == 1)
+                        #expect(lastHTML.contains("rel=\"prev\"") && !lastHTML.contains("rel=\"next\""))
+                        let bad = try await ConsoleTests.get(a, "/console/reports?operations=0", session)
+                        #expect(bad.status == .badRequest && String(buffer: bad.body).contains("operations"))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Issue 53: identifier rules let "call-support-at-evil-example-com" through to operators' screens.
+    @Test(arguments: TestEngines.all)
+    func namesThatSpellAnAddressALinkOrAPhoneNumberAreRefusedNamingTheField(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, app in
+            for text in ["call-support-at-evil-example-com", "mail me at a@b.co", "https://x.y", "+1 555 123 4567"] {
+                let cases: [([String: Any], String)] = [
+                    (Self.trace(5, operation: text), "reports[0].operation"),
+                    (Self.error(location: text), "reports[0].location"),
+                    (Self.report("crash", ["frames": [["module": text, "symbol": "main", "offset": 1]]]), "reports[0].frames[0].module"),
+                ]
+                for (report, field) in cases {
+                    let response = try await Self.send(client, nil, [report])
+                    #expect(response.status == .badRequest, "\(text) as \(field)")
+                    let errors = try expectProblem(response, .validationFailed)["errors"] as? [[String: Any]]
+                    #expect(errors?.map { $0["field"] as? String } == [field], "\(text)")
+                    #expect(errors?.first?["message"] as? String == "must not look like an e-mail address, a link or a phone number", "\(text)")
+                }
+            }
+            #expect(try await Self.stored(app) == 0)
+        }
+    }
+
+    /// Issue 53: eight IPv6 /64s each had the per-address budget. Callers without a token now share one budget, and a
+    /// deployment may refuse them altogether.
+    @Test(arguments: TestEngines.all)
+    func anonymousReportsShareOneBudgetOrAreSwitchedOff(engine: DatabaseEngine) async throws {
+        let options = TestAppOptions(live: true, configure: {
+            $0.accounts = AccountsConfiguration(trustedProxies: ["127.0.0.1", "::1"])
+            $0.reports.anonymousBatchesPerMinute = 4
+        })
+        try await withApp(engine, options: options) { client, _ in
+            var statuses: [HTTPResponse.Status] = []
+            for network in 1...8 { statuses.append(try await Self.send(client, from: "2001:db8:\(network)::1", [Self.error()]).status) }
+            #expect(statuses == Array(repeating: .ok, count: 4) + Array(repeating: .tooManyRequests, count: 4))
+            let user = try await client.signUp()
+            #expect(try await Self.send(client, user.accessToken, [Self.error()]).status == .ok)
+        }
+        let off = TestAppOptions(configure: { $0.reports.acceptsAnonymous = false })
+        try await withApp(engine, options: off) { client, app in
+            try expectProblem(try await Self.send(client, nil, [Self.error()]), .authenticationRequired)
+            let user = try await client.signUp()
+            #expect(try await Self.send(client, user.accessToken, [Self.error()]).status == .ok)
+            #expect(try await Self.stored(app) == 1)
+        }
+        #expect(try !ReportsConfiguration.resolve(environment: ["FITBASE_REPORTS_ANONYMOUS": "off"]).acceptsAnonymous)
+        #expect(throws: ConfigurationError.self) { try ReportsConfiguration.resolve(environment: ["FITBASE_REPORTS_ANONYMOUS": "maybe"]) }
+        #expect(throws: ConfigurationError.self) { try ReportsConfiguration.resolve(environment: ["FITBASE_REPORTS_DISTINCT_PER_DAY": "0"]) }
+        #expect(try ReportsConfiguration.resolve(environment: ["FITBASE_REPORTS_ANONYMOUS_BATCHES_PER_MINUTE": "9"]).anonymousBatchesPerMinute == 9)
+    }
+
+    /// Issue 53: an operation without a budget was headed "— budget" with nothing after it.
+    @Test(arguments: TestEngines.all)
+    func anOperationWithoutABudgetIsHeadedByItsNameAlone(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, app in
+            #expect(try await Self.send(client, nil, [Self.trace(300, operation: "sync.round"), Self.trace(2_500)]).status == .ok)
+            let (_, session) = try await ConsoleTests.admin(client, app)
+            let html = String(buffer: try await ConsoleTests.get(client, "/console/reports", session).body)
+            #expect(html.contains("<code>sync.round</code></h3>"))
+            #expect(html.contains("<code>leaderboard.fetch</code> — budget 2000 ms</h3>"))
+        }
+    }
+
     @Test(arguments: TestEngines.all)
     func reportsAreKeptForTheRetentionPeriod(engine: DatabaseEngine) async throws {
         let options = TestAppOptions(configure: {

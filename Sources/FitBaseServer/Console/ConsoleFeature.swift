@@ -102,7 +102,7 @@ struct ConsoleFeature: ServerFeature {
         router.post("/console/config/flags/:key/delete", use: action { _, context, admin, _ in try await deleteFlag(context, admin) })
         router.post("/console/config/testers", use: action { _, _, admin, form in try await setTester(admin, form) })
 
-        router.get("/console/reports", use: page { _, _, admin in try await reportsPage(admin) })
+        router.get("/console/reports", use: page { request, _, admin in try await reportsPage(request, admin) })
 
         router.get("/console/system", use: page { _, _, admin in try await system(admin, verdict: nil) })
         router.post("/console/system/audit-verify", use: action { _, _, admin, _ in try await verifyAudit(admin) })

@@ -11,6 +11,8 @@ struct ReportsFeature: ServerFeature {
     /// One account's, and one client address's, batches per minute, in the database so every instance counts together.
     let userLimit: RateLimiter.Rule
     let addressLimit: RateLimiter.Rule
+    /// Every anonymous caller's batches together.
+    let anonymousLimit: RateLimiter.Rule
     private let retention: PeriodicService
 
     init(_ foundation: ServerFoundation) {
@@ -20,6 +22,7 @@ struct ReportsFeature: ServerFeature {
         self.configuration = configuration
         userLimit = RateLimiter.Rule(name: "reports-user", limit: configuration.batchesPerMinute, window: 60)
         addressLimit = RateLimiter.Rule(name: "reports-address", limit: configuration.addressBatchesPerMinute, window: 60)
+        anonymousLimit = RateLimiter.Rule(name: "reports-anonymous", limit: configuration.anonymousBatchesPerMinute, window: 60)
         let (clock, logger) = (foundation.clock, foundation.logger)
         retention = .purge("app reports", schedule: foundation.configuration.housekeeping, logger: logger) {
             try await store.purge(before: clock.now.addingTimeInterval(-TimeInterval(configuration.retentionDays) * 86_400))

@@ -29,3 +29,25 @@ struct CreateAppReports: Migration {
         try await database.create(index: "app_reports_occurred").on("app_reports").column("occurred_at").run()
     }
 }
+
+/// `app_report_names`: each name a dimension (operations, crash top frames, app versions) took on a day of receipt, and
+/// `app_report_name_budgets`: how many it took, the row every instance locks to admit a new one (see
+/// ``ReportsStore/admitNames(_:day:cap:on:)``). Names past the day's budget are stored as `(other)`.
+struct CreateAppReportNames: Migration {
+    let name = "2026-11-28.reports.create-app-report-names"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.create(table: "app_report_names")
+            .column("day", type: .text, .notNull)  // YYYY-MM-DD, UTC, of receipt
+            .column("dimension", type: .text, .notNull)
+            .column("name", type: .text, .notNull)
+            .primaryKey("day", "dimension", "name")
+            .run()
+        try await database.create(table: "app_report_name_budgets")
+            .column("day", type: .text, .notNull)
+            .column("dimension", type: .text, .notNull)
+            .column("used", type: .int, .notNull)
+            .primaryKey("day", "dimension")
+            .run()
+    }
+}

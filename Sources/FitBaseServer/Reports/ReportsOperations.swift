@@ -2,7 +2,8 @@ import FitBaseAPI
 import FitBaseCore
 import Foundation
 
-/// `POST /v1/reports`: an app reports its errors, crashes and operation timings, signed in or not.
+/// `POST /v1/reports`: an app reports its errors, crashes and operation timings, signed in or not (unless
+/// `FITBASE_REPORTS_ANONYMOUS=off`).
 protocol ReportsOperations: FeatureOperations {
     var reportsFeature: ReportsFeature { get }
 }
@@ -13,13 +14,21 @@ extension ReportsOperations {
         let now = clock.now
         let feature = reportsFeature
         let scope = RequestScope.current
-        // Counted first, valid or not, per account and per address (an app signed out has only its address).
+        if scope.caller == nil, !feature.configuration.acceptsAnonymous {
+            throw scope.authenticationFailure
+                ?? .unauthenticated(.authenticationRequired, "This server takes reports from signed-in apps only.")
+        }
+        // Counted first, valid or not, per account and per address (an app signed out has only its address), and every
+        // anonymous batch against one budget of the whole deployment, so that many addresses do not multiply it.
         let refusal = try await feature.store.database.transaction { db -> (Int, String)? in
             if let user = scope.caller?.user, let retry = try await RateLimiter.hit(user.description, feature.userLimit, now: now, on: db) {
                 return (retry, "\(feature.userLimit.limit) report batches a minute per account")
             }
             if let address = scope.clientAddress, let retry = try await RateLimiter.hit(address, feature.addressLimit, now: now, on: db) {
                 return (retry, "\(feature.addressLimit.limit) report batches a minute per client address")
+            }
+            if scope.caller == nil, let retry = try await RateLimiter.hit("anonymous", feature.anonymousLimit, now: now, on: db) {
+                return (retry, "\(feature.anonymousLimit.limit) report batches a minute from apps that are not signed in")
             }
             return nil
         }
@@ -28,7 +37,8 @@ extension ReportsOperations {
                 .rateLimited, retryAfter: retryAfter, "At most \(limit); retry in \(retryAfter) seconds (batch up to \(AppReportRules.maximumBatch) reports).")
         }
         let reports = try ReportsWire.reports(body, now: now)
-        let accepted = try await feature.store.insert(reports, receivedAt: now)
+        let accepted = try await feature.store.insert(
+            reports, receivedAt: now, distinctNamesPerDay: feature.configuration.distinctNamesPerDay)
         return .ok(.init(body: .json(.init(accepted: accepted, duplicates: reports.count - accepted))))
     }
 }

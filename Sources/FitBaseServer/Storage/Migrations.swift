@@ -68,6 +68,8 @@ enum FitBaseMigrations {
         AddWorkoutMediaDigest(),
         // Writes at twice PocketBase's pace (issue 38).
         MoveAuditHeadsWithTheirEntries(),
+        // Reports bounded, flags public by choice (issue 53).
+        CreateAppReportNames(),
     ]
 }
 
