@@ -62,6 +62,11 @@ struct Config: AsyncParsableCommand {
         @Option(help: "What the flag is for (operators only; never sent to apps).")
         var summary: String?
 
+        @Flag(
+            name: .customLong("public"), inversion: .prefixedNo,
+            help: "Whether apps that are not signed in get the flag (its default); a new flag: not.")
+        var isPublic: Bool?
+
         @Option(name: .customLong("for"), help: "Set this account's own value instead (a tester).")
         var tester: String?
 
@@ -82,7 +87,7 @@ struct Config: AsyncParsableCommand {
                 guard !remove else { throw AdministrationError("--remove goes with --for") }
                 let change = ConfigFlagChange(
                     kind: kind, value: value, defaultValue: defaultValue, rolloutPercent: rollout, tiers: tiers, appVersions: appVersions,
-                    platforms: platforms, locales: locales, summary: summary
+                    platforms: platforms, locales: locales, summary: summary, isPublic: isPublic
                 )
                 let flag = try await administration.set(key, change, by: editor)
                 return "\(flag.key): \(RemoteConfigAdministration.describe(flag))"

@@ -68,6 +68,17 @@ import Testing
         #expect(RemoteConfigRules.resolve(flag, for: ConfigContext(user: UserID())).source == .rollout)
     }
 
+    @Test func anonymousCallersSeeOnlyPublicFlagsAndSignedInCallersSeeEvery() {
+        var unreleased = Self.beta(0)
+        unreleased.key = "secret_redesign"
+        var launch = Self.beta(10_000)
+        launch.key = "onboarding_variant"
+        launch.isPublic = true
+        #expect(RemoteConfigRules.resolve([unreleased, launch], for: ConfigContext(user: nil)) == ["onboarding_variant": .bool(false)])
+        let signedIn = RemoteConfigRules.resolve([unreleased, launch], for: ConfigContext(user: UserID()))
+        #expect(signedIn == ["secret_redesign": .bool(false), "onboarding_variant": .bool(true)])
+    }
+
     @Test func conditionsOnTierVersionPlatformAndLocale() throws {
         let conditions = ConfigConditions(
             tiers: [.pro, .premium], appVersions: try #require(VersionRange(">=1.4 <2")), platforms: [.ios, .ipados], locales: ["de", "pt-BR"])

@@ -41,13 +41,14 @@ import Testing
     }
 
     @Test(arguments: TestEngines.all)
-    func aUserInsideAtTenPercentStaysInsideAtTwentyAndAnonymousCallersGetTheDefault(engine: DatabaseEngine) async throws {
+    func aUserInsideAtTenPercentStaysInsideAtTwentyAndAnonymousCallersGetPublicDefaultsOnly(engine: DatabaseEngine) async throws {
         try await withApp(engine) { client, app in
             let (editor, administration) = try await Self.editor(client, app)
             #expect(try await Self.values(client, nil).isEmpty)
             try await administration.set("social_beta", ConfigFlagChange(value: "true", defaultValue: "false", rolloutPercent: "10"), by: editor)
-            try await administration.set("leaderboard_page_size", ConfigFlagChange(value: "20"), by: editor)
-            try await administration.set("welcome", ConfigFlagChange(kind: "json", value: #"{"title":"Hi","cards":[1,2]}"#, defaultValue: "[]"), by: editor)
+            try await administration.set("leaderboard_page_size", ConfigFlagChange(value: "20", isPublic: true), by: editor)
+            try await administration.set(
+                "welcome", ConfigFlagChange(kind: "json", value: #"{"title":"Hi","cards":[1,2]}"#, defaultValue: "[]", isPublic: true), by: editor)
             let (inside, outside) = try await Self.insideAndOutside(client, key: "social_beta", basisPoints: 1_000)
 
             let insideValues = try await Self.values(client, inside.accessToken)
@@ -56,13 +57,14 @@ import Testing
             #expect((insideValues["welcome"] as? [String: Any])?["title"] as? String == "Hi")
             #expect(try await Self.values(client, outside.accessToken)["social_beta"] as? Bool == false)
             let anonymous = try await Self.values(client, nil)
-            #expect(anonymous["social_beta"] as? Bool == false && anonymous["leaderboard_page_size"] as? Int == 0 && (anonymous["welcome"] as? [Any])?.isEmpty == true)
+            // The public flags at their defaults; the staged social_beta is not named to a caller without an account.
+            #expect(anonymous["social_beta"] == nil && anonymous["leaderboard_page_size"] as? Int == 0 && (anonymous["welcome"] as? [Any])?.isEmpty == true)
 
             try await administration.rollout("social_beta", percent: "20", by: editor)
             #expect(try await Self.values(client, inside.accessToken)["social_beta"] as? Bool == true)
             try await administration.rollout("social_beta", percent: "100", by: editor)
             #expect(try await Self.values(client, outside.accessToken)["social_beta"] as? Bool == true)
-            #expect(try await Self.values(client, nil)["social_beta"] as? Bool == false)
+            #expect(try await Self.values(client, nil)["social_beta"] == nil)
 
             // Each change is in the operator audit trail: who, when, what.
             let trail = try await OperatorAuditTrail.recent(limit: 10, target: "social_beta", in: app.database)
@@ -109,8 +111,8 @@ import Testing
             try await administration.override("social_beta", email: tester.email, value: "true", by: editor)
             #expect(try await Self.values(client, tester.accessToken)["social_beta"] as? Bool == true)
             #expect(try await Self.values(client, other.accessToken)["social_beta"] as? Bool == false)
-            // Anonymous callers get the default even from a tester's device.
-            #expect(try await Self.values(client, nil)["social_beta"] as? Bool == false)
+            // Anonymous callers get nothing of a flag that is not public, even from a tester's device.
+            #expect(try await Self.values(client, nil)["social_beta"] == nil)
             await #expect(throws: InvalidFields.self) { try await administration.override("social_beta", email: tester.email, value: "maybe", by: editor) }
             // The flag's kind cannot change under a tester's value of the old kind.
             await #expect(throws: InvalidFields.self) {
@@ -125,6 +127,40 @@ import Testing
             // The tester's account goes, and its override with it.
             #expect(try await client.json(.delete, "/v1/me", token: tester.accessToken).status == .noContent)
             #expect(try await administration.list().first?.flag.overrides.isEmpty == true)
+        }
+    }
+
+    /// Issue 53: an anonymous `GET /v1/config` listed every flag key, unreleased ones included.
+    @Test(arguments: TestEngines.all)
+    func anonymousCallersSeeOnlyTheFlagsMarkedPublic(engine: DatabaseEngine) async throws {
+        try await withApp(engine) { client, app in
+            let (_, session) = try await ConsoleTests.admin(client, app)
+            let token = try #require(ConsoleTests.csrf(in: try await ConsoleTests.get(client, "/console/config", session)))
+            let (editor, administration) = try await Self.editor(client, app)
+            try await administration.set("secret_redesign", ConfigFlagChange(value: "true", defaultValue: "false", rolloutPercent: "0"), by: editor)
+            let form = "csrf=\(token)&key=onboarding_variant&kind=number&value=2&defaultValue=1&rolloutPercent=50&isPublic=1"
+            #expect(try await ConsoleTests.post(client, "/console/config/flags", session, form).status == .seeOther)
+
+            let anonymous = try await client.json(.get, "/v1/config", token: nil)
+            #expect(!String(buffer: anonymous.body).contains("secret_redesign"))
+            let values = try #require(try json(anonymous)["values"] as? [String: Any])
+            #expect(values.count == 1 && values["onboarding_variant"] as? Int == 1)
+            let user = try await client.signUp()
+            let signedIn = try await Self.values(client, user.accessToken)
+            #expect(signedIn["secret_redesign"] as? Bool == false && signedIn["onboarding_variant"] != nil)
+
+            let listed = String(buffer: try await ConsoleTests.get(client, "/console/config", session).body)
+            #expect(listed.contains("<td>public</td>") && listed.contains("<td>hidden</td>"))
+            let edit = String(buffer: try await ConsoleTests.get(client, "/console/config?edit=onboarding_variant", session).body)
+            #expect(edit.contains("name=\"isPublic\" value=\"1\" checked"))
+            // Saved again without the box: hidden from anonymous callers again; public through the administration.
+            let hidden = "csrf=\(token)&key=onboarding_variant&kind=number&value=2&defaultValue=1&rolloutPercent=50"
+            #expect(try await ConsoleTests.post(client, "/console/config/flags", session, hidden).status == .seeOther)
+            #expect(try await Self.values(client, nil).isEmpty)
+            let flag = try await administration.set("secret_redesign", ConfigFlagChange(isPublic: true), by: editor)
+            #expect(RemoteConfigAdministration.describe(flag).hasSuffix(" public"))
+            let shown = try await Self.values(client, nil)
+            #expect(shown.count == 1 && shown["secret_redesign"] as? Bool == false)
         }
     }
 

@@ -134,7 +134,7 @@ public struct ConfigFlag: Sendable, Hashable {
     public var key: String
     /// What the audience gets.
     public var value: ConfigValue
-    /// What everyone else gets, anonymous callers included.
+    /// What everyone else gets, anonymous callers included when the flag is ``isPublic``.
     public var defaultValue: ConfigValue
     /// How much of the admitted users is in the audience, in hundredths of a percent (0–10,000; 1,000 is 10 %).
     public var rolloutBasisPoints: Int
@@ -143,11 +143,14 @@ public struct ConfigFlag: Sendable, Hashable {
     public var overrides: [UserID: ConfigValue]
     /// What the flag is for, for operators (never sent to apps).
     public var summary: String
+    /// Whether callers who are not signed in get the flag (its default): for what an app needs before sign-in. Other
+    /// flags are left out of their answer, keys included, so an unreleased feature's name stays with the accounts.
+    public var isPublic: Bool
 
-    /// A flag; new flags serve ``value`` to every signed-in user unless told otherwise.
+    /// A flag; new flags serve ``value`` to every signed-in user unless told otherwise, and nothing to anonymous callers.
     public init(
         key: String, value: ConfigValue, defaultValue: ConfigValue, rolloutBasisPoints: Int = 10_000, conditions: ConfigConditions = .init(),
-        overrides: [UserID: ConfigValue] = [:], summary: String = ""
+        overrides: [UserID: ConfigValue] = [:], summary: String = "", isPublic: Bool = false
     ) {
         self.key = key
         self.value = value
@@ -156,6 +159,7 @@ public struct ConfigFlag: Sendable, Hashable {
         self.conditions = conditions
         self.overrides = overrides
         self.summary = summary
+        self.isPublic = isPublic
     }
 
     /// The flag's kind (its default value's).
@@ -167,7 +171,7 @@ public struct ConfigFlag: Sendable, Hashable {
 
 /// What the server knows of the caller when it resolves flags.
 public struct ConfigContext: Sendable, Hashable {
-    /// The signed-in user; `nil`: anonymous, who gets every flag's default.
+    /// The signed-in user; `nil`: anonymous, who gets the default of each public flag and nothing of the others.
     public var user: UserID?
     public var tier: SubscriptionTier
     public var appVersion: SemanticVersion?

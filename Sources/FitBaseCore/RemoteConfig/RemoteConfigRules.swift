@@ -2,8 +2,10 @@ import Foundation
 
 /// How a flag resolves for a caller, and what a flag may be.
 ///
-/// Resolution, in order: an anonymous caller gets the default; a user with an override gets it; a user the conditions
-/// admit and whose bucket is below the rollout gets the flag's value; everyone else the default.
+/// Resolution, in order: an anonymous caller gets the default of a public flag (``ConfigFlag/isPublic``) and no other
+/// flag at all; a user with an override gets it; a user the conditions admit and whose bucket is below the rollout gets
+/// the flag's value; every other signed-in user the default (left out, the app would take its in-app default, which
+/// may be the flag's value: a staged rollout needs the default said).
 ///
 /// The bucket is a stable hash of the flag's key and the user id (FNV-1a, then MurmurHash3's 64-bit finalizer so nearby
 /// ids spread), taken modulo 10,000: the same user always lands in the same bucket of a flag, so a user in at 10 % (bucket
@@ -56,9 +58,11 @@ public enum RemoteConfigRules {
         return (flag.defaultValue, .default)
     }
 
-    /// Every flag's value for `context`, by key.
+    /// Every flag's value for `context`, by key: for an anonymous caller, only the public flags'.
     public static func resolve(_ flags: [ConfigFlag], for context: ConfigContext) -> [String: ConfigValue] {
-        Dictionary(flags.map { ($0.key, resolve($0, for: context).value) }, uniquingKeysWith: { first, _ in first })
+        Dictionary(
+            flags.filter { context.user != nil || $0.isPublic }.map { ($0.key, resolve($0, for: context).value) },
+            uniquingKeysWith: { first, _ in first })
     }
 
     /// `12.5` or `10` or `10%` as basis points (1,250, 1,000); `nil` unless 0–100 with at most two decimals.

@@ -38,6 +38,8 @@ extension ConsoleFeature {
                 "key": flag.key, "kind": flag.kind.rawValue, "value": flag.value.description, "defaultValue": flag.defaultValue.description,
                 "rollout": RemoteConfigAdministration.percent(flag.rolloutPercent), "rolloutValue": Self.percentText(flag.rolloutPercent),
                 "conditions": parts.isEmpty ? "everyone" : parts.joined(separator: "; "), "testers": flag.overrides.count, "summary": flag.summary,
+                // Bools, not text: swift-mustache takes an empty string for true.
+                "hasSummary": !flag.summary.isEmpty, "isPublic": flag.isPublic,
                 "changed": consoleTime(entry.changedAt), "changedBy": entry.changedBy.map { emails[$0] ?? $0.description } ?? "—",
             ]
         }
@@ -50,6 +52,7 @@ extension ConsoleFeature {
             "flags": rows, "form": filled, "f": fieldErrors, "hasErrors": !errors.isEmpty,
             "errorList": errors.filter { !(Self.configFields + ["email"]).contains($0.field) }.map { "\($0.field) \($0.message)" },
             "kinds": ConfigValueKind.allCases.map { ["value": $0.rawValue, "selected": filled["kind"] == $0.rawValue] },
+            "publicChecked": filled["isPublic"] == "1",
         ]
         if let notice { values["notice"] = notice }
         return try renderer.page("config", title: "Remote config", section: "/console/config", admin: admin, status: status, values)
@@ -60,13 +63,14 @@ extension ConsoleFeature {
         let change = ConfigFlagChange(
             kind: form.text("kind"), value: form["value"], defaultValue: form["defaultValue"].flatMap { $0.isEmpty ? nil : $0 },
             rolloutPercent: form.text("rolloutPercent"), tiers: form["tiers"], appVersions: form["appVersions"], platforms: form["platforms"],
-            locales: form["locales"], summary: form["summary"]
+            locales: form["locales"], summary: form["summary"], isPublic: form["isPublic"] != nil
         )
         do {
             try await administration.set(key, change, by: ConfigEditor(user: admin.user, email: admin.email))
         } catch let invalid as InvalidFields {
             var filled: [String: String] = [:]
             for field in Self.configFields { filled[field] = form[field] ?? "" }
+            filled["isPublic"] = form["isPublic"] != nil ? "1" : ""
             return try await remoteConfigPage(admin, filled: filled, errors: invalid.errors, status: .unprocessableContent)
         }
         return ConsoleRenderer.redirect("/console/config?saved=\(key.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")")
@@ -126,7 +130,7 @@ extension ConsoleFeature {
             "key": flag.key, "kind": flag.kind.rawValue, "value": flag.value.description, "defaultValue": flag.defaultValue.description,
             "rolloutPercent": percentText(flag.rolloutPercent), "tiers": flag.conditions.tiers.map(\.rawValue).sorted().joined(separator: ","),
             "appVersions": flag.conditions.appVersions?.description ?? "", "platforms": flag.conditions.platforms.map(\.rawValue).sorted().joined(separator: ","),
-            "locales": flag.conditions.locales.joined(separator: ","), "summary": flag.summary,
+            "locales": flag.conditions.locales.joined(separator: ","), "summary": flag.summary, "isPublic": flag.isPublic ? "1" : "",
         ]
     }
 }

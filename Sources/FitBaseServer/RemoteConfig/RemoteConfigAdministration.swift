@@ -24,10 +24,12 @@ package struct ConfigFlagChange: Sendable, Equatable {
     package var platforms: String?
     package var locales: String?
     package var summary: String?
+    /// Whether callers who are not signed in get the flag (``ConfigFlag/isPublic``; a new flag: not).
+    package var isPublic: Bool?
 
     package init(
         kind: String? = nil, value: String? = nil, defaultValue: String? = nil, rolloutPercent: String? = nil, tiers: String? = nil,
-        appVersions: String? = nil, platforms: String? = nil, locales: String? = nil, summary: String? = nil
+        appVersions: String? = nil, platforms: String? = nil, locales: String? = nil, summary: String? = nil, isPublic: Bool? = nil
     ) {
         self.kind = kind
         self.value = value
@@ -38,6 +40,7 @@ package struct ConfigFlagChange: Sendable, Equatable {
         self.platforms = platforms
         self.locales = locales
         self.summary = summary
+        self.isPublic = isPublic
     }
 }
 
@@ -163,7 +166,8 @@ package struct RemoteConfigAdministration: Sendable {
             key: key, value: value(change.value, existing?.value, field: "value", fallback: empty),
             defaultValue: value(change.defaultValue, existing?.defaultValue, field: "defaultValue", fallback: empty),
             rolloutBasisPoints: existing?.rolloutBasisPoints ?? RemoteConfigRules.buckets, conditions: existing?.conditions ?? .init(),
-            overrides: existing?.overrides ?? [:], summary: change.summary ?? existing?.summary ?? ""
+            overrides: existing?.overrides ?? [:], summary: change.summary ?? existing?.summary ?? "",
+            isPublic: change.isPublic ?? existing?.isPublic ?? false
         )
         if let text = change.rolloutPercent {
             if let points = RemoteConfigRules.basisPoints(percent: text) { flag.rolloutBasisPoints = points } else {
@@ -233,6 +237,7 @@ package struct RemoteConfigAdministration: Sendable {
         if !conditions.platforms.isEmpty { parts.append("platforms=" + conditions.platforms.map(\.rawValue).sorted().joined(separator: ",")) }
         if !conditions.locales.isEmpty { parts.append("locales=" + conditions.locales.joined(separator: ",")) }
         if !flag.overrides.isEmpty { parts.append("overrides=\(flag.overrides.count)") }
+        if flag.isPublic { parts.append("public") }
         return parts.joined(separator: " ")
     }
 }

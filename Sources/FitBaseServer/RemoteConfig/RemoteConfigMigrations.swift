@@ -34,3 +34,15 @@ struct CreateRemoteConfig: Migration {
             .ignoringConflicts(with: ["name"]).run()
     }
 }
+
+/// `remote_config_flags.is_public`: whether callers who are not signed in get the flag (``ConfigFlag/isPublic``). Every
+/// flag saved before is not: an anonymous answer names no flag until an operator says so.
+struct AddRemoteConfigPublic: Migration {
+    let name = "2026-11-28.remote-config.add-public"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        try await database.alter(table: "remote_config_flags")
+            .column("is_public", type: engine.boolean, .notNull, .default(SQLRaw(engine == .postgres ? "false" : "0")))
+            .run()
+    }
+}

@@ -49,19 +49,20 @@ struct RemoteConfigStore: Sendable {
         try await db.insert(into: "remote_config_flags")
             .columns(
                 "key", "kind", "value", "default_value", "rollout_basis_points", "tiers", "app_versions", "platforms", "locales", "summary",
-                "updated_at", "updated_by"
+                "is_public", "updated_at", "updated_by"
             )
             .values(
                 SQLBind(flag.key), SQLBind(flag.kind.rawValue), SQLBind(flag.value.description), SQLBind(flag.defaultValue.description),
                 SQLBind(flag.rolloutBasisPoints), SQLBind(conditions.tiers.map(\.rawValue).sorted().joined(separator: ",")),
                 SQLBind(conditions.appVersions?.description), SQLBind(conditions.platforms.map(\.rawValue).sorted().joined(separator: ",")),
-                SQLBind(conditions.locales.joined(separator: ",")), SQLBind(flag.summary), SQLBind(now), SQLBind(admin.rawValue)
+                SQLBind(conditions.locales.joined(separator: ",")), SQLBind(flag.summary), SQLBind(flag.isPublic), SQLBind(now),
+                SQLBind(admin.rawValue)
             )
             .onConflict(with: ["key"]) { update in
                 update.set(excludedValueOf: "kind").set(excludedValueOf: "value").set(excludedValueOf: "default_value")
                     .set(excludedValueOf: "rollout_basis_points").set(excludedValueOf: "tiers").set(excludedValueOf: "app_versions")
                     .set(excludedValueOf: "platforms").set(excludedValueOf: "locales").set(excludedValueOf: "summary")
-                    .set(excludedValueOf: "updated_at").set(excludedValueOf: "updated_by")
+                    .set(excludedValueOf: "is_public").set(excludedValueOf: "updated_at").set(excludedValueOf: "updated_by")
             }
             .run()
         try await CacheGenerations.bump(.remoteConfig, on: db)
@@ -98,7 +99,9 @@ struct RemoteConfigStore: Sendable {
                 try row.decode(column: "value", as: String.self)
         }
         return try await db.select()
-            .columns("key", "kind", "value", "default_value", "rollout_basis_points", "tiers", "app_versions", "platforms", "locales", "summary")
+            .columns(
+                "key", "kind", "value", "default_value", "rollout_basis_points", "tiers", "app_versions", "platforms", "locales", "summary",
+                "is_public")
             .from("remote_config_flags").orderBy("key").all()
             .compactMap { row -> ConfigFlag? in
                 let key = try row.decode(column: "key", as: String.self)
@@ -119,7 +122,7 @@ struct RemoteConfigStore: Sendable {
                     key: key, value: value, defaultValue: defaultValue,
                     rolloutBasisPoints: try row.decode(column: "rollout_basis_points", as: Int.self), conditions: conditions,
                     overrides: (overrides[key] ?? [:]).compactMapValues { ConfigValue.parse($0, as: kind) },
-                    summary: try row.decode(column: "summary", as: String.self)
+                    summary: try row.decode(column: "summary", as: String.self), isPublic: try row.decode(column: "is_public", as: Bool.self)
                 )
             }
     }

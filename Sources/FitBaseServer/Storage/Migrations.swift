@@ -70,6 +70,7 @@ enum FitBaseMigrations {
         MoveAuditHeadsWithTheirEntries(),
         // Reports bounded, flags public by choice (issue 53).
         CreateAppReportNames(),
+        AddRemoteConfigPublic(),
     ]
 }
 

@@ -76,7 +76,8 @@ extension ConfigKey where Value == Bool {
     public static let socialBeta = ConfigKey("social_beta", default: true)
 }
 
-/// The flags' values as the app last fetched them for the signed-in user (or an anonymous caller).
+/// The flags' values as the app last fetched them for the signed-in user (or, signed out, the flags the server marks
+/// public: any other flag takes its in-app default until sign-in).
 public struct RemoteConfigSnapshot: Sendable, Equatable {
     /// The server's values by key; empty before the first fetch.
     public var values: [String: JSONValue]
