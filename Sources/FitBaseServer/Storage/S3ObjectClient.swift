@@ -48,7 +48,7 @@ struct S3ObjectClient: Sendable {
             var query: [SigV4Request.QueryItem] = [.init("list-type", "2"), .init("prefix", prefix)]
             if let continuation { query.append(.init("continuation-token", continuation)) }
             let text = String(decoding: try await send("GET", key: nil, query: query, expecting: [200]).body, as: UTF8.self)
-            for entry in S3XML.values(of: "Contents", in: text) {
+            for entry in S3XML.elements(of: "Contents", in: text) {
                 keys.append(contentsOf: S3XML.values(of: "Key", in: entry).prefix(1))
             }
             let truncated = S3XML.values(of: "IsTruncated", in: text).first == "true"
