@@ -62,7 +62,7 @@ import Testing
             let exposition = try Exposition(parsing: String(buffer: scraped.body))
             #expect(exposition.value("fitbase_http_requests_total", ["operation": "getHealth", "method": "GET", "status": "200"]) == 3)
             #expect(exposition.value("fitbase_http_requests_total", ["operation": "getWorkout", "method": "GET", "status": "404"]) == 1)
-            #expect(exposition.value("fitbase_http_requests_total", ["operation": "signUp", "method": "POST", "status": "201"]) == 1)
+            #expect(exposition.value("fitbase_http_requests_total", ["operation": "signUp", "method": "POST", "status": "202"]) == 1)
             #expect(exposition.value("fitbase_http_request_duration_seconds_count", ["operation": "getHealth"]) == 3)
             #expect(exposition.value("fitbase_http_request_duration_seconds_bucket", ["operation": "getHealth", "le": "+Inf"]) == 3)
             #expect(exposition.types["fitbase_http_request_duration_seconds"] == "histogram")
