@@ -276,7 +276,19 @@ class ConsoleTest:
         self.wait.until(expected_conditions.url_contains("/console/config?saved="))
         self.check(self.browser.find_element(By.ID, "rollout-social_beta").get_attribute("value") == "20" and "20 %" in self.text(), "the rollout moves to 20 %")
         status, anonymous = api(self.url + "/v1/config")
-        self.check(status == 200 and anonymous.get("values", {}).get("social_beta") is False, "an anonymous caller gets the flag's default")
+        self.check(status == 200 and "social_beta" not in anonymous.get("values", {}), "an anonymous caller does not see a flag not marked public")
+        # Saved again, marked public: apps not signed in get its default.
+        for field, value in (("key", "social_beta"), ("value", "true"), ("defaultValue", "false"), ("rolloutPercent", "20"), ("summary", "The Groups tab")):
+            element = self.browser.find_element(By.ID, field)
+            element.clear()
+            element.send_keys(value)
+        public = self.browser.find_element(By.ID, "isPublic")
+        if not public.is_selected():
+            public.click()
+        self.browser.find_element(By.XPATH, "//button[normalize-space()='Save flag']").click()
+        self.wait.until(expected_conditions.url_contains("/console/config?saved="))
+        status, anonymous = api(self.url + "/v1/config")
+        self.check(status == 200 and anonymous.get("values", {}).get("social_beta") is False, "an anonymous caller gets a public flag's default")
         self.shot("config")
         self.fits_narrow_window("config")
         # The error and the trace the app sent (scripts/ci/console-browser-test.sh posts them as the Kit's reporter does).
