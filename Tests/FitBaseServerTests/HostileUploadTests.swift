@@ -105,8 +105,9 @@ import Testing
     }
 
     /// The worker's own limits are the last fence: with the pixel limit out of the way and 256 MB of address space, a
-    /// photo that needs 196 MB of pixels (and more to scale them) kills its worker, which costs that upload a problem;
-    /// the server's own memory grows by no more than the photo.
+    /// photo that needs 196 MB of pixels (and more to scale them) kills its worker, which costs that upload a problem,
+    /// and the next upload is served as before (the server's memory is measured by `scripts/bench/bench-photo.sh`: this
+    /// process runs other tests at the same time).
     @Test(.enabled(if: PhotoThumbnailTests.hasPNG, "libpng16.so.16 is not installed"))
     func aWorkerThatRunsOutOfMemoryCostsOnlyItsUpload() async throws {
         var options = TestAppOptions()
@@ -116,24 +117,14 @@ import Testing
         }
         try await withApp(.sqlite, options: options) { client, app in
             let account = try await client.signUp()
-            let before = Self.residentBytes()
             let problem = try expectProblem(
                 try await ProfilePhotoTests.upload(client, try Self.decodesLarge(), token: account.accessToken), .validationFailed)
             let errors = try #require(problem["errors"] as? [[String: String]])
             #expect(errors.first?["message"] == "could not be decoded: decoding it needed more than the limits allow")
-            #expect(Self.residentBytes() - before < 64 << 20)
             // The next photo is made as before.
             let fine = try await ProfilePhotoTests.upload(client, try PhotoThumbnailTests.realPNG(width: 600, height: 400), token: account.accessToken)
             #expect(fine.status == .ok)
         }
-    }
-
-    /// This process's resident memory (Linux), 0 elsewhere.
-    static func residentBytes() -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
-            let pages = status.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
-        else { return 0 }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
     @Test func theImageWorkerSettingsAreReadAndAMissingWorkerFailsAtStartNamingIt() throws {
