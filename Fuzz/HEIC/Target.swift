@@ -1,17 +1,6 @@
-/// libFuzzer target: the HEIC cleaner (and the inspector's limit over it) on any bytes. It must answer an image or an
-/// `ImageProblem`, never trap; an image it answers must clean again to itself with the same size, and pass the
-/// inspector's limit only when every size it declares is within it.
+/// libFuzzer target: the HEIC cleaner, with the checks of `checkImageCleaner` (Fuzz/ImageTargetChecks.swift).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    let inspector = ImageInspector(maxPixels: 8192)
-    guard let image = try? HEICCleaner.clean(bytes) else { return 0 }
-    guard let again = try? HEICCleaner.clean(image.bytes) else { fatalError("a cleaned HEIC does not clean again") }
-    precondition(again.size == image.size, "cleaning a cleaned HEIC changed its size")
-    if let inspected = try? inspector.inspect(bytes) {
-        for declared in [inspected.size] + inspected.declaredSizes {
-            precondition(declared.width <= 8192 && declared.height <= 8192, "a size past the limit was accepted")
-        }
-    }
+    checkImageCleaner(Array(UnsafeBufferPointer(start: data, count: size)), format: "HEIC", clean: HEICCleaner.clean)
     return 0
 }
