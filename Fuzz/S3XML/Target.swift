@@ -1,4 +1,4 @@
-/// Feeds an S3 answer to ``S3XML/values(of:in:)`` and ``S3XML/elements(of:in:)`` for every element FitBase reads,
+/// Feeds an S3 answer to ``S3XML/values(of:in:)`` and ``S3XML/listPage(_:)`` for every element FitBase reads,
 /// and the same bytes as text through ``S3XML/escape(_:)``: any text escaped into an element (one holding others
 /// included) reads back unchanged, and no value is longer than the answer.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -9,9 +9,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             fatalError("<\(tag)> holds more than the answer: \(value)")
         }
     }
-    for entry in S3XML.elements(of: "Contents", in: text) {
-        _ = S3XML.values(of: "Key", in: entry).first
-        _ = S3XML.values(of: "Size", in: entry).first.flatMap { Int64($0) }
+    for object in S3XML.listPage(text).objects where object.size < 0 || object.key.utf8.count > text.utf8.count {
+        fatalError("a listed object reads past the answer: \(object)")
     }
     let wrapped = "<Contents><Key>" + S3XML.escape(text) + "</Key><Size>1</Size></Contents>"
     guard S3XML.elements(of: "Contents", in: wrapped).flatMap({ S3XML.values(of: "Key", in: $0) }) == [text] else {

@@ -133,13 +133,12 @@ struct S3MediaStorage: MediaStorage {
             var query: [SigV4Request.QueryItem] = [.init("list-type", "2"), .init("prefix", prefix)]
             if let continuation { query.append(.init("continuation-token", continuation)) }
             let answer = try await send("GET", key: nil, query: query, expecting: [200])
-            for entry in S3XML.elements(of: "Contents", in: answer.body) {
-                guard let name = S3XML.values(of: "Key", in: entry).first, let key = MediaKey(name) else { continue }
-                let size = max(0, S3XML.values(of: "Size", in: entry).first.flatMap { Int64($0) } ?? 0)
-                found.append(StoredMedia(key: key, size: size))
+            let page = S3XML.listPage(answer.body)
+            for object in page.objects {
+                guard let key = MediaKey(object.key) else { continue }
+                found.append(StoredMedia(key: key, size: object.size))
             }
-            let truncated = S3XML.values(of: "IsTruncated", in: answer.body).first == "true"
-            continuation = truncated ? S3XML.values(of: "NextContinuationToken", in: answer.body).first : nil
+            continuation = page.next
         } while continuation != nil
         return found.sorted { $0.key < $1.key }
     }

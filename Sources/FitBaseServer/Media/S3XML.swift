@@ -16,6 +16,29 @@ enum S3XML {
         contents(of: tag, in: document).map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// One page of a `ListObjectsV2` answer: each object's key and size (a size missing or negative reads as 0), and
+    /// the token of the next page when the answer is truncated.
+    struct ListPage: Equatable {
+        var objects: [(key: String, size: Int64)]
+        var next: String?
+
+        static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.next == rhs.next && lhs.objects.elementsEqual(rhs.objects) { $0.key == $1.key && $0.size == $1.size }
+        }
+    }
+
+    /// The page `document` lists; entries without a key are skipped. Each `Contents` is read undecoded and its fields
+    /// decoded once.
+    static func listPage(_ document: String) -> ListPage {
+        var objects: [(key: String, size: Int64)] = []
+        for entry in elements(of: "Contents", in: document) {
+            guard let key = values(of: "Key", in: entry).first else { continue }
+            objects.append((key, max(0, values(of: "Size", in: entry).first.flatMap { Int64($0) } ?? 0)))
+        }
+        let truncated = values(of: "IsTruncated", in: document).first == "true"
+        return ListPage(objects: objects, next: truncated ? values(of: "NextContinuationToken", in: document).first : nil)
+    }
+
     private static func contents(of tag: String, in document: String) -> [ArraySlice<UInt8>] {
         let open = Array("<\(tag)>".utf8), close = Array("</\(tag)>".utf8)
         let bytes = Array(document.utf8)

@@ -48,11 +48,9 @@ struct S3ObjectClient: Sendable {
             var query: [SigV4Request.QueryItem] = [.init("list-type", "2"), .init("prefix", prefix)]
             if let continuation { query.append(.init("continuation-token", continuation)) }
             let text = String(decoding: try await send("GET", key: nil, query: query, expecting: [200]).body, as: UTF8.self)
-            for entry in S3XML.elements(of: "Contents", in: text) {
-                keys.append(contentsOf: S3XML.values(of: "Key", in: entry).prefix(1))
-            }
-            let truncated = S3XML.values(of: "IsTruncated", in: text).first == "true"
-            continuation = truncated ? S3XML.values(of: "NextContinuationToken", in: text).first : nil
+            let page = S3XML.listPage(text)
+            keys.append(contentsOf: page.objects.map(\.key))
+            continuation = page.next
         } while continuation != nil
         return keys.sorted()
     }
