@@ -40,10 +40,11 @@ public final class FitBaseClient: Sendable {
         self.transport = transport
         // RFC 3339 dates read and written without ICU (OpenAPIRuntime's default formatter was a tenth of a sync pull).
         let configuration = Configuration(dateTranscoder: InternetDateTimeTranscoder())
-        self.session = SessionManager(store: tokenStore, api: Client(serverURL: serverURL, configuration: configuration, transport: transport))
+        self.session = SessionManager(
+            store: tokenStore, api: Client(serverURL: serverURL, configuration: configuration, transport: transport, middlewares: [ProblemAnswers()]))
         self.api = Client(
             serverURL: serverURL, configuration: configuration, transport: transport,
-            middlewares: [AuthenticationMiddleware(session: session), EntityTagHeaders()]
+            middlewares: [ProblemAnswers(), AuthenticationMiddleware(session: session), EntityTagHeaders()]
         )
     }
 
@@ -68,29 +69,17 @@ public final class FitBaseClient: Sendable {
     /// else holds fails here as the sign-in's `invalidCredentials`.
     @discardableResult
     public func signUp(email: String, password: String, displayName: String? = nil, deviceName: String? = nil) async throws(FitBaseError) -> SignedInUser {
-        let output = try await call { try await self.api.signUp(body: .json(.init(email: email, password: password, displayName: displayName))) }
-        switch output {
-        case .accepted: return try await signIn(email: email, password: password, deviceName: deviceName)
-        case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
-        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-        case .default(let statusCode, let response): throw .from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
-        }
+        _ = try await call { try await self.api.signUp(body: .json(.init(email: email, password: password, displayName: displayName))).accepted }
+        return try await signIn(email: email, password: password, deviceName: deviceName)
     }
 
     /// Signs in with e-mail and password.
     @discardableResult
     public func signIn(email: String, password: String, deviceName: String? = nil) async throws(FitBaseError) -> SignedInUser {
         let deviceToken = await session.deviceToken()
-        let output = try await call {
-            try await self.api.signIn(body: .json(.init(email: email, password: password, deviceName: deviceName, deviceToken: deviceToken)))
-        }
-        switch output {
-        case .ok(let ok): return try await begin(try FitBaseError.decoding { try ok.body.json })
-        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-        case .serviceUnavailable(let response): throw .from(statusCode: 503, problem: try? response.body.applicationProblemJson)
-        case .default(let statusCode, let response): throw .from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
-        }
+        return try await begin(try await call {
+            try await self.api.signIn(body: .json(.init(email: email, password: password, deviceName: deviceName, deviceToken: deviceToken))).ok.body.json
+        })
     }
 
     /// Signs in (or up) with the credential of `ASAuthorizationAppleIDCredential`: its `identityToken` (UTF-8) and
@@ -101,31 +90,19 @@ public final class FitBaseClient: Sendable {
         deviceName: String? = nil
     ) async throws(FitBaseError) -> SignedInUser {
         let name = givenName == nil && familyName == nil ? nil : Components.Schemas.AppleSignInRequest.FullNamePayload(givenName: givenName, familyName: familyName)
-        let output = try await call {
+        return try await begin(try await call {
             try await self.api.signInWithApple(body: .json(.init(
                 identityToken: identityToken, rawNonce: rawNonce, authorizationCode: authorizationCode, fullName: name, deviceName: deviceName
-            )))
-        }
-        switch output {
-        case .ok(let ok): return try await begin(try FitBaseError.decoding { try ok.body.json })
-        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-        case .serviceUnavailable(let response): throw .from(statusCode: 503, problem: try? response.body.applicationProblemJson)
-        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-        case .default(let statusCode, let response): throw .from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
-        }
+            ))).ok.body.json
+        })
     }
 
     /// Signs in (or up) with a Google ID token (and the nonce the request to Google carried, if any).
     @discardableResult
     public func signInWithGoogle(idToken: String, nonce: String? = nil, deviceName: String? = nil) async throws(FitBaseError) -> SignedInUser {
-        let output = try await call { try await self.api.signInWithGoogle(body: .json(.init(idToken: idToken, nonce: nonce, deviceName: deviceName))) }
-        switch output {
-        case .ok(let ok): return try await begin(try FitBaseError.decoding { try ok.body.json })
-        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-        case .serviceUnavailable(let response): throw .from(statusCode: 503, problem: try? response.body.applicationProblemJson)
-        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-        case .default(let statusCode, let response): throw .from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
-        }
+        try await begin(try await call {
+            try await self.api.signInWithGoogle(body: .json(.init(idToken: idToken, nonce: nonce, deviceName: deviceName))).ok.body.json
+        })
     }
 
     /// Ends the session on the server (when reachable) and forgets its tokens here in any case.
@@ -155,16 +132,11 @@ public final class FitBaseClient: Sendable {
     /// `.problem` with `reauthenticationRequired` — sign in again first. Erasing the device's ``LocalStore`` is the
     /// caller's (FitBaseKit's profile service does both).
     public func deleteAccount() async throws(FitBaseError) {
-        switch try await call({ try await self.api.deleteMe() }) {
-        case .noContent:
-            do {
-                try await session.replace(with: nil, reason: .accountDeleted)
-            } catch {
-                throw .storage(String(describing: error))
-            }
-        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-        case .default(let statusCode, let response): throw .from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
+        _ = try await call { try await self.api.deleteMe().noContent }
+        do {
+            try await session.replace(with: nil, reason: .accountDeleted)
+        } catch {
+            throw .storage(String(describing: error))
         }
     }
 
@@ -186,24 +158,19 @@ public final class FitBaseClient: Sendable {
 
     /// Whether the server is alive and whether its database answers.
     public func serverStatus() async throws(FitBaseError) -> ServerStatus {
-        let alive: Bool
-        switch try await call({ try await self.api.getHealth() }) {
-        case .ok: alive = true
-        case .default(let statusCode, let response): throw .from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
-        }
-        switch try await call({ try await self.api.getReadiness() }) {
-        case .ok(let ok):
-            let body = try FitBaseError.decoding { try ok.body.json }
-            return ServerStatus(alive: alive, ready: true, database: body.database.rawValue)
-        case .serviceUnavailable:
-            return ServerStatus(alive: alive, ready: false, database: nil)
-        case .default(let statusCode, let response):
-            throw .from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
+        _ = try await call { try await self.api.getHealth().ok }
+        do throws(FitBaseError) {
+            let body = try await call { try await self.api.getReadiness().ok.body.json }
+            return ServerStatus(alive: true, ready: true, database: body.database.rawValue)
+        } catch where error.statusCode == 503 {
+            return ServerStatus(alive: true, ready: false, database: nil)
         }
     }
 
-    /// Runs a generated-client call, turning thrown errors into ``FitBaseError`` (an SDK error raised inside, such as
-    /// an ended session, comes out as itself).
+    /// Runs a generated-client call, turning thrown errors into ``FitBaseError`` (a refused answer, read once by
+    /// ``ProblemAnswers``, and an ended session come out as themselves). Read the success inside the closure —
+    /// `try await client.call { try await client.api.getMe().ok.body.json }` — so an answer of another shape is an error
+    /// of the same type.
     package func call<Output>(_ operation: @Sendable () async throws -> Output) async throws(FitBaseError) -> Output {
         do {
             return try await operation()

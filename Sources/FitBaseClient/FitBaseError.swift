@@ -1,5 +1,6 @@
 import FitBaseAPI
 import FitBaseCore
+import HTTPTypes
 import OpenAPIRuntime
 
 /// Every failure the SDK reports: a problem the server described, or a failure to reach or understand it.
@@ -26,13 +27,35 @@ public enum FitBaseError: Error, Sendable, Equatable {
         }
     }
 
-    /// What an error thrown by a generated-client call means: an SDK error raised inside (such as an ended session)
-    /// comes out as itself; anything else is a failure to talk to the server.
+    /// The HTTP status of the server's refusal (a problem or an answer the contract does not describe); `nil` when no
+    /// answer came.
+    public var statusCode: Int? {
+        switch self {
+        case .problem(let problem): problem.status
+        case .unexpectedResponse(let statusCode): statusCode
+        case .transport, .notSignedIn, .storage: nil
+        }
+    }
+
+    /// What an error thrown by a generated-client call means: an SDK error raised inside (a refused answer through
+    /// ``ProblemAnswers``, an ended session) comes out as itself; a transport's failure is `.transport`; an answer that
+    /// is not the one the call reads (another status, a body that does not decode) is `.unexpectedResponse`; anything else (a raw request's transport) is `.transport`.
     package init(thrownByCall error: any Error) {
         switch error {
-        case let error as FitBaseError: self = error
-        case let error as ClientError: self = (error.underlyingError as? FitBaseError) ?? .transport(String(describing: error.underlyingError))
-        default: self = .transport(String(describing: error))
+        case let error as FitBaseError:
+            self = error
+        case let error as ClientError:
+            if let inner = error.underlyingError as? FitBaseError {
+                self = inner
+            } else if let status = error.response?.status.code {
+                self = .unexpectedResponse(statusCode: status)
+            } else {
+                self = .transport(String(describing: error.underlyingError))
+            }
+        case is DecodingError:
+            self = .unexpectedResponse(statusCode: 200)
+        default:
+            self = .transport(String(describing: error))
         }
     }
 
@@ -68,6 +91,8 @@ public struct APIProblem: Sendable, Equatable {
     public var requiredTier: SubscriptionTier?
     /// `requiredTier` as the server sent it, including tiers newer than this SDK.
     public var rawRequiredTier: String?
+    /// How long the server asks to wait before trying again (its `Retry-After`, for a 429 or a 503).
+    public var retryAfterSeconds: Int?
 
     /// One offending field of a validation problem.
     public struct FieldError: Sendable, Equatable {

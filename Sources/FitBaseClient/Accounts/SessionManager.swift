@@ -108,29 +108,23 @@ actor SessionManager {
     }
 
     private func performRefresh(_ session: StoredSession) async throws -> StoredSession {
-        let output: Operations.RefreshSession.Output
+        let body: Components.Schemas.AuthSession
         do {
-            output = try await api.refreshSession(body: .json(.init(refreshToken: session.refreshToken)))
+            body = try await api.refreshSession(body: .json(.init(refreshToken: session.refreshToken))).ok.body.json
         } catch {
-            throw FitBaseError.transport(String(describing: error))
+            let failure = FitBaseError(thrownByCall: error)
+            if failure.statusCode == 401 {
+                // The refresh token is spent, expired or revoked: the session is over.
+                self.session = nil
+                publish(reason: .sessionEnded)
+                try await store.save(nil)
+            }
+            throw failure
         }
-        switch output {
-        case .ok(let ok):
-            let body = try FitBaseError.decoding { try ok.body.json }
-            let renewed = try StoredSession(body)
-            self.session = renewed
-            try await store.save(renewed)
-            return renewed
-        case .unauthorized(let response):
-            // The refresh token is spent, expired or revoked: the session is over.
-            self.session = nil
-            publish(reason: .sessionEnded)
-            try await store.save(nil)
-            throw FitBaseError.from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-        case .tooManyRequests(let response): throw FitBaseError.from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-        case .default(let statusCode, let response):
-            throw FitBaseError.from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
-        }
+        let renewed = try StoredSession(body)
+        self.session = renewed
+        try await store.save(renewed)
+        return renewed
     }
 }
 

@@ -14,9 +14,22 @@ public protocol HealthKitSource: Sendable {
     /// `limit`), so the server can take each new night's deviation from the ones before. A source without cycle data
     /// keeps the default: nothing.
     func cycleSamples(of kind: HealthKitCycleKind, after anchor: HealthKitAnchor?, limit: Int) async throws -> HealthKitCycleChanges
+
+    /// Whether the user has been asked for read access to the types the upload reads. HealthKit never tells whether
+    /// reading was allowed (a refused type reads as empty), so this is what "authorized" can mean: asked, and answered.
+    func hasRequestedAuthorization() async -> Bool
+
+    /// Asks for read access to the types the upload reads (the system sheet shows once per type).
+    func requestAuthorization() async throws
 }
 
 extension HealthKitSource {
+    /// A source that needs no permission: asked.
+    public func hasRequestedAuthorization() async -> Bool { true }
+
+    /// A source that needs no permission: nothing to ask.
+    public func requestAuthorization() async throws {}
+
     /// No cycle samples.
     public func cycleSamples(of kind: HealthKitCycleKind, after anchor: HealthKitAnchor?, limit: Int) async throws -> HealthKitCycleChanges {
         HealthKitCycleChanges(samples: [], anchor: anchor ?? HealthKitAnchor(data: Data()), hasMore: false)

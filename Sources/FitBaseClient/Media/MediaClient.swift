@@ -68,18 +68,16 @@ extension FitBaseClient {
     /// ``downloadMedia(_:upTo:)`` before ``MediaLink/expiresAt``, or ask again.
     public func profilePhoto(of user: UserID, size: PhotoSize = .full) async throws(FitBaseError) -> ProfilePhotoLink? {
         let query = Operations.GetUserPhoto.Input.Query(size: size == .thumbnail ? .thumbnail : .full)
-        switch try await call({ try await self.api.getUserPhoto(path: .init(userId: user.description), query: query) }) {
-        case .ok(let ok):
-            let answer = try FitBaseError.decoding { try ok.body.json }
-            guard let url = URL(string: answer.url) else { throw .unexpectedResponse(statusCode: 200) }
-            return ProfilePhotoLink(
-                owner: user, photo: try Self.photo(answer.photo), size: answer.size == .thumbnail ? .thumbnail : .full,
-                contentType: answer.contentType, width: answer.width, height: answer.height, link: MediaLink(url: url, expiresAt: answer.expiresAt))
-        case .notFound: return nil
-        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-        case .default(let statusCode, let response): throw .from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
+        let answer: Components.Schemas.ProfilePhotoLink
+        do throws(FitBaseError) {
+            answer = try await call { try await self.api.getUserPhoto(path: .init(userId: user.description), query: query).ok.body.json }
+        } catch where error.statusCode == 404 {
+            return nil
         }
+        guard let url = URL(string: answer.url) else { throw .unexpectedResponse(statusCode: 200) }
+        return ProfilePhotoLink(
+            owner: user, photo: try Self.photo(answer.photo), size: answer.size == .thumbnail ? .thumbnail : .full,
+            contentType: answer.contentType, width: answer.width, height: answer.height, link: MediaLink(url: url, expiresAt: answer.expiresAt))
     }
 
     /// A workout's thumbnail or video with an expiring link to it. A premium workout's video needs a caller entitled

@@ -52,11 +52,10 @@ extension FitBaseClient {
     /// Stops pushes to this device (the user turned them off in the app); signing out does it too. A token the server
     /// does not know for this user is not an error.
     public func unregisterDevice(token: Data) async throws(FitBaseError) {
-        switch try await call({ try await self.api.deleteDevice(path: .init(deviceToken: hexString(token))) }) {
-        case .noContent, .notFound: return
-        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-        case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
+        do throws(FitBaseError) {
+            _ = try await call { try await self.api.deleteDevice(path: .init(deviceToken: hexString(token))).noContent }
+        } catch where error.statusCode == 404 {
+            return
         }
     }
 

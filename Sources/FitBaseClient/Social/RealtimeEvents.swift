@@ -84,41 +84,38 @@ extension FitBaseClient {
             while !Task.isCancelled {
                 var delay = backoff
                 do {
-                    let output = try await api.streamEvents(headers: .init(lastEventID: last))
-                    switch output {
-                    case .ok(let ok):
-                        guard case .textEventStream(let body) = ok.body else { throw FitBaseError.unexpectedResponse(statusCode: 200) }
-                        let opened = ContinuousClock.now
-                        for try await event in body.asDecodedServerSentEvents() {
-                            guard let id = event.id else { continue }
-                            last = id
-                            continuation.yield(Self.event(id: id, name: event.event ?? "message", data: event.data ?? ""))
-                        }
-                        // The server closed it (its token expired, or it is shutting down): again at once, unless it
-                        // closes as soon as it opens.
-                        delay = ContinuousClock.now - opened > .seconds(5) ? 0 : backoff
-                        backoff = ContinuousClock.now - opened > .seconds(5) ? 1 : min(backoff * 2, 30)
-                    case .badRequest(let response):
-                        throw FitBaseError.from(statusCode: 400, problem: try? response.body.applicationProblemJson)
-                    case .unauthorized(let response):
-                        throw FitBaseError.from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-                    case .serviceUnavailable:
-                        backoff = min(backoff * 2, 30)
-                    case .tooManyRequests(let response):
-                        // Rate-limited: again once the server says a request will be let through.
-                        delay = max(delay, Double(response.headers.retryAfter ?? 1))
-                    case .default(let statusCode, let response):
-                        guard statusCode >= 500 else { throw FitBaseError.from(statusCode: statusCode, problem: try? response.body.applicationProblemJson) }
-                        backoff = min(backoff * 2, 30)
+                    let ok = try await api.streamEvents(headers: .init(lastEventID: last)).ok
+                    guard case .textEventStream(let body) = ok.body else { throw FitBaseError.unexpectedResponse(statusCode: 200) }
+                    let opened = ContinuousClock.now
+                    for try await event in body.asDecodedServerSentEvents() {
+                        guard let id = event.id else { continue }
+                        last = id
+                        continuation.yield(Self.event(id: id, name: event.event ?? "message", data: event.data ?? ""))
                     }
+                    // The server closed it (its token expired, or it is shutting down): again at once, unless it
+                    // closes as soon as it opens.
+                    delay = ContinuousClock.now - opened > .seconds(5) ? 0 : backoff
+                    backoff = ContinuousClock.now - opened > .seconds(5) ? 1 : min(backoff * 2, 30)
                 } catch {
                     if Task.isCancelled { break }
                     let failure = FitBaseError(thrownByCall: error)
-                    guard case .transport = failure else {
+                    switch failure.statusCode {
+                    case nil:
+                        // The connection failed: again, later each time. Signed out: the stream is over.
+                        guard case .transport = failure else {
+                            continuation.finish(throwing: failure)
+                            return
+                        }
+                        backoff = min(backoff * 2, 30)
+                    case 429:
+                        // Rate-limited: again once the server says a request will be let through.
+                        if case .problem(let problem) = failure { delay = max(delay, Double(problem.retryAfterSeconds ?? 1)) }
+                    case let status? where status >= 500:
+                        backoff = min(backoff * 2, 30)
+                    default:
                         continuation.finish(throwing: failure)
                         return
                     }
-                    backoff = min(backoff * 2, 30)
                 }
                 if delay > 0 { try? await Task.sleep(for: .seconds(delay)) }
             }
@@ -153,13 +150,7 @@ extension FitBaseClient {
 
     /// The group's current leaderboard of `type`.
     public func leaderboard(groupId: GroupID, type: LeaderboardType) async throws(FitBaseError) -> LeaderboardSnapshot {
-        switch try await call({ try await self.api.getLeaderboard(path: .init(groupId: groupId.description, _type: type)) }) {
-        case .ok(let ok): return try FitBaseError.decoding { try ok.body.json }
-        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-        case .notFound(let response): throw .from(statusCode: 404, problem: try? response.body.applicationProblemJson)
-        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-        case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
-        }
+        try await call { try await self.api.getLeaderboard(path: .init(groupId: groupId.description, _type: type)).ok.body.json }
     }
 
     static func event(id: String, name: String, data: String) -> FitBaseEvent {

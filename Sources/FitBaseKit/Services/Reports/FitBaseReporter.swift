@@ -74,13 +74,12 @@ public final class FitBaseReporter: ReportingService {
             )
         }
         let client = self.client
-        do {
-            switch try await client.call({ try await client.api.sendAppReports(body: .json(.init(reports: reports))) }) {
-            case .ok, .badRequest: return true
-            case .unauthorized, .tooManyRequests, .default: return false
-            }
+        do throws(FitBaseError) {
+            _ = try await client.call { try await client.api.sendAppReports(body: .json(.init(reports: reports))).ok }
+            return true
         } catch {
-            return false
+            // A batch the server refuses as malformed would be refused again; anything else may go through later.
+            return error.statusCode == 400
         }
     }
 }

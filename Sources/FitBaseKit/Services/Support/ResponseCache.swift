@@ -59,6 +59,65 @@ struct ResponseCache: Sendable {
         }
     }
 
+    /// The answer `fetch` gets from the server, through the cache under `key`: `fetch` receives the cached copy's
+    /// entity tag (for the operation's `If-None-Match`) and answers ``Revalidation/notModified`` on a 304. A copy that
+    /// no longer decodes as `Value` counts as none.
+    ///
+    /// ```swift
+    /// try await cache.load(Components.Schemas.WorkoutPage.self, key: "catalog:featured", ttl: ttl, policy: policy) { etag in
+    ///     try await client.call {
+    ///         let output = try await client.api.listFeaturedWorkouts(headers: .init(ifNoneMatch: etag))
+    ///         if case .notModified = output { return .notModified }
+    ///         let ok = try output.ok
+    ///         return .fresh(try ok.body.json, etag: ok.headers.eTag)
+    ///     }
+    /// }
+    /// ```
+    func load<Value: Codable & Sendable>(
+        _ type: Value.Type, key: String, ttl: Duration, policy: CachePolicy,
+        fetch: @Sendable (_ etag: String?) async throws(FitBaseError) -> Revalidation<Value>
+    ) async throws(KitError) -> Loaded<Value> {
+        let stored = try? await store.cachedResponse(key)
+        let cached = stored.flatMap { stored in
+            (try? WireCoding.decoder.decode(Value.self, from: stored.body)).map { (value: $0, etag: stored.etag, fetchedAt: stored.fetchedAt) }
+        }
+        let now = clock.now
+        // A copy from the future (the device's clock was set back) is not trusted beyond a minute of skew.
+        let age = cached.map { now.timeIntervalSince($0.fetchedAt) } ?? .infinity
+        if let cached, policy != .revalidate, age < ttl.timeInterval, age > -60 {
+            return Loaded(cached.value, source: .cache, fetchedAt: cached.fetchedAt)
+        }
+        if policy == .cacheOnly {
+            guard let cached else { throw .offline }
+            return Loaded(cached.value, source: .staleCache, fetchedAt: cached.fetchedAt)
+        }
+        let answer: Revalidation<Value>
+        do {
+            answer = try await fetch(cached?.etag)
+        } catch {
+            if Task.isCancelled { throw .cancelled }
+            if let cached, case .transport = error { return Loaded(cached.value, source: .staleCache, fetchedAt: cached.fetchedAt) }
+            throw KitError(error)
+        }
+        switch answer {
+        case .fresh(let value, let etag):
+            if let body = try? WireCoding.encoder.encode(value) {
+                try? await store.storeCachedResponse(.init(body: body, etag: etag, fetchedAt: now), for: key)
+            }
+            return Loaded(value, source: .server, fetchedAt: now)
+        case .notModified:
+            guard let cached else { throw KitError(FitBaseError.unexpectedResponse(statusCode: 304)) }
+            try? await store.touchCachedResponse(key, at: now)
+            return Loaded(cached.value, source: .server, fetchedAt: now)
+        }
+    }
+
+    /// Keeps `value` as the fresh answer under `key` (an answer obtained another way, e.g. a POST that refreshes).
+    func put(_ value: some Encodable, key: String) async {
+        guard let body = try? WireCoding.encoder.encode(value) else { return }
+        try? await store.storeCachedResponse(.init(body: body, etag: nil, fetchedAt: clock.now), for: key)
+    }
+
     /// Keeps `body` as the fresh answer under `key` (an answer obtained another way, e.g. a POST that refreshes).
     func put(_ body: Data, key: String) async {
         try? await store.storeCachedResponse(.init(body: body, etag: nil, fetchedAt: clock.now), for: key)
@@ -70,29 +129,18 @@ struct ResponseCache: Sendable {
     }
 }
 
+/// What the server said when asked again for a cached answer.
+enum Revalidation<Value: Sendable>: Sendable {
+    /// A new answer, with its entity tag when it sent one.
+    case fresh(Value, etag: String?)
+    /// The copy whose entity tag was sent is still current (304).
+    case notModified
+}
+
 /// JSON as the server writes it: RFC 3339 instants.
 enum WireCoding {
-    static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let container = try decoder.singleValueContainer()
-            let text = try container.decode(String.self)
-            guard let date = InternetDateTime.date(from: text) else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "is not an RFC 3339 date-time")
-            }
-            return date
-        }
-        return decoder
-    }()
-
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(InternetDateTime.string(from: date))
-        }
-        return encoder
-    }()
+    static var decoder: JSONDecoder { ContractJSON.decoder }
+    static var encoder: JSONEncoder { ContractJSON.encoder }
 
     /// `body` decoded as `type`; a body that does not decode is the server's fault.
     static func decode<T: Decodable>(_ type: T.Type, from body: Data) throws(KitError) -> T {
