@@ -395,3 +395,30 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: Apple adapters against shims of Apple's API (CI only)
+
+/// `scripts/ci/apple-adapters.sh` sets `FITBASE_APPLE_SHIMS` to a directory of modules named like Apple's frameworks
+/// (StoreKit, HealthKit, Security, Network …), compiled from `AppleShims/`: the SDK's and the Kit's `#if canImport`
+/// adapters then compile against them, and `AppleAdapterTests` runs their logic. The shims are never targets of this
+/// graph (dependencies test `canImport(Network)` too): only our own targets see them, and only those the test needs.
+if let shims = Context.environment["FITBASE_APPLE_SHIMS"] {
+    let kept: Set<String> = ["FitBaseCore", "FitBaseAPI", "FitBaseClient", "FitBaseKit"]
+    package.targets.removeAll { !kept.contains($0.name) }
+    package.products = [.library(name: "FitBaseKit", targets: ["FitBaseKit"])]
+    package.targets.append(.testTarget(
+        name: "AppleAdapterTests",
+        dependencies: [
+            "FitBaseClient", "FitBaseKit", "FitBaseCore",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+        ],
+        // Swift Testing's cross-import overlay for UIKit (`_Testing_UIKit`) exists only in Apple's SDK.
+        swiftSettings: swiftSettings + [.unsafeFlags(["-Xfrontend", "-disable-cross-import-overlays"])]
+    ))
+    for target in package.targets where target.name != "FitBaseCore" && target.name != "FitBaseAPI" {
+        // Each shim autolinks its static library (`-module-link-name AppleShim<Module>`) from this directory.
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-I", shims])]
+        target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-L", shims])]
+    }
+}

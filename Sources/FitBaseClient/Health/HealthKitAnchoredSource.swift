@@ -3,14 +3,11 @@ import FitBaseCore
 import Foundation
 import HealthKit
 
-/// ``HealthKitSource`` over HealthKit: each read is one `HKAnchoredObjectQuery` of the type's HealthKit sample type
-/// (heart rate, step count, oxygen saturation, the blood-pressure correlation, sleep analysis), with the anchor
-/// archived as its bytes. Ask for read access once, before the first upload (``requestAuthorization()``); HealthKit
-/// answers a read the user did not allow with no samples rather than an error.
-///
-/// `@unchecked Sendable`: its one stored property is an `HKHealthStore`, which Apple documents as safe to use from
-/// any thread (one store for the whole app).
-public final class HealthKitAnchoredSource: HealthKitSource, @unchecked Sendable {
+/// ``HealthKitSource`` over HealthKit: each read is one anchored object query (`HKAnchoredObjectQueryDescriptor`) of
+/// the type's HealthKit sample type (heart rate, step count, oxygen saturation, the blood-pressure correlation, sleep
+/// analysis), with the anchor archived as its bytes. Ask for read access once, before the first upload
+/// (``requestAuthorization()``); HealthKit answers a read the user did not allow with no samples rather than an error.
+public final class HealthKitAnchoredSource: HealthKitSource {
     private let store: HKHealthStore
 
     /// A source reading `store` (one per app, as Apple recommends).
@@ -21,74 +18,62 @@ public final class HealthKitAnchoredSource: HealthKitSource, @unchecked Sendable
     /// Whether this device has HealthKit at all (not on iPad before iPadOS 17, for instance).
     public static var isAvailable: Bool { HKHealthStore.isHealthDataAvailable() }
 
-    /// Asks the user to let the app read the five types (blood pressure as its systolic and diastolic quantities: a
-    /// correlation type cannot be asked for itself) and the five kinds of cycle data (``HealthKitCycleKind``).
+    /// What the upload reads: the five types (blood pressure as its systolic and diastolic quantities: a correlation
+    /// type cannot be asked for itself) and the five kinds of cycle data (``HealthKitCycleKind``).
+    static let readTypes: Set<HKObjectType> = [
+        HKQuantityType(.heartRate), HKQuantityType(.stepCount), HKQuantityType(.oxygenSaturation),
+        HKQuantityType(.bloodPressureSystolic), HKQuantityType(.bloodPressureDiastolic), HKCategoryType(.sleepAnalysis),
+        // Cycle data, which becomes fertility signals and periods.
+        HKCategoryType(.ovulationTestResult), HKCategoryType(.cervicalMucusQuality), HKCategoryType(.menstrualFlow),
+        HKQuantityType(.basalBodyTemperature), HKQuantityType(.appleSleepingWristTemperature),
+    ]
+
+    /// Asks the user to let the app read ``readTypes`` (HealthKit shows its sheet for the types not asked yet).
     public func requestAuthorization() async throws {
-        let read: Set<HKObjectType> = [
-            HKQuantityType(.heartRate), HKQuantityType(.stepCount), HKQuantityType(.oxygenSaturation),
-            HKQuantityType(.bloodPressureSystolic), HKQuantityType(.bloodPressureDiastolic), HKCategoryType(.sleepAnalysis),
-            // Cycle data, which becomes fertility signals and periods.
-            HKCategoryType(.ovulationTestResult), HKCategoryType(.cervicalMucusQuality), HKCategoryType(.menstrualFlow),
-            HKQuantityType(.basalBodyTemperature), HKQuantityType(.appleSleepingWristTemperature),
-        ]
-        try await store.requestAuthorization(toShare: [], read: read)
+        try await store.requestAuthorization(toShare: [], read: Self.readTypes)
+    }
+
+    /// Whether the user was asked about every type the upload reads. HealthKit never says whether reading was
+    /// allowed, and answers an error (or `unknown`) here as "not asked".
+    public func hasRequestedAuthorization() async -> Bool {
+        (try? await store.statusForAuthorizationRequest(toShare: [], read: Self.readTypes)) == .unnecessary
     }
 
     public func samples(of type: HealthSampleType, after anchor: HealthKitAnchor?, limit: Int) async throws -> HealthKitChanges {
         let read = try await anchoredRead(Self.sampleType(of: type), after: anchor, limit: limit)
         // HealthKit returned `limit` objects: more may follow the new anchor.
-        return HealthKitChanges(samples: read.objects.compactMap { Self.sample($0, as: type) }, anchor: read.anchor, hasMore: read.objects.count >= limit)
+        return HealthKitChanges(samples: read.samples.compactMap { Self.sample($0, as: type) }, anchor: read.anchor, hasMore: read.count >= limit)
     }
 
     public func cycleSamples(of kind: HealthKitCycleKind, after anchor: HealthKitAnchor?, limit: Int) async throws -> HealthKitCycleChanges {
         let sampleType = Self.sampleType(of: kind)
         let read = try await anchoredRead(sampleType, after: anchor, limit: limit)
-        var objects = read.objects
+        var samples = read.samples
         // A night's wrist temperature is read against the nights before it: send up to 30 of those with the new ones.
-        if kind == .sleepingWristTemperature, let first = objects.map(\.startDate).min() {
-            objects = try await latest(sampleType, endingBefore: first, limit: 30).reversed() + objects
+        if kind == .sleepingWristTemperature, let first = samples.map(\.startDate).min() {
+            samples = try await latest(sampleType, startingBefore: first, limit: 30).reversed() + samples
         }
-        return HealthKitCycleChanges(samples: objects.compactMap { Self.input($0, as: kind) }, anchor: read.anchor, hasMore: read.objects.count >= limit)
+        return HealthKitCycleChanges(samples: samples.compactMap { Self.input($0, as: kind) }, anchor: read.anchor, hasMore: read.count >= limit)
     }
 
-    /// One `HKAnchoredObjectQuery`: the objects added after `anchor` and the anchor following them (archived).
-    private func anchoredRead(_ sampleType: HKSampleType, after anchor: HealthKitAnchor?, limit: Int) async throws -> (objects: [HKSample], anchor: HealthKitAnchor) {
+    /// One anchored read: the samples added after `anchor`, how many objects HealthKit returned (deletions count
+    /// towards `limit`), and the anchor following them (archived). Deleted samples are not reported: the server keeps
+    /// what was uploaded.
+    private func anchoredRead(_ sampleType: HKSampleType, after anchor: HealthKitAnchor?, limit: Int) async throws -> (samples: [HKSample], count: Int, anchor: HealthKitAnchor) {
         let start = try anchor.flatMap { try NSKeyedUnarchiver.unarchivedObject(ofClass: HKQueryAnchor.self, from: $0.data) }
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(objects: [HKSample], anchor: HealthKitAnchor), any Error>) in
-            let query = HKAnchoredObjectQuery(type: sampleType, predicate: nil, anchor: start, limit: limit) { _, added, _, next, error in
-                if let error {
-                    continuation.resume(throwing: error)
-                    return
-                }
-                guard let next else {
-                    continuation.resume(throwing: HealthKitSourceError.noAnchor)
-                    return
-                }
-                do {
-                    let data = try NSKeyedArchiver.archivedData(withRootObject: next, requiringSecureCoding: true)
-                    continuation.resume(returning: (added ?? [], HealthKitAnchor(data: data)))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-            store.execute(query)
-        }
+        let query = HKAnchoredObjectQueryDescriptor(predicates: [.sample(type: sampleType)], anchor: start, limit: limit)
+        let result = try await query.result(for: store)
+        let data = try NSKeyedArchiver.archivedData(withRootObject: result.newAnchor, requiringSecureCoding: true)
+        return (result.addedSamples, result.addedSamples.count + result.deletedObjects.count, HealthKitAnchor(data: data))
     }
 
     /// The newest `limit` samples of `sampleType` that started before `date`, newest first.
-    private func latest(_ sampleType: HKSampleType, endingBefore date: Date, limit: Int) async throws -> [HKSample] {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[HKSample], any Error>) in
-            let predicate = HKQuery.predicateForSamples(withStart: nil, end: date, options: [])
-            let newestFirst = NSSortDescriptor(key: HKSampleSortIdentifierStartDate, ascending: false)
-            let query = HKSampleQuery(sampleType: sampleType, predicate: predicate, limit: limit, sortDescriptors: [newestFirst]) { _, samples, error in
-                if let error {
-                    continuation.resume(throwing: error)
-                } else {
-                    continuation.resume(returning: (samples ?? []).filter { $0.startDate < date })
-                }
-            }
-            store.execute(query)
-        }
+    private func latest(_ sampleType: HKSampleType, startingBefore date: Date, limit: Int) async throws -> [HKSample] {
+        let predicate = HKQuery.predicateForSamples(withStart: nil, end: date, options: [])
+        let query = HKSampleQueryDescriptor(
+            predicates: [.sample(type: sampleType, predicate: predicate)], sortDescriptors: [SortDescriptor(\.startDate, order: .reverse)],
+            limit: limit)
+        return try await query.result(for: store).filter { $0.startDate < date }
     }
 
     /// HealthKit's sample type holding `kind`.
@@ -172,11 +157,5 @@ public final class HealthKitAnchoredSource: HealthKitSource, @unchecked Sendable
         default: nil
         }
     }
-}
-
-/// Why HealthKit could not be read.
-enum HealthKitSourceError: Error {
-    /// The query ended without an error and without an anchor to continue from.
-    case noAnchor
 }
 #endif
