@@ -411,7 +411,9 @@ if let shims = Context.environment["FITBASE_APPLE_SHIMS"] {
         dependencies: [
             "FitBaseClient", "FitBaseKit", "FitBaseCore",
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
         ],
         // Swift Testing's cross-import overlay for UIKit (`_Testing_UIKit`) exists only in Apple's SDK.
         swiftSettings: swiftSettings + [.unsafeFlags(["-Xfrontend", "-disable-cross-import-overlays"])]
