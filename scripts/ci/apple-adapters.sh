@@ -33,6 +33,16 @@ if grep -rnE '\b_[A-Za-z]+Shim\b' Sources/; then
   exit 1
 fi
 
+# Every module the SDK and the Kit test with canImport has a shim, or a reason here to need none: CryptoKit's API is
+# swift-crypto's (its Linux branch is compiled in every build), OpenAPIURLSession is a package product for Apple
+# platforms, and AppKit's one call (macOS push registration) is the unchecked `#elseif` of a UIKit call.
+for module in $(grep -rhoE 'canImport\([A-Za-z_]+\)' Sources/FitBaseClient Sources/FitBaseKit | sed -E 's/canImport\((.*)\)/\1/' | sort -u); do
+  case "$module" in
+    CryptoKit | OpenAPIURLSession | AppKit) ;;
+    *) [ -d "AppleShims/$module" ] || { echo "no shim for canImport($module): add AppleShims/$module" >&2; exit 1; } ;;
+  esac
+done
+
 # A fresh scratch directory gets the dependencies' checkouts of .build instead of fetching them again.
 if [ "$scratch" != .build ] && [ ! -d "$scratch/checkouts" ] && [ -d .build/checkouts ]; then
   mkdir -p "$scratch"
