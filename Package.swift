@@ -216,6 +216,14 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        /// The README's app: its `FitBaseDependencies.live` snippet word for word (without SwiftUI), driven against a
+        /// running server by `scripts/ci/readme-app.sh`, which also checks the snippet and the program do not drift.
+        .executableTarget(
+            name: "fitbase-readme-app",
+            dependencies: ["FitBaseKit", "FitBaseCore"],
+            path: "Examples/ReadmeApp",
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Benchmarks
 
@@ -389,6 +397,9 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 // Hears the issues the fakes report (IssueReporting finds Swift Testing through it off Apple platforms).
                 .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+                // Apple's and Google's ID tokens, minted with real RSA keys for the sign-in glue's tests.
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),

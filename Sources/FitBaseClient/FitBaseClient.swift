@@ -83,18 +83,20 @@ public final class FitBaseClient: Sendable {
     }
 
     /// Signs in (or up) with the credential of `ASAuthorizationAppleIDCredential`: its `identityToken` (UTF-8) and
-    /// `authorizationCode`, and the raw nonce whose SHA-256 (hex) the request to Apple carried.
+    /// `authorizationCode`, and the raw nonce whose SHA-256 (hex) the request to Apple carried (``SignInNonce``).
+    /// `appleUserIdentifier` (the credential's `user`) is kept with the session for ``appleUserIdentifier()``.
     @discardableResult
     public func signInWithApple(
         identityToken: String, rawNonce: String, authorizationCode: String? = nil, givenName: String? = nil, familyName: String? = nil,
-        deviceName: String? = nil
+        appleUserIdentifier: String? = nil, deviceName: String? = nil
     ) async throws(FitBaseError) -> SignedInUser {
         let name = givenName == nil && familyName == nil ? nil : Components.Schemas.AppleSignInRequest.FullNamePayload(givenName: givenName, familyName: familyName)
-        return try await begin(try await call {
+        let body = try await call {
             try await self.api.signInWithApple(body: .json(.init(
                 identityToken: identityToken, rawNonce: rawNonce, authorizationCode: authorizationCode, fullName: name, deviceName: deviceName
             ))).ok.body.json
-        })
+        }
+        return try await begin(body, appleUserIdentifier: appleUserIdentifier)
     }
 
     /// Signs in (or up) with a Google ID token (and the nonce the request to Google carried, if any).
@@ -105,12 +107,13 @@ public final class FitBaseClient: Sendable {
         })
     }
 
-    /// Ends the session on the server (when reachable) and forgets its tokens here in any case.
-    public func signOut() async throws(FitBaseError) {
+    /// Ends the session on the server (when reachable) and forgets its tokens here in any case; observers see
+    /// `.signedOut(reason)`.
+    public func signOut(reason: SessionEnd = .signedOut) async throws(FitBaseError) {
         guard (try? await session.current()) != nil else { return }
         _ = try? await api.signOut()
         do {
-            try await session.replace(with: nil)
+            try await session.replace(with: nil, reason: reason)
         } catch {
             throw .storage(String(describing: error))
         }
@@ -119,6 +122,13 @@ public final class FitBaseClient: Sendable {
     /// The signed-in user's id, or `nil` when signed out.
     public func currentUserID() async -> UserID? {
         try? await session.current()?.userID
+    }
+
+    /// Apple's id of the user (`ASAuthorizationAppleIDCredential.user`) when the session was opened with Sign in with
+    /// Apple: what to ask `ASAuthorizationAppleIDProvider.getCredentialState(forUserID:)` about. `nil` when signed out
+    /// or signed in otherwise.
+    public func appleUserIdentifier() async -> String? {
+        try? await session.current()?.appleUserIdentifier
     }
 
     /// Whether a session is open now, then every change — sign-in, sign-out, account deletion, and the server ending
@@ -140,8 +150,9 @@ public final class FitBaseClient: Sendable {
         }
     }
 
-    private func begin(_ body: Components.Schemas.AuthSession) async throws(FitBaseError) -> SignedInUser {
-        let opened = try StoredSession(body)
+    private func begin(_ body: Components.Schemas.AuthSession, appleUserIdentifier: String? = nil) async throws(FitBaseError) -> SignedInUser {
+        var opened = try StoredSession(body)
+        opened.appleUserIdentifier = appleUserIdentifier
         do {
             try await session.replace(with: opened)
             if let deviceToken = body.deviceToken { try await session.keepDeviceToken(deviceToken) }
@@ -204,14 +215,26 @@ public final class FitBaseClient: Sendable {
 }
 
 /// The account a sign-in opened a session for.
-public struct SignedInUser: Sendable, Equatable {
+public struct SignedInUser: Sendable, Equatable, Hashable {
+    /// The user's id.
     public var id: UserID
+    /// The e-mail address, when the account has one.
     public var email: String?
+    /// The name shown to the user and on leaderboards.
     public var displayName: String?
     /// Whether the address is proven (a link sent to it was opened, or Apple or Google vouched for it).
     public var emailVerified: Bool
-    /// Apple and Google sign-in: the account was created by this sign-in.
+    /// Apple and Google sign-in: the account was created by this sign-in (show onboarding).
     public var isNewUser: Bool
+
+    /// An account value (the SDK makes these from the server's answers; fakes and previews make their own).
+    public init(id: UserID, email: String? = nil, displayName: String? = nil, emailVerified: Bool = false, isNewUser: Bool = false) {
+        self.id = id
+        self.email = email
+        self.displayName = displayName
+        self.emailVerified = emailVerified
+        self.isNewUser = isNewUser
+    }
 }
 
 /// What ``FitBaseClient/serverStatus()`` found.

@@ -58,9 +58,6 @@ actor StoreKitTestingStore: PurchaseProvider {
 }
 
 extension Journey {
-    /// A product of the server's default products file (`com.train.premium.monthly` sells Premium).
-    static let premium = SubscriptionProduct(id: "com.train.premium.monthly", tier: .premium, displayName: "Premium", displayPrice: "$9.99", period: .monthly)
-
     /// A purchase on one install is seen everywhere without opening the paywall: Bea buys Premium on her iPad (the
     /// paywall there, the purchase sent to the server and finished only once taken); her phone, open all along, hears
     /// of it on its event stream; a fresh install signs in and reports Premium at once. Needs a server taking StoreKit
@@ -114,7 +111,7 @@ extension Journey {
     private static func install(server: URL, store: (any PurchaseProvider)?) throws -> (FitBaseDependencies, URL) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fitbase-journey-\(UUID().uuidString)")
         let dependencies = try FitBaseDependencies.live(.init(
-            serverURL: server, dataDirectory: directory, purchaseProvider: store, products: [premium], analytics: RecordingAnalytics(),
+            serverURL: server, dataDirectory: directory, purchaseProvider: store, analytics: RecordingAnalytics(),
             timeZone: { .gmt }
         ))
         return (dependencies, directory)

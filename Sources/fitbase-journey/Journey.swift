@@ -204,8 +204,9 @@ struct Journey {
         let profile = ProfileModel(dependencies: ana.dependencies, exportDirectory: ana.directory)
         await profile.load()
         await profile.export()
-        let exported = try require(profile.exportedData, "the export is made (\(String(describing: profile.error)))")
-        let export = try JSONSerialization.jsonObject(with: exported) as? [String: Any]
+        let exported = try require(profile.exportFileURL, "the export is made (\(String(describing: profile.error)))")
+        let exportedBytes = try Data(contentsOf: exported)
+        let export = try JSONSerialization.jsonObject(with: exportedBytes) as? [String: Any]
         let sections = export?["sections"] as? [String: Any] ?? [:]
         try check((sections["workoutHistory"] as? [Any])?.count == 2 && (sections["cyclePeriods"] as? [Any])?.count == 1, "the export holds both workout logs and the period (sections \(sections.keys.sorted()))")
         profile.requestAccountDeletion()
@@ -215,7 +216,7 @@ struct Journey {
         await history.load()
         await cycle.load()
         try check(history.logs.isEmpty && cycle.periods.isEmpty, "nothing of Ana's stays on the device")
-        step("Ana exported \(exported.count) bytes and deleted her account")
+        step("Ana exported \(exportedBytes.count) bytes and deleted her account")
 
         try await healthKit(server: server)
         try await purchaseSeenOnAFreshInstall(bea, server: server)

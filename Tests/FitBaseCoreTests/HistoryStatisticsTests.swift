@@ -43,4 +43,14 @@ import Testing
         #expect(statistics.byPhase == [.follicular: 2, .luteal: 1])
         #expect(statistics.energyChangeByPhase == [.follicular: 1.5, .luteal: -1])
     }
+
+    /// Without the detail's feature the detail is not computed at all, and the totals stay the same.
+    @Test func basicStatisticsLeaveTheDetailUncomputed() throws {
+        let today = try #require(CalendarDay("2026-11-25"))
+        let logs = [Self.log("2026-11-24", minutes: 25, type: .yoga, phase: .luteal, energy: (2, 4)), Self.log("2026-11-25", minutes: 35)]
+        let basic = HistoryStatistics(logs: logs, today: today, detailed: false)
+        #expect(basic == HistoryStatistics(logs: logs, today: today).basic)
+        #expect(basic.totalWorkouts == 2 && basic.byType.isEmpty && basic.weekly.isEmpty && basic.energyChangeByPhase.isEmpty)
+        #expect(HistoryStatistics.detailFeature == .analytics)
+    }
 }

@@ -111,4 +111,13 @@ import Testing
             ]
         )
     }
+
+    /// What a form checks before saving is the same rule set, the workout aside: the form has no rule of its own.
+    @Test func theFieldsAUserFillsInAreCheckedWithoutTheCatalog() {
+        #expect(WorkoutLogRules.problems(Self.draft(), now: Self.now).isEmpty)
+        let broken = Self.draft(duration: 601, rating: 0, notes: String(repeating: "n", count: 1001))
+        #expect(WorkoutLogRules.problems(broken, now: Self.now) == Self.errors(broken).filter { $0.field != "workoutId" })
+        #expect(WorkoutLogRules.problems(broken, now: Self.now).map(\.field) == ["duration", "rating", "notes"])
+        #expect(WorkoutLogRules.problems(broken, now: Self.now).first?.message == "must be between 1 and 600 minutes")
+    }
 }

@@ -58,4 +58,27 @@ import Testing
         await fakes.billing.refreshEntitlement()
         #expect(fakes.billing.knobs.callCount(.refreshEntitlement) == 2)
     }
+
+    @Test func theFakeSellsItsServersProductsAsTheLiveServiceDoes() async throws {
+        let fakes = FakeServices(scenario: .empty, clock: TestKitClock())
+        let offers = try await fakes.billing.offers()
+        #expect(offers.map { $0.products.map(\.id) } == [[], ["fitbase.pro.monthly", "fitbase.pro.yearly"], ["fitbase.premium.monthly", "fitbase.premium.yearly"]])
+        #expect(offers.flatMap(\.products).allSatisfy { $0.isPurchasable })
+        #expect(offers[2].products.map(\.period) == [.monthly, .yearly] && offers[2].products[1].hasFreeTrial)
+        // A product the fake server does not list is not sold, and the store is not asked.
+        await #expect(throws: KitError(.notFound, message: "This subscription is not available.", isRetryable: false)) {
+            try await fakes.billing.purchase(productID: "fitbase.premium.lifetime")
+        }
+        #expect(fakes.billing.store.knobs.callCount(.purchase) == 0)
+    }
+
+    @Test func withoutAStoreTheFakeListsItsProductsUnpricedAndSellsNothing() async throws {
+        let billing = FakeBillingService(purchasesAvailable: false, clock: TestKitClock())
+        let products = try await billing.offers().flatMap(\.products)
+        #expect(products.map(\.id) == FakeBillingService.products.map(\.productID))
+        #expect(products.allSatisfy { !$0.isPurchasable } && products.first?.displayName == "Pro (monthly)")
+        await #expect(throws: KitError.self) { try await billing.purchase(productID: "fitbase.pro.monthly") }
+        await #expect(throws: KitError.self) { try await billing.restorePurchases() }
+        #expect(billing.store.knobs.callCount(.purchase) == 0)
+    }
 }

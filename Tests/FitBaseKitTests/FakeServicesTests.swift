@@ -122,6 +122,7 @@ import Testing
         _ = try await fakes.history.log(WorkoutCompletion(workoutID: workout.id, completedAt: clock.now, durationMinutes: 20, rating: 5))
         let stats = try await fakes.history.stats()
         #expect(stats.totalWorkouts == 1 && stats.currentStreak == 1 && stats.totalMinutes == 20)
+        _ = try await fakes.billing.purchase(productID: "fitbase.pro.monthly")  // the chart is the `analytics` feature
         let series = try await fakes.history.weeklySeries(.minutes, weeks: 4)
         #expect(series.count == 4 && series.last?.value == 20)
         let error = await #expect(throws: KitError.self) {

@@ -161,7 +161,6 @@ struct LiveDevice {
         self.server = server
         dependencies = try FitBaseDependencies.live(.init(
             serverURL: server, dataDirectory: directory, tokenStore: tokens, keyProvider: keys, purchaseProvider: store,
-            products: [SubscriptionProduct(id: "com.train.premium.monthly", tier: .premium, displayName: "Premium", displayPrice: "$9.99", period: .monthly)],
             // The test server's public URL (FITBASE_PUBLIC_URL): its invite links name port 0.
             publicURLs: [URL(string: "http://127.0.0.1:0")!], analytics: analytics, timeZone: { .gmt }, transport: network, clock: clock,
             bundleID: "app.fitbase.kit-tests"
@@ -170,7 +169,7 @@ struct LiveDevice {
 
     /// Signs up a new account.
     @discardableResult
-    func signUp() async throws -> AccountUser {
+    func signUp() async throws -> SignedInUser {
         try await dependencies.auth.signUp(email: "kit-\(UUID().uuidString.prefix(8))@example.com", password: Self.password, displayName: "Kit")
     }
 

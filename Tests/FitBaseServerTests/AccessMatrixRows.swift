@@ -142,6 +142,8 @@ extension AccessMatrixTests {
         // authenticate with their signatures, not with a bearer token.
         Row(operationID: "getSubscription", expected: signedIn(.ok)) { _, _ in (.get, "/v1/subscription", nil) },
         Row(operationID: "getFeatures", expected: signedIn(.ok)) { _, _ in (.get, "/v1/features", nil) },
+        // The products the stores sell: a paywall may show before sign-in, and the list names no one.
+        Row(operationID: "listBillingProducts", expected: everyone(.ok)) { _, _ in (.get, "/v1/billing/products", nil) },
         Row(operationID: "submitAppStoreTransaction", expected: [.anonymous: .unauthorized, .otherUser: .conflict, .groupMember: .conflict, .admin: .conflict, .owner: .ok]) { fixture, _ in
             (.post, "/v1/subscription/appstore/transactions", ["signedTransaction": fixture.claimedTransaction])
         },

@@ -78,10 +78,17 @@ import Testing
             }
         }
         let tiers = #""tiers": {"free": ["basicPlans"], "pro": ["basicPlans", "customPlans"], "premium": ["basicPlans", "customPlans", "premiumContent"]}"#
-        #expect(reason("{\(tiers), \"products\": [{\"store\": \"appStore\", \"productId\": \"a\", \"tier\": \"pro\"}]}") == nil)
-        #expect(reason("{\(tiers), \"products\": [{\"store\": \"appStore\", \"productId\": \"a\", \"tier\": \"gold\"}]}") == "products[0].tier: must be pro or premium")
-        #expect(reason("{\(tiers), \"products\": [{\"store\": \"playStore\", \"productId\": \"a\", \"tier\": \"pro\"}]}") == "products[0].store: must be appStore or stripe")
-        #expect(reason("{\(tiers), \"products\": [{\"store\": \"stripe\", \"productId\": \"p\", \"tier\": \"pro\"}, {\"store\": \"stripe\", \"productId\": \"p\", \"tier\": \"premium\"}]}")?.hasPrefix("products[1].productId") == true)
+        let monthly = #""period": "monthly""#
+        #expect(reason("{\(tiers), \"products\": [{\"store\": \"appStore\", \"productId\": \"a\", \"tier\": \"pro\", \(monthly)}]}") == nil)
+        #expect(reason("{\(tiers), \"products\": [{\"store\": \"appStore\", \"productId\": \"a\", \"tier\": \"gold\", \(monthly)}]}") == "products[0].tier: must be pro or premium")
+        #expect(reason("{\(tiers), \"products\": [{\"store\": \"playStore\", \"productId\": \"a\", \"tier\": \"pro\", \(monthly)}]}") == "products[0].store: must be appStore or stripe")
+        #expect(reason("{\(tiers), \"products\": [{\"store\": \"stripe\", \"productId\": \"p\", \"tier\": \"pro\", \(monthly)}, {\"store\": \"stripe\", \"productId\": \"p\", \"tier\": \"premium\", \(monthly)}]}")?.hasPrefix("products[1].productId") == true)
+        // The paywall shows how often a product renews: a product without its period is refused at start.
+        #expect(
+            reason("{\(tiers), \"products\": [{\"store\": \"appStore\", \"productId\": \"a\", \"tier\": \"pro\"}]}")
+                == "products[0].period: must be one of weekly, monthly, quarterly, semiannual, yearly"
+        )
+        #expect(reason("{\(tiers), \"products\": [{\"store\": \"appStore\", \"productId\": \"a\", \"tier\": \"pro\", \"period\": \"daily\"}]}")?.hasPrefix("products[0].period") == true)
         #expect(reason(#"{"tiers": {"free": ["basicPlans"], "pro": ["flying"], "premium": []}, "products": []}"#)?.hasPrefix("tiers.pro[0]") == true)
         #expect(reason(#"{"tiers": {"free": ["basicPlans"], "pro": ["customPlans"], "premium": ["customPlans"]}, "products": []}"#)?.hasPrefix("tiers:") == true)
         #expect(reason("[]") == "not a JSON object")
@@ -89,6 +96,8 @@ import Testing
         let standard = try ProductCatalog.load(path: nil)
         #expect(standard.tier(of: "com.train.pro.monthly", in: .appStore) == .pro)
         #expect(standard.tier(of: "com.strengthgraceflow.yearly", in: .appStore) == .premium)
+        #expect(standard.products.first == BillingProduct(store: .appStore, productID: "com.train.pro.monthly", tier: .pro, period: .monthly))
+        #expect(standard.products.filter { $0.period == .yearly }.map(\.productID) == ["com.strengthgraceflow.yearly", "price_strengthgraceflow_yearly"])
         #expect(standard.tierFeatures == .standard)
         #expect(throws: ProductCatalogError.self) { try ProductCatalog.load(path: "/nonexistent/products.json") }
     }

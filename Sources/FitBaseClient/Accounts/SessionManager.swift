@@ -121,7 +121,8 @@ actor SessionManager {
             }
             throw failure
         }
-        let renewed = try StoredSession(body)
+        var renewed = try StoredSession(body)
+        renewed.appleUserIdentifier = session.appleUserIdentifier
         self.session = renewed
         try await store.save(renewed)
         return renewed
@@ -185,4 +186,8 @@ public enum SessionEnd: String, Sendable, Equatable {
     case sessionEnded
     /// ``FitBaseClient/deleteAccount()``.
     case accountDeleted
+    /// Apple no longer vouches for the Apple ID the session was opened with on this device: the user stopped using
+    /// Sign in with Apple with the app (Settings › Apple ID), the credential is not on this device, or the app moved to
+    /// another team. Sign in again.
+    case appleIDRevoked
 }

@@ -11,12 +11,18 @@ public struct StoredSession: Codable, Sendable, Equatable {
     public var refreshToken: String
     /// When the access token stops working (the SDK refreshes a little before).
     public var accessTokenExpiresAt: Date
+    /// For a session opened with Sign in with Apple: Apple's id of the user (`ASAuthorizationAppleIDCredential.user`),
+    /// whose credential state the app checks at launch and on foreground. Kept with the session, so it survives
+    /// relaunch and is forgotten when the session ends.
+    public var appleUserIdentifier: String?
 
-    public init(userID: UserID, accessToken: String, refreshToken: String, accessTokenExpiresAt: Date) {
+    /// A session of the given tokens.
+    public init(userID: UserID, accessToken: String, refreshToken: String, accessTokenExpiresAt: Date, appleUserIdentifier: String? = nil) {
         self.userID = userID
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.accessTokenExpiresAt = accessTokenExpiresAt
+        self.appleUserIdentifier = appleUserIdentifier
     }
 }
 

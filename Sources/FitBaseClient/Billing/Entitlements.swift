@@ -13,7 +13,8 @@ import Foundation
 /// The server enforces the same answers (402 `upgrade_required`); this is what the app shows before asking. After a
 /// StoreKit purchase, ``submitAppStoreTransaction(_:)`` sends the signed transaction and refreshes in one step.
 public actor Entitlements {
-    /// What the server said, and when.
+    /// The user's entitlement as the server resolved it, and when: the tier and status, and per feature whether it is
+    /// allowed. The SDK caches it for offline launches; the Kit's billing service and paywall hand it to the app.
     public struct Snapshot: Sendable, Equatable, Codable {
         /// The resolved entitlement.
         public var entitlement: Entitlement
@@ -26,11 +27,14 @@ public actor Entitlements {
         /// The validators of the two answers it was made of (`ETag`), sent back as `If-None-Match`: an unchanged
         /// entitlement costs the server a 304 and the device no decoding.
         public var subscriptionETag: String? = nil
+        /// The `ETag` of the features answer (see ``subscriptionETag``).
         public var featuresETag: String? = nil
 
         /// One feature's answer.
         public struct Access: Sendable, Equatable, Codable {
+            /// Whether the user may use the feature.
             public var allowed: Bool
+            /// The lowest tier that unlocks it.
             public var requiredTier: SubscriptionTier
 
             /// Makes an answer (previews, tests).
@@ -46,6 +50,26 @@ public actor Entitlements {
             self.features = features
             self.fetchedAt = fetchedAt
             self.userID = userID
+        }
+
+        /// The snapshot of `entitlement` under the standard tiers (what the server answers with the default products
+        /// file): for fakes and previews.
+        public static func standard(_ entitlement: Entitlement, userID: UserID, at fetchedAt: Date) -> Snapshot {
+            var features: [Feature: Access] = [:]
+            for feature in Feature.allCases {
+                let required = TierFeatures.standard.requiredTier(for: feature) ?? .free
+                features[feature] = Access(allowed: entitlement.tier >= required, requiredTier: required)
+            }
+            return Snapshot(entitlement: entitlement, features: features, fetchedAt: fetchedAt, userID: userID)
+        }
+
+        /// Whether `feature` is allowed.
+        public func isAllowed(_ feature: Feature) -> Bool { features[feature]?.allowed ?? false }
+
+        /// The tier to upgrade to for `feature`; `nil` when it is allowed.
+        public func requiresUpgrade(for feature: Feature) -> SubscriptionTier? {
+            guard let access = features[feature] else { return TierFeatures.standard.requiredTier(for: feature) }
+            return access.allowed ? nil : access.requiredTier
         }
 
         /// The snapshot as it stands at `now`: once the entitlement's paid period has ended (see
@@ -82,14 +106,14 @@ public actor Entitlements {
     /// Whether `feature` is allowed, from the last snapshot as it stands now (false when nothing is known yet, or when
     /// the cached subscription has expired).
     public func isAllowed(_ feature: Feature) async -> Bool {
-        await current()?.effective(at: .now).features[feature]?.allowed ?? false
+        await current()?.effective(at: .now).isAllowed(feature) ?? false
     }
 
     /// The tier to upgrade to for `feature`, `nil` when it is allowed already (as the seeds' `FeatureAccessService`);
     /// a cached subscription past its expiry counts as lapsed.
     public func requiresUpgrade(for feature: Feature) async -> SubscriptionTier? {
-        guard let access = await current()?.effective(at: .now).features[feature] else { return TierFeatures.standard.requiredTier(for: feature) }
-        return access.allowed ? nil : access.requiredTier
+        guard let snapshot = await current() else { return TierFeatures.standard.requiredTier(for: feature) }
+        return snapshot.effective(at: .now).requiresUpgrade(for: feature)
     }
 
     /// Asks the server, caches and publishes the answer. The user's cached answer is revalidated (`If-None-Match`
@@ -99,29 +123,32 @@ public actor Entitlements {
         guard let user = await client.currentUserID() else { throw .notSignedIn }
         let cached = snapshot.flatMap { $0.userID == user ? $0 : nil }
         var fresh = Snapshot(entitlement: .free, features: [:], fetchedAt: .now, userID: user)
-        switch try await client.call({ try await self.client.api.getSubscription(headers: .init(ifNoneMatch: cached?.subscriptionETag)) }) {
-        case .ok(let ok):
-            let status = try FitBaseError.decoding { try ok.body.json }
-            fresh.entitlement = Entitlement(tier: status.tier, status: status.status, expiresAt: status.expiresAt, willRenew: status.willRenew, source: status.source)
-            fresh.subscriptionETag = ok.headers.eTag
-        case .notModified:
+        let subscription = try await client.call { () async throws -> (Components.Schemas.SubscriptionStatus, String?)? in
+            let output = try await self.client.api.getSubscription(headers: .init(ifNoneMatch: cached?.subscriptionETag))
+            if case .notModified = output { return nil }
+            let ok = try output.ok
+            return (try ok.body.json, ok.headers.eTag)
+        }
+        if let (status, tag) = subscription {
+            (fresh.entitlement, fresh.subscriptionETag) = (try ContractJSON.record(Entitlement.self, from: status), tag)
+        } else {
             guard let cached else { throw .unexpectedResponse(statusCode: 304) }  // asked only with a cached answer
             (fresh.entitlement, fresh.subscriptionETag) = (cached.entitlement, cached.subscriptionETag)
-        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-        case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
         }
-        switch try await client.call({ try await self.client.api.getFeatures(headers: .init(ifNoneMatch: cached?.featuresETag)) }) {
-        case .ok(let ok):
-            let list = try FitBaseError.decoding { try ok.body.json }
-            fresh.features = Dictionary(list.features.map { ($0.feature, Snapshot.Access(allowed: $0.allowed, requiredTier: $0.requiredTier)) }, uniquingKeysWith: { _, last in last })
-            fresh.featuresETag = ok.headers.eTag
-        case .notModified:
+        let features = try await client.call { () async throws -> (Components.Schemas.FeatureAccessList, String?)? in
+            let output = try await self.client.api.getFeatures(headers: .init(ifNoneMatch: cached?.featuresETag))
+            if case .notModified = output { return nil }
+            let ok = try output.ok
+            return (try ok.body.json, ok.headers.eTag)
+        }
+        if let (list, tag) = features {
+            let access = list.features.map {
+                ($0.feature, Snapshot.Access(allowed: $0.allowed, requiredTier: $0.requiredTier))
+            }
+            (fresh.features, fresh.featuresETag) = (Dictionary(access, uniquingKeysWith: { _, last in last }), tag)
+        } else {
             guard let cached else { throw .unexpectedResponse(statusCode: 304) }
             (fresh.features, fresh.featuresETag) = (cached.features, cached.featuresETag)
-        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-        case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
         }
         return store(fresh)
     }
@@ -129,19 +156,10 @@ public actor Entitlements {
     /// Sends StoreKit 2's `VerificationResult.jwsRepresentation` of a purchase (or restore) and refreshes.
     @discardableResult
     public func submitAppStoreTransaction(_ signedTransaction: String) async throws(FitBaseError) -> Snapshot {
-        let output = try await client.call {
-            try await self.client.api.submitAppStoreTransaction(body: .json(.init(signedTransaction: signedTransaction)))
+        _ = try await client.call {
+            try await self.client.api.submitAppStoreTransaction(body: .json(.init(signedTransaction: signedTransaction))).ok
         }
-        switch output {
-        case .ok: return try await refresh()
-        case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
-        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-        case .forbidden(let response): throw .from(statusCode: 403, problem: try? response.body.applicationProblemJson)
-        case .conflict(let response): throw .from(statusCode: 409, problem: try? response.body.applicationProblemJson)
-        case .serviceUnavailable(let response): throw .from(statusCode: 503, problem: try? response.body.applicationProblemJson)
-        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-        case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
-        }
+        return try await refresh()
     }
 
     /// Every new snapshot, starting with the current one when there is one.

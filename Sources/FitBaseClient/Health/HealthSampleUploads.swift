@@ -30,15 +30,7 @@ extension FitBaseClient {
     }
 
     private func uploadHealthSamples(_ body: Components.Schemas.HealthSampleUpload) async throws(FitBaseError) -> HealthUploadResult {
-        switch try await call({ try await self.api.uploadHealthSamples(body: .json(body)) }) {
-        case .ok(let ok): return try FitBaseError.decoding { try ok.body.json }
-        case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
-        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-        case .forbidden(let response): throw .from(statusCode: 403, problem: try? response.body.applicationProblemJson)
-        case .conflict(let response): throw .from(statusCode: 409, problem: try? response.body.applicationProblemJson)
-        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-        case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
-        }
+        try await call { try await self.api.uploadHealthSamples(body: .json(body)).ok.body.json }
     }
 }
 

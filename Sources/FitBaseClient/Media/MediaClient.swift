@@ -42,25 +42,12 @@ extension FitBaseClient {
             } else {
                 .binary(body)
             }
-        switch try await call({ try await self.api.uploadMyPhoto(body: typed) }) {
-        case .ok(let ok): return try Self.photo(try FitBaseError.decoding { try ok.body.json })
-        case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
-        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-        case .contentTooLarge(let response): throw .from(statusCode: 413, problem: try? response.body.applicationProblemJson)
-        case .unsupportedMediaType(let response): throw .from(statusCode: 415, problem: try? response.body.applicationProblemJson)
-        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-        case .default(let statusCode, let response): throw .from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
-        }
+        return try Self.photo(try await call { try await self.api.uploadMyPhoto(body: typed).ok.body.json })
     }
 
     /// Removes the signed-in user's profile photo; no error when there is none.
     public func removeProfilePhoto() async throws(FitBaseError) {
-        switch try await call({ try await self.api.deleteMyPhoto() }) {
-        case .noContent: return
-        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-        case .default(let statusCode, let response): throw .from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
-        }
+        _ = try await call { try await self.api.deleteMyPhoto().noContent }
     }
 
     /// `user`'s profile photo in `size` with an expiring link to the image, or `nil` when there is none the signed-in
@@ -85,19 +72,11 @@ extension FitBaseClient {
     /// the link has expired.
     public func workoutMedia(_ workout: WorkoutID, kind: WorkoutMediaKind) async throws(FitBaseError) -> WorkoutMediaLink {
         let path = Operations.GetWorkoutMedia.Input.Path(workoutId: workout.description, kind: kind == .video ? .video : .thumbnail)
-        switch try await call({ try await self.api.getWorkoutMedia(path: path) }) {
-        case .ok(let ok):
-            let answer = try FitBaseError.decoding { try ok.body.json }
-            guard let url = URL(string: answer.url) else { throw .unexpectedResponse(statusCode: 200) }
-            return WorkoutMediaLink(
-                workout: workout, kind: kind, version: answer.media.version, digest: answer.media.digest, contentType: answer.media.contentType,
-                bytes: answer.media.bytes, updatedAt: answer.media.updatedAt, link: MediaLink(url: url, expiresAt: answer.expiresAt))
-        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-        case .code402(let response): throw .from(statusCode: 402, problem: try? response.body.applicationProblemJson)
-        case .notFound(let response): throw .from(statusCode: 404, problem: try? response.body.applicationProblemJson)
-        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-        case .default(let statusCode, let response): throw .from(statusCode: statusCode, problem: try? response.body.applicationProblemJson)
-        }
+        let answer = try await call { try await self.api.getWorkoutMedia(path: path).ok.body.json }
+        guard let url = URL(string: answer.url) else { throw .unexpectedResponse(statusCode: 200) }
+        return WorkoutMediaLink(
+            workout: workout, kind: kind, version: answer.media.version, digest: answer.media.digest, contentType: answer.media.contentType,
+            bytes: answer.media.bytes, updatedAt: answer.media.updatedAt, link: MediaLink(url: url, expiresAt: answer.expiresAt))
     }
 
     /// The bytes behind `link` (at most `limit`), read over the client's transport without the session's token: the
@@ -115,10 +94,10 @@ extension FitBaseClient {
             var data = Data()
             if let body { data = try await Data(collecting: body, upTo: limit) }
             guard (200..<300).contains(response.status.code) else {
-                let problem = try? JSONDecoder().decode(Components.Schemas.Problem.self, from: data)
+                let refusal = FitBaseError.answer(response, body: data)
                 // A store's own refusal (S3 answers XML: `AccessDenied`, `Request has expired`) reads as FitBase's.
-                if problem == nil, response.status.code == 403 { throw FitBaseError.problem(Self.storeRefusal) }
-                throw FitBaseError.from(statusCode: response.status.code, problem: problem)
+                if case .unexpectedResponse(403) = refusal { throw FitBaseError.problem(Self.storeRefusal) }
+                throw refusal
             }
             return data
         } catch {
@@ -130,9 +109,7 @@ extension FitBaseClient {
     private static let storeRefusal = APIProblem(forbidden: "The media store refused the link: it has expired or was changed.")
 
     private static func photo(_ wire: Components.Schemas.ProfilePhoto) throws(FitBaseError) -> ProfilePhotoInfo {
-        ProfilePhotoInfo(
-            version: wire.version, digest: wire.digest, contentType: wire.contentType, width: wire.width, height: wire.height, bytes: wire.bytes,
-            updatedAt: wire.updatedAt)
+        try ContractJSON.record(ProfilePhotoInfo.self, from: wire)
     }
 }
 

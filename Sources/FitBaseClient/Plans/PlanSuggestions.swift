@@ -22,13 +22,8 @@ extension FitBaseClient {
     /// Fails with `.problem`: `upgradeRequired` without the feature, `notFound` for a plan that is not the user's,
     /// `validationFailed` or `invalidRequest` naming `week` for a week the plan does not have.
     public func planProgression(planId: PlanID, week: Int? = nil) async throws(FitBaseError) -> PlanProgressionSuggestion {
-        switch try await call({ try await self.api.getPlanProgression(path: .init(planId: planId.description), query: .init(week: week)) }) {
-        case .ok(let ok): return try FitBaseError.decoding { try ok.body.json }
-        case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
-        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-        case .code402(let response): throw .from(statusCode: 402, problem: try? response.body.applicationProblemJson)
-        case .notFound(let response): throw .from(statusCode: 404, problem: try? response.body.applicationProblemJson)
-        case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
+        try await call {
+            try await self.api.getPlanProgression(path: .init(planId: planId.description), query: .init(week: week)).ok.body.json
         }
     }
 }

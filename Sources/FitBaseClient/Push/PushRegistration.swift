@@ -38,15 +38,10 @@ extension FitBaseClient {
             installId: await session.installID()
         )
         let path = Operations.RegisterDevice.Input.Path(deviceToken: hexString(token))
-        switch try await call({ try await self.api.registerDevice(path: path, body: .json(body)) }) {
-        case .ok(let ok): return try FitBaseError.decoding { try ok.body.json }
-        case .created(let created): return try FitBaseError.decoding { try created.body.json }
-        case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
-        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-        case .conflict(let response): throw .from(statusCode: 409, problem: try? response.body.applicationProblemJson)
-        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-        case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
-        }
+        let output = try await call { try await self.api.registerDevice(path: path, body: .json(body)) }
+        // 201 for a token new to the server, 200 for one it had.
+        if case .created(let created) = output { return try FitBaseError.decoding { try created.body.json } }
+        return try FitBaseError.decoding { try output.ok.body.json }
     }
 
     /// Stops pushes to this device (the user turned them off in the app); signing out does it too. A token the server
@@ -66,30 +61,17 @@ extension FitBaseClient {
         var cursor: String?
         repeat {
             let page = cursor
-            switch try await call({ try await self.api.listDevices(query: .init(limit: 100, cursor: page)) }) {
-            case .ok(let ok):
-                let body = try FitBaseError.decoding { try ok.body.json }
-                devices += body.items
-                cursor = body.nextCursor
-            case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
-            case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-            case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-            case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
-            }
+            let body = try await call { try await self.api.listDevices(query: .init(limit: 100, cursor: page)).ok.body.json }
+            devices += body.items
+            cursor = body.nextCursor
         } while cursor != nil
         return devices
     }
 
     /// Whether notifications are on at all (`nil` until the user answered) and which pushes the user wants.
     public func notificationPreferences() async throws(FitBaseError) -> (enabled: Bool?, preferences: NotificationPreferences) {
-        switch try await call({ try await self.api.getMe() }) {
-        case .ok(let ok):
-            let user = try FitBaseError.decoding { try ok.body.json }
-            return (user.notificationsEnabled, NotificationPreferences(wire: user.notificationPreferences))
-        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-        case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
-        }
+        let user = try await call { try await self.api.getMe().ok.body.json }
+        return (user.notificationsEnabled, NotificationPreferences(wire: user.notificationPreferences))
     }
 
     /// Saves the push preferences (all of them; quiet hours removed when `nil`), and `enabled` when given; returns
@@ -97,13 +79,10 @@ extension FitBaseClient {
     /// `HH:mm`.
     @discardableResult
     public func updateNotificationPreferences(_ preferences: NotificationPreferences, enabled: Bool? = nil) async throws(FitBaseError) -> NotificationPreferences {
-        switch try await call({ try await self.api.updateMe(body: .json(.init(notificationsEnabled: enabled, notificationPreferences: preferences.wire))) }) {
-        case .ok(let ok): return NotificationPreferences(wire: try FitBaseError.decoding { try ok.body.json }.notificationPreferences)
-        case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
-        case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-        case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-        case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
+        let user = try await call {
+            try await self.api.updateMe(body: .json(.init(notificationsEnabled: enabled, notificationPreferences: preferences.wire))).ok.body.json
         }
+        return NotificationPreferences(wire: user.notificationPreferences)
     }
 
     /// `Locale.current` as a BCP 47 tag (`pt-PT`).
@@ -133,7 +112,7 @@ extension NotificationPreferences {
         )
     }
 
-    /// The preferences as `PATCH /v1/me` takes them: all of them, quiet hours removed when `nil` (an empty text).
+    /// The preferences as ``updateMe`` takes them: all of them, quiet hours removed when `nil` (an empty text).
     package var wire: Components.Schemas.NotificationPreferences {
         Components.Schemas.NotificationPreferences(
             newMember: newMember, rankChange: rankChange, weekEnded: weekEnded, workoutReminder: workoutReminder,

@@ -7,6 +7,10 @@ import Foundation
 /// A user's workout statistics as of `today` (their local day): totals, streaks, this week, and the detail of the
 /// `analytics` feature — counts by type and cycle phase, the last 12 weeks, the energy change by phase.
 public struct HistoryStatistics: Sendable, Equatable {
+    /// The feature a tier needs for the detail (by type, by phase, the weeks, the energy change): the server answers
+    /// `detail=full` only with it, and the SDK computes the detail only with it.
+    public static let detailFeature = Feature.analytics
+
     /// One week of the last twelve.
     public struct Week: Sendable, Equatable {
         public var start: CalendarDay
@@ -46,7 +50,8 @@ public struct HistoryStatistics: Sendable, Equatable {
         return basic
     }
 
-    public init(logs: [WorkoutLog], today: CalendarDay) {
+    /// The statistics of `logs` as of `today`; the detail left empty (as ``basic``, never computed) unless `detailed`.
+    public init(logs: [WorkoutLog], today: CalendarDay, detailed: Bool = true) {
         let days = Set(logs.map(\.localDate))
         let thisWeekStart = WorkoutStreaks.weekStart(of: today)
         totalWorkouts = logs.count
@@ -54,6 +59,10 @@ public struct HistoryStatistics: Sendable, Equatable {
         currentStreak = WorkoutStreaks.current(days: days, today: today)
         longestStreak = WorkoutStreaks.longest(days: days)
         thisWeek = logs.filter { $0.localDate >= thisWeekStart && $0.localDate <= today }.count
+        guard detailed else {
+            (byType, byPhase, weekly, energyChangeByPhase) = ([:], [:], [], [:])
+            return
+        }
         byType = Dictionary(grouping: logs, by: \.workoutType).mapValues(\.count)
         byPhase = Dictionary(grouping: logs.compactMap { $0.cyclePhase }, by: { $0 }).mapValues(\.count)
         weekly = (0..<12).map { thisWeekStart.adding(days: -7 * (11 - $0)) }.map { start in

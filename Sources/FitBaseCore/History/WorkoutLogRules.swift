@@ -63,19 +63,39 @@ public struct CheckedWorkoutLog: Sendable, Equatable {
 public enum WorkoutLogRules {
     /// How far past `now` a log may be completed, for devices whose clocks run ahead.
     public static let clockTolerance: TimeInterval = 300
+    /// The minutes a log may hold.
+    public static let durationRange = 1...600
+    /// The scale of a rating and of the energy before and after.
+    public static let scale = 1...5
+    /// The most characters notes may hold.
+    public static let notesLimit = 1000
 
     /// The checked draft, given `workout` — the catalog's answer for ``WorkoutLogDraft/workoutID``, `nil` when there
     /// is none; throws every broken rule at once, in field order.
     public static func checked(_ draft: WorkoutLogDraft, workout: CatalogWorkout?, now: Date) throws(InvalidFields) -> CheckedWorkoutLog {
         var errors: [FieldError] = []
         if workout == nil { errors.append(.init(field: "workoutId", message: "is not a workout of the catalog")) }
-        if draft.completedAt > now.addingTimeInterval(clockTolerance) { errors.append(.init(field: "completedAt", message: "must not be in the future")) }
-        if !(1...600).contains(draft.duration) { errors.append(.init(field: "duration", message: "must be between 1 and 600 minutes")) }
-        for (field, value) in [("rating", draft.rating), ("energyBefore", draft.energyBefore), ("energyAfter", draft.energyAfter)] {
-            if let value, !(1...5).contains(value) { errors.append(.init(field: field, message: "must be between 1 and 5")) }
-        }
-        if let notes = draft.notes, notes.count > 1000 { errors.append(.init(field: "notes", message: "must be at most 1000 characters")) }
+        errors += problems(draft, now: now)
         guard let workout, errors.isEmpty else { throw InvalidFields(errors) }
         return CheckedWorkoutLog(draft: draft, workout: workout)
+    }
+
+    /// Every broken rule of the fields a user fills in — all but the workout — in field order: what a form checks
+    /// before saving, as the server will.
+    public static func problems(_ draft: WorkoutLogDraft, now: Date) -> [FieldError] {
+        var errors: [FieldError] = []
+        if draft.completedAt > now.addingTimeInterval(clockTolerance) { errors.append(.init(field: "completedAt", message: "must not be in the future")) }
+        if !durationRange.contains(draft.duration) {
+            errors.append(.init(field: "duration", message: "must be between \(durationRange.lowerBound) and \(durationRange.upperBound) minutes"))
+        }
+        for (field, value) in [("rating", draft.rating), ("energyBefore", draft.energyBefore), ("energyAfter", draft.energyAfter)] {
+            if let value, !scale.contains(value) {
+                errors.append(.init(field: field, message: "must be between \(scale.lowerBound) and \(scale.upperBound)"))
+            }
+        }
+        if let notes = draft.notes, notes.count > notesLimit {
+            errors.append(.init(field: "notes", message: "must be at most \(notesLimit) characters"))
+        }
+        return errors
     }
 }

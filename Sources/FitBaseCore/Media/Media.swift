@@ -89,8 +89,8 @@ public struct MediaCacheKey: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A user's profile photo as stored: what each upload answers.
-public struct ProfilePhotoInfo: Sendable, Equatable {
+/// A user's profile photo as stored (the contract's `ProfilePhoto`): what each upload answers.
+public struct ProfilePhotoInfo: Sendable, Equatable, Codable {
     /// Grows with each upload of the user's photo.
     public var version: Int64
     /// The SHA-256 of the stored photo (hex): changes exactly when the photo does.

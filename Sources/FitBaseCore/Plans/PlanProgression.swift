@@ -101,8 +101,8 @@ public enum PlanProgression {
         }
     }
 
-    /// One planned session of the suggested week.
-    public struct Session: Sendable, Equatable {
+    /// One planned session of the suggested week (the contract's `ProgressionSession`).
+    public struct Session: Sendable, Equatable, Codable {
         /// 1 = Monday … 7 = Sunday.
         public let day: Int
         /// The day's date.
@@ -137,10 +137,16 @@ public enum PlanProgression {
             self.suggestedDuration = suggestedDuration
             self.reason = reason
         }
+
+        private enum CodingKeys: String, CodingKey {
+            case day, date, phase, action, plannedDuration, suggestedDuration, reason
+            case plannedWorkout = "plannedWorkoutId"
+            case workout = "workoutId"
+        }
     }
 
-    /// The facts the suggestion rests on.
-    public struct Summary: Sendable, Equatable {
+    /// The facts the suggestion rests on (the contract's `ProgressionSummary`).
+    public struct Summary: Sendable, Equatable, Codable {
         /// The window's first day.
         public let from: CalendarDay
         /// The window's last day.
@@ -194,10 +200,19 @@ public enum PlanProgression {
             self.hasEnoughHistory = hasEnoughHistory
             self.note = note
         }
+
+        private enum CodingKeys: String, CodingKey {
+            case weeks, plannedSessions, completedSessions, completionRate, loggedWorkouts, ratedWorkouts, averageRating
+            case averageEnergyBefore, averageEnergyAfter, energyTrend, note
+            case from = "fromDate"
+            case to = "toDate"
+            case isDeload = "deload"
+            case hasEnoughHistory = "enoughHistory"
+        }
     }
 
-    /// The suggested week.
-    public struct Suggestion: Sendable, Equatable {
+    /// The suggested week (the contract's `PlanProgression`, without the plan's id the caller asked with).
+    public struct Suggestion: Sendable, Equatable, Codable {
         /// The plan week.
         public let week: Int
         /// Its Monday.

@@ -22,9 +22,18 @@ public struct DeepLinkParser: Sendable, Equatable {
         self.publicURLs = publicURLs
     }
 
-    /// What `url` asks the app to do, or `nil` when it is not a FitBase link (or is malformed: no token, an empty code).
+    /// What `url` asks the app to do, or `nil` when it is not a FitBase link or is malformed (``read(_:)`` tells which).
     public func parse(_ url: URL) -> DeepLink? {
-        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false), let scheme = components.scheme?.lowercased() else { return nil }
+        guard case .link(let link) = read(url) else { return nil }
+        return link
+    }
+
+    /// What `url` is: a FitBase link understood, one that is malformed (no token, an implausible code, a path FitBase
+    /// does not make), or another app's or site's link.
+    public func read(_ url: URL) -> DeepLinkReading {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false), let scheme = components.scheme?.lowercased() else {
+            return .foreign
+        }
         var segments: [String]
         if scheme == appScheme {
             // `fitbase://group/invite/x`: the first segment is the URL's host.
@@ -32,18 +41,19 @@ public struct DeepLinkParser: Sendable, Equatable {
         } else if scheme == "https" || scheme == "http", let rest = relativeSegments(components) {
             segments = rest
         } else {
-            return nil
+            return .foreign
         }
         segments.removeAll(where: \.isEmpty)
         let token = components.queryItems?.first(where: { $0.name == "token" })?.value.flatMap { $0.isEmpty ? nil : $0 }
         if segments.count == 3, segments[0] == "group", segments[1] == "invite" {
-            guard let code = segments[2].removingPercentEncoding, Self.isPlausibleCode(code) else { return nil }
-            return .invite(code: code)
+            guard let code = segments[2].removingPercentEncoding, Self.isPlausibleCode(code) else { return .malformed(.invite) }
+            return .link(.invite(code: code))
         }
         switch segments {
-        case ["auth", "verify"]: return token.map { .verifyEmail(token: $0) }
-        case ["auth", "reset"]: return token.map { .resetPassword(token: $0) }
-        default: return nil
+        case ["auth", "verify"]: return token.map { .link(.verifyEmail(token: $0)) } ?? .malformed(.verifyEmail)
+        case ["auth", "reset"]: return token.map { .link(.resetPassword(token: $0)) } ?? .malformed(.resetPassword)
+        case ["group", "invite"]: return .malformed(.invite)
+        default: return .malformed(nil)
         }
     }
 
@@ -80,5 +90,23 @@ public struct DeepLinkParser: Sendable, Equatable {
     /// Invite tokens are URL-safe base64 or hex: letters, digits, `-` and `_`, 8 to 128 of them.
     static func isPlausibleCode(_ code: String) -> Bool {
         (8...128).contains(code.count) && code.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+    }
+}
+
+/// What a link the app was opened with is, as ``DeepLinkParser/read(_:)`` finds it.
+public enum DeepLinkReading: Sendable, Equatable {
+    /// A FitBase link, understood.
+    case link(DeepLink)
+    /// A link of the app's scheme or under one of the server's public URLs that cannot be read; the kind of link it
+    /// looked like (from its path alone), `nil` for a path FitBase does not make.
+    case malformed(DeepLink.Kind?)
+    /// Not a FitBase link: another scheme, another host.
+    case foreign
+
+    /// Where an error report puts a malformed link (`deepLink.invite`, `deepLink` for an unknown path): the kind of
+    /// link only, never its token, code, host or query.
+    public var reportLocation: String? {
+        guard case .malformed(let kind) = self else { return nil }
+        return kind.map { "deepLink.\($0.rawValue)" } ?? "deepLink"
     }
 }

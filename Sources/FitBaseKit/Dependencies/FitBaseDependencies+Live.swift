@@ -4,33 +4,46 @@ import Foundation
 import OpenAPIRuntime
 
 extension FitBaseDependencies {
-    /// What the live services need from the app.
+    /// What the live services need from the app: the server's URL, and for deep links the app's scheme and public URLs.
+    /// Everything else has a default that works: the device's own services on Apple platforms
+    /// (`LiveConfiguration+PlatformDefaults.swift`), analytics uploaded to the server after the `analytics` consent,
+    /// the paywall's products from the server.
     public struct LiveConfiguration: Sendable {
         /// The FitBase server.
         public var serverURL: URL
-        /// Where the SDK keeps its files: the local store (`fitbase.sqlite`) and the cached entitlement. Use Application
-        /// Support, excluded from backups.
+        /// Where the SDK keeps its files: the local store (`fitbase.sqlite`), the cached entitlement, the analytics
+        /// queue. By default ``defaultDataDirectory()``; the live container creates it and excludes it from backups.
         public var dataDirectory: URL
-        /// Where the session's tokens live: `KeychainTokenStore()` on iOS.
+        /// Where the session's tokens live (by default ``platformTokenStore()``: the Keychain on Apple platforms).
         public var tokenStore: any TokenStore
-        /// Where the local store's key lives: `KeychainKeyProvider()` on iOS; by default a 0600 file beside the store
-        /// elsewhere (and the Keychain on Apple platforms).
+        /// Where the local store's key lives: `KeychainKeyProvider()` on Apple platforms, a 0600 file beside the store
+        /// elsewhere, by default.
         public var keyProvider: (any KeyProvider)?
-        /// The store to buy subscriptions from (a StoreKit 2 adapter); `nil` turns purchases off.
+        /// The store to buy subscriptions from (by default ``platformPurchaseProvider()``: StoreKit 2 on Apple
+        /// platforms); `nil` turns purchases off. Which products it sells is the server's products file.
         public var purchaseProvider: (any PurchaseProvider)?
-        /// Where health samples are read for upload (`HealthKitAnchoredSource()` on iOS); `nil` uploads none.
+        /// Where health samples are read for upload (by default ``platformHealthKit()``: HealthKit where the device
+        /// has it); `nil` uploads none.
         public var healthKit: (any HealthKitSource)?
-        /// The products the paywall sells, with their tiers (prices come from the store).
-        public var products: [SubscriptionProduct]
         /// The app's URL scheme and the server's public URLs, for deep links (the server's `FITBASE_APP_SCHEME` and
         /// `FITBASE_PUBLIC_URL`); the server's own URL is always included.
         public var appScheme: String
         public var publicURLs: [URL]
-        /// Where analytics events go (a ``BatchingAnalyticsSink`` over the app's back end; the console by default) — only
-        /// while the user grants the `analytics` consent (``ConsentGatedAnalytics``).
-        public var analytics: any AnalyticsService
-        /// Tells syncing when the network is back (`NetworkPathReachability()` on Apple platforms).
+        /// Where analytics events go, only while the user grants the `analytics` consent (``ConsentGatedAnalytics``);
+        /// `nil`: the FitBase server (a ``BatchingAnalyticsSink`` over ``FitBaseAnalyticsUploader``, its queue kept in
+        /// `analytics-queue.json`).
+        public var analytics: (any AnalyticsService)?
+        /// Tells syncing when the network is back (by default ``platformReachability()``: `NWPathMonitor` on Apple
+        /// platforms).
         public var reachability: (any ReachabilityMonitor)?
+        /// The system's notification prompt and remote registration (by default
+        /// ``platformNotificationPermission()``: `UNUserNotificationCenter` on Apple platforms).
+        public var notificationPermission: (any NotificationPermissionProvider)?
+        /// Sign in with Apple's sheet and credential-state check (by default ``platformAppleSignIn()``:
+        /// `ASAuthorizationController` on Apple platforms).
+        public var appleSignIn: (any AppleSignInProvider)?
+        /// Google's sign-in, filled in by the app with Google's SDK; `nil`: no Google sign-in.
+        public var googleSignIn: (any GoogleSignInProvider)?
         /// How long cached answers are served without asking the server.
         public var catalogTTL: Duration
         public var recommendationsTTL: Duration
@@ -50,27 +63,35 @@ extension FitBaseDependencies {
         /// Where errors, crashes and timings go; `nil`: the FitBase server (``FitBaseReporter``).
         public var reports: (any ReportingService)?
 
-        /// A configuration with the defaults: catalog cached 6 hours, recommendations 1 hour, the entitlement 1 hour.
+        /// A configuration with the defaults: the platform's services, catalog cached 6 hours, recommendations 1 hour,
+        /// the entitlement 1 hour.
         public init(
-            serverURL: URL, dataDirectory: URL, tokenStore: any TokenStore = InMemoryTokenStore(), keyProvider: (any KeyProvider)? = nil,
-            purchaseProvider: (any PurchaseProvider)? = nil, products: [SubscriptionProduct] = [], appScheme: String = "fitbase", publicURLs: [URL] = [],
-            analytics: any AnalyticsService = ConsoleAnalyticsSink(), reachability: (any ReachabilityMonitor)? = nil, catalogTTL: Duration = .seconds(6 * 3_600),
-            recommendationsTTL: Duration = .seconds(3_600), entitlementTTL: Duration = .seconds(3_600),
-            timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current }, transport: (any ClientTransport)? = nil, clock: any KitClock = SystemKitClock(),
-            healthKit: (any HealthKitSource)? = nil, bundleID: String? = Bundle.main.bundleIdentifier,
+            serverURL: URL, dataDirectory: URL = defaultDataDirectory(), tokenStore: any TokenStore = platformTokenStore(),
+            keyProvider: (any KeyProvider)? = nil, purchaseProvider: (any PurchaseProvider)? = platformPurchaseProvider(),
+            appScheme: String = "fitbase", publicURLs: [URL] = [], analytics: (any AnalyticsService)? = nil,
+            reachability: (any ReachabilityMonitor)? = platformReachability(),
+            notificationPermission: (any NotificationPermissionProvider)? = platformNotificationPermission(),
+            appleSignIn: (any AppleSignInProvider)? = platformAppleSignIn(), googleSignIn: (any GoogleSignInProvider)? = nil,
+            catalogTTL: Duration = .seconds(6 * 3_600), recommendationsTTL: Duration = .seconds(3_600),
+            entitlementTTL: Duration = .seconds(3_600), timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current },
+            transport: (any ClientTransport)? = nil, clock: any KitClock = SystemKitClock(),
+            healthKit: (any HealthKitSource)? = platformHealthKit(), bundleID: String? = Bundle.main.bundleIdentifier,
             appVersion: String? = Bundle.main.object(forInfoDictionaryKey: "CFBundleShortVersionString") as? String,
-            platform: ConfigPlatform? = BuildPlatform.current, locale: String? = Locale.current.identifier, reports: (any ReportingService)? = nil
+            platform: ConfigPlatform? = BuildPlatform.current, locale: String? = Locale.current.identifier,
+            reports: (any ReportingService)? = nil
         ) {
             self.serverURL = serverURL
             self.dataDirectory = dataDirectory
             self.tokenStore = tokenStore
             self.keyProvider = keyProvider
             self.purchaseProvider = purchaseProvider
-            self.products = products
             self.appScheme = appScheme
             self.publicURLs = publicURLs
             self.analytics = analytics
             self.reachability = reachability
+            self.notificationPermission = notificationPermission
+            self.appleSignIn = appleSignIn
+            self.googleSignIn = googleSignIn
             self.catalogTTL = catalogTTL
             self.recommendationsTTL = recommendationsTTL
             self.entitlementTTL = entitlementTTL
@@ -84,39 +105,56 @@ extension FitBaseDependencies {
             self.locale = locale
             self.reports = reports
         }
+
+        /// The app's own directory under the user's Application Support (`~/.local/share` on Linux), named by the
+        /// bundle id (`FitBase` without one).
+        public static func defaultDataDirectory() -> URL {
+            let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+                ?? FileManager.default.temporaryDirectory
+            return support.appendingPathComponent(Bundle.main.bundleIdentifier ?? "FitBase", isDirectory: true)
+        }
     }
 
     /// The live services over one ``FitBaseClient``, one sealed ``LocalStore`` and one ``SyncEngine`` (started here:
     /// it syncs periodically, after local changes, on the server's `sync` events and when the network comes back), with
-    /// the push token and a pending screen kept beside the store (`push-registration.json`, `pending-navigation.json`).
+    /// the push token, a pending screen and the analytics queue kept beside the store in the data directory
+    /// (`push-registration.json`, `pending-navigation.json`, `analytics-queue.json`).
     /// The entitlement is read from its cache at once and revalidated here and at each sign-in, and on the server's
     /// `subscription` events; the purchase provider's transactions go to the server as they arrive. Images are cached in
     /// `images/` beside the store (16 MiB in memory, 128 MiB on disk) and forgotten at sign-out. Build it once, at
     /// launch.
     public static func live(_ configuration: LiveConfiguration) throws -> FitBaseDependencies {
         let client = FitBaseClient(serverURL: configuration.serverURL, tokenStore: configuration.tokenStore, transport: configuration.transport)
-        let store = try LocalStore(
-            path: configuration.dataDirectory.appendingPathComponent("fitbase.sqlite").path, keyProvider: configuration.keyProvider)
+        var directory = configuration.dataDirectory
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // The store is sealed with a key that never leaves the device: a backup of it could not be read anyway.
+        var notBackedUp = URLResourceValues()
+        notBackedUp.isExcludedFromBackup = true
+        try? directory.setResourceValues(notBackedUp)
+        let store = try LocalStore(path: directory.appendingPathComponent("fitbase.sqlite").path, keyProvider: configuration.keyProvider)
         let engine = SyncEngine(client: client, store: store)
-        let entitlementFile = configuration.dataDirectory.appendingPathComponent("entitlement.json")
+        let entitlementFile = directory.appendingPathComponent("entitlement.json")
         let entitlements = Entitlements(client: client, cacheFile: entitlementFile)
         let localData = LocalData(store: store, entitlementCache: entitlementFile)
         let clock = configuration.clock
         let cache = ResponseCache(client: client, store: store, clock: clock)
-        let api = ServerAPI(client: client)
-        let images = ImageCache(directory: configuration.dataDirectory.appendingPathComponent("images", isDirectory: true))
-        let analytics = ConsentGatedAnalytics(configuration.analytics)
+        let images = ImageCache(directory: directory.appendingPathComponent("images", isDirectory: true))
+        let analytics = ConsentGatedAnalytics(
+            configuration.analytics
+                ?? BatchingAnalyticsSink(
+                    uploader: FitBaseAnalyticsUploader(client: client), queueFile: directory.appendingPathComponent("analytics-queue.json"),
+                    clock: clock))
         let reports = configuration.reports ?? FitBaseReporter(client: client, app: .current(appVersion: configuration.appVersion))
         Task { await reportSyncRounds(of: engine, to: reports) }
         let parser = DeepLinkParser(appScheme: configuration.appScheme, publicURLs: [configuration.serverURL] + configuration.publicURLs)
-        let catalog = LiveCatalogService(api: api, cache: cache, ttl: configuration.catalogTTL)
+        let catalog = LiveCatalogService(client: client, cache: cache, ttl: configuration.catalogTTL)
         let billing = LiveBillingService(
-            client: client, entitlements: entitlements, store: configuration.purchaseProvider, products: configuration.products, cache: cache,
+            client: client, entitlements: entitlements, store: configuration.purchaseProvider, cache: cache,
             ttl: configuration.entitlementTTL, clock: clock)
         let sync = SyncRunner(engine: engine, client: client, billing: billing, reachability: configuration.reachability)
         let push = LivePushService(
             client: client, bundleID: configuration.bundleID, timeZone: configuration.timeZone,
-            file: configuration.dataDirectory.appendingPathComponent("push-registration.json"))
+            file: directory.appendingPathComponent("push-registration.json"), notificationPermission: configuration.notificationPermission)
         let profile = LiveProfileService(client: client, sync: sync, localData: localData, analyticsConsent: analytics, push: push)
         Task { if await client.currentUserID() != nil { await sync.restart() } }
         Task { await followAnalyticsConsent(of: client, profile: profile, gate: analytics) }
@@ -133,28 +171,33 @@ extension FitBaseDependencies {
                 for await transaction in await store.transactionUpdates() { try? await billing.deliver(transaction) }
             }
         }
+        let recommendationInputs = RecommendationInputs(engine: engine, clock: clock)
         return FitBaseDependencies(
-            auth: LiveAuthService(client: client, sync: sync, localData: localData, analyticsConsent: analytics, push: push),
+            auth: LiveAuthService(
+                client: client, sync: sync, localData: localData, analyticsConsent: analytics, push: push,
+                appleSignIn: configuration.appleSignIn, googleSignIn: configuration.googleSignIn),
             profile: profile,
-            cycle: LiveCycleService(engine: engine, profile: ProfileAverages(cache: cache), clock: clock, timeZone: configuration.timeZone),
+            cycle: LiveCycleService(
+                engine: engine, profile: CycleProfile(cache: cache), recommendations: recommendationInputs, clock: clock,
+                timeZone: configuration.timeZone),
             catalog: catalog,
             recommendations: LiveRecommendationService(
-                api: api, cache: cache, ttl: configuration.recommendationsTTL, clock: clock, timeZone: configuration.timeZone),
+                cache: cache, inputs: recommendationInputs, ttl: configuration.recommendationsTTL, clock: clock, timeZone: configuration.timeZone),
             history: LiveHistoryService(
-                engine: engine, catalog: catalog, clock: clock, timeZone: configuration.timeZone,
-                syncTracker: WorkoutSyncTracker(engine: engine, analytics: analytics)),
+                engine: engine, catalog: catalog, billing: billing, recommendations: recommendationInputs, clock: clock,
+                timeZone: configuration.timeZone, syncTracker: WorkoutSyncTracker(engine: engine, analytics: analytics)),
             plans: LivePlanService(engine: engine, client: client),
             billing: billing,
-            groups: LiveGroupService(client: client, api: api, parser: parser, reporter: reports),
-            notifications: LiveNotificationService(api: api, sync: sync),
+            groups: LiveGroupService(client: client, parser: parser, reporter: reports),
+            notifications: LiveNotificationService(client: client, sync: sync),
             health: LiveHealthService(
-                api: api, uploader: configuration.healthKit.map { HealthSampleUploader(client: client, store: store, source: $0) }, reporter: reports),
+                client: client, uploader: configuration.healthKit.map { HealthSampleUploader(client: client, store: store, source: $0) }, reporter: reports),
             analytics: analytics, clock: clock, deepLinks: parser, push: push,
-            pendingNavigation: PendingNavigationStore(file: configuration.dataDirectory.appendingPathComponent("pending-navigation.json")),
+            pendingNavigation: PendingNavigationStore(file: directory.appendingPathComponent("pending-navigation.json")),
             media: LiveMediaService(client: client, cache: images),
             remoteConfig: LiveRemoteConfigService(
                 client: client, cache: cache, appVersion: configuration.appVersion, platform: configuration.platform, locale: configuration.locale),
-            reports: reports
+            reports: reports, healthKit: configuration.healthKit
         )
     }
 

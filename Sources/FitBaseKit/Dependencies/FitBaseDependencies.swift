@@ -7,9 +7,7 @@ import Foundation
 ///
 /// ```swift
 /// // At launch; opening the sealed local store can fail (disk full, an unreadable file): show an error screen then.
-/// let dependencies = try FitBaseDependencies.live(.init(
-///     serverURL: URL(string: "https://api.example.com")!, dataDirectory: .applicationSupportDirectory, tokenStore: KeychainTokenStore()
-/// ))
+/// let dependencies = try FitBaseDependencies.live(.init(serverURL: URL(string: "https://api.example.com")!))
 /// let app = AppModel(dependencies: dependencies)
 ///
 /// #Preview { LibraryView(model: WorkoutLibraryModel(dependencies: .preview())) }
@@ -48,6 +46,10 @@ public struct FitBaseDependencies: Sendable {
     public var remoteConfig: any RemoteConfigService
     /// The app's errors, crashes and operation timings (never user data), sent in batches.
     public var reports: any ReportingService
+    /// Where the device's health samples are read (HealthKit on Apple platforms), when the app uploads them: a screen
+    /// asks for access with ``HealthKitSource/requestAuthorization()``; once asked, ``AppModel`` uploads at launch and
+    /// on each return to the foreground.
+    public var healthKit: (any HealthKitSource)?
 
     /// A container of the given services.
     public init(
@@ -55,7 +57,8 @@ public struct FitBaseDependencies: Sendable {
         recommendations: any RecommendationService, history: any HistoryService, plans: any PlanService, billing: any BillingService,
         groups: any GroupService, notifications: any NotificationService, health: any HealthService, analytics: any AnalyticsService,
         clock: any KitClock, deepLinks: DeepLinkParser, push: any PushService, pendingNavigation: PendingNavigationStore, media: any MediaService,
-        remoteConfig: any RemoteConfigService = FakeRemoteConfigService(), reports: any ReportingService = RecordingReporter()
+        remoteConfig: any RemoteConfigService = FakeRemoteConfigService(), reports: any ReportingService = RecordingReporter(),
+        healthKit: (any HealthKitSource)? = nil
     ) {
         self.auth = auth
         self.profile = profile
@@ -76,6 +79,7 @@ public struct FitBaseDependencies: Sendable {
         self.media = media
         self.remoteConfig = remoteConfig
         self.reports = reports
+        self.healthKit = healthKit
     }
 
     /// The container of `fakes`.

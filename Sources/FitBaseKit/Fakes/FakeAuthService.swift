@@ -1,8 +1,10 @@
+import FitBaseClient
 import FitBaseCore
 import Foundation
 
 /// An in-memory ``AuthService``: accounts live in memory, tokens of e-mail links are known to it, and the session
-/// can be ended "by the server" (``endSession()``) to show the signed-out banner.
+/// can be ended "by the server" (``endSession()``) to show the signed-out banner. Apple and Google go through the
+/// scripted providers it was given, with a nonce checked as the server checks it.
 public actor FakeAuthService: AuthService {
     /// What the knobs name: the service's operations.
     public enum Operation: String, FakeOperation {
@@ -12,7 +14,7 @@ public actor FakeAuthService: AuthService {
     /// Latency, failures, the operations a test set up, and the calls received.
     public nonisolated let knobs = FakeKnobs<Operation>("FakeAuthService")
     private let clock: any KitClock
-    private var accounts: [String: (password: String, user: AccountUser)] = [:]
+    private var accounts: [String: (password: String, user: SignedInUser)] = [:]
     private var state: AuthState
     private let observers = ValueStreams<AuthState>()
     /// Tokens of links "e-mailed" so far: verification tokens map to the address they prove.
@@ -22,9 +24,21 @@ public actor FakeAuthService: AuthService {
     /// the session, as ``FakePushService`` answers).
     private(set) var lastUserID: UserID?
 
-    /// A fake with Ana's account; signed in as her unless `signedIn` is false.
-    public init(signedIn: Bool = true, clock: any KitClock = SystemKitClock()) {
+    /// Apple's sheet, as the test scripts it; `nil`: the app offers no Sign in with Apple.
+    public nonisolated let appleSignIn: FakeAppleSignInProvider?
+    /// Google's sign-in, as the test scripts it; `nil`: the app offers no Google sign-in.
+    public nonisolated let googleSignIn: FakeGoogleSignInProvider?
+    /// Apple's id of the user when the session was opened with Sign in with Apple (forgotten when it ends).
+    public private(set) var appleUserIdentifier: String?
+
+    /// A fake with Ana's account; signed in as her unless `signedIn` is false; Apple and Google answer as scripted.
+    public init(
+        signedIn: Bool = true, clock: any KitClock = SystemKitClock(), appleSignIn: FakeAppleSignInProvider? = FakeAppleSignInProvider(),
+        googleSignIn: FakeGoogleSignInProvider? = FakeGoogleSignInProvider()
+    ) {
         self.clock = clock
+        self.appleSignIn = appleSignIn
+        self.googleSignIn = googleSignIn
         accounts[FakeData.user.email!] = (FakeData.password, FakeData.user)
         state = signedIn ? .signedIn(userID: FakeData.user.id) : .signedOut(.notSignedIn)
         lastUserID = state.userID
@@ -36,7 +50,7 @@ public actor FakeAuthService: AuthService {
     public private(set) var lastResetToken: String?
 
     /// The signed-in account, if any.
-    public func signedInUser() -> AccountUser? {
+    public func signedInUser() -> SignedInUser? {
         guard let id = state.userID else { return nil }
         return accounts.values.first { $0.user.id == id }?.user
     }
@@ -56,12 +70,13 @@ public actor FakeAuthService: AuthService {
     }
 
     private func publish(_ new: AuthState) {
+        appleUserIdentifier = nil
         state = new
         if let id = new.userID { lastUserID = id }
         observers.send(new)
     }
 
-    public func signUp(email: String, password: String, displayName: String?) async throws(KitError) -> AccountUser {
+    public func signUp(email: String, password: String, displayName: String?) async throws(KitError) -> SignedInUser {
         try await knobs.enter(.signUp, clock: clock)
         let address = email.trimmingCharacters(in: .whitespaces).lowercased()
         var fields: [String: String] = [:]
@@ -74,7 +89,7 @@ public actor FakeAuthService: AuthService {
             publish(.signedIn(userID: existing.user.id))
             return existing.user
         }
-        let user = AccountUser(id: UserID(), email: address, displayName: displayName, emailVerified: false, isNewUser: true)
+        let user = SignedInUser(id: UserID(), email: address, displayName: displayName, emailVerified: false, isNewUser: true)
         accounts[address] = (password, user)
         let token = UUID().uuidString
         verificationTokens[token] = address
@@ -83,7 +98,7 @@ public actor FakeAuthService: AuthService {
         return user
     }
 
-    public func signIn(email: String, password: String) async throws(KitError) -> AccountUser {
+    public func signIn(email: String, password: String) async throws(KitError) -> SignedInUser {
         try await knobs.enter(.signIn, clock: clock)
         guard let account = accounts[email.trimmingCharacters(in: .whitespaces).lowercased()], account.password == password else {
             throw KitError(.invalidCredentials, code: .invalidCredentials)
@@ -92,27 +107,56 @@ public actor FakeAuthService: AuthService {
         return account.user
     }
 
-    public func signInWithApple(_ credential: AppleCredential) async throws(KitError) -> AccountUser {
+    public func signInWithApple() async throws(KitError) -> SignedInUser {
         try await knobs.enter(.signInWithApple, clock: clock)
-        return try providerSignIn(token: credential.identityToken, name: credential.givenName)
+        guard let appleSignIn else { throw .providerNotConfigured("Sign in with Apple") }
+        let nonce = try Self.nonce()
+        let apple = try await appleSignIn.requestCredential(hashedNonce: nonce.sha256)
+        let name = [apple.givenName, apple.familyName].compactMap { $0 }.joined(separator: " ")
+        let user = try providerSignIn(token: apple.identityToken, nonce: nonce.sha256, name: DisplayNameRule.truncated(name))
+        appleUserIdentifier = apple.userIdentifier
+        return user
     }
 
-    public func signInWithGoogle(idToken: String, nonce: String?) async throws(KitError) -> AccountUser {
+    public func signInWithGoogle() async throws(KitError) -> SignedInUser {
         try await knobs.enter(.signInWithGoogle, clock: clock)
-        return try providerSignIn(token: idToken, name: nil)
+        guard let googleSignIn else { throw .providerNotConfigured("Google sign-in") }
+        let nonce = try Self.nonce()
+        return try providerSignIn(token: try await googleSignIn.idToken(nonce: nonce.raw), nonce: nonce.raw, name: nil)
     }
 
-    /// Apple and Google: the token names the account (`fake:<address>`); a new address creates one.
-    private func providerSignIn(token: String, name: String?) throws(KitError) -> AccountUser {
-        guard token.hasPrefix("fake:"), let address = Optional(String(token.dropFirst(5)).lowercased()), EmailAddress(address) != nil else {
+    /// Like ``currentState()``, not an operation of the knobs: the app asks at every launch and foreground (the
+    /// Apple fake's ``FakeAppleSignInProvider/stateQueries`` count the questions).
+    public func checkProviderCredentials() async {
+        guard let appleSignIn, let appleUser = appleUserIdentifier else { return }
+        switch await appleSignIn.credentialState(forUserID: appleUser) {
+        case .authorized, .unknown: return
+        case .revoked, .notFound, .transferred:
+            guard appleUserIdentifier == appleUser else { return }
+            publish(.signedOut(.appleIDRevoked))
+        }
+    }
+
+    private static func nonce() throws(KitError) -> SignInNonce {
+        do { return try SignInNonce() } catch { throw KitError(error) }
+    }
+
+    /// Apple and Google: the token names the account and the nonce it was minted with (`fake:<address>#<nonce>`), the
+    /// nonce being the one this sign-in asked for; a new address creates an account.
+    private func providerSignIn(token: String, nonce: String, name: String?) throws(KitError) -> SignedInUser {
+        let parts = token.split(separator: "#", maxSplits: 1).map(String.init)
+        guard let head = parts.first, head.hasPrefix("fake:"), let address = EmailAddress(String(head.dropFirst(5)))?.value else {
             throw KitError(.invalidCredentials, message: "The sign-in could not be verified. Please try again.", code: .identityTokenMalformed)
+        }
+        guard parts.count == 2, parts[1] == nonce else {
+            throw KitError(.invalidCredentials, message: "The sign-in could not be verified. Please try again.", code: .identityTokenNonceMismatch)
         }
         if var existing = accounts[address]?.user {
             existing.isNewUser = false
             publish(.signedIn(userID: existing.id))
             return existing
         }
-        let user = AccountUser(id: UserID(), email: address, displayName: name, emailVerified: true, isNewUser: true)
+        let user = SignedInUser(id: UserID(), email: address, displayName: name, emailVerified: true, isNewUser: true)
         accounts[address] = ("", user)
         publish(.signedIn(userID: user.id))
         return user

@@ -2,7 +2,8 @@ import FitBaseCore
 import Foundation
 import Synchronization
 
-/// The store the fakes buy from: sells ``FakeBillingService/products`` and answers purchases with
+/// The store the fakes buy from: sells ``storeProducts`` (the fake server's ``FakeBillingService/products``, priced)
+/// and answers purchases with
 /// ``nextOutcome`` — a transaction whose "signed transaction" is just `fake-jws:<product id>`. Like StoreKit, it keeps
 /// every transaction it delivered unfinished until ``finish(transactionID:)``; ``deliver(productID:)`` plays a
 /// transaction arriving outside a purchase (a renewal, an Ask to Buy approval, a purchase on another device).
@@ -57,11 +58,18 @@ public actor FakePurchaseProvider: PurchaseProvider {
         return transaction
     }
 
+    /// What the fake store sells, with its prices: every product of ``FakeBillingService/products``, the yearly ones
+    /// with a free trial.
+    public static let storeProducts: [StoreProduct] = [
+        StoreProduct(id: "fitbase.pro.monthly", displayName: "Pro", displayPrice: "$4.99"),
+        StoreProduct(id: "fitbase.pro.yearly", displayName: "Pro (yearly)", displayPrice: "$39.99", hasFreeTrial: true),
+        StoreProduct(id: "fitbase.premium.monthly", displayName: "Premium", displayPrice: "$9.99"),
+        StoreProduct(id: "fitbase.premium.yearly", displayName: "Premium (yearly)", displayPrice: "$79.99", hasFreeTrial: true),
+    ]
+
     public func products(ids: [String]) async throws -> [StoreProduct] {
         try await knobs.enter(.products, clock: clock)
-        return FakeBillingService.products.filter { ids.contains($0.id) }.map {
-            StoreProduct(id: $0.id, displayName: $0.displayName, displayPrice: $0.displayPrice, hasFreeTrial: $0.hasFreeTrial)
-        }
+        return Self.storeProducts.filter { ids.contains($0.id) }
     }
 
     public func purchase(productID: String, appAccountToken: UUID?) async throws -> StorePurchaseOutcome {
@@ -93,9 +101,11 @@ public actor FakePurchaseProvider: PurchaseProvider {
     }
 }
 
-/// An in-memory ``BillingService``: four products (Pro and Premium, monthly and yearly) over the standard tiers; a
-/// purchase through the ``FakePurchaseProvider`` grants the product's tier for a month or a year, and an entitlement
-/// whose expiry has passed on the clock counts as free. As the live service does, it takes every transaction the store
+/// An in-memory ``BillingService``: the fake server lists four products (``products``: Pro and Premium, monthly and
+/// yearly) over the standard tiers, priced by the ``FakePurchaseProvider`` — or, made with `purchasesAvailable: false`
+/// (a device without a store), listed unpriced and never sold, as the live service does without a provider. A purchase
+/// grants the product's tier for a month or a year; a product the fake server does not list is not sold; an
+/// entitlement whose expiry has passed on the clock counts as free. As the live service does, it takes every transaction the store
 /// delivers (``FakePurchaseProvider/deliver(productID:)``) and finishes it only once taken: with
 /// ``Operation/refreshEntitlement`` failing (the server out of reach) a delivered transaction stays unfinished, and the
 /// next ``refreshEntitlement()`` takes it.
@@ -111,22 +121,27 @@ public actor FakeBillingService: BillingService {
     /// The store.
     public nonisolated let store: FakePurchaseProvider
     private let clock: any KitClock
+    private let purchasesAvailable: Bool
+    private let user = UserID()
     private var granted: Entitlement
-    private let observers = ValueStreams<EntitlementState>()
+    private let observers = ValueStreams<Entitlements.Snapshot>()
     private nonisolated let listener = Mutex<Task<Void, Never>?>(nil)
 
-    /// The products the fake store sells.
-    public static let products: [SubscriptionProduct] = [
-        SubscriptionProduct(id: "fitbase.pro.monthly", tier: .pro, displayName: "Pro", displayPrice: "$4.99", period: .monthly),
-        SubscriptionProduct(id: "fitbase.pro.yearly", tier: .pro, displayName: "Pro (yearly)", displayPrice: "$39.99", period: .yearly, hasFreeTrial: true),
-        SubscriptionProduct(id: "fitbase.premium.monthly", tier: .premium, displayName: "Premium", displayPrice: "$9.99", period: .monthly),
-        SubscriptionProduct(
-            id: "fitbase.premium.yearly", tier: .premium, displayName: "Premium (yearly)", displayPrice: "$79.99", period: .yearly, hasFreeTrial: true),
+    /// The fake server's products file.
+    public static let products: [BillingProduct] = [
+        BillingProduct(store: .appStore, productID: "fitbase.pro.monthly", tier: .pro, period: .monthly),
+        BillingProduct(store: .appStore, productID: "fitbase.pro.yearly", tier: .pro, period: .yearly),
+        BillingProduct(store: .appStore, productID: "fitbase.premium.monthly", tier: .premium, period: .monthly),
+        BillingProduct(store: .appStore, productID: "fitbase.premium.yearly", tier: .premium, period: .yearly),
     ]
 
-    /// A fake starting with `entitlement` (free by default).
-    public init(entitlement: Entitlement = .free, store: FakePurchaseProvider? = nil, clock: any KitClock = SystemKitClock()) {
+    /// A fake starting with `entitlement` (free by default); `purchasesAvailable: false` plays a device without a store.
+    public init(
+        entitlement: Entitlement = .free, store: FakePurchaseProvider? = nil, purchasesAvailable: Bool = true,
+        clock: any KitClock = SystemKitClock()
+    ) {
         self.granted = entitlement
+        self.purchasesAvailable = purchasesAvailable
         self.clock = clock
         self.store = store ?? FakePurchaseProvider(clock: clock)
         let updates = self.store.transactionUpdates()
@@ -142,8 +157,8 @@ public actor FakeBillingService: BillingService {
     }
 
     /// The entitlement as the app sees it now: past its expiry it is free.
-    private var state: EntitlementState {
-        EntitlementState.standard(granted.effective(at: clock.now))
+    private var state: Entitlements.Snapshot {
+        Entitlements.Snapshot.standard(granted.effective(at: clock.now), userID: user, at: clock.now)
     }
 
     /// Replaces the entitlement (a renewal, a refund …) and tells observers.
@@ -154,12 +169,15 @@ public actor FakeBillingService: BillingService {
 
     public func offers() async throws(KitError) -> [TierOffer] {
         try await knobs.enter(.offers, clock: clock)
-        return SubscriptionTier.allCases.sorted().map { tier in
-            TierOffer(tier: tier, features: TierFeatures.standard.features[tier] ?? [], products: Self.products.filter { $0.tier == tier })
+        let priced = Self.products.compactMap { product in
+            guard purchasesAvailable else { return SubscriptionProduct(product, store: nil) }
+            let priced = FakePurchaseProvider.storeProducts.first { $0.id == product.productID }
+            return priced.map { SubscriptionProduct(product, store: $0) }
         }
+        return TierOffer.all(features: { TierFeatures.standard.features[$0] ?? [] }, products: priced)
     }
 
-    public func entitlement(policy: CachePolicy) async throws(KitError) -> Loaded<EntitlementState> {
+    public func entitlement(policy: CachePolicy) async throws(KitError) -> Loaded<Entitlements.Snapshot> {
         try await knobs.enter(.entitlement, clock: clock)
         return Loaded(state, source: policy == .cacheOnly ? .cache : .server, fetchedAt: clock.now)
     }
@@ -168,7 +186,7 @@ public actor FakeBillingService: BillingService {
         state.requiresUpgrade(for: feature)
     }
 
-    public func entitlementUpdates() -> AsyncStream<EntitlementState> {
+    public func entitlementUpdates() -> AsyncStream<Entitlements.Snapshot> {
         let (stream, continuation) = observers.make(buffer: 1)
         continuation.yield(state)
         return stream
@@ -181,8 +199,9 @@ public actor FakeBillingService: BillingService {
 
     public func purchase(productID: String) async throws(KitError) -> PurchaseResult {
         try await knobs.enter(.purchase, clock: clock)
-        guard let product = Self.products.first(where: { $0.id == productID }) else {
-            throw KitError(.notFound, message: "This subscription is not available.")
+        guard purchasesAvailable else { throw LiveBillingService.purchasesUnavailable }
+        guard let product = Self.products.first(where: { $0.productID == productID }) else {
+            throw LiveBillingService.notSold
         }
         let outcome: StorePurchaseOutcome
         do {
@@ -202,8 +221,9 @@ public actor FakeBillingService: BillingService {
         }
     }
 
-    public func restorePurchases() async throws(KitError) -> EntitlementState {
+    public func restorePurchases() async throws(KitError) -> Entitlements.Snapshot {
         try await knobs.enter(.restorePurchases, clock: clock)
+        guard purchasesAvailable else { throw LiveBillingService.purchasesUnavailable }
         let transactions: [String]
         do {
             transactions = try await store.restore()
@@ -212,7 +232,7 @@ public actor FakeBillingService: BillingService {
         } catch {
             throw KitError(.purchaseFailed)
         }
-        let bought = transactions.compactMap { jws in Self.products.first { "fake-jws:" + $0.id == jws } }
+        let bought = transactions.compactMap { jws in Self.products.first { "fake-jws:" + $0.productID == jws } }
         if let best = bought.max(by: { $0.tier < $1.tier }) { grant(best) }
         return state
     }
@@ -238,14 +258,17 @@ public actor FakeBillingService: BillingService {
     }
 
     private func settle(_ transaction: StoreTransaction) async {
-        if let product = Self.products.first(where: { FakePurchaseProvider.transaction(id: transaction.id, productID: $0.id) == transaction }) {
+        let signed = { (product: BillingProduct) in
+            FakePurchaseProvider.transaction(id: transaction.id, productID: product.productID) == transaction
+        }
+        if let product = Self.products.first(where: signed) {
             grant(product)
         }
         await store.finish(transactionID: transaction.id)
     }
 
-    private func grant(_ product: SubscriptionProduct) {
-        let length: TimeInterval = product.period == .monthly ? 30 * 86_400 : 365 * 86_400
+    private func grant(_ product: BillingProduct) {
+        let length = TimeInterval(product.period.approximateDays) * 86_400
         granted = Entitlement(tier: product.tier, status: .active, expiresAt: clock.now.addingTimeInterval(length), willRenew: true, source: .appStore)
         publish()
     }

@@ -1,8 +1,9 @@
 import FitBaseCore
 import Foundation
 
-/// An in-memory ``CycleService`` that predicts with FitBase's own ``CyclePredictor``: logging, editing or deleting a
-/// period changes today's phase, the forecast and the month grid at once.
+/// An in-memory ``CycleService`` that predicts with FitBase's own ``CycleReckoning``: logging, editing or deleting a
+/// period changes today's phase, the forecast and the month grid at once. Over a profile fake, it reads the profile's
+/// average lengths and last period start at every call, as the live service does: an edit shows at once.
 public actor FakeCycleService: CycleService {
     /// What the knobs name: the service's operations.
     public enum Operation: String, FakeOperation {
@@ -13,27 +14,40 @@ public actor FakeCycleService: CycleService {
     public nonisolated let knobs = FakeKnobs<Operation>("FakeCycleService")
     private let clock: any KitClock
     private let timeZone: TimeZone
-    private let predictor: CyclePredictor
+    private let profile: FakeProfileService?
+    /// The profile's answers when there is no profile fake.
+    private let fixedProfile: Profile
     private var stored: [Period]
     private var storedSignals: [FertilitySignal]
 
-    /// A fake starting with `periods` and fertility `signals`, predicting from a profile's average cycle and period lengths.
+    /// A fake starting with `periods` and fertility `signals`, predicting from the signed-in profile of `profile` — or,
+    /// without one, from a profile of these average cycle and period lengths and last period start.
     public init(
-        periods: [Period] = [], signals: [FertilitySignal] = [], averageCycleLength: Int = 28, averagePeriodLength: Int = 5, timeZone: TimeZone = .gmt,
-        clock: any KitClock = SystemKitClock()
+        periods: [Period] = [], signals: [FertilitySignal] = [], profile: FakeProfileService? = nil, averageCycleLength: Int = 28,
+        averagePeriodLength: Int = 5, lastPeriodStart: CalendarDay? = nil, timeZone: TimeZone = .gmt, clock: any KitClock = SystemKitClock()
     ) {
         self.stored = periods
         self.storedSignals = signals
         self.clock = clock
         self.timeZone = timeZone
-        self.predictor = CyclePredictor(profileCycleLength: averageCycleLength, profilePeriodLength: averagePeriodLength)
+        self.profile = profile
+        self.fixedProfile = Profile(
+            averageCycleLength: averageCycleLength, averagePeriodLength: averagePeriodLength, lastPeriodStartDate: lastPeriodStart?.description)
     }
 
     private var today: CalendarDay { CalendarDay(clock.now, in: timeZone) }
 
+    /// The profile the prediction reads: the profile fake's signed-in one, as the server reads it.
+    private var cycleProfile: Profile {
+        get async {
+            guard let profile else { return fixedProfile }
+            return await profile.signedInProfile ?? Profile()
+        }
+    }
+
     /// The prediction for today, read by the other fakes as the server's services read it (not an operation).
     var prediction: CyclePredictor.Prediction? {
-        predictor.predict(periods: stored.map { CyclePredictor.Period(start: $0.start, end: $0.end) }, signals: storedSignals.filter { $0.date <= today }, today: today)
+        get async { CycleReckoning.prediction(logged: stored, signals: storedSignals, profile: await cycleProfile, on: today) }
     }
 
     public func periods() async throws(KitError) -> [Period] {
@@ -83,29 +97,34 @@ public actor FakeCycleService: CycleService {
 
     public func current() async throws(KitError) -> CurrentCycle? {
         try await knobs.enter(.current, clock: clock)
-        return currentCycle
+        return await currentCycle
     }
 
     /// Today's place in the cycle, read by the other fakes as the server's services read it: not through an operation
     /// of this service, so its knobs neither fail nor count it.
     var currentCycle: CurrentCycle? {
-        guard let prediction else { return nil }
-        let today = prediction.today
-        return CurrentCycle(
-            phase: today.phase, cycleDay: today.cycleDay, daysUntilNextPhase: today.daysUntilNextPhase, nextPhase: today.nextPhase, isLate: today.isLate,
-            confidence: prediction.confidence
-        )
+        get async {
+            guard let prediction = await prediction else { return nil }
+            let today = prediction.today
+            return CurrentCycle(
+                phase: today.phase, cycleDay: today.cycleDay, daysUntilNextPhase: today.daysUntilNextPhase, nextPhase: today.nextPhase,
+                isLate: today.isLate, confidence: prediction.confidence
+            )
+        }
     }
 
     public func forecast() async throws(KitError) -> CycleForecast? {
         try await knobs.enter(.forecast, clock: clock)
-        return prediction.map(CycleForecast.init)
+        return await prediction.map(CycleForecast.init)
     }
 
     public func month(year: Int, month: Int) async throws(KitError) -> CycleMonth {
         try await knobs.enter(.month, clock: clock)
         guard (1...12).contains(month) else { throw KitError(.invalidInput, fieldErrors: ["month": "must be 1 to 12"]) }
-        return CycleMonth.build(year: year, month: month, periods: stored, prediction: prediction, today: today, defaultPeriodLength: predictor.profilePeriodLength)
+        let profile = await cycleProfile
+        let prediction = CycleReckoning.prediction(logged: stored, signals: storedSignals, profile: profile, on: today)
+        return CycleMonth.build(
+            year: year, month: month, periods: stored, prediction: prediction, today: today, defaultPeriodLength: profile.averagePeriodLength)
     }
 
     /// The period as the server's rules keep it (dates checked against today, symptoms trimmed); a start another

@@ -5,7 +5,7 @@ import Foundation
 /// The canned content the fakes start with (the seeds' mock data, made consistent with each other).
 public enum FakeData {
     /// The signed-in user of the populated and empty scenarios.
-    public static let user = AccountUser(id: UserID("00000000-0000-4000-8000-0000000000a1")!, email: "ana@example.com", displayName: "Ana", emailVerified: true)
+    public static let user = SignedInUser(id: UserID("00000000-0000-4000-8000-0000000000a1")!, email: "ana@example.com", displayName: "Ana", emailVerified: true)
     /// Ana's password in the fakes.
     public static let password = "correct horse battery"
 

@@ -87,8 +87,8 @@ public actor FakeGroupService: GroupService {
         issued.append((code, info))
         return GroupInvitation(
             id: info.id, code: code, url: URL(string: "https://fitbase.example.com/group/invite/\(code)")!,
-            deepLink: URL(string: "\(parser.appScheme)://group/invite/\(code)")!, expiresAt: clock.now.addingTimeInterval(7 * 86_400), maxUses: nil,
-            useCount: 0
+            deepLink: URL(string: "\(parser.appScheme)://group/invite/\(code)")!, createdAt: info.createdAt, expiresAt: info.expiresAt,
+            maxUses: nil, useCount: 0
         )
     }
 
@@ -276,9 +276,12 @@ public actor FakeGroupService: GroupService {
         }
         let today = CalendarDay(clock.now, in: .gmt)
         let monday = WorkoutStreaks.weekStart(of: today)
-        return GroupLeaderboard(
-            type: type, weekStart: monday, endsAt: monday.adding(days: 7).start(in: .gmt).addingTimeInterval(-1), rows: rows,
-            currentUser: rows.first { $0.user == userID }
+        // One challenge per week and type, its id the same each time it is read (as the server's row).
+        let challenge = WeeklyChallenge(
+            id: ChallengeID(rawValue: FakeData.uuid(0x7_0000 + monday.daysSince1970 * 2 + (type == .checkIns ? 0 : 1))),
+            group: group?.id ?? GroupID(), type: type, weekStart: monday, startsAt: monday.start(in: .gmt),
+            endsAt: monday.adding(days: 7).start(in: .gmt).addingTimeInterval(-1), isActive: true
         )
+        return GroupLeaderboard(challenge: challenge, rows: rows, currentUser: rows.first { $0.user == userID })
     }
 }

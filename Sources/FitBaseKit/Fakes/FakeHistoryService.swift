@@ -2,7 +2,8 @@ import FitBaseCore
 import Foundation
 
 /// An in-memory ``HistoryService``: logs are checked by the server's rules against the catalog fake, and the
-/// statistics and series are computed from them, so logging a workout moves the streak and the chart.
+/// statistics and series are computed from them, so logging a workout moves the streak and the chart. Over a billing
+/// fake, the detail and the chart need ``HistoryStatistics/detailFeature``, as the live service.
 public actor FakeHistoryService: HistoryService {
     /// What the knobs name: the service's operations.
     public enum Operation: String, FakeOperation {
@@ -14,12 +15,18 @@ public actor FakeHistoryService: HistoryService {
     private let clock: any KitClock
     private let timeZone: TimeZone
     private let catalog: FakeCatalogService
+    private let billing: FakeBillingService?
     private var logs: [LoggedWorkout]
 
-    /// A fake starting with `logs`, checking workouts against `catalog`.
-    public init(logs: [LoggedWorkout] = [], catalog: FakeCatalogService, timeZone: TimeZone = .gmt, clock: any KitClock = SystemKitClock()) {
+    /// A fake starting with `logs`, checking workouts against `catalog`, its detail gated by the tier of `billing`
+    /// (none: every feature).
+    public init(
+        logs: [LoggedWorkout] = [], catalog: FakeCatalogService, billing: FakeBillingService? = nil, timeZone: TimeZone = .gmt,
+        clock: any KitClock = SystemKitClock()
+    ) {
         self.logs = logs
         self.catalog = catalog
+        self.billing = billing
         self.timeZone = timeZone
         self.clock = clock
     }
@@ -47,11 +54,13 @@ public actor FakeHistoryService: HistoryService {
 
     public func stats() async throws(KitError) -> HistoryStatistics {
         try await knobs.enter(.stats, clock: clock)
-        return HistoryFigures.stats(logs, today: CalendarDay(clock.now, in: timeZone))
+        let upgrade = await billing?.requiresUpgrade(for: HistoryStatistics.detailFeature)
+        return HistoryFigures.stats(logs, today: CalendarDay(clock.now, in: timeZone), upgradeForDetail: upgrade)
     }
 
     public func weeklySeries(_ metric: HistoryMetric, weeks: Int) async throws(KitError) -> [ChartPoint] {
         try await knobs.enter(.weeklySeries, clock: clock)
-        return HistoryFigures.weekly(metric, logs, weeks: weeks, today: CalendarDay(clock.now, in: timeZone), timeZone: timeZone)
+        let upgrade = await billing?.requiresUpgrade(for: HistoryStatistics.detailFeature)
+        return try HistoryFigures.weekly(metric, logs, weeks: weeks, today: CalendarDay(clock.now, in: timeZone), upgradeForDetail: upgrade)
     }
 }

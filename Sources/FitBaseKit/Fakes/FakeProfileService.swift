@@ -1,3 +1,4 @@
+import FitBaseClient
 import FitBaseCore
 import Foundation
 
@@ -28,7 +29,7 @@ public actor FakeProfileService: ProfileService {
         profiles[FakeData.user.id] = profile
     }
 
-    private func signedIn() async throws(KitError) -> AccountUser {
+    private func signedIn() async throws(KitError) -> SignedInUser {
         guard let user = await auth.signedInUser() else { throw .notSignedIn }
         return user
     }
@@ -50,11 +51,17 @@ public actor FakeProfileService: ProfileService {
         var fields: [String: String] = [:]
         if !Profile.cycleLengthRange.contains(profile.averageCycleLength) { fields["averageCycleLength"] = "must be between 21 and 45 days" }
         if !Profile.periodLengthRange.contains(profile.averagePeriodLength) { fields["averagePeriodLength"] = "must be between 2 and 10 days" }
-        if let name = profile.displayName, name.count > 100 { fields["displayName"] = "must be at most 100 characters" }
+        // As the server saves a name: trimmed, none when empty, refused past Core's maximum.
+        var saved = profile
+        do throws(InvalidFields) {
+            saved.displayName = try profile.displayName.flatMap { name throws(InvalidFields) in try DisplayNameRule.checked(name) }
+        } catch {
+            for broken in error.errors { fields[broken.field] = broken.message }
+        }
         guard fields.isEmpty else { throw KitError(.invalidInput, fieldErrors: fields, code: .validationFailed) }
-        profiles[user.id] = profile
-        await auth.rename(to: profile.displayName)
-        return UserProfile(id: user.id, email: user.email, emailVerified: user.emailVerified, profile: profile)
+        profiles[user.id] = saved
+        await auth.rename(to: saved.displayName)
+        return UserProfile(id: user.id, email: user.email, emailVerified: user.emailVerified, profile: saved)
     }
 
     public func setShareWorkoutData(_ share: Bool) async throws(KitError) -> UserProfile {
@@ -78,12 +85,15 @@ public actor FakeProfileService: ProfileService {
         guard !version.isEmpty, version.count <= 64 else {
             throw KitError(.invalidInput, fieldErrors: ["version": "must be 1 to 64 characters"], code: .validationFailed)
         }
-        let record = ConsentRecord(kind: kind, version: version, granted: granted, recordedAt: clock.now)
+        // As the server keeps them: the latest 50 answers of the kind, oldest first.
+        let answer = ConsentRecord.Answer(version: version, granted: granted, recordedAt: clock.now)
+        let history = ((consentRecords[user.id]?[kind]?.history ?? []) + [answer]).suffix(50)
+        let record = ConsentRecord(kind: kind, version: version, granted: granted, recordedAt: clock.now, history: Array(history))
         consentRecords[user.id, default: [:]][kind] = record
         return record
     }
 
-    public func exportData() async throws(KitError) -> AccountExport {
+    public func exportData(into directory: URL) async throws(KitError) -> AccountExport {
         try await knobs.enter(.exportData, clock: clock)
         let user = try await signedIn()
         let profile = profiles[user.id] ?? Profile()
@@ -92,8 +102,13 @@ public actor FakeProfileService: ProfileService {
             "sections": ["account": ["email": user.email ?? "", "displayName": profile.displayName ?? ""]],
         ]
         let json = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])) ?? Data("{}".utf8)
-        let day = CalendarDay(clock.now, in: .gmt)
-        return AccountExport(exportedAt: clock.now, json: json, suggestedFileName: "fitbase-export-\(day).json")
+        let file = directory.appendingPathComponent(AccountExport.fileName(savedAt: clock.now))
+        do {
+            try json.write(to: file, options: .atomic)
+        } catch {
+            throw KitError(.storage)
+        }
+        return AccountExport(fileURL: file, bytes: Int64(json.count), savedAt: clock.now)
     }
 
     public func changePassword(current: String, new: String) async throws(KitError) {

@@ -47,11 +47,12 @@ public struct FakeServices: Sendable {
         self.deepLinks = deepLinks
         auth = FakeAuthService(signedIn: scenario != .signedOut, clock: clock)
         profile = FakeProfileService(auth: auth, profile: populated ? FakeData.profile : Profile(displayName: FakeData.user.displayName), clock: clock)
-        cycle = FakeCycleService(periods: populated ? FakeData.periods(today: today) : [], timeZone: timeZone, clock: clock)
+        cycle = FakeCycleService(periods: populated ? FakeData.periods(today: today) : [], profile: profile, timeZone: timeZone, clock: clock)
         billing = FakeBillingService(clock: clock)
         catalog = FakeCatalogService(billing: billing, clock: clock)
         recommendations = FakeRecommendationService(catalog: catalog, cycle: cycle, billing: billing, profile: profile, timeZone: timeZone, clock: clock)
-        history = FakeHistoryService(logs: populated ? FakeData.history(now: now) : [], catalog: catalog, timeZone: timeZone, clock: clock)
+        history = FakeHistoryService(
+            logs: populated ? FakeData.history(now: now) : [], catalog: catalog, billing: billing, timeZone: timeZone, clock: clock)
         plans = FakePlanService(
             plans: populated ? [FakeData.plan(start: WorkoutStreaks.weekStart(of: today))] : [], catalog: catalog, billing: billing, history: history,
             cycle: cycle, profile: profile, timeZone: timeZone, clock: clock)

@@ -16,8 +16,12 @@ extension AuthOperations {
         var errors: [Problem.FieldError] = []
         if email == nil { errors.append(.init(field: "email", message: "is not a valid e-mail address")) }
         errors += PasswordPolicy.violations(of: body.password, email: email).map { .init(field: "password", message: $0.message) }
-        let displayName = body.displayName?.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let displayName, displayName.count > 100 { errors.append(.init(field: "displayName", message: "must be at most 100 characters")) }
+        var displayName: String?
+        do throws(InvalidFields) {
+            displayName = try body.displayName.flatMap { name throws(InvalidFields) in try DisplayNameRule.checked(name) }
+        } catch {
+            errors += error.errors.map { .init(field: $0.field, message: $0.message) }
+        }
         guard let email, errors.isEmpty else { throw Problem.validationFailed(errors) }
         // The same steps whether or not the address has an account — counted, hashed, one transaction, one e-mail —
         // so neither the answer nor its timing tells which (see ``AccountCredentials/signUp(_:email:now:)``).
@@ -26,7 +30,7 @@ extension AuthOperations {
         let now = clock.now
         let user = UserRecord(
             id: ids.make(), email: email.value, passwordHash: passwordHash,
-            displayName: displayName?.isEmpty == false ? displayName : nil, role: .user, createdAt: now, updatedAt: now
+            displayName: displayName, role: .user, createdAt: now, updatedAt: now
         )
         try await accountsFeature.credentials.signUp(user, email: email, now: now)
         return .accepted(.init(body: .json(.init(email: email.value))))

@@ -8,11 +8,10 @@ enum ProfileUpdate {
         var errors: [Problem.FieldError] = []
 
         if let name = update.displayName {
-            let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-            if trimmed.count > 100 {
-                errors.append(.init(field: "displayName", message: "must be at most 100 characters"))
-            } else {
-                profile.displayName = trimmed.isEmpty ? nil : trimmed
+            do throws(InvalidFields) {
+                profile.displayName = try DisplayNameRule.checked(name)
+            } catch {
+                errors += error.errors.map { .init(field: $0.field, message: $0.message) }
             }
         }
         if let photo = update.photoURL {

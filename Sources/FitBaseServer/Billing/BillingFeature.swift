@@ -32,6 +32,15 @@ struct BillingFeature: ServerFeature {
     var dataOwners: [any AccountDataOwner] { [SubscriptionsOwner()] }
 
     var middleware: [ScopedMiddleware] {
-        [ScopedMiddleware(applies: StripeWebhookMiddleware.applies, middleware: StripeWebhookMiddleware(verifier: stripeVerifier, maxBytes: maxBodyBytes, clock: clock, database: database))]
+        [
+            ScopedMiddleware(
+                applies: StripeWebhookMiddleware.applies,
+                middleware: StripeWebhookMiddleware(verifier: stripeVerifier, maxBytes: maxBodyBytes, clock: clock, database: database)
+            ),
+            // The products list is revalidated like the other cache-first reads: 304 until the products file changes.
+            ScopedMiddleware(
+                applies: { path, method in method == .get && path == "/v1/billing/products" }, middleware: ConditionalGetMiddleware()
+            ),
+        ]
     }
 }

@@ -27,6 +27,17 @@ extension BillingOperations {
         return .ok(.init(body: .json(.init(tier: tier, features: features))))
     }
 
+    /// The products file's products, to anyone: a paywall may show before sign-in, and the list names no one.
+    func listBillingProducts(
+        _ input: Operations.ListBillingProducts.Input
+    ) async throws -> Operations.ListBillingProducts.Output {
+        let items = billingFeature.entitlements.catalog.products.map { product in
+            Components.Schemas.BillingProduct(
+                store: product.store, productId: product.productID, tier: product.tier, period: product.period)
+        }
+        return .ok(.init(body: .json(.init(items: items))))
+    }
+
     func submitAppStoreTransaction(_ input: Operations.SubmitAppStoreTransaction.Input) async throws -> Operations.SubmitAppStoreTransaction.Output {
         let caller = try RequestScope.requireCaller()
         guard case .json(let body) = input.body else { throw Problem.invalidRequest("Expected a JSON body.") }

@@ -4,30 +4,28 @@ import Foundation
 /// Which tier each store product grants, and which features each tier unlocks (`FITBASE_PRODUCTS_FILE`).
 ///
 /// The file is JSON: `{"tiers": {"free": [features], "pro": [...], "premium": [...]}, "products": [{"store":
-/// "appStore" | "stripe", "productId": "…", "tier": "pro"}]}` (Stripe products are price ids). The bundled
-/// `default-products.json` holds the seeds' products; a file of your own replaces it whole.
+/// "appStore" | "stripe", "productId": "…", "tier": "pro" | "premium", "period": "weekly" | "monthly" | "quarterly" |
+/// "semiannual" | "yearly"}]}` (Stripe products are price ids). The bundled `default-products.json` holds the seeds'
+/// products; a file of your own replaces it whole. Apps read the products as the file lists them
+/// (`listBillingProducts`), so the file is the only product → tier map.
 struct ProductCatalog: Sendable, Equatable {
-    /// A store that sells products.
-    enum Store: String, Sendable, Codable, CaseIterable {
-        case appStore, stripe
-    }
-
     let tierFeatures: TierFeatures
-    private let tiers: [Store: [String: SubscriptionTier]]
+    /// Every product, in the file's order.
+    let products: [BillingProduct]
+    private let tiers: [BillingStore: [String: SubscriptionTier]]
 
-    init(tierFeatures: TierFeatures, products: [Store: [String: SubscriptionTier]]) {
+    /// A catalog of `products` (``parse(_:)`` has refused a product listed twice for one store).
+    private init(tierFeatures: TierFeatures, products: [BillingProduct]) {
         self.tierFeatures = tierFeatures
-        self.tiers = products
+        self.products = products
+        var tiers: [BillingStore: [String: SubscriptionTier]] = [:]
+        for product in products { tiers[product.store, default: [:]][product.productID] = product.tier }
+        self.tiers = tiers
     }
 
     /// The tier `productID` grants, `nil` for a product the file does not list.
-    func tier(of productID: String, in store: Store) -> SubscriptionTier? {
+    func tier(of productID: String, in store: BillingStore) -> SubscriptionTier? {
         tiers[store]?[productID]
-    }
-
-    /// Every product of a store, for logs and docs.
-    func products(in store: Store) -> [String: SubscriptionTier] {
-        tiers[store] ?? [:]
     }
 
     /// The file at `path`, or the bundled default; every problem names the entry at fault.
@@ -84,10 +82,10 @@ struct ProductCatalog: Sendable, Equatable {
             throw fail("tiers: \(error)")
         }
         guard let entries = root["products"] as? [Any] else { throw fail("products: must be a list") }
-        var products: [Store: [String: SubscriptionTier]] = [:]
+        var products: [BillingProduct] = []
         for (index, entry) in entries.enumerated() {
             guard let object = entry as? [String: Any] else { throw fail("products[\(index)]: must be an object") }
-            guard let storeName = object["store"] as? String, let store = Store(rawValue: storeName) else {
+            guard let storeName = object["store"] as? String, let store = BillingStore(rawValue: storeName) else {
                 throw fail("products[\(index)].store: must be appStore or stripe")
             }
             guard let id = (object["productId"] as? String)?.trimmingCharacters(in: .whitespaces), !id.isEmpty else {
@@ -96,8 +94,14 @@ struct ProductCatalog: Sendable, Equatable {
             guard let tierName = object["tier"] as? String, let tier = SubscriptionTier(rawValue: tierName), tier != .free else {
                 throw fail("products[\(index)].tier: must be pro or premium")
             }
-            if products[store]?[id] != nil { throw fail("products[\(index)].productId: \(id) is listed twice for \(storeName)") }
-            products[store, default: [:]][id] = tier
+            guard let periodName = object["period"] as? String, let period = BillingPeriod(rawValue: periodName) else {
+                let periods = BillingPeriod.allCases.map(\.rawValue).joined(separator: ", ")
+                throw fail("products[\(index)].period: must be one of \(periods)")
+            }
+            if products.contains(where: { $0.store == store && $0.productID == id }) {
+                throw fail("products[\(index)].productId: \(id) is listed twice for \(storeName)")
+            }
+            products.append(BillingProduct(store: store, productID: id, tier: tier, period: period))
         }
         return ProductCatalog(tierFeatures: tierFeatures, products: products)
     }

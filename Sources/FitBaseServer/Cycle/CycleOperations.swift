@@ -112,7 +112,9 @@ extension CycleOperations {
         let today = LocalCalendar.day(of: clock.now, in: profile.timeZone)
         let periods = try await cycleFeature.store.periods(of: user)
         try await cycleFeature.collection.audited(read: periods.count, of: user)
-        let signals = periods.isEmpty ? [] : try await cycleFeature.signals.store.signals(of: user)
+        // The onboarding's last period start counts as a period: the signals of its cycle count too.
+        let reckoned = CycleReckoning.periods(logged: periods, profile: profile, on: today)
+        let signals = reckoned.isEmpty ? [] : try await cycleFeature.signals.store.signals(of: user)
         try await cycleFeature.signals.audited(read: signals.count, of: user)
         guard let prediction = try await cycleFeature.reckoner.prediction(for: user, on: today, profile: profile, periods: periods, signals: signals) else {
             throw Problem(.notFound, code: .noCycleData, detail: "Log a period (or set lastPeriodStartDate in your profile) first.")

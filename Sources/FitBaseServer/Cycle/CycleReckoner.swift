@@ -15,12 +15,10 @@ struct CycleReckoner: Sendable {
     ) async throws -> CyclePredictor.Prediction? {
         let profile = if let profile { profile } else { try await profiles.profile(of: user) }
         let logged = if let logged { logged } else { try await store.periods(of: user) }
-        var periods = logged.filter { $0.start <= day }.map { CyclePredictor.Period(start: $0.start, end: $0.end) }
-        if periods.isEmpty, let last = profile.lastPeriodStartDate.flatMap(CalendarDay.init), last <= day { periods = [.init(start: last)] }
+        let periods = CycleReckoning.periods(logged: logged, profile: profile, on: day)
         // Without a period there is no prediction, whatever the signals say: they are not read.
         guard !periods.isEmpty else { return nil }
         let observed = if let observed { observed } else { try await signals.signals(of: user) }
-        return CyclePredictor(profileCycleLength: profile.averageCycleLength, profilePeriodLength: profile.averagePeriodLength)
-            .predict(periods: periods, signals: observed.filter { $0.date <= day }, today: day)
+        return CycleReckoning.prediction(periods: periods, signals: observed, profile: profile, on: day)
     }
 }

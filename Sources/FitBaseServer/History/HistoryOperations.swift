@@ -43,11 +43,11 @@ extension HistoryOperations {
     func getHistoryStats(_ input: Operations.GetHistoryStats.Input) async throws -> Operations.GetHistoryStats.Output {
         let caller = try RequestScope.requireCaller()
         let detailed = input.query.detail == .full
-        if detailed { try await historyFeature.entitlements.require(.analytics, caller: caller, doing: "Detailed statistics") }
+        if detailed { try await historyFeature.entitlements.require(HistoryStatistics.detailFeature, caller: caller, doing: "Detailed statistics") }
         let logs = try await historyFeature.history.allLogs(of: caller.user)
         try await historyFeature.collection.audited(read: logs.count, of: caller.user)
         let today = LocalCalendar.day(of: clock.now, in: try await historyFeature.collection.profiles.profile(of: caller.user).timeZone)
-        let statistics = HistoryStatistics(logs: logs, today: today)
+        let statistics = HistoryStatistics(logs: logs, today: today, detailed: detailed)
         let basic = Components.Schemas.HistoryStats(
             totalWorkouts: statistics.totalWorkouts, totalMinutes: statistics.totalMinutes, currentStreak: statistics.currentStreak,
             longestStreak: statistics.longestStreak, thisWeek: statistics.thisWeek

@@ -8,6 +8,7 @@ import Testing
         let fixture = Fixture(.strict)
         fixture.fakes.profile.knobs.implement(.profile)
         fixture.fakes.billing.knobs.implement(.refreshEntitlement)
+        fixture.fakes.plans.knobs.implement(.syncNow)
         let model = AppModel(dependencies: fixture.dependencies)
         await model.start()
 

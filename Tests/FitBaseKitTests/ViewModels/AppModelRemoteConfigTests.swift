@@ -10,6 +10,7 @@ import Testing
         let fixture = Fixture(.strict)
         fixture.fakes.profile.knobs.implement(.profile)
         fixture.fakes.billing.knobs.implement(.refreshEntitlement)
+        fixture.fakes.plans.knobs.implement(.syncNow)
         let model = AppModel(dependencies: fixture.dependencies)
         #expect(model.showsGroupsTab)  // the in-app default before anything is fetched
         await fixture.fakes.remoteConfig.serve(["social_beta": .bool(false)])

@@ -114,15 +114,75 @@ import Testing
         let fixture = Fixture(.signedOut)
         fixture.fakes.auth.knobs.implement(.signInWithApple, .signInWithGoogle, .signOut)
         let model = AuthModel(dependencies: fixture.dependencies)
-        await model.signInWithApple(AppleCredential(identityToken: "fake:apple@example.com", rawNonce: "n"))
-        #expect(model.isSignedIn)
+        await fixture.fakes.auth.appleSignIn?.script(.authorize(userIdentifier: "apple.new", email: "apple@example.com"))
+        await model.signInWithApple()
+        #expect(model.isSignedIn && model.user?.isNewUser == true)
         await model.signOut()
         #expect(model.state == .signedOut(.signedOut))
-        await model.signInWithGoogle(idToken: "fake:\(FakeData.user.email!)")
+        let refused = KitError(.invalidCredentials, code: .identityTokenBadSignature)
+        await fixture.fakes.auth.googleSignIn?.script(.signIn(email: FakeData.user.email!), .fail(refused))
+        await model.signInWithGoogle()
         #expect(model.state == .signedIn(userID: FakeData.user.id))
-        await model.signInWithGoogle(idToken: "garbage")
+        await model.signInWithGoogle()
         #expect(model.error?.kind == .invalidCredentials)
         #expect(fixture.events.prefix(4) == [.signedUp(.apple), .signedOut, .signedIn(.google), .operationFailed(feature: .auth, reason: .invalidCredentials)])
+    }
+
+    /// The fakes' Apple sign-in: a closed sheet changes nothing, the nonce is checked as the server checks it, and a
+    /// revoked Apple ID signs out with its own notice; Google without a provider says so.
+    @Test func appleThroughTheScriptedSheetAndARevokedAppleID() async throws {
+        let fixture = Fixture(.signedOut)
+        fixture.fakes.auth.knobs.implement(.signInWithApple)
+        let apple = try #require(fixture.fakes.auth.appleSignIn)
+        let model = AuthModel(dependencies: fixture.dependencies)
+        await model.start()
+        await apple.script(.cancel, .authorize(userIdentifier: "apple.ana", email: FakeData.user.email!, givenName: "Ana"))
+        await model.signInWithApple()
+        #expect(model.state == .signedOut(.notSignedIn) && model.error == nil && !model.isWorking)
+        await model.signInWithApple()
+        #expect(model.state == .signedIn(userID: FakeData.user.id) && model.user?.isNewUser == false)
+        #expect(await fixture.fakes.auth.appleUserIdentifier == "apple.ana")
+        let nonces = await apple.hashedNonces
+        #expect(nonces.count == 2 && Set(nonces).count == 2 && nonces.allSatisfy { $0.count == 64 })
+
+        await fixture.dependencies.auth.checkProviderCredentials()
+        #expect(model.isSignedIn)
+        await apple.setCredentialState(.revoked, forUserID: "apple.ana")
+        await fixture.dependencies.auth.checkProviderCredentials()
+        await eventually { model.state == .signedOut(.appleIDRevoked) }
+        #expect(model.notice?.contains("Apple ID") == true)
+        #expect(await apple.stateQueries == ["apple.ana", "apple.ana"])
+        let appleUserIdentifier = await fixture.fakes.auth.appleUserIdentifier
+        #expect(appleUserIdentifier == nil)
+        // Signed out, there is nothing to ask Apple about.
+        await fixture.dependencies.auth.checkProviderCredentials()
+        #expect(await apple.stateQueries.count == 2)
+        #expect(fixture.events == [.signedIn(.apple)])
+        model.stop()
+    }
+
+    @Test func aTokenForAnotherNonceOrAMissingProviderIsRefused() async throws {
+        let fixture = Fixture(.signedOut)
+        fixture.fakes.auth.knobs.implement(.signInWithApple, .signInWithGoogle)
+        let apple = try #require(fixture.fakes.auth.appleSignIn)
+        await apple.script(.fail(KitError(.offline)))
+        let model = AuthModel(dependencies: fixture.dependencies)
+        await model.signInWithApple()
+        #expect(model.error?.isOffline == true && !model.isSignedIn)
+
+        let bare = FakeAuthService(signedIn: false, appleSignIn: nil, googleSignIn: nil)
+        let missing = await #expect(throws: KitError.self) { try await bare.signInWithGoogle() }
+        #expect(missing?.code == .providerNotConfigured)
+        await #expect(throws: KitError.self) { try await bare.signInWithApple() }
+
+        // A provider whose token carries another nonce than the one asked for: the server's nonce mismatch.
+        let google = FakeGoogleSignInProvider([.replay(email: "g@example.com", nonce: "an earlier request's"), .cancel])
+        let auth = FakeAuthService(signedIn: false, googleSignIn: google)
+        let mismatch = await #expect(throws: KitError.self) { try await auth.signInWithGoogle() }
+        #expect(mismatch?.code == .identityTokenNonceMismatch)
+        let cancelled = await #expect(throws: KitError.self) { try await auth.signInWithGoogle() }
+        let state = await auth.currentState()
+        #expect(cancelled?.kind == .cancelled && state == .signedOut(.notSignedIn))
     }
 
     @Test func passwordResetFromRequestToNewPassword() async {

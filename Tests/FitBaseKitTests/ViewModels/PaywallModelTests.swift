@@ -91,4 +91,20 @@ import Testing
         #expect(model.newFeatures(of: .pro).isEmpty)
         #expect(!fixture.events.contains { $0.name == "paywall_shown" })
     }
+
+    @Test func withoutAStoreTheProductsShowUnpricedAndABuyTapExplainsWhy() async throws {
+        let fixture = Fixture(.strict)
+        var dependencies = fixture.dependencies
+        let billing = FakeBillingService(purchasesAvailable: false, clock: fixture.clock)
+        billing.knobs.implement(.entitlement, .offers, .purchase)
+        dependencies.billing = billing
+        let model = PaywallModel(dependencies: dependencies)
+        await model.appear()
+        let product = try #require(model.upgradeOffers.first?.products.first)
+        #expect(product.displayPrice == nil && !product.isPurchasable && product.period == .monthly)
+        await model.purchase(product)
+        #expect(model.error?.kind == .purchaseFailed && model.error?.isRetryable == false && model.outcome == nil)
+        #expect(billing.knobs.callCount(.purchase) == 0)
+        #expect(!fixture.events.contains { $0.name == "purchase_started" })
+    }
 }

@@ -2,29 +2,6 @@ import FitBaseClient
 import FitBaseCore
 import Foundation
 
-/// The account a session is open for.
-public struct AccountUser: Sendable, Equatable, Hashable {
-    /// The user's id.
-    public var id: UserID
-    /// The e-mail address, when the account has one.
-    public var email: String?
-    /// The name shown to the user and on leaderboards.
-    public var displayName: String?
-    /// Whether the address is proven.
-    public var emailVerified: Bool
-    /// Apple and Google sign-in: the account was created by this sign-in (show onboarding).
-    public var isNewUser: Bool
-
-    /// Makes an account value.
-    public init(id: UserID, email: String? = nil, displayName: String? = nil, emailVerified: Bool = false, isNewUser: Bool = false) {
-        self.id = id
-        self.email = email
-        self.displayName = displayName
-        self.emailVerified = emailVerified
-        self.isNewUser = isNewUser
-    }
-}
-
 /// Whether someone is signed in — what the app's root view switches on.
 public enum AuthState: Sendable, Equatable {
     /// A session is open for the user with this id.
@@ -43,7 +20,8 @@ public enum AuthState: Sendable, Equatable {
 /// was deleted), so a reason the SDK adds cannot be mistaken for another.
 public typealias SignOutReason = SessionEnd
 
-/// What Sign in with Apple's `ASAuthorizationAppleIDCredential` hands the app.
+/// What Sign in with Apple's `ASAuthorizationAppleIDCredential` hands the app: the proof an account deletion takes
+/// (``Reauthentication/apple(_:)``).
 public struct AppleCredential: Sendable, Equatable {
     /// `identityToken`, as UTF-8 text.
     public var identityToken: String
@@ -51,8 +29,9 @@ public struct AppleCredential: Sendable, Equatable {
     public var rawNonce: String
     /// `authorizationCode`, as UTF-8 text (lets the server revoke Apple's token when the account is deleted).
     public var authorizationCode: String?
-    /// The name Apple gives on the first sign-in only.
+    /// The given name Apple gives on the first sign-in only.
     public var givenName: String?
+    /// The family name Apple gives on the first sign-in only.
     public var familyName: String?
 
     /// Makes a credential.
@@ -86,13 +65,22 @@ public protocol AuthService: Sendable {
     /// The state now, then every change — including the server ending the session — until the stream is dropped.
     func stateUpdates() async -> AsyncStream<AuthState>
     /// Creates an account with e-mail and password and signs in.
-    func signUp(email: String, password: String, displayName: String?) async throws(KitError) -> AccountUser
+    func signUp(email: String, password: String, displayName: String?) async throws(KitError) -> SignedInUser
     /// Signs in with e-mail and password.
-    func signIn(email: String, password: String) async throws(KitError) -> AccountUser
-    /// Signs in (or up) with Sign in with Apple.
-    func signInWithApple(_ credential: AppleCredential) async throws(KitError) -> AccountUser
-    /// Signs in (or up) with a Google ID token (and the nonce the request carried, if any).
-    func signInWithGoogle(idToken: String, nonce: String?) async throws(KitError) -> AccountUser
+    func signIn(email: String, password: String) async throws(KitError) -> SignedInUser
+    /// Signs in (or up) with Sign in with Apple: makes a nonce, shows Apple's sheet with its SHA-256, and sends the
+    /// token with the raw nonce, the authorization code and the name. Apple's id of the user is kept with the session
+    /// for ``checkProviderCredentials()``. The user closing the sheet throws ``KitError/Kind/cancelled``; an app without
+    /// an ``AppleSignInProvider`` fails with ``ProblemCode/providerNotConfigured``.
+    func signInWithApple() async throws(KitError) -> SignedInUser
+    /// Signs in (or up) with Google: makes a nonce, hands it to Google's SDK (the ``GoogleSignInProvider`` the app
+    /// fills in) and sends the ID token with it. Cancelling and a missing provider fail as for Apple.
+    func signInWithGoogle() async throws(KitError) -> SignedInUser
+    /// Asks Apple whether the Apple ID the session was opened with still signs in to the app, at launch and on each
+    /// return to the foreground: revoked, not found or transferred signs out with
+    /// ``SessionEnd/appleIDRevoked``; an answer Apple could not give (offline) keeps the session. Does nothing for
+    /// other sessions.
+    func checkProviderCredentials() async
     /// Signs out: ends the session on the server when reachable, and erases the user's data from the device.
     func signOut() async
     /// E-mails a password-reset link if an account uses the address (the answer is the same either way).
@@ -103,4 +91,11 @@ public protocol AuthService: Sendable {
     func verifyEmail(token: String) async throws(KitError) -> VerifiedEmail
     /// E-mails the signed-in user a new verification link.
     func resendVerification() async throws(KitError)
+}
+
+extension KitError {
+    /// The app has no provider for `method` (see ``FitBaseDependencies``'s live configuration).
+    static func providerNotConfigured(_ method: String) -> KitError {
+        KitError(.server, message: "\(method) is not set up in this app.", isRetryable: false, code: .providerNotConfigured)
+    }
 }

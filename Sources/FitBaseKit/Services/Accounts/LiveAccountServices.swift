@@ -6,13 +6,18 @@ import HTTPTypes
 
 /// ``AuthService`` over ``FitBaseClient``'s session. Signing out unregisters the device's push token while the session
 /// still works, ends the session on the server, stops syncing and erases the device's store (destroying its key) and the
-/// cached entitlement; every new session registers the token again.
+/// cached entitlement; every new session registers the token again. Sign in with Apple and Google go through the
+/// providers the app was given (``AppleSignInProvider``, ``GoogleSignInProvider``), with a nonce made here.
 public struct LiveAuthService: AuthService {
     let client: FitBaseClient
     let sync: SyncRunner
     let localData: LocalData
     let analyticsConsent: ConsentGatedAnalytics
     let push: LivePushService
+    /// Apple's sheet on this device (`ASAuthorizationController`); `nil` when the app does not offer Sign in with Apple.
+    var appleSignIn: (any AppleSignInProvider)? = nil
+    /// Google's SDK as the app fills it in; `nil` when the app does not offer Google sign-in.
+    var googleSignIn: (any GoogleSignInProvider)? = nil
 
     public func currentState() async -> AuthState {
         guard let id = await client.currentUserID() else { return .signedOut(.notSignedIn) }
@@ -30,47 +35,69 @@ public struct LiveAuthService: AuthService {
         return stream
     }
 
-    public func signUp(email: String, password: String, displayName: String?) async throws(KitError) -> AccountUser {
-        let user = try await kit { () async throws(FitBaseError) in try await client.signUp(email: email, password: password, displayName: displayName) }
-        await push.sessionStarted()
-        await sync.restart()
-        analyticsConsent.begin(user: user.id)
-        return AccountUser(user)
+    public func signUp(email: String, password: String, displayName: String?) async throws(KitError) -> SignedInUser {
+        let user = try await kit { () async throws(FitBaseError) in
+            try await client.signUp(email: email, password: password, displayName: displayName)
+        }
+        return await started(user)
     }
 
-    public func signIn(email: String, password: String) async throws(KitError) -> AccountUser {
+    public func signIn(email: String, password: String) async throws(KitError) -> SignedInUser {
         let user = try await kit { () async throws(FitBaseError) in try await client.signIn(email: email, password: password) }
-        await push.sessionStarted()
-        await sync.restart()
-        analyticsConsent.begin(user: user.id)
-        return AccountUser(user)
+        return await started(user)
     }
 
-    public func signInWithApple(_ credential: AppleCredential) async throws(KitError) -> AccountUser {
+    public func signInWithApple() async throws(KitError) -> SignedInUser {
+        guard let appleSignIn else { throw .providerNotConfigured("Sign in with Apple") }
+        let nonce = try await kit { () async throws(FitBaseError) in try SignInNonce() }
+        let apple = try await appleSignIn.requestCredential(hashedNonce: nonce.sha256)
         let user = try await kit { () async throws(FitBaseError) in
             try await client.signInWithApple(
-                identityToken: credential.identityToken, rawNonce: credential.rawNonce, authorizationCode: credential.authorizationCode,
-                givenName: credential.givenName, familyName: credential.familyName
+                identityToken: apple.identityToken, rawNonce: nonce.raw, authorizationCode: apple.authorizationCode,
+                givenName: apple.givenName, familyName: apple.familyName, appleUserIdentifier: apple.userIdentifier
             )
         }
-        await push.sessionStarted()
-        await sync.restart()
-        analyticsConsent.begin(user: user.id)
-        return AccountUser(user)
+        return await started(user)
     }
 
-    public func signInWithGoogle(idToken: String, nonce: String?) async throws(KitError) -> AccountUser {
-        let user = try await kit { () async throws(FitBaseError) in try await client.signInWithGoogle(idToken: idToken, nonce: nonce) }
+    public func signInWithGoogle() async throws(KitError) -> SignedInUser {
+        guard let googleSignIn else { throw .providerNotConfigured("Google sign-in") }
+        let nonce = try await kit { () async throws(FitBaseError) in try SignInNonce() }
+        let idToken = try await googleSignIn.idToken(nonce: nonce.raw)
+        let user = try await kit { () async throws(FitBaseError) in try await client.signInWithGoogle(idToken: idToken, nonce: nonce.raw) }
+        return await started(user)
+    }
+
+    public func checkProviderCredentials() async {
+        guard let appleSignIn, let appleUser = await client.appleUserIdentifier() else { return }
+        switch await appleSignIn.credentialState(forUserID: appleUser) {
+        case .authorized, .unknown:
+            return
+        case .revoked, .notFound, .transferred:
+            // Only the session Apple was asked about: another sign-in may have replaced it meanwhile.
+            guard await client.appleUserIdentifier() == appleUser else { return }
+            await end(.appleIDRevoked)
+        }
+    }
+
+    /// What every new session starts: the push token's registration, syncing, and the analytics consent's reading.
+    private func started(_ user: SignedInUser) async -> SignedInUser {
         await push.sessionStarted()
         await sync.restart()
         analyticsConsent.begin(user: user.id)
-        return AccountUser(user)
+        return user
     }
 
     public func signOut() async {
+        await end(.signedOut)
+    }
+
+    /// Ends the session for `reason`: the push token first (while the session still works), then syncing, the
+    /// session, and the device's copy of the user's data.
+    private func end(_ reason: SessionEnd) async {
         await push.sessionEnding()
         await sync.stop()
-        try? await client.signOut()
+        try? await client.signOut(reason: reason)
         await localData.erase()
     }
 
@@ -113,12 +140,6 @@ extension AuthState {
     }
 }
 
-extension AccountUser {
-    init(_ user: SignedInUser) {
-        self.init(id: user.id, email: user.email, displayName: user.displayName, emailVerified: user.emailVerified, isNewUser: user.isNewUser)
-    }
-}
-
 /// Runs an SDK call, turning its failure into a ``KitError``.
 func kit<T>(_ operation: () async throws(FitBaseError) -> T) async throws(KitError) -> T {
     do {
@@ -128,8 +149,9 @@ func kit<T>(_ operation: () async throws(FitBaseError) -> T) async throws(KitErr
     }
 }
 
-/// ``ProfileService`` over `/v1/me`. Deleting the account signs in again with the given proof (the server wants a
-/// sign-in within 5 minutes), deletes, then erases the device's store and its key.
+/// ``ProfileService`` over the account's operations (``getMe``, ``updateMe``, the consents, the export, the sessions
+/// and the audit log). Deleting the account signs in again with the given proof (the server wants a sign-in within 5
+/// minutes), deletes, then erases the device's store and its key.
 public struct LiveProfileService: ProfileService {
     let client: FitBaseClient
     let sync: SyncRunner
@@ -140,12 +162,7 @@ public struct LiveProfileService: ProfileService {
 
     public func profile() async throws(KitError) -> UserProfile {
         try await kit { () async throws(FitBaseError) in
-            switch try await client.call({ try await client.api.getMe() }) {
-            case .ok(let ok): return try UserProfile(wire: try FitBaseError.decoding { try ok.body.json })
-            case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-            case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-            case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
-            }
+            try UserProfile(wire: try await client.call { try await client.api.getMe().ok.body.json })
         }
     }
 
@@ -159,60 +176,35 @@ public struct LiveProfileService: ProfileService {
 
     private func update(_ body: Components.Schemas.UserUpdate) async throws(KitError) -> UserProfile {
         try await kit { () async throws(FitBaseError) in
-            switch try await client.call({ try await client.api.updateMe(body: .json(body)) }) {
-            case .ok(let ok): return try UserProfile(wire: try FitBaseError.decoding { try ok.body.json })
-            case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
-            case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-            case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-            case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
-            }
+            try UserProfile(wire: try await client.call { try await client.api.updateMe(body: .json(body)).ok.body.json })
         }
     }
 
     public func consents() async throws(KitError) -> [ConsentRecord] {
         let mark = analyticsConsent.mark()
-        return try await kit { () async throws(FitBaseError) in
-            switch try await client.call({ try await client.api.listConsents() }) {
-            case .ok(let ok):
-                let consents = try FitBaseError.decoding { try ok.body.json }.items.map(ConsentRecord.init(wire:))
-                analyticsConsent.decide(from: consents, since: mark)
-                return consents
-            case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-            case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-            case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
-            }
+        let consents = try await kit { () async throws(FitBaseError) in
+            let page = try await client.call { try await client.api.listConsents().ok.body.json }
+            return try page.items.map { consent throws(FitBaseError) in try ContractJSON.record(ConsentRecord.self, from: consent) }
         }
+        analyticsConsent.decide(from: consents, since: mark)
+        return consents
     }
 
     public func recordConsent(_ kind: ConsentKind, version: String, granted: Bool) async throws(KitError) -> ConsentRecord {
-        try await kit { () async throws(FitBaseError) in
+        let consent = try await kit { () async throws(FitBaseError) in
             let body = Components.Schemas.ConsentRequest(kind: kind, version: version, granted: granted)
-            switch try await client.call({ try await client.api.recordConsent(body: .json(body)) }) {
-            case .created(let created):
-                let consent = ConsentRecord(wire: try FitBaseError.decoding { try created.body.json })
-                if consent.kind == .analytics { analyticsConsent.decide(consent.granted) }
-                return consent
-            case .badRequest(let response): throw .from(statusCode: 400, problem: try? response.body.applicationProblemJson)
-            case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-            case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-            case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
-            }
+            let answer = try await client.call { try await client.api.recordConsent(body: .json(body)).created.body.json }
+            return try ContractJSON.record(ConsentRecord.self, from: answer)
         }
+        if consent.kind == .analytics { analyticsConsent.decide(consent.granted) }
+        return consent
     }
 
-    public func exportData() async throws(KitError) -> AccountExport {
-        try await kit { () async throws(FitBaseError) in
-            switch try await client.call({ try await client.api.exportMe() }) {
-            case .ok(let ok):
-                let export = try FitBaseError.decoding { try ok.body.json }
-                let json = try FitBaseError.decoding { try WireCoding.encoder.encode(export) }
-                let day = String(InternetDateTime.string(from: export.exportedAt).prefix(10))
-                return AccountExport(exportedAt: export.exportedAt, json: json, suggestedFileName: "fitbase-export-\(day).json")
-            case .unauthorized(let response): throw .from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-            case .tooManyRequests(let response): throw .from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-            case .default(let code, let response): throw .from(statusCode: code, problem: try? response.body.applicationProblemJson)
-            }
-        }
+    public func exportData(into directory: URL) async throws(KitError) -> AccountExport {
+        let savedAt = Date.now
+        let file = directory.appendingPathComponent(AccountExport.fileName(savedAt: savedAt))
+        let bytes = try await kit { () async throws(FitBaseError) in try await client.exportAccount(to: file) }
+        return AccountExport(fileURL: file, bytes: bytes, savedAt: savedAt)
     }
 
     public func changePassword(current: String, new: String) async throws(KitError) {
@@ -248,32 +240,33 @@ public struct LiveProfileService: ProfileService {
 
 extension LiveProfileService {
     public func sessions() async throws(KitError) -> [SignedInSession] {
-        var sessions: [SignedInSession] = []
-        var cursor: String?
-        // A session per signed-in device: a handful; the pages are followed to the end, at most 10 of 100.
-        for _ in 0..<10 {
-            var query = [URLQueryItem(name: "limit", value: "100")]
-            if let cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
-            let page = try await api.get(Components.Schemas.SessionPage.self, "/v1/me/sessions", query: query, operationID: "listSessions")
-            for session in page.items {
-                sessions.append(SignedInSession(
-                    id: try SessionID(wire: session.id), deviceLabel: session.deviceLabel, createdAt: session.createdAt, lastUsedAt: session.lastUsedAt,
-                    isCurrent: session.current))
+        try await kit { () async throws(FitBaseError) in
+            var sessions: [SignedInSession] = []
+            var cursor: String?
+            // A session per signed-in device: a handful; the pages are followed to the end, at most 10 of 100.
+            for _ in 0..<10 {
+                let query = Operations.ListSessions.Input.Query(limit: 100, cursor: cursor)
+                let page = try await client.call { try await client.api.listSessions(query: query).ok.body.json }
+                sessions += try page.items.map { item throws(FitBaseError) in try ContractJSON.record(SignedInSession.self, from: item) }
+                guard let next = page.nextCursor else { break }
+                cursor = next
             }
-            guard let next = page.nextCursor else { break }
-            cursor = next
+            return sessions
         }
-        return sessions
     }
 
     public func endSession(id: SessionID) async throws(KitError) {
-        try await api.send(.delete, "/v1/me/sessions/\(id)", operationID: "deleteSession")
+        try await kit { () async throws(FitBaseError) in
+            _ = try await client.call { try await client.api.deleteSession(path: .init(sessionId: id.description)).noContent }
+        }
     }
 
     public func auditLog(page: PageRequest) async throws(KitError) -> Page<AuditRecord> {
-        var query = [URLQueryItem(name: "limit", value: String(page.limit))]
-        if let cursor = page.cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
-        let body = try await api.get(Components.Schemas.AuditEntryPage.self, "/v1/me/audit", query: query, operationID: "listMyAuditEntries")
+        let body = try await kit { () async throws(FitBaseError) in
+            try await client.call {
+                try await client.api.listMyAuditEntries(query: .init(limit: page.limit, cursor: page.cursor)).ok.body.json
+            }
+        }
         var records: [AuditRecord] = []
         for entry in body.items {
             records.append(AuditRecord(
@@ -281,13 +274,5 @@ extension LiveProfileService {
                 rawResource: entry.resource, count: entry.count, outcome: AuditOutcome(rawValue: entry.outcome)))
         }
         return Page(items: records, nextCursor: body.nextCursor)
-    }
-
-    private var api: ServerAPI { ServerAPI(client: client) }
-}
-
-extension ConsentRecord {
-    init(wire consent: Components.Schemas.Consent) {
-        self.init(kind: consent.kind, version: consent.version, granted: consent.granted, recordedAt: consent.recordedAt)
     }
 }

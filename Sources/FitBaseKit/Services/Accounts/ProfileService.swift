@@ -23,40 +23,25 @@ public struct UserProfile: Sendable, Equatable {
     }
 }
 
-/// A consent answer in force.
-public struct ConsentRecord: Sendable, Equatable {
-    /// What it is about.
-    public var kind: ConsentKind
-    /// The version of the document or wording answered, e.g. `2026-01`.
-    public var version: String
-    /// The answer.
-    public var granted: Bool
-    /// When it was given.
-    public var recordedAt: Date
-
-    /// Makes a consent value.
-    public init(kind: ConsentKind, version: String, granted: Bool, recordedAt: Date) {
-        self.kind = kind
-        self.version = version
-        self.granted = granted
-        self.recordedAt = recordedAt
-    }
-}
-
-/// The user's data as a GDPR export: a JSON document to save or share.
+/// The user's data as a GDPR export: a JSON file the app saved, to share.
 public struct AccountExport: Sendable, Equatable {
-    /// When the server produced it.
-    public var exportedAt: Date
-    /// The JSON document.
-    public var json: Data
-    /// A file name to save it under, e.g. `fitbase-export-2026-03-02.json`.
-    public var suggestedFileName: String
+    /// Where the document was saved.
+    public var fileURL: URL
+    /// Its size.
+    public var bytes: Int64
+    /// When it was saved.
+    public var savedAt: Date
 
     /// Makes an export value.
-    public init(exportedAt: Date, json: Data, suggestedFileName: String) {
-        self.exportedAt = exportedAt
-        self.json = json
-        self.suggestedFileName = suggestedFileName
+    public init(fileURL: URL, bytes: Int64, savedAt: Date) {
+        self.fileURL = fileURL
+        self.bytes = bytes
+        self.savedAt = savedAt
+    }
+
+    /// The file name of an export saved at `date`: `fitbase-export-2026-03-02.json` (the day in UTC).
+    public static func fileName(savedAt date: Date) -> String {
+        "fitbase-export-\(InternetDateTime.string(from: date).prefix(10)).json"
     }
 }
 
@@ -69,26 +54,6 @@ public enum Reauthentication: Sendable, Equatable {
     case apple(AppleCredential)
     /// A fresh Google ID token.
     case google(idToken: String, nonce: String?)
-}
-
-/// A device signed in to the account (one session), for the "signed-in devices" list.
-public struct SignedInSession: Sendable, Equatable, Identifiable {
-    public var id: SessionID
-    /// What the device called itself at sign-in, when it did.
-    public var deviceLabel: String?
-    public var createdAt: Date
-    public var lastUsedAt: Date
-    /// This device's own session.
-    public var isCurrent: Bool
-
-    /// Makes a session's description.
-    public init(id: SessionID, deviceLabel: String?, createdAt: Date, lastUsedAt: Date, isCurrent: Bool) {
-        self.id = id
-        self.deviceLabel = deviceLabel
-        self.createdAt = createdAt
-        self.lastUsedAt = lastUsedAt
-        self.isCurrent = isCurrent
-    }
 }
 
 /// One entry of the user's audit log: who read, wrote, deleted, exported or synced their health and cycle data.
@@ -137,8 +102,9 @@ public protocol ProfileService: Sendable {
     func consents() async throws(KitError) -> [ConsentRecord]
     /// Records an answer to `kind` in `version`.
     func recordConsent(_ kind: ConsentKind, version: String, granted: Bool) async throws(KitError) -> ConsentRecord
-    /// Everything the server keeps about the user, as one JSON document.
-    func exportData() async throws(KitError) -> AccountExport
+    /// Everything the server keeps about the user, as one JSON document saved in `directory` as it arrives (never
+    /// whole in memory) under ``AccountExport/fileName(savedAt:)``.
+    func exportData(into directory: URL) async throws(KitError) -> AccountExport
     /// Changes the password; other devices are signed out.
     func changePassword(current: String, new: String) async throws(KitError)
     /// Deletes the account after proving the user's identity again, then erases the device's data and signs out.

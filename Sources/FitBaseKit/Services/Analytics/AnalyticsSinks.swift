@@ -173,7 +173,7 @@ public final class BatchingAnalyticsSink: AnalyticsService {
         guard let data = try? JSONEncoder().encode(queue) else { return }
         if !FileManager.default.fileExists(atPath: queueFile.path) {
             try? FileManager.default.createDirectory(at: queueFile.deletingLastPathComponent(), withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: queueFile.path, contents: nil, attributes: [.posixPermissions: 0o600])
+            _ = FileManager.default.createFile(atPath: queueFile.path, contents: nil, attributes: [.posixPermissions: 0o600])
         }
         try? data.write(to: queueFile)
     }

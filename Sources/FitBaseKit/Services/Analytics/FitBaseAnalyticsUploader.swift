@@ -3,7 +3,7 @@ import FitBaseClient
 import FitBaseCore
 import Foundation
 
-/// Sends analytics batches to the FitBase server (`POST /v1/analytics/events`), a hundred events a request at most.
+/// Sends analytics batches to the FitBase server (``sendAnalyticsEvents``), a hundred events a request at most.
 ///
 /// Put it under a ``BatchingAnalyticsSink`` behind ``ConsentGatedAnalytics``: the server stores events only from users
 /// who gave the `analytics` consent. Each record's id goes with it, so a batch sent again after a lost answer is counted
@@ -26,12 +26,11 @@ public struct FitBaseAnalyticsUploader: AnalyticsUploader {
                 )
             }
             let client = self.client
-            switch try await client.call({ try await client.api.sendAnalyticsEvents(body: .json(.init(events: events))) }) {
-            case .ok, .badRequest, .forbidden:
-                continue
-            case .unauthorized(let response): throw FitBaseError.from(statusCode: 401, problem: try? response.body.applicationProblemJson)
-            case .tooManyRequests(let response): throw FitBaseError.from(statusCode: 429, problem: try? response.body.applicationProblemJson)
-            case .default(let code, let response): throw FitBaseError.from(statusCode: code, problem: try? response.body.applicationProblemJson)
+            do throws(FitBaseError) {
+                _ = try await client.call { try await client.api.sendAnalyticsEvents(body: .json(.init(events: events))).ok }
+            } catch {
+                // Refused as invalid or without consent: sending it again would be refused again.
+                guard error.statusCode == 400 || error.statusCode == 403 else { throw error }
             }
         }
     }

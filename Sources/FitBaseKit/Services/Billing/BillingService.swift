@@ -1,43 +1,57 @@
 import FitBaseCore
 import Foundation
 
-/// How often a subscription renews.
-public enum BillingPeriod: String, Sendable, Equatable, CaseIterable {
-    case monthly, yearly
-}
-
-/// A product the store sells, as the paywall lists it.
+/// A product the paywall lists: one of the server's products (``BillingProduct``, from ``listBillingProducts``) with
+/// the store's name and price. Without a store to price it (no ``PurchaseProvider``: Linux, a web build) it has no
+/// price and cannot be bought here.
 public struct SubscriptionProduct: Sendable, Equatable, Identifiable, Hashable {
-    /// The store's product id, e.g. `com.example.premium.yearly`.
-    public var id: String
-    /// The tier it unlocks.
-    public var tier: SubscriptionTier
-    /// The store's localised name and price, e.g. `Premium`, `€59.99`.
+    /// The server's product: its store, id, tier and period.
+    public var product: BillingProduct
+    /// The store's localised name, e.g. `Premium`; without a store, the tier and period, e.g. `Premium (yearly)`.
     public var displayName: String
-    public var displayPrice: String
-    public var period: BillingPeriod
+    /// The store's localised price, e.g. `€59.99`; `nil` when no store priced it (then it cannot be bought here).
+    public var displayPrice: String?
     /// Whether a free trial comes first.
     public var hasFreeTrial: Bool
 
-    /// Makes a product.
-    public init(id: String, tier: SubscriptionTier, displayName: String, displayPrice: String, period: BillingPeriod, hasFreeTrial: Bool = false) {
-        self.id = id
-        self.tier = tier
+    /// The store's product id, e.g. `com.example.premium.yearly`.
+    public var id: String { product.productID }
+    /// The tier it unlocks.
+    public var tier: SubscriptionTier { product.tier }
+    /// How often it renews.
+    public var period: BillingPeriod { product.period }
+    /// Whether it can be bought on this device: the store priced it.
+    public var isPurchasable: Bool { displayPrice != nil }
+
+    /// A product of the server's list, priced by the store (`storeProduct`) or unpriced (`nil`).
+    public init(_ product: BillingProduct, store storeProduct: StoreProduct?) {
+        self.product = product
+        displayName = storeProduct?.displayName ?? "\(product.tier.rawValue.capitalized) (\(product.period.rawValue))"
+        displayPrice = storeProduct?.displayPrice
+        hasFreeTrial = storeProduct?.hasFreeTrial ?? false
+    }
+
+    /// An App Store product priced by the store (previews, tests).
+    public init(
+        id: String, tier: SubscriptionTier, displayName: String, displayPrice: String?, period: BillingPeriod, hasFreeTrial: Bool = false
+    ) {
+        product = BillingProduct(store: .appStore, productID: id, tier: tier, period: period)
         self.displayName = displayName
         self.displayPrice = displayPrice
-        self.period = period
         self.hasFreeTrial = hasFreeTrial
     }
 }
 
 /// A tier as the paywall compares them: what it unlocks and the products that sell it.
 public struct TierOffer: Sendable, Equatable, Identifiable {
+    /// The tier.
     public var tier: SubscriptionTier
     /// Every feature the tier includes.
     public var features: Set<Feature>
-    /// The products selling it, monthly first.
+    /// The products selling it, the shortest period first (monthly before yearly), in the server's order otherwise.
     public var products: [SubscriptionProduct]
 
+    /// The tier, which names the offer.
     public var id: SubscriptionTier { tier }
 
     /// Makes an offer.
@@ -46,50 +60,15 @@ public struct TierOffer: Sendable, Equatable, Identifiable {
         self.features = features
         self.products = products
     }
-}
 
-/// The user's entitlement as the app uses it: the tier and status, and per feature whether it is allowed.
-public struct EntitlementState: Sendable, Equatable {
-    /// The resolved entitlement (tier, status, expiry, renewal, source).
-    public var entitlement: Entitlement
-    /// Per feature, the lowest tier that unlocks it and whether the user has it.
-    public var features: [Feature: FeatureAccess]
-
-    /// One feature's answer.
-    public struct FeatureAccess: Sendable, Equatable {
-        public var allowed: Bool
-        public var requiredTier: SubscriptionTier
-
-        /// Makes an answer.
-        public init(allowed: Bool, requiredTier: SubscriptionTier) {
-            self.allowed = allowed
-            self.requiredTier = requiredTier
+    /// Every tier, free first, with the features `features` says it unlocks and the products of `products` that sell
+    /// it (the shortest period first).
+    static func all(features: (SubscriptionTier) -> Set<Feature>, products: [SubscriptionProduct]) -> [TierOffer] {
+        SubscriptionTier.allCases.sorted().map { tier in
+            let selling = products.enumerated().filter { $0.element.tier == tier }
+                .sorted { ($0.element.period, $0.offset) < ($1.element.period, $1.offset) }.map(\.element)
+            return TierOffer(tier: tier, features: features(tier), products: selling)
         }
-    }
-
-    /// Makes a state.
-    public init(entitlement: Entitlement, features: [Feature: FeatureAccess]) {
-        self.entitlement = entitlement
-        self.features = features
-    }
-
-    /// The state of `entitlement` under the standard tiers (what the server answers with the default products file).
-    public static func standard(_ entitlement: Entitlement) -> EntitlementState {
-        var features: [Feature: FeatureAccess] = [:]
-        for feature in Feature.allCases {
-            let required = TierFeatures.standard.requiredTier(for: feature) ?? .free
-            features[feature] = FeatureAccess(allowed: entitlement.tier >= required, requiredTier: required)
-        }
-        return EntitlementState(entitlement: entitlement, features: features)
-    }
-
-    /// Whether `feature` is allowed.
-    public func isAllowed(_ feature: Feature) -> Bool { features[feature]?.allowed ?? false }
-
-    /// The tier to upgrade to for `feature`; `nil` when it is allowed.
-    public func requiresUpgrade(for feature: Feature) -> SubscriptionTier? {
-        guard let access = features[feature] else { return TierFeatures.standard.requiredTier(for: feature) }
-        return access.allowed ? nil : access.requiredTier
     }
 }
 
@@ -162,7 +141,7 @@ public protocol PurchaseProvider: Sendable {
 /// What a purchase ended in.
 public enum PurchaseResult: Sendable, Equatable {
     /// Bought and verified by the server: the new entitlement.
-    case purchased(EntitlementState)
+    case purchased(Entitlements.Snapshot)
     /// Waiting for approval; the entitlement changes when the store approves.
     case pending
     /// The user cancelled.
@@ -172,18 +151,21 @@ public enum PurchaseResult: Sendable, Equatable {
 /// Subscriptions (seeds 000, 001): the tiers and products, the cached entitlement and feature gating, purchase and
 /// restore through a ``PurchaseProvider``.
 public protocol BillingService: Sendable {
-    /// The tiers, free first, with their features and products.
+    /// The tiers, free first, with their features and the products selling them: the server's App Store products
+    /// (``listBillingProducts``, cache-first), priced by the ``PurchaseProvider`` — those the store does not sell are
+    /// left out; without a provider every one is listed unpriced (``SubscriptionProduct/isPurchasable`` false).
     func offers() async throws(KitError) -> [TierOffer]
     /// The user's entitlement, cache-first; an expired subscription in the cache counts as not entitled.
-    func entitlement(policy: CachePolicy) async throws(KitError) -> Loaded<EntitlementState>
+    func entitlement(policy: CachePolicy) async throws(KitError) -> Loaded<Entitlements.Snapshot>
     /// The tier to upgrade to for `feature` (`nil`: allowed), from the cached entitlement — never waits for the network.
     func requiresUpgrade(for feature: Feature) async -> SubscriptionTier?
     /// The entitlement now (when known) and at every change.
-    func entitlementUpdates() async -> AsyncStream<EntitlementState>
-    /// Buys `productID` and has the server verify it.
+    func entitlementUpdates() async -> AsyncStream<Entitlements.Snapshot>
+    /// Buys `productID` — one of the server's App Store products, else ``KitError/Kind/notFound`` with nothing asked
+    /// of the store — and has the server verify it.
     func purchase(productID: String) async throws(KitError) -> PurchaseResult
     /// Restores purchases made on another device or before a reinstall.
-    func restorePurchases() async throws(KitError) -> EntitlementState
+    func restorePurchases() async throws(KitError) -> Entitlements.Snapshot
     /// Brings the entitlement up to date with the server: the store's unfinished transactions are sent first, then the
     /// cached entitlement is revalidated (unchanged, it costs a 304). The live services do it at launch, at each
     /// sign-in and on the server's `subscription` events; call it when the app comes to the foreground

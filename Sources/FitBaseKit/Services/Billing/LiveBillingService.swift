@@ -4,88 +4,119 @@ import FitBaseCore
 import Foundation
 
 /// ``BillingService`` over the SDK's ``Entitlements`` (the server's resolved entitlement, cached for offline launches)
-/// and a ``PurchaseProvider`` (StoreKit 2 in the app). The cached entitlement honours its expiry offline: a
-/// subscription whose period has ended counts as free until the server says it renewed. Every transaction the store
-/// delivers goes to the server and is finished only once the server took it; one it did not take stays unfinished,
-/// and the store delivers it again.
+/// and a ``PurchaseProvider`` (StoreKit 2 in the app). The products are the server's (``listBillingProducts``, cached
+/// and revalidated with their `ETag`), priced by the provider: the app declares none, and sells nothing the server's
+/// products file does not list. The cached entitlement honours its expiry offline: a subscription whose period has
+/// ended counts as free until the server says it renewed. Every transaction the store delivers goes to the server and
+/// is finished only once the server took it; one it did not take stays unfinished, and the store delivers it again.
 public struct LiveBillingService: BillingService {
     let client: FitBaseClient
     let entitlements: Entitlements
     let store: (any PurchaseProvider)?
-    let products: [SubscriptionProduct]
     let cache: ResponseCache
     let ttl: Duration
     let clock: any KitClock
 
-    public func offers() async throws(KitError) -> [TierOffer] {
-        var priced = products
-        if let store, let known = try? await store.products(ids: products.map(\.id)) {
-            let byID = Dictionary(known.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-            priced = products.compactMap { product in
-                guard let storeProduct = byID[product.id] else { return nil }
-                var product = product
-                product.displayName = storeProduct.displayName
-                product.displayPrice = storeProduct.displayPrice
-                product.hasFreeTrial = storeProduct.hasFreeTrial
-                return product
-            }
-        }
-        let snapshot = await entitlements.current()
-        return SubscriptionTier.allCases.sorted().map { tier in
-            let features = snapshot.map { snapshot in Set(snapshot.features.filter { $0.value.requiredTier <= tier }.keys) }
-                ?? TierFeatures.standard.features[tier] ?? []
-            return TierOffer(
-                tier: tier, features: features,
-                products: priced.filter { $0.tier == tier }.sorted { ($0.period == .monthly ? 0 : 1) < ($1.period == .monthly ? 0 : 1) }
-            )
-        }
+    /// A service selling the server's products through `store` (`nil`: listed unpriced, never sold).
+    init(
+        client: FitBaseClient, entitlements: Entitlements, store: (any PurchaseProvider)?, cache: ResponseCache, ttl: Duration,
+        clock: any KitClock
+    ) {
+        self.client = client
+        self.entitlements = entitlements
+        self.store = store
+        self.cache = cache
+        self.ttl = ttl
+        self.clock = clock
     }
 
-    public func entitlement(policy: CachePolicy) async throws(KitError) -> Loaded<EntitlementState> {
+    /// The app's own product list is ignored: the server's products file is the list.
+    @available(*, deprecated, message: "Drop products: the paywall sells the server's products (listBillingProducts).")
+    init(
+        client: FitBaseClient, entitlements: Entitlements, store: (any PurchaseProvider)?, products: [SubscriptionProduct],
+        cache: ResponseCache, ttl: Duration, clock: any KitClock
+    ) {
+        self.init(client: client, entitlements: entitlements, store: store, cache: cache, ttl: ttl, clock: clock)
+    }
+
+    public func offers() async throws(KitError) -> [TierOffer] {
+        let products = try await appStoreProducts(policy: .cacheFirst)
+        let priced: [SubscriptionProduct]
+        if let store {
+            let known: [StoreProduct]
+            do {
+                known = try await store.products(ids: products.map(\.productID))
+            } catch {
+                // The store could not be asked (no network): nothing can be bought until it can, so say so.
+                throw (error as? KitError) ?? KitError(.offline)
+            }
+            let byID = Dictionary(known.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            // What the store does not sell (another app's products in the same file) cannot be bought here.
+            priced = products.compactMap { product in
+                byID[product.productID].map { SubscriptionProduct(product, store: $0) }
+            }
+        } else {
+            priced = products.map { SubscriptionProduct($0, store: nil) }
+        }
+        let snapshot = await entitlements.current()
+        return TierOffer.all(
+            features: { tier in
+                snapshot.map { snapshot in Set(snapshot.features.filter { $0.value.requiredTier <= tier }.keys) }
+                    ?? TierFeatures.standard.features[tier] ?? []
+            },
+            products: priced
+        )
+    }
+
+    /// The server's App Store products, in its order, cache-first (revalidated with the list's `ETag`).
+    private func appStoreProducts(policy: CachePolicy) async throws(KitError) -> [BillingProduct] {
+        let client = client
+        let list = try await cache.load([BillingProduct].self, key: "billing:products", ttl: ttl, policy: policy) {
+            etag throws(FitBaseError) in
+            let answer = try await client.call { () async throws -> (Components.Schemas.BillingProductList, String?)? in
+                let output = try await client.api.listBillingProducts(headers: .init(ifNoneMatch: etag))
+                if case .notModified = output { return nil }
+                let ok = try output.ok
+                return (try ok.body.json, ok.headers.eTag)
+            }
+            guard let (list, tag) = answer else { return .notModified }
+            return .fresh(try ContractJSON.record([BillingProduct].self, from: list.items), etag: tag)
+        }
+        return list.value.filter { $0.store == .appStore }
+    }
+
+    public func entitlement(policy: CachePolicy) async throws(KitError) -> Loaded<Entitlements.Snapshot> {
         let cached = await entitlements.current()
         if let cached, policy != .revalidate, clock.now.timeIntervalSince(cached.fetchedAt) < ttl.timeInterval {
-            return Loaded(state(cached), source: .cache, fetchedAt: cached.fetchedAt)
+            return Loaded(cached.effective(at: clock.now), source: .cache, fetchedAt: cached.fetchedAt)
         }
         if policy == .cacheOnly {
             guard let cached else { throw .offline }
-            return Loaded(state(cached), source: .staleCache, fetchedAt: cached.fetchedAt)
+            return Loaded(cached.effective(at: clock.now), source: .staleCache, fetchedAt: cached.fetchedAt)
         }
         do throws(FitBaseError) {
             let fresh = try await entitlements.refresh()
             await tierSettled(from: cached, to: fresh)
-            return Loaded(state(fresh), source: .server, fetchedAt: fresh.fetchedAt)
+            return Loaded(fresh.effective(at: clock.now), source: .server, fetchedAt: fresh.fetchedAt)
         } catch {
-            if case .transport = error, let cached { return Loaded(state(cached), source: .staleCache, fetchedAt: cached.fetchedAt) }
+            if case .transport = error, let cached {
+                return Loaded(cached.effective(at: clock.now), source: .staleCache, fetchedAt: cached.fetchedAt)
+            }
             throw KitError(error)
         }
     }
 
-    /// The snapshot as it stands now on the clock (an ended period grants nothing).
-    private func state(_ snapshot: Entitlements.Snapshot) -> EntitlementState {
-        let effective = snapshot.effective(at: clock.now)
-        return EntitlementState(
-            entitlement: effective.entitlement,
-            features: effective.features.mapValues { EntitlementState.FeatureAccess(allowed: $0.allowed, requiredTier: $0.requiredTier) }
-        )
-    }
-
     public func requiresUpgrade(for feature: Feature) async -> SubscriptionTier? {
         guard let snapshot = await entitlements.current() else { return TierFeatures.standard.requiredTier(for: feature) }
-        return state(snapshot).requiresUpgrade(for: feature)
+        return snapshot.effective(at: clock.now).requiresUpgrade(for: feature)
     }
 
-    public func entitlementUpdates() async -> AsyncStream<EntitlementState> {
+    public func entitlementUpdates() async -> AsyncStream<Entitlements.Snapshot> {
         let snapshots = await entitlements.updates()
-        let (stream, continuation) = AsyncStream<EntitlementState>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let (stream, continuation) = AsyncStream<Entitlements.Snapshot>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let clock = clock
         let task = Task {
-            for await snapshot in snapshots {
-                let effective = snapshot.effective(at: clock.now)
-                continuation.yield(EntitlementState(
-                    entitlement: effective.entitlement,
-                    features: effective.features.mapValues { EntitlementState.FeatureAccess(allowed: $0.allowed, requiredTier: $0.requiredTier) }
-                ))
-            }
+            for await snapshot in snapshots { continuation.yield(snapshot.effective(at: clock.now)) }
             continuation.finish()
         }
         continuation.onTermination = { _ in task.cancel() }
@@ -93,8 +124,14 @@ public struct LiveBillingService: BillingService {
     }
 
     public func purchase(productID: String) async throws(KitError) -> PurchaseResult {
-        guard let store else { throw KitError(.purchaseFailed, message: "Purchases are not available on this device.", isRetryable: false) }
+        guard let store else { throw Self.purchasesUnavailable }
         guard let userID = await client.currentUserID() else { throw .notSignedIn }
+        // A product the server's products file does not list grants nothing: it is not sold.
+        var listed = try await appStoreProducts(policy: .cacheFirst)
+        if !listed.contains(where: { $0.productID == productID }) {
+            listed = try await appStoreProducts(policy: .revalidate)
+        }
+        guard listed.contains(where: { $0.productID == productID }) else { throw Self.notSold }
         let outcome: StorePurchaseOutcome
         do {
             outcome = try await store.purchase(productID: productID, appAccountToken: userID.rawValue)
@@ -110,7 +147,7 @@ public struct LiveBillingService: BillingService {
                 // Premium videos and recommendations depend on the tier: drop what was cached under the old one.
                 await cache.invalidate(prefix: "catalog:")
                 await cache.invalidate(prefix: "recommendations:")
-                return .purchased(state(snapshot))
+                return .purchased(snapshot.effective(at: clock.now))
             } catch {
                 throw KitError(error)
             }
@@ -121,8 +158,8 @@ public struct LiveBillingService: BillingService {
         }
     }
 
-    public func restorePurchases() async throws(KitError) -> EntitlementState {
-        guard let store else { throw KitError(.purchaseFailed, message: "Purchases are not available on this device.", isRetryable: false) }
+    public func restorePurchases() async throws(KitError) -> Entitlements.Snapshot {
+        guard let store else { throw Self.purchasesUnavailable }
         let transactions: [String]
         do {
             transactions = try await store.restore()
@@ -134,7 +171,7 @@ public struct LiveBillingService: BillingService {
             for transaction in transactions { snapshot = try await entitlements.submitAppStoreTransaction(transaction) }
             await cache.invalidate(prefix: "catalog:")
             await cache.invalidate(prefix: "recommendations:")
-            return state(snapshot)
+            return snapshot.effective(at: clock.now)
         } catch {
             throw KitError(error)
         }
@@ -168,4 +205,10 @@ public struct LiveBillingService: BillingService {
         await cache.invalidate(prefix: "catalog:")
         await cache.invalidate(prefix: "recommendations:")
     }
+
+    /// Without a purchase provider (Linux, a web build) nothing is bought here.
+    static let purchasesUnavailable = KitError(
+        .purchaseFailed, message: "Purchases are not available on this device.", isRetryable: false)
+    /// A product the server does not list.
+    static let notSold = KitError(.notFound, message: "This subscription is not available.", isRetryable: false)
 }

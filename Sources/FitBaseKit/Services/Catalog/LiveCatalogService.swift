@@ -2,63 +2,122 @@ import FitBaseAPI
 import FitBaseClient
 import FitBaseCore
 import Foundation
-import HTTPTypes
 
-/// ``CatalogService`` over `/v1/workouts`, cache-first (see ``ResponseCache``): the library opens offline with what was
-/// seen last.
+/// ``CatalogService`` over ``listWorkouts``, ``listFeaturedWorkouts``, ``getWorkout``, ``listPrograms`` and
+/// ``getProgram``, cache-first (see ``ResponseCache``): the library opens offline with what was seen last, and a copy
+/// is revalidated with its entity tag.
 public struct LiveCatalogService: CatalogService {
-    let api: ServerAPI
+    let client: FitBaseClient
     let cache: ResponseCache
     let ttl: Duration
 
-    public func workouts(matching filter: WorkoutFilter, page: PageRequest, policy: CachePolicy) async throws(KitError) -> Loaded<Page<CatalogWorkout>> {
-        var query: [URLQueryItem] = filter.types.map(\.rawValue).sorted().map { URLQueryItem(name: "type", value: $0) }
-        if let intensity = filter.intensity { query.append(.init(name: "intensity", value: intensity.rawValue)) }
-        if let phase = filter.phase { query.append(.init(name: "phase", value: phase.rawValue)) }
-        query += filter.equipment.map(\.rawValue).sorted().map { URLQueryItem(name: "equipment", value: $0) }
-        if let minimum = filter.minDuration { query.append(.init(name: "minDuration", value: String(minimum))) }
-        if let maximum = filter.maxDuration { query.append(.init(name: "maxDuration", value: String(maximum))) }
-        if let area = filter.targetArea { query.append(.init(name: "targetArea", value: area.rawValue)) }
-        if filter.featuredOnly { query.append(.init(name: "featured", value: "true")) }
-        if let premium = filter.premium { query.append(.init(name: "premium", value: premium ? "true" : "false")) }
-        if let search = filter.search?.trimmingCharacters(in: .whitespaces), !search.isEmpty { query.append(.init(name: "q", value: search)) }
-        query.append(.init(name: "sort", value: filter.sort.rawValue))
-        query.append(.init(name: "limit", value: String(page.limit)))
-        if let cursor = page.cursor { query.append(.init(name: "cursor", value: cursor)) }
-        let key = "catalog:list?" + query.map { "\($0.name)=\($0.value ?? "")" }.joined(separator: "&")
-        let loaded = try await cache.get("/v1/workouts", query: query, operationID: "listWorkouts", key: key, ttl: ttl, policy: policy)
-        let wire = try WireCoding.decode(Components.Schemas.WorkoutPage.self, from: loaded.value)
-        return loaded.map { _ in Page(items: wire.items.compactMap(CatalogWorkout.init(wire:)), nextCursor: wire.nextCursor) }
+    init(client: FitBaseClient, cache: ResponseCache, ttl: Duration) {
+        self.client = client
+        self.cache = cache
+        self.ttl = ttl
+    }
+
+    public func workouts(
+        matching filter: WorkoutFilter, page: PageRequest, policy: CachePolicy
+    ) async throws(KitError) -> Loaded<Page<CatalogWorkout>> {
+        let search = filter.search?.trimmingCharacters(in: .whitespaces)
+        let query = Operations.ListWorkouts.Input.Query(
+            _type: filter.types.isEmpty ? nil : filter.types.sorted { $0.rawValue < $1.rawValue }, intensity: filter.intensity,
+            phase: filter.phase, equipment: filter.equipment.isEmpty ? nil : filter.equipment.sorted { $0.rawValue < $1.rawValue },
+            minDuration: filter.minDuration, maxDuration: filter.maxDuration, targetArea: filter.targetArea,
+            featured: filter.featuredOnly ? true : nil, premium: filter.premium, q: search?.isEmpty == false ? search : nil,
+            sort: .init(rawValue: filter.sort.rawValue), limit: page.limit, cursor: page.cursor
+        )
+        let client = self.client
+        let loaded = try await cache.load(Components.Schemas.WorkoutPage.self, key: Self.key(query), ttl: ttl, policy: policy) {
+            etag async throws(FitBaseError) in
+            try await client.call {
+                let output = try await client.api.listWorkouts(query: query, headers: .init(ifNoneMatch: etag))
+                if case .notModified = output { return .notModified }
+                let ok = try output.ok
+                return .fresh(try ok.body.json, etag: ok.headers.eTag)
+            }
+        }
+        return loaded.map { page in Page(items: page.items.compactMap(CatalogWorkout.init(wire:)), nextCursor: page.nextCursor) }
+    }
+
+    /// Where a list's answer is kept: its query's parameters, in the order the server reads them.
+    static func key(_ query: Operations.ListWorkouts.Input.Query) -> String {
+        var parts: [String] = (query._type ?? []).map { "type=\($0.rawValue)" }
+        if let intensity = query.intensity { parts.append("intensity=\(intensity.rawValue)") }
+        if let phase = query.phase { parts.append("phase=\(phase.rawValue)") }
+        parts += (query.equipment ?? []).map { "equipment=\($0.rawValue)" }
+        if let minimum = query.minDuration { parts.append("minDuration=\(minimum)") }
+        if let maximum = query.maxDuration { parts.append("maxDuration=\(maximum)") }
+        if let area = query.targetArea { parts.append("targetArea=\(area.rawValue)") }
+        if query.featured == true { parts.append("featured=true") }
+        if let premium = query.premium { parts.append("premium=\(premium)") }
+        if let search = query.q { parts.append("q=\(search)") }
+        if let sort = query.sort { parts.append("sort=\(sort.rawValue)") }
+        if let limit = query.limit { parts.append("limit=\(limit)") }
+        if let cursor = query.cursor { parts.append("cursor=\(cursor)") }
+        return "catalog:list?" + parts.joined(separator: "&")
     }
 
     public func featured(policy: CachePolicy) async throws(KitError) -> Loaded<[CatalogWorkout]> {
-        let loaded = try await cache.get("/v1/workouts/featured", operationID: "listFeaturedWorkouts", key: "catalog:featured", ttl: ttl, policy: policy)
-        let wire = try WireCoding.decode(Components.Schemas.WorkoutPage.self, from: loaded.value)
-        return loaded.map { _ in wire.items.compactMap(CatalogWorkout.init(wire:)) }
+        let client = self.client
+        let loaded = try await cache.load(Components.Schemas.WorkoutPage.self, key: "catalog:featured", ttl: ttl, policy: policy) {
+            etag async throws(FitBaseError) in
+            try await client.call {
+                let output = try await client.api.listFeaturedWorkouts(headers: .init(ifNoneMatch: etag))
+                if case .notModified = output { return .notModified }
+                let ok = try output.ok
+                return .fresh(try ok.body.json, etag: ok.headers.eTag)
+            }
+        }
+        return loaded.map { page in page.items.compactMap(CatalogWorkout.init(wire:)) }
     }
 
     public func workout(id: WorkoutID, policy: CachePolicy) async throws(KitError) -> Loaded<WorkoutDetail> {
-        let loaded = try await cache.get(
-            "/v1/workouts/\(id)", operationID: "getWorkout", key: "catalog:workout:\(id)", ttl: ttl, policy: policy)
-        let wire = try WireCoding.decode(Components.Schemas.Workout.self, from: loaded.value)
-        guard let workout = CatalogWorkout(wire: wire) else { throw KitError(.server) }
-        return loaded.map { _ in WorkoutDetail(workout: workout, isVideoLocked: wire.videoLocked) }
+        let client = self.client
+        let loaded = try await cache.load(Components.Schemas.Workout.self, key: "catalog:workout:\(id)", ttl: ttl, policy: policy) {
+            etag async throws(FitBaseError) in
+            try await client.call {
+                let output = try await client.api.getWorkout(path: .init(workoutId: id.description), headers: .init(ifNoneMatch: etag))
+                if case .notModified = output { return .notModified }
+                let ok = try output.ok
+                return .fresh(try ok.body.json, etag: ok.headers.eTag)
+            }
+        }
+        guard let workout = CatalogWorkout(wire: loaded.value) else { throw KitError(.server) }
+        return loaded.map { wire in WorkoutDetail(workout: workout, isVideoLocked: wire.videoLocked) }
     }
 
     public func programs(page: PageRequest, policy: CachePolicy) async throws(KitError) -> Loaded<Page<CatalogProgram>> {
-        var query = [URLQueryItem(name: "limit", value: String(page.limit))]
-        if let cursor = page.cursor { query.append(.init(name: "cursor", value: cursor)) }
-        let key = "catalog:programs?" + query.map { "\($0.name)=\($0.value ?? "")" }.joined(separator: "&")
-        let loaded = try await cache.get("/v1/programs", query: query, operationID: "listPrograms", key: key, ttl: ttl, policy: policy)
-        let wire = try WireCoding.decode(Components.Schemas.ProgramList.self, from: loaded.value)
+        let client = self.client
+        let key = "catalog:programs?limit=\(page.limit)" + (page.cursor.map { "&cursor=\($0)" } ?? "")
+        let loaded = try await cache.load(Components.Schemas.ProgramList.self, key: key, ttl: ttl, policy: policy) {
+            etag async throws(FitBaseError) in
+            try await client.call {
+                let output = try await client.api.listPrograms(
+                    query: .init(limit: page.limit, cursor: page.cursor), headers: .init(ifNoneMatch: etag))
+                if case .notModified = output { return .notModified }
+                let ok = try output.ok
+                return .fresh(try ok.body.json, etag: ok.headers.eTag)
+            }
+        }
         var programs: [CatalogProgram] = []
-        for item in wire.items { programs.append(try CatalogProgram(wire: item)) }
-        return loaded.map { [programs] _ in Page(items: programs, nextCursor: wire.nextCursor) }
+        for item in loaded.value.items { programs.append(try CatalogProgram(wire: item)) }
+        return loaded.map { [programs] list in Page(items: programs, nextCursor: list.nextCursor) }
     }
 
     public func program(id: ProgramID, policy: CachePolicy) async throws(KitError) -> Loaded<CatalogProgram> {
-        let loaded = try await cache.get("/v1/programs/\(id)", operationID: "getProgram", key: "catalog:program:\(id)", ttl: ttl, policy: policy)
-        let program = try CatalogProgram(wire: WireCoding.decode(Components.Schemas.Program.self, from: loaded.value))
+        let client = self.client
+        let loaded = try await cache.load(Components.Schemas.Program.self, key: "catalog:program:\(id)", ttl: ttl, policy: policy) {
+            etag async throws(FitBaseError) in
+            try await client.call {
+                let output = try await client.api.getProgram(path: .init(programId: id.description), headers: .init(ifNoneMatch: etag))
+                if case .notModified = output { return .notModified }
+                let ok = try output.ok
+                return .fresh(try ok.body.json, etag: ok.headers.eTag)
+            }
+        }
+        let program = try CatalogProgram(wire: loaded.value)
         return loaded.map { _ in program }
     }
 }
@@ -72,6 +131,8 @@ extension CatalogProgram {
             for text in week.workoutIds { ids.append(try WorkoutID(wire: text)) }
             weeks.append(ids)
         }
-        self.init(id: try ProgramID(wire: program.id), title: program.title, description: program.description, level: program.level, isPremium: program.isPremium, weeks: weeks)
+        self.init(
+            id: try ProgramID(wire: program.id), title: program.title, description: program.description, level: program.level,
+            isPremium: program.isPremium, weeks: weeks)
     }
 }

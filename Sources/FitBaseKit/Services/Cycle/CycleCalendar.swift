@@ -14,11 +14,12 @@ extension CycleForecast {
 }
 
 extension CycleMonth {
-    /// The calendar of a month from the logged periods and the prediction (the live service and the fake alike).
+    /// The calendar of a month from the logged periods and the prediction (the live service and the fake alike): phases
+    /// from the first logged period on, or from the profile's last period start the prediction rests on until one is.
     static func build(
         year: Int, month: Int, periods: [Period], prediction: CyclePredictor.Prediction?, today: CalendarDay, defaultPeriodLength: Int
     ) -> CycleMonth {
-        let firstStart = periods.map(\.start).min()
+        let firstStart = periods.map(\.start).min() ?? prediction?.lastPeriodStart
         let days = CalendarDay.days(ofMonth: month, year: year).map { day -> CycleCalendarDay in
             let isPeriod = periods.contains { period in
                 day >= period.start && day <= (period.end ?? period.start.adding(days: defaultPeriodLength - 1))

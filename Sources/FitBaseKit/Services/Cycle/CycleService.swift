@@ -75,7 +75,8 @@ public struct CycleForecast: Sendable, Equatable {
 public struct CycleCalendarDay: Sendable, Equatable, Hashable, Identifiable {
     /// The day.
     public var day: CalendarDay
-    /// Its phase, when the cycle is known that far (`nil` before the first logged period).
+    /// Its phase, when the cycle is known that far (`nil` before the first logged period, or before the profile's last
+    /// period start while none is logged).
     public var phase: CyclePhase?
     /// A logged period covers it.
     public var isPeriod: Bool
@@ -126,7 +127,9 @@ public struct CycleMonth: Sendable, Equatable {
 }
 
 /// Cycle tracking (seed 001): logged periods (offline-first), today's phase, predictions and the month calendar.
-/// Logging, editing or deleting a period changes what the other calls answer at once, offline too.
+/// Logging, editing or deleting a period changes what the other calls answer at once, offline too. Until a period is
+/// logged, the profile's last period start (the onboarding's answer) stands for one, as on the server: the cycle screen
+/// shows the phase Today shows (``CycleReckoning``).
 public protocol CycleService: Sendable {
     /// Every logged period, oldest first.
     func periods() async throws(KitError) -> [Period]
@@ -143,9 +146,9 @@ public protocol CycleService: Sendable {
     func logSignal(_ signal: FertilitySignal) async throws(KitError) -> FertilitySignal
     /// Deletes a logged fertility signal.
     func deleteSignal(id: FertilitySignalID) async throws(KitError)
-    /// Where today falls; `nil` until a period is logged.
+    /// Where today falls; `nil` until a period is logged or the profile has a last period start.
     func current() async throws(KitError) -> CurrentCycle?
-    /// What the history predicts; `nil` until a period is logged.
+    /// What the history predicts; `nil` until a period is logged or the profile has a last period start.
     func forecast() async throws(KitError) -> CycleForecast?
     /// The calendar of month `month` (1…12) of `year`.
     func month(year: Int, month: Int) async throws(KitError) -> CycleMonth

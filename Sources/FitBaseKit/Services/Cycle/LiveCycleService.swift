@@ -5,11 +5,13 @@ import Foundation
 
 /// ``CycleService`` over the synced `cycleLogs` and `cycleSignals` collections: periods and fertility signals are read
 /// and written on the device (offline, sealed at rest) and reach the server with the next sync; today's phase, the
-/// forecast and the calendar are computed on the device with FitBase's ``CyclePredictor`` — the same rules the server
-/// runs, a detected ovulation included — from the profile's averages.
+/// forecast and the calendar are computed on the device by ``CycleReckoning`` — the rule the server's cycle and Today
+/// answers run, a detected ovulation included — from the profile's average lengths and, until a period is logged, its
+/// last period start (the onboarding's answer). A change here marks the recommendations kept on the device as old.
 public struct LiveCycleService: CycleService {
     let engine: SyncEngine
-    let profile: ProfileAverages
+    let profile: CycleProfile
+    let recommendations: RecommendationInputs
     let clock: any KitClock
     let timeZone: @Sendable () -> TimeZone
 
@@ -22,6 +24,7 @@ public struct LiveCycleService: CycleService {
     public func logPeriod(_ period: Period) async throws(KitError) -> Period {
         let checked = try check(period, existing: try await periods())
         try await storage { try await engine.cycle.save(checked) }
+        await recommendations.changed()
         return checked
     }
 
@@ -30,11 +33,13 @@ public struct LiveCycleService: CycleService {
         guard existing.contains(where: { $0.id == period.id }) else { throw KitError(.notFound, message: "This period is no longer logged.") }
         let checked = try check(period, existing: existing)
         try await storage { try await engine.cycle.save(checked) }
+        await recommendations.changed()
         return checked
     }
 
     public func deletePeriod(id: PeriodID) async throws(KitError) {
         try await storage { try await engine.cycle.delete(id) }
+        await recommendations.changed()
     }
 
     public func signals() async throws(KitError) -> [FertilitySignal] {
@@ -44,11 +49,13 @@ public struct LiveCycleService: CycleService {
     public func logSignal(_ signal: FertilitySignal) async throws(KitError) -> FertilitySignal {
         let checked = try Self.check(signal, today: today)
         try await storage { try await engine.fertilitySignals.save(checked) }
+        await recommendations.changed()
         return checked
     }
 
     public func deleteSignal(id: FertilitySignalID) async throws(KitError) {
         try await storage { try await engine.fertilitySignals.delete(id) }
+        await recommendations.changed()
     }
 
     /// The signal as the server's rules keep it (its date not after today, temperatures in range).
@@ -74,22 +81,17 @@ public struct LiveCycleService: CycleService {
         guard (1...12).contains(month) else { throw KitError(.invalidInput, fieldErrors: ["month": "must be 1 to 12"]) }
         let periods = try await periods()
         let signals = try await signals()
-        let averages = await profile.averages()
+        let profile = await profile.current()
+        let today = today
         return CycleMonth.build(
-            year: year, month: month, periods: periods, prediction: Self.predict(periods, signals: signals, averages: averages, today: today), today: today,
-            defaultPeriodLength: averages.period
+            year: year, month: month, periods: periods,
+            prediction: CycleReckoning.prediction(logged: periods, signals: signals, profile: profile, on: today), today: today,
+            defaultPeriodLength: profile.averagePeriodLength
         )
     }
 
     private func prediction() async throws(KitError) -> CyclePredictor.Prediction? {
-        Self.predict(try await periods(), signals: try await signals(), averages: await profile.averages(), today: today)
-    }
-
-    private static func predict(
-        _ periods: [Period], signals: [FertilitySignal], averages: (cycle: Int, period: Int), today: CalendarDay
-    ) -> CyclePredictor.Prediction? {
-        CyclePredictor(profileCycleLength: averages.cycle, profilePeriodLength: averages.period)
-            .predict(periods: periods.map { CyclePredictor.Period(start: $0.start, end: $0.end) }, signals: signals.filter { $0.date <= today }, today: today)
+        CycleReckoning.prediction(logged: try await periods(), signals: try await signals(), profile: await profile.current(), on: today)
     }
 
     /// The period as the server's rules keep it; a start another period already has is a conflict.
@@ -103,14 +105,17 @@ public struct LiveCycleService: CycleService {
     }
 }
 
-/// The profile's average cycle and period lengths, read through the cache (the defaults, 28 and 5, until known).
-struct ProfileAverages: Sendable {
+/// The profile's cycle answers — average cycle and period lengths, the last period start — read through ``getMe`` each
+/// time the server is reachable, so an edit made in the profile shows on the cycle screen at once; the device's copy
+/// of the last answer when it is not; the defaults (28 and 5 days, no start) before any answer.
+struct CycleProfile: Sendable {
     let cache: ResponseCache
 
-    func averages() async -> (cycle: Int, period: Int) {
-        guard let loaded = try? await cache.get("/v1/me", operationID: "getMe", key: "me", ttl: .seconds(3_600), policy: .cacheFirst),
-            let user = try? WireCoding.decode(Components.Schemas.User.self, from: loaded.value)
-        else { return (28, 5) }
-        return (user.averageCycleLength, user.averagePeriodLength)
+    func current() async -> Profile {
+        let client = cache.client
+        let loaded = try? await cache.load(Components.Schemas.User.self, key: "me", ttl: .zero, policy: .revalidate) { _ async throws(FitBaseError) in
+            .fresh(try await client.call { try await client.api.getMe().ok.body.json }, etag: nil)
+        }
+        return loaded.map { Profile(wire: $0.value) } ?? Profile()
     }
 }

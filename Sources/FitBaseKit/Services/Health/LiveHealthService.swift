@@ -3,40 +3,37 @@ import FitBaseClient
 import FitBaseCore
 import Foundation
 
-/// ``HealthService`` over `/v1/health/overview` (the server decrypts, summarises in the user's time zone and audits)
+/// ``HealthService`` over ``getHealthOverview`` (the server decrypts, summarises in the user's time zone and audits)
 /// and, when the app reads HealthKit, the SDK's ``HealthSampleUploader``. Values are never cached on the device (a
 /// batch on its way is kept sealed until the server has it) nor passed to analytics.
 public struct LiveHealthService: HealthService {
-    let api: ServerAPI
+    let client: FitBaseClient
     let uploader: HealthSampleUploader?
     /// Where HealthKit uploads are timed (`health.upload`).
-    var reporter: (any ReportingService)? = nil
+    var reporter: (any ReportingService)?
+
+    init(client: FitBaseClient, uploader: HealthSampleUploader?, reporter: (any ReportingService)? = nil) {
+        self.client = client
+        self.uploader = uploader
+        self.reporter = reporter
+    }
 
     public func overview(from: Date, to: Date) async throws(KitError) -> HealthOverview {
         guard from < to else { throw KitError(.invalidInput, fieldErrors: ["from": "must be before to"]) }
-        let body = try await api.get(
-            OverviewBody.self, "/v1/health/overview",
-            query: [
-                URLQueryItem(name: "from", value: InternetDateTime.string(from: from)), URLQueryItem(name: "to", value: InternetDateTime.string(from: to)),
-                URLQueryItem(name: "bucket", value: HealthBucket.day.rawValue),
-            ],
-            operationID: "getHealthOverview")
-        return HealthOverview(
-            from: from, to: to, timeZone: TimeZone(identifier: body.timeZone) ?? .gmt,
-            days: Dictionary(body.summaries.map { ($0.type, $0.buckets) }, uniquingKeysWith: { first, _ in first }),
-            latest: Dictionary(body.latest.map { ($0.type, $0) }, uniquingKeysWith: { first, _ in first }))
-    }
-
-    /// The body of `getHealthOverview`: the contract's `HealthOverview`, of Core's buckets and samples.
-    private struct OverviewBody: Decodable {
-        struct Summary: Decodable {
-            var type: HealthSampleType
-            var buckets: [HealthSummaryBucket]
+        let client = self.client
+        return try await kit { () async throws(FitBaseError) in
+            let body = try await client.call {
+                try await client.api.getHealthOverview(query: .init(from: from, to: to, bucket: .day)).ok.body.json
+            }
+            var days: [HealthSampleType: [HealthSummaryBucket]] = [:]
+            for summary in body.summaries where days[summary._type] == nil {
+                days[summary._type] = try ContractJSON.record([HealthSummaryBucket].self, from: summary.buckets)
+            }
+            let latest = try ContractJSON.record([HealthSample].self, from: body.latest)
+            return HealthOverview(
+                from: from, to: to, timeZone: TimeZone(identifier: body.timeZone) ?? .gmt, days: days,
+                latest: Dictionary(latest.map { ($0.type, $0) }, uniquingKeysWith: { first, _ in first }))
         }
-
-        var timeZone: String
-        var summaries: [Summary]
-        var latest: [HealthSample]
     }
 
     public var uploadsHealthKit: Bool { uploader != nil }

@@ -7,7 +7,7 @@ public struct WorkoutCompletion: Sendable, Equatable {
     public var workoutID: WorkoutID
     /// When it ended.
     public var completedAt: Date
-    /// Minutes trained (1–600).
+    /// Minutes trained (``WorkoutLogRules/durationRange``).
     public var durationMinutes: Int
     /// How the user rated it, 1…5.
     public var rating: Int?
@@ -31,13 +31,17 @@ public struct WorkoutCompletion: Sendable, Equatable {
         self.notes = notes
     }
 
-    /// The log this completion makes under Core's rules (the server's), on the device's day in `timeZone`; `workout` is
-    /// the catalog's (nil: not known).
-    func log(of workout: CatalogWorkout?, now: Date, timeZone: TimeZone) throws(KitError) -> WorkoutLog {
-        let draft = WorkoutLogDraft(
+    /// The completion as Core's ``WorkoutLogRules`` read it.
+    public var draft: WorkoutLogDraft {
+        WorkoutLogDraft(
             workoutId: workoutID.description, completedAt: completedAt, duration: durationMinutes, rating: rating,
             energyBefore: energyBefore, energyAfter: energyAfter, notes: notes
         )
+    }
+
+    /// The log this completion makes under Core's rules (the server's), on the device's day in `timeZone`; `workout` is
+    /// the catalog's (nil: not known).
+    func log(of workout: CatalogWorkout?, now: Date, timeZone: TimeZone) throws(KitError) -> WorkoutLog {
         do throws(InvalidFields) {
             let checked = try WorkoutLogRules.checked(draft, workout: workout, now: now)
             return checked.log(id: WorkoutLogID(), localDate: CalendarDay(completedAt, in: timeZone), cycle: nil)
@@ -78,8 +82,11 @@ public protocol HistoryService: Sendable {
     func history() async throws(KitError) -> [LoggedWorkout]
     /// Deletes a log.
     func deleteLog(id: WorkoutLogID) async throws(KitError)
-    /// Totals, streaks, this week and the breakdowns.
+    /// Totals, streaks and this week; the breakdowns (by type, by phase, the weeks, the energy change) only when the
+    /// user's tier has ``HistoryStatistics/detailFeature``, empty otherwise — as the server's statistics.
     func stats() async throws(KitError) -> HistoryStatistics
-    /// The last `weeks` weeks of `metric`, oldest first, one point per week (starting Monday).
+    /// The last `weeks` weeks of `metric`, oldest first, one point per week (starting Monday), each log in the week of
+    /// its stored local day; ``KitError/Kind/upgradeRequired`` when the user's tier lacks
+    /// ``HistoryStatistics/detailFeature``.
     func weeklySeries(_ metric: HistoryMetric, weeks: Int) async throws(KitError) -> [ChartPoint]
 }

@@ -4,10 +4,14 @@ import FitBaseCore
 import Foundation
 
 /// ``HistoryService`` over the synced `workoutLogs` collection: logs are saved on the device at once (sealed, offline)
-/// and reach the server with the next sync; statistics and series are computed from the device's logs.
+/// and reach the server with the next sync; statistics and series are computed from the device's logs, their detail
+/// only for a tier with ``HistoryStatistics/detailFeature`` (as the server's ``getHistoryStats``). A log or a deletion
+/// marks the recommendations kept on the device as old.
 public struct LiveHistoryService: HistoryService {
     let engine: SyncEngine
     let catalog: any CatalogService
+    let billing: any BillingService
+    let recommendations: RecommendationInputs
     let clock: any KitClock
     let timeZone: @Sendable () -> TimeZone
     /// Reports `workout_synced` (`workout_completed` and `workout_failed` are the screen's: ``WorkoutDetailModel``).
@@ -24,6 +28,7 @@ public struct LiveHistoryService: HistoryService {
         }
         let log = try completion.log(of: workout, now: clock.now, timeZone: timeZone())
         try await storage { try await engine.history.save(log) }
+        await recommendations.changed()
         await syncTracker.logged(log.id)
         return LoggedWorkout(log: log, isPendingSync: true)
     }
@@ -36,13 +41,17 @@ public struct LiveHistoryService: HistoryService {
 
     public func deleteLog(id: WorkoutLogID) async throws(KitError) {
         try await storage { try await engine.history.delete(id) }
+        await recommendations.changed()
     }
 
     public func stats() async throws(KitError) -> HistoryStatistics {
-        HistoryFigures.stats(try await history(), today: CalendarDay(clock.now, in: timeZone()))
+        let upgrade = await billing.requiresUpgrade(for: HistoryStatistics.detailFeature)
+        return HistoryFigures.stats(try await history(), today: CalendarDay(clock.now, in: timeZone()), upgradeForDetail: upgrade)
     }
 
     public func weeklySeries(_ metric: HistoryMetric, weeks: Int) async throws(KitError) -> [ChartPoint] {
-        HistoryFigures.weekly(metric, try await history(), weeks: weeks, today: CalendarDay(clock.now, in: timeZone()), timeZone: timeZone())
+        let upgrade = await billing.requiresUpgrade(for: HistoryStatistics.detailFeature)
+        return try HistoryFigures.weekly(
+            metric, try await history(), weeks: weeks, today: CalendarDay(clock.now, in: timeZone()), upgradeForDetail: upgrade)
     }
 }

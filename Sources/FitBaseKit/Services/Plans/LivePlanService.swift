@@ -2,9 +2,9 @@ import FitBaseAPI
 import FitBaseClient
 import FitBaseCore
 import Foundation
-import HTTPTypes
 
-/// ``PlanService`` over the synced `plans` collection, and `/v1/plans/{planId}/progression` for suggestions.
+/// ``PlanService`` over the synced `plans` collection, and the SDK's ``FitBaseClient/planProgression(planId:week:)``
+/// for suggestions.
 public struct LivePlanService: PlanService {
     let engine: SyncEngine
     let client: FitBaseClient
@@ -47,43 +47,9 @@ public struct LivePlanService: PlanService {
     }
 
     public func progression(of id: PlanID, week: Int?) async throws(KitError) -> PlanProgression.Suggestion {
-        do throws(FitBaseError) {
-            return try PlanProgression.Suggestion(wire: try await client.planProgression(planId: id, week: week))
-        } catch {
-            throw KitError(error)
+        let client = self.client
+        return try await kit { () async throws(FitBaseError) in
+            try ContractJSON.record(PlanProgression.Suggestion.self, from: try await client.planProgression(planId: id, week: week))
         }
-    }
-}
-
-extension PlanProgression.Suggestion {
-    /// The suggestion an answer holds; dates and ids that do not read are the server's fault.
-    init(wire: PlanProgressionSuggestion) throws(FitBaseError) {
-        func day(_ text: String) throws(FitBaseError) -> CalendarDay {
-            guard let day = CalendarDay(text) else { throw .unexpectedResponse(statusCode: 200) }
-            return day
-        }
-        func workout(_ text: String) throws(FitBaseError) -> WorkoutID {
-            guard let id = WorkoutID(text) else { throw .unexpectedResponse(statusCode: 200) }
-            return id
-        }
-        var sessions: [PlanProgression.Session] = []
-        for session in wire.sessions {
-            sessions.append(PlanProgression.Session(
-                day: session.day, date: try day(session.date), phase: session.phase, plannedWorkout: try workout(session.plannedWorkoutId),
-                workout: try workout(session.workoutId), action: session.action, plannedDuration: session.plannedDuration,
-                suggestedDuration: session.suggestedDuration, reason: session.reason
-            ))
-        }
-        let summary = wire.summary
-        self.init(
-            week: wire.week, startDate: try day(wire.startDate), endDate: try day(wire.endDate), sessions: sessions,
-            summary: PlanProgression.Summary(
-                from: try day(summary.fromDate), to: try day(summary.toDate), weeks: summary.weeks, plannedSessions: summary.plannedSessions,
-                completedSessions: summary.completedSessions, completionRate: summary.completionRate, loggedWorkouts: summary.loggedWorkouts,
-                ratedWorkouts: summary.ratedWorkouts, averageRating: summary.averageRating, averageEnergyBefore: summary.averageEnergyBefore,
-                averageEnergyAfter: summary.averageEnergyAfter, energyTrend: summary.energyTrend, isDeload: summary.deload,
-                hasEnoughHistory: summary.enoughHistory, note: summary.note
-            )
-        )
     }
 }

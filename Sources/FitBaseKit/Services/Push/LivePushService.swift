@@ -2,7 +2,7 @@ import FitBaseClient
 import FitBaseCore
 import Foundation
 
-/// ``PushService`` over ``FitBaseClient``'s device registration (`PUT` and `DELETE /v1/me/devices/{token}`), the token
+/// ``PushService`` over ``FitBaseClient``'s device registration (``registerDevice`` and ``deleteDevice``), the token
 /// kept in the data directory (`push-registration.json`), apart from the store that signing out erases.
 ///
 /// The server ties a device to the session that registered it, so the token is registered again for every new session:
@@ -21,12 +21,23 @@ public actor LivePushService: PushService {
     private let bundleID: String?
     private let timeZone: @Sendable () -> TimeZone
     private let kept: DeviceFile<Record>
+    /// The system's prompt and remote registration; `nil` where there is none (the permission is then never granted).
+    private let notificationPermission: (any NotificationPermissionProvider)?
 
-    init(client: FitBaseClient, bundleID: String?, timeZone: @escaping @Sendable () -> TimeZone, file: URL?) {
+    init(
+        client: FitBaseClient, bundleID: String?, timeZone: @escaping @Sendable () -> TimeZone, file: URL?,
+        notificationPermission: (any NotificationPermissionProvider)? = nil
+    ) {
         self.client = client
         self.bundleID = bundleID
         self.timeZone = timeZone
         kept = DeviceFile(file)
+        self.notificationPermission = notificationPermission
+    }
+
+    public func requestPermissionAndRegister() async throws(KitError) -> Bool {
+        guard let notificationPermission else { return false }
+        return try await notificationPermission.requestPermissionAndRegister()
     }
 
     public func registerDevice(token: Data, environment: PushEnvironment) async throws(KitError) {

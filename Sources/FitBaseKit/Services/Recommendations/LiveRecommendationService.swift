@@ -2,55 +2,72 @@ import FitBaseAPI
 import FitBaseClient
 import FitBaseCore
 import Foundation
-import HTTPTypes
 
-/// ``RecommendationService`` over `/v1/recommendations`, cache-first per day and energy answer.
+/// ``RecommendationService`` over ``getTodayRecommendations``, ``refreshRecommendations`` and
+/// ``getWeekRecommendations``, cache-first per day and energy answer. A period, a fertility signal or a workout logged
+/// on the device since an answer was kept makes the next load ask the server again, after sending it
+/// (``RecommendationInputs``).
 public struct LiveRecommendationService: RecommendationService {
-    let api: ServerAPI
     let cache: ResponseCache
+    let inputs: RecommendationInputs
     let ttl: Duration
     let clock: any KitClock
     let timeZone: @Sendable () -> TimeZone
+
+    private var client: FitBaseClient { cache.client }
 
     private func key(_ energy: EnergyLevel?) -> String {
         "recommendations:\(CalendarDay(clock.now, in: timeZone())):\(energy?.rawValue ?? "any")"
     }
 
     public func today(energy: EnergyLevel?, policy: CachePolicy) async throws(KitError) -> Loaded<TodayRecommendations> {
-        let query = energy.map { [URLQueryItem(name: "energy", value: $0.rawValue)] } ?? []
-        let loaded = try await cache.get(
-            "/v1/recommendations/today", query: query, operationID: "getTodayRecommendations", key: key(energy), ttl: ttl, policy: policy)
-        let value = try TodayRecommendations(wire: WireCoding.decode(Components.Schemas.DailyRecommendations.self, from: loaded.value))
-        return loaded.map { _ in value }
+        let key = key(energy)
+        let client = client
+        return try await cache.load(TodayRecommendations.self, key: key, ttl: ttl, policy: await asked(policy, key: key)) { etag async throws(FitBaseError) in
+            await inputs.send()
+            return try await client.call {
+                let output = try await client.api.getTodayRecommendations(query: .init(energy: energy), headers: .init(ifNoneMatch: etag))
+                if case .notModified = output { return .notModified }
+                let ok = try output.ok
+                return .fresh(try ContractJSON.record(TodayRecommendations.self, from: try ok.body.json), etag: ok.headers.eTag)
+            }
+        }
     }
 
     public func refresh(energy: EnergyLevel?) async throws(KitError) -> TodayRecommendations {
-        let path = "/v1/recommendations/refresh" + (energy.map { "?energy=\($0.rawValue)" } ?? "")
-        let wire = try await api.send(.post, path, json: ServerAPI.Empty(), as: Components.Schemas.DailyRecommendations.self, operationID: "refreshRecommendations")
-        if let body = try? WireCoding.encoder.encode(wire) { await cache.put(body, key: key(energy)) }
-        return try TodayRecommendations(wire: wire)
+        let client = client
+        await inputs.send()
+        let fresh = try await kit { () async throws(FitBaseError) in
+            let answer = try await client.call { try await client.api.refreshRecommendations(query: .init(energy: energy)).ok.body.json }
+            return try ContractJSON.record(TodayRecommendations.self, from: answer)
+        }
+        await cache.put(fresh, key: key(energy))
+        return fresh
     }
 
     public func week(policy: CachePolicy) async throws(KitError) -> Loaded<WeekRecommendations> {
-        let loaded = try await cache.get(
-            "/v1/recommendations/week", operationID: "getWeekRecommendations", key: "recommendations:week:\(CalendarDay(clock.now, in: timeZone()))", ttl: ttl,
-            policy: policy)
-        let value = try WeekRecommendations(wire: WireCoding.decode(Components.Schemas.WeekRecommendations.self, from: loaded.value))
+        let key = "recommendations:week:\(CalendarDay(clock.now, in: timeZone()))"
+        let client = client
+        let loaded = try await cache.load(
+            Components.Schemas.WeekRecommendations.self, key: key, ttl: ttl, policy: await asked(policy, key: key)
+        ) { etag async throws(FitBaseError) in
+            await inputs.send()
+            return try await client.call {
+                let output = try await client.api.getWeekRecommendations(headers: .init(ifNoneMatch: etag))
+                if case .notModified = output { return .notModified }
+                let ok = try output.ok
+                return .fresh(try ok.body.json, etag: ok.headers.eTag)
+            }
+        }
+        let value = try WeekRecommendations(wire: loaded.value)
         return loaded.map { _ in value }
     }
-}
 
-extension TodayRecommendations {
-    init(wire: Components.Schemas.DailyRecommendations) throws(KitError) {
-        guard let day = CalendarDay(wire.date) else { throw KitError(.server) }
-        self.init(
-            day: day, phase: wire.phase, cycleDay: wire.cycleDay, energy: wire.energy,
-            workouts: wire.recommendations.compactMap { item in
-                CatalogWorkout(wire: item.workout).map { RecommendedWorkout(priority: item.priority, reason: item.reason, workout: $0) }
-            },
-            guidance: wire.phaseGuidance, lowEnergyAlternative: wire.alternativeIfLowEnergy.flatMap(CatalogWorkout.init(wire:)),
-            source: wire.source.rawValue, generatedAt: wire.generatedAt
-        )
+    /// `policy`, or — when what the answer under `key` rests on changed on the device since it was kept — asking the
+    /// server again (the kept answer still shows when it cannot be reached).
+    private func asked(_ policy: CachePolicy, key: String) async -> CachePolicy {
+        guard policy == .cacheFirst, await inputs.outdate(key) else { return policy }
+        return .revalidate
     }
 }
 

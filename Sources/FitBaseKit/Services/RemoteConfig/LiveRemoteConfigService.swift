@@ -3,23 +3,21 @@ import FitBaseClient
 import FitBaseCore
 import Foundation
 
-/// ``RemoteConfigService`` over the server: answers kept sealed in the local store (``ResponseCache``) under the account
-/// they were fetched for, revalidated with `If-None-Match`.
+/// ``RemoteConfigService`` over ``getRemoteConfig``: answers kept sealed in the local store (``ResponseCache``) under
+/// the account they were fetched for, revalidated with `If-None-Match`.
 struct LiveRemoteConfigService: RemoteConfigService {
     let client: FitBaseClient
     let cache: ResponseCache
-    /// What the app says of itself (`?appVersion=…&platform=…&locale=…`), for flags with conditions on them.
-    let query: [URLQueryItem]
+    /// What the app says of itself, for flags with conditions on them.
+    let query: Operations.GetRemoteConfig.Input.Query
 
     init(client: FitBaseClient, cache: ResponseCache, appVersion: String?, platform: ConfigPlatform?, locale: String?) {
         self.client = client
         self.cache = cache
-        var query: [URLQueryItem] = []
         // Only what the server reads: a version it would refuse (`1.4-beta`) or a locale with extensions is left out.
-        if let appVersion, let version = SemanticVersion(appVersion) { query.append(URLQueryItem(name: "appVersion", value: version.description)) }
-        if let platform { query.append(URLQueryItem(name: "platform", value: platform.rawValue)) }
-        if let locale, ConfigConditions.isLocale(locale) { query.append(URLQueryItem(name: "locale", value: ConfigConditions.normalizeLocale(locale))) }
-        self.query = query
+        query = .init(
+            appVersion: appVersion.flatMap(SemanticVersion.init)?.description, platform: platform?.rawValue,
+            locale: locale.flatMap { ConfigConditions.isLocale($0) ? ConfigConditions.normalizeLocale($0) : nil })
     }
 
     func current() async -> RemoteConfigSnapshot {
@@ -32,15 +30,23 @@ struct LiveRemoteConfigService: RemoteConfigService {
     }
 
     private func load(policy: CachePolicy) async -> RemoteConfigSnapshot? {
+        let (client, query) = (self.client, self.query)
         let key = "remote-config/" + (await client.currentUserID()?.description ?? "anonymous")
-        guard let loaded = try? await cache.get("/v1/config", query: query, operationID: "getRemoteConfig", key: key, ttl: .zero, policy: policy),
-            case .object(let answer)? = JSONValue.parse(loaded.value), case .object(let values)? = answer["values"]
-        else { return nil }
+        let loaded = try? await cache.load(Components.Schemas.RemoteConfig.self, key: key, ttl: .zero, policy: policy) {
+            etag async throws(FitBaseError) in
+            try await client.call {
+                let output = try await client.api.getRemoteConfig(query: query, headers: .init(ifNoneMatch: etag))
+                if case .notModified = output { return .notModified }
+                let ok = try output.ok
+                return .fresh(try ok.body.json, etag: ok.headers.eTag)
+            }
+        }
+        guard let loaded, let values = try? loaded.value.values.fields() else { return nil }
         return RemoteConfigSnapshot(values: values, fetchedAt: loaded.fetchedAt)
     }
 }
 
-/// The platform this build runs on, as `GET /v1/config` names it.
+/// The platform this build runs on, as ``getRemoteConfig`` names it.
 public enum BuildPlatform {
     /// `ios`, `macos`, `watchos` or `visionos`; `nil` elsewhere (Linux).
     public static var current: ConfigPlatform? {

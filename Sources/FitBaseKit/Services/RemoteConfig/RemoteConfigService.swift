@@ -96,7 +96,7 @@ public struct RemoteConfigSnapshot: Sendable, Equatable {
     }
 }
 
-/// Remote config (`GET /v1/config`): flags and values the server resolves for the signed-in user — staged rollouts,
+/// Remote config (``getRemoteConfig``): flags and values the server resolves for the signed-in user — staged rollouts,
 /// conditions on tier, app version, platform and locale, testers' overrides — with in-app defaults (``ConfigKey``).
 ///
 /// The last answer is kept sealed on the device per account, so a launch offline has last time's values; the app fetches

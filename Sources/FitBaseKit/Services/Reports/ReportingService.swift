@@ -33,7 +33,7 @@ public struct ReportedApp: Sendable, Equatable {
     }
 }
 
-/// The app's errors, crashes and operation timings, sent to the server (`POST /v1/reports`) in batches — seed 004's
+/// The app's errors, crashes and operation timings, sent to the server (``sendAppReports``) in batches — seed 004's
 /// Crashlytics and Performance Monitoring without a third party and without user data: an error is a code and where it
 /// happened, a crash its frames, a trace an operation and its duration (``AppReportRules`` says what may be sent; a
 /// report that breaks a rule is dropped on the device, never sent).

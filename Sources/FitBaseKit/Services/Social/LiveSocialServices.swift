@@ -2,77 +2,77 @@ import FitBaseAPI
 import FitBaseClient
 import FitBaseCore
 import Foundation
-import HTTPTypes
 
-/// ``GroupService`` over `/v1/groups` and `/v1/invites`; live leaderboards follow the server's event stream.
+/// ``GroupService`` over the generated group and invite operations (``getCurrentGroup``, ``createGroupInvite``,
+/// ``acceptInvite`` …); live leaderboards follow the server's event stream.
 public struct LiveGroupService: GroupService {
     let client: FitBaseClient
-    let api: ServerAPI
     let parser: DeepLinkParser
     /// Where leaderboard fetches are timed (`leaderboard.fetch`; seed 004's budget is 2 s) and their failures reported.
-    var reporter: (any ReportingService)? = nil
+    var reporter: (any ReportingService)?
+
+    init(client: FitBaseClient, parser: DeepLinkParser, reporter: (any ReportingService)? = nil) {
+        self.client = client
+        self.parser = parser
+        self.reporter = reporter
+    }
 
     public func currentGroup() async throws(KitError) -> SocialGroup? {
         do throws(KitError) {
-            return try await api.get(SocialGroup.self, "/v1/groups/current", operationID: "getCurrentGroup")
+            return try await client.kitCall(SocialGroup.self) { try await $0.getCurrentGroup().ok.body.json }
         } catch where error.kind == .notFound {
             return nil
         }
     }
 
     public func createGroup(name: String, timeZone: String) async throws(KitError) -> SocialGroup {
-        let group = try await api.send(
-            .post, "/v1/groups", json: Components.Schemas.GroupInput(name: name, timeZone: timeZone), as: SocialGroup.self,
-            operationID: "createGroup")
-        return group
+        try await client.kitCall(SocialGroup.self) {
+            try await $0.createGroup(body: .json(.init(name: name, timeZone: timeZone))).created.body.json
+        }
     }
 
     public func createInvitation(groupID: GroupID) async throws(KitError) -> GroupInvitation {
-        let invite = try await api.send(
-            .post, "/v1/groups/\(groupID)/invites", json: Components.Schemas.GroupInviteInput(), as: Components.Schemas.GroupInvite.self,
-            operationID: "createGroupInvite")
-        guard let url = URL(string: invite.url), let deepLink = URL(string: invite.deepLink) else { throw KitError(.server) }
-        return GroupInvitation(
-            id: try InviteID(wire: invite.id), code: invite.token, url: url, deepLink: deepLink, expiresAt: invite.expiresAt, maxUses: invite.maxUses, useCount: invite.useCount)
+        try await client.kitCall(GroupInvitation.self) {
+            try await $0.createGroupInvite(path: .init(groupId: groupID.description), body: .json(.init())).created.body.json
+        }
     }
 
     public func previewInvitation(code: String) async throws(KitError) -> InvitationPreview {
-        let preview = try await api.get(Components.Schemas.InvitePreview.self, "/v1/invites/\(ServerAPI.segment(try token(code)))", operationID: "previewInvite")
-        return InvitationPreview(groupID: try GroupID(wire: preview.groupId), groupName: preview.groupName, memberCount: preview.memberCount, isFull: preview.isFull)
+        let token = try token(code)
+        return try await client.kitCall(InvitationPreview.self) { try await $0.previewInvite(path: .init(token: token)).ok.body.json }
     }
 
     public func join(code: String) async throws(KitError) -> SocialGroup {
-        let group = try await api.send(
-            .post, "/v1/invites/\(ServerAPI.segment(try token(code)))/accept", json: ServerAPI.Empty(), as: SocialGroup.self,
-            operationID: "acceptInvite")
-        return group
+        let token = try token(code)
+        return try await client.kitCall(SocialGroup.self) { try await $0.acceptInvite(path: .init(token: token)).ok.body.json }
     }
 
     /// The invite token of a code or link as typed, pasted or opened.
     private func token(_ text: String) throws(KitError) -> String {
         guard let code = parser.inviteCode(from: text) else {
-            throw KitError(.invalidInput, message: "That doesn't look like an invite code or link.", fieldErrors: ["code": "is not an invite code or link"])
+            throw KitError(
+                .invalidInput, message: "That doesn't look like an invite code or link.",
+                fieldErrors: ["code": "is not an invite code or link"])
         }
         return code
     }
 
     public func leave(groupID: GroupID) async throws(KitError) {
-        try await api.send(.post, "/v1/groups/\(groupID)/leave", json: ServerAPI.Empty(), operationID: "leaveGroup")
+        _ = try await client.kitCall { try await $0.leaveGroup(path: .init(groupId: groupID.description)).noContent }
     }
 
     public func members(groupID: GroupID) async throws(KitError) -> [GroupMember] {
-        try await api.get(MemberList.self, "/v1/groups/\(groupID)/members", operationID: "listGroupMembers").items.sorted(by: GroupMember.listedBefore)
-    }
-
-    /// The body of `listGroupMembers`: the contract's `GroupMemberList`, of Core's members.
-    private struct MemberList: Decodable {
-        var items: [GroupMember]
+        try await client.kitCall([GroupMember].self) {
+            try await $0.listGroupMembers(path: .init(groupId: groupID.description)).ok.body.json.items
+        }.sorted(by: GroupMember.listedBefore)
     }
 
     public func leaderboard(groupID: GroupID, type: LeaderboardType) async throws(KitError) -> GroupLeaderboard {
         let client = self.client
         let fetch = { () async throws(KitError) -> GroupLeaderboard in
-            try GroupLeaderboard(wire: try await kit { () async throws(FitBaseError) in try await client.leaderboard(groupId: groupID, type: type) })
+            try await kit { () async throws(FitBaseError) in
+                try ContractJSON.record(GroupLeaderboard.self, from: try await client.leaderboard(groupId: groupID, type: type))
+            }
         }
         guard let reporter else { return try await fetch() }
         return try await reporter.measure("leaderboard.fetch", fetch)
@@ -87,15 +87,10 @@ public struct LiveGroupService: GroupService {
             var fetchStarted: ContinuousClock.Instant? = .now
             do throws(FitBaseError) {
                 for try await board in boards {
-                    do throws(KitError) {
-                        continuation.yield(.board(try GroupLeaderboard(wire: board)))
-                        if let start = fetchStarted {
-                            reporter?.trace("leaderboard.fetch", milliseconds: ReportedTime.milliseconds(since: start))
-                            fetchStarted = nil
-                        }
-                    } catch {
-                        continuation.yield(.ended(error))
-                        break
+                    continuation.yield(.board(try ContractJSON.record(GroupLeaderboard.self, from: board)))
+                    if let start = fetchStarted {
+                        reporter?.trace("leaderboard.fetch", milliseconds: ReportedTime.milliseconds(since: start))
+                        fetchStarted = nil
                     }
                 }
             } catch {
@@ -111,60 +106,53 @@ public struct LiveGroupService: GroupService {
     }
 
     public func leaderboards(groupID: GroupID, week: CalendarDay?) async throws(KitError) -> [GroupLeaderboard] {
-        let query = week.map { [URLQueryItem(name: "week", value: $0.description)] } ?? []
-        let api = self.api
+        let client = self.client
         let fetch = { () async throws(KitError) -> [GroupLeaderboard] in
-            let list = try await api.get(Components.Schemas.LeaderboardList.self, "/v1/groups/\(groupID)/challenges", query: query, operationID: "listGroupChallenges")
-            var boards: [GroupLeaderboard] = []
-            for board in list.items { boards.append(try GroupLeaderboard(wire: board)) }
-            return boards
+            try await client.kitCall([GroupLeaderboard].self) {
+                try await $0.listGroupChallenges(path: .init(groupId: groupID.description), query: .init(week: week?.description))
+                    .ok.body.json.items
+            }
         }
         guard let reporter else { return try await fetch() }
         return try await reporter.measure("leaderboard.fetch", fetch)
     }
 
     public func removeMember(groupID: GroupID, member: UserID) async throws(KitError) {
-        try await api.send(.delete, "/v1/groups/\(groupID)/members/\(member)", operationID: "removeGroupMember")
+        let path = Operations.RemoveGroupMember.Input.Path(groupId: groupID.description, userId: member.description)
+        _ = try await client.kitCall { try await $0.removeGroupMember(path: path).noContent }
     }
 
     public func deleteGroup(groupID: GroupID) async throws(KitError) {
-        try await api.send(.delete, "/v1/groups/\(groupID)", operationID: "deleteGroup")
+        _ = try await client.kitCall { try await $0.deleteGroup(path: .init(groupId: groupID.description)).noContent }
     }
 
     public func invitations(groupID: GroupID) async throws(KitError) -> [InvitationInfo] {
-        let list = try await api.get(Components.Schemas.GroupInviteList.self, "/v1/groups/\(groupID)/invites", operationID: "listGroupInvites")
-        var invitations: [InvitationInfo] = []
-        for invite in list.items {
-            invitations.append(InvitationInfo(
-                id: try InviteID(wire: invite.id), createdBy: try UserID(wire: invite.createdBy), createdAt: invite.createdAt,
-                expiresAt: invite.expiresAt, maxUses: invite.maxUses, useCount: invite.useCount))
+        try await client.kitCall([InvitationInfo].self) {
+            try await $0.listGroupInvites(path: .init(groupId: groupID.description)).ok.body.json.items
         }
-        return invitations
     }
 
     public func revokeInvitation(groupID: GroupID, id: InviteID) async throws(KitError) {
-        try await api.send(.delete, "/v1/groups/\(groupID)/invites/\(id)", operationID: "revokeGroupInvite")
+        let path = Operations.RevokeGroupInvite.Input.Path(groupId: groupID.description, inviteId: id.description)
+        _ = try await client.kitCall { try await $0.revokeGroupInvite(path: path).noContent }
     }
 }
 
-/// ``NotificationService`` over `/v1/notifications`.
+/// ``NotificationService`` over ``listNotifications``, ``markNotificationRead`` and ``markAllNotificationsRead``.
 public struct LiveNotificationService: NotificationService {
-    let api: ServerAPI
+    let client: FitBaseClient
     /// Holds the device's one event stream, whose `notification` events are the arrivals.
     let sync: SyncRunner
 
-    public func feed(page: PageRequest) async throws(KitError) -> NotificationFeed {
-        var query = [URLQueryItem(name: "limit", value: String(page.limit))]
-        if let cursor = page.cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
-        let body = try await api.get(NotificationPage.self, "/v1/notifications", query: query, operationID: "listNotifications")
-        return NotificationFeed(page: Page(items: body.items, nextCursor: body.nextCursor), unreadCount: body.unreadCount)
+    init(client: FitBaseClient, sync: SyncRunner) {
+        self.client = client
+        self.sync = sync
     }
 
-    /// The body of `listNotifications`: the contract's `NotificationPage`, of Core's notifications.
-    private struct NotificationPage: Decodable {
-        var items: [FeedNotification]
-        var nextCursor: String?
-        var unreadCount: Int
+    public func feed(page: PageRequest) async throws(KitError) -> NotificationFeed {
+        let body = try await client.kitCall { try await $0.listNotifications(query: .init(limit: page.limit, cursor: page.cursor)).ok.body.json }
+        let items = try await kit { () async throws(FitBaseError) in try ContractJSON.record([FeedNotification].self, from: body.items) }
+        return NotificationFeed(page: Page(items: items, nextCursor: body.nextCursor), unreadCount: body.unreadCount)
     }
 
     public func unreadCount() async throws(KitError) -> Int {
@@ -172,11 +160,12 @@ public struct LiveNotificationService: NotificationService {
     }
 
     public func markRead(id: NotificationID) async throws(KitError) {
-        try await api.send(.post, "/v1/notifications/\(id)/read", json: ServerAPI.Empty(), operationID: "markNotificationRead")
+        let path = Operations.MarkNotificationRead.Input.Path(notificationId: id.description)
+        _ = try await client.kitCall { try await $0.markNotificationRead(path: path).noContent }
     }
 
     public func markAllRead() async throws(KitError) {
-        try await api.send(.post, "/v1/notifications/read-all", json: ServerAPI.Empty(), operationID: "markAllNotificationsRead")
+        _ = try await client.kitCall { try await $0.markAllNotificationsRead().noContent }
     }
 
     public func arrivals() -> AsyncStream<NotificationID> {

@@ -2,62 +2,16 @@ import FitBaseAPI
 import FitBaseClient
 import FitBaseCore
 import Foundation
-import HTTPTypes
 
 /// Cache-first reads of server answers, kept sealed in the ``LocalStore``.
 ///
 /// A fresh copy (younger than its time to live) is served without asking. Otherwise the server is asked — with
 /// `If-None-Match` when the copy has the server's `ETag`, so an unchanged answer costs a `304` and no body — and the
-/// copy replaced or confirmed. When the server cannot be reached, the copy is served as stale. (The server sends no
-/// `ETag` today; when it does, revalidation starts working without a change here.)
+/// copy replaced or confirmed. When the server cannot be reached, the copy is served as stale.
 struct ResponseCache: Sendable {
     let client: FitBaseClient
     let store: LocalStore
     let clock: any KitClock
-
-    /// The answer to `GET path?query`, through the cache under `key`.
-    func get(
-        _ path: String, query: [URLQueryItem] = [], operationID: String, key: String, ttl: Duration, policy: CachePolicy
-    ) async throws(KitError) -> Loaded<Data> {
-        let cached = try? await store.cachedResponse(key)
-        let now = clock.now
-        // A copy from the future (the device's clock was set back) is not trusted beyond a minute of skew.
-        let age = cached.map { now.timeIntervalSince($0.fetchedAt) } ?? .infinity
-        if let cached, policy != .revalidate, age < ttl.timeInterval, age > -60 {
-            return Loaded(cached.body, source: .cache, fetchedAt: cached.fetchedAt)
-        }
-        if policy == .cacheOnly {
-            guard let cached else { throw .offline }
-            return Loaded(cached.body, source: .staleCache, fetchedAt: cached.fetchedAt)
-        }
-        var components = URLComponents()
-        components.queryItems = query.isEmpty ? nil : query
-        let encodedQuery = (components.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
-        var request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: path + (encodedQuery.isEmpty ? "" : "?" + encodedQuery))
-        request.headerFields[.accept] = "application/json"
-        if let etag = cached?.etag { request.headerFields[.ifNoneMatch] = etag }
-        let response: HTTPResponse
-        let body: Data
-        do {
-            (response, body) = try await client.send(request, operationID: operationID, upTo: 16 << 20)
-        } catch {
-            if Task.isCancelled { throw .cancelled }
-            let failure = FitBaseError(thrownByCall: error)
-            if let cached, case .transport = failure { return Loaded(cached.body, source: .staleCache, fetchedAt: cached.fetchedAt) }
-            throw KitError(failure)
-        }
-        switch response.status.code {
-        case 200:
-            try? await store.storeCachedResponse(.init(body: body, etag: response.headerFields[.eTag], fetchedAt: now), for: key)
-            return Loaded(body, source: .server, fetchedAt: now)
-        case 304 where cached != nil:
-            try? await store.touchCachedResponse(key, at: now)
-            return Loaded(cached!.body, source: .server, fetchedAt: now)
-        default:
-            let problem = try? WireCoding.decoder.decode(Components.Schemas.Problem.self, from: body)
-            throw KitError(FitBaseError.from(statusCode: response.status.code, problem: problem))
-        }
-    }
 
     /// The answer `fetch` gets from the server, through the cache under `key`: `fetch` receives the cached copy's
     /// entity tag (for the operation's `If-None-Match`) and answers ``Revalidation/notModified`` on a 304. A copy that
@@ -118,11 +72,6 @@ struct ResponseCache: Sendable {
         try? await store.storeCachedResponse(.init(body: body, etag: nil, fetchedAt: clock.now), for: key)
     }
 
-    /// Keeps `body` as the fresh answer under `key` (an answer obtained another way, e.g. a POST that refreshes).
-    func put(_ body: Data, key: String) async {
-        try? await store.storeCachedResponse(.init(body: body, etag: nil, fetchedAt: clock.now), for: key)
-    }
-
     /// Forgets the answers whose keys start with `prefix`.
     func invalidate(prefix: String) async {
         try? await store.removeCachedResponses(prefix: prefix)
@@ -141,13 +90,4 @@ enum Revalidation<Value: Sendable>: Sendable {
 enum WireCoding {
     static var decoder: JSONDecoder { ContractJSON.decoder }
     static var encoder: JSONEncoder { ContractJSON.encoder }
-
-    /// `body` decoded as `type`; a body that does not decode is the server's fault.
-    static func decode<T: Decodable>(_ type: T.Type, from body: Data) throws(KitError) -> T {
-        do {
-            return try decoder.decode(type, from: body)
-        } catch {
-            throw KitError(.server)
-        }
-    }
 }

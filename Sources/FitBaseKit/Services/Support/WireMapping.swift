@@ -29,7 +29,7 @@ extension Profile {
         notificationPreferences = NotificationPreferences(wire: user.notificationPreferences)
     }
 
-    /// The profile as the body of `PATCH /v1/me`.
+    /// The profile as the body of the generated `updateMe` operation.
     var wireUpdate: Components.Schemas.UserUpdate {
         Components.Schemas.UserUpdate(
             displayName: displayName, photoURL: photoURL, fitnessLevel: fitnessLevel, goals: goals, preferredWorkoutTypes: preferredWorkoutTypes,
@@ -54,24 +54,5 @@ extension Identifier {
     init(wire text: String) throws(KitError) {
         guard let id = Self(text) else { throw KitError(.server) }
         self = id
-    }
-}
-
-extension GroupLeaderboard {
-    init(wire board: Components.Schemas.Leaderboard) throws(KitError) {
-        func entry(_ entry: Components.Schemas.LeaderboardEntry) throws(KitError) -> LeaderboardEntry {
-            LeaderboardEntry(
-                user: try UserID(wire: entry.userId), displayName: entry.displayName, photoURL: entry.photoURL, value: entry.value, rank: entry.rank,
-                reachedAt: entry.reachedAt)
-        }
-        guard let weekStart = CalendarDay(board.challenge.weekStart) else {
-            throw KitError(.server)
-        }
-        var rows: [LeaderboardEntry] = []
-        for row in board.entries { rows.append(try entry(row)) }
-        self.init(
-            type: board.challenge._type, weekStart: weekStart, endsAt: board.challenge.endsAt, rows: rows,
-            currentUser: try board.currentUserEntry.map(entry), isFinal: !board.challenge.isActive
-        )
     }
 }

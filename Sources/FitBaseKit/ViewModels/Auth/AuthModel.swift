@@ -1,3 +1,4 @@
+import FitBaseClient
 import FitBaseCore
 import Foundation
 import Observation
@@ -45,7 +46,7 @@ public final class AuthModel {
     /// A confirmation to show (reset e-mail sent, address verified, password changed).
     public private(set) var notice: String?
     /// The account of the last sign-in or sign-up (`isNewUser` sends it to onboarding).
-    public private(set) var user: AccountUser?
+    public private(set) var user: SignedInUser?
     /// What the last verification link proved.
     public private(set) var verifiedEmail: VerifiedEmail?
 
@@ -92,7 +93,11 @@ public final class AuthModel {
         case .signedIn(let id): state = .signedIn(userID: id)
         case .signedOut(let reason):
             state = .signedOut(reason)
-            if reason == .sessionEnded { notice = "You were signed out. Please sign in again." }
+            switch reason {
+            case .sessionEnded: notice = "You were signed out. Please sign in again."
+            case .appleIDRevoked: notice = "Your Apple ID no longer signs you in here. Please sign in again."
+            case .notSignedIn, .signedOut, .accountDeleted: break
+            }
         }
     }
 
@@ -102,7 +107,7 @@ public final class AuthModel {
     public func signUp() async {
         guard validate(email: true, password: password, passwordField: "password") else { return }
         let name = displayName.trimmingCharacters(in: .whitespacesAndNewlines)
-        await run(method: .email, signUp: true) { [auth, email, password] () async throws(KitError) -> AccountUser in
+        await run(method: .email, signUp: true) { [auth, email, password] () async throws(KitError) -> SignedInUser in
             try await auth.signUp(email: email, password: password, displayName: name.isEmpty ? nil : name)
         }
     }
@@ -113,25 +118,23 @@ public final class AuthModel {
         if EmailAddress(email) == nil { fields["email"] = "Enter a valid e-mail address." }
         if password.isEmpty { fields["password"] = "Enter your password." }
         guard fields.isEmpty else { return refuse(fields) }
-        await run(method: .email, signUp: false) { [auth, email, password] () async throws(KitError) -> AccountUser in
+        await run(method: .email, signUp: false) { [auth, email, password] () async throws(KitError) -> SignedInUser in
             try await auth.signIn(email: email, password: password)
         }
     }
 
-    /// Signs in (or up) with a Sign in with Apple credential.
-    public func signInWithApple(_ credential: AppleCredential) async {
-        await run(method: .apple, signUp: nil) { [auth] () async throws(KitError) -> AccountUser in try await auth.signInWithApple(credential) }
+    /// Signs in (or up) with Sign in with Apple: Apple's sheet, then the server. Closing the sheet changes nothing.
+    public func signInWithApple() async {
+        await run(method: .apple, signUp: nil) { [auth] () async throws(KitError) -> SignedInUser in try await auth.signInWithApple() }
     }
 
-    /// Signs in (or up) with a Google ID token.
-    public func signInWithGoogle(idToken: String, nonce: String? = nil) async {
-        await run(method: .google, signUp: nil) { [auth] () async throws(KitError) -> AccountUser in
-            try await auth.signInWithGoogle(idToken: idToken, nonce: nonce)
-        }
+    /// Signs in (or up) with Google: Google's sign-in, then the server. Closing it changes nothing.
+    public func signInWithGoogle() async {
+        await run(method: .google, signUp: nil) { [auth] () async throws(KitError) -> SignedInUser in try await auth.signInWithGoogle() }
     }
 
     /// Signs in or up; `signUp` `nil` means the account tells (Apple and Google create one on first use).
-    private func run(method: SignInMethod, signUp: Bool?, _ operation: () async throws(KitError) -> AccountUser) async {
+    private func run(method: SignInMethod, signUp: Bool?, _ operation: () async throws(KitError) -> SignedInUser) async {
         begin()
         defer { isWorking = false }
         do throws(KitError) {

@@ -35,7 +35,7 @@ public final class CycleModel {
     public private(set) var month: Int
     /// Its days (`nil` until loaded).
     public private(set) var calendar: CycleMonth?
-    /// Today's phase card (`nil` until a period is logged).
+    /// Today's phase card (`nil` until a period is logged or the profile has a last period start).
     public private(set) var current: CurrentCycle?
     /// What the history predicts (`nil` until a period is logged).
     public private(set) var forecast: CycleForecast?
@@ -69,8 +69,9 @@ public final class CycleModel {
     /// Today.
     public var today: CalendarDay { CalendarDay(clock.now, in: timeZone) }
 
-    /// Nothing logged yet: show the "log your first period" state instead of the phase card.
-    public var isEmpty: Bool { calendar != nil && periods.isEmpty }
+    /// Nothing logged yet and no last period start in the profile: show the "log your first period" state instead of
+    /// the phase card.
+    public var isEmpty: Bool { calendar != nil && periods.isEmpty && current == nil }
 
     /// The grid's rows, Monday first; `nil` pads the days before the 1st and after the last day.
     public var weeks: [[CycleCalendarDay?]] {

@@ -55,7 +55,7 @@ public final class HistoryModel {
             guard generation.isCurrent(ticket) else { return }
             all = list
             logs = Array(list.prefix(max(pageSize, logs.count)))
-            self.stats = locked == nil ? stats : stats.basic
+            self.stats = stats
             analyticsPrompt = locked.map { UpgradePrompt(requiredTier: $0, feature: .analytics) }
             minutesPerWeek = minutes
             workoutsPerWeek = workouts

@@ -92,8 +92,12 @@ public final class OnboardingModel {
         var fields: [String: String] = [:]
         switch step {
         case .basics:
-            let name = profile.displayName?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-            if name.isEmpty { fields["displayName"] = "Tell us what to call you." } else if name.count > 100 { fields["displayName"] = "Use at most 100 characters." }
+            let name = DisplayNameRule.trimmed(profile.displayName ?? "")
+            if name.isEmpty {
+                fields["displayName"] = "Tell us what to call you."
+            } else if DisplayNameRule.isTooLong(name) {
+                fields["displayName"] = "Use at most \(DisplayNameRule.maximumCharacters) characters."
+            }
             if profile.fitnessLevel == nil { fields["fitnessLevel"] = "Choose your fitness level." }
         case .cycle:
             if profile.cycleTrackingEnabled {
@@ -129,7 +133,7 @@ public final class OnboardingModel {
         isSaving = true
         defer { isSaving = false }
         var answers = profile
-        answers.displayName = answers.displayName?.trimmingCharacters(in: .whitespacesAndNewlines)
+        answers.displayName = answers.displayName.map(DisplayNameRule.trimmed)
         answers.lastPeriodStartDate = answers.cycleTrackingEnabled ? lastPeriodStart?.description : nil
         answers.timeZone = answers.timeZone ?? timeZone.identifier
         let consents: [(ConsentKind, Bool)] = [

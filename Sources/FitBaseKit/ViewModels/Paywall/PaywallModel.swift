@@ -2,8 +2,10 @@ import FitBaseCore
 import Foundation
 import Observation
 
-/// The paywall (seeds 000, 001): the tiers with their features and products, the user's entitlement, purchase
-/// through the billing service's ``PurchaseProvider`` and restore. Analytics hears the paywall shown, the purchase
+/// The paywall (seeds 000, 001): the tiers with their features and the server's products (``listBillingProducts``)
+/// priced by the store, the user's entitlement, purchase through the billing service's ``PurchaseProvider`` and
+/// restore. Without a store (Linux, a web build) the products are listed unpriced and cannot be bought
+/// (``SubscriptionProduct/isPurchasable``). Analytics hears the paywall shown, the purchase
 /// started, completed, cancelled or failed, and restores.
 @MainActor @Observable
 public final class PaywallModel {
@@ -22,7 +24,7 @@ public final class PaywallModel {
     /// The tiers, free first.
     public private(set) var offers: [TierOffer] = []
     /// The user's entitlement (`nil` until loaded).
-    public private(set) var entitlement: EntitlementState?
+    public private(set) var entitlement: Entitlements.Snapshot?
     /// What the paywall was opened for, if anything.
     public let prompt: UpgradePrompt?
     public private(set) var isLoading = false
@@ -79,9 +81,13 @@ public final class PaywallModel {
         analytics.track(.paywallShown(feature: prompt?.feature, requiredTier: wanted))
     }
 
-    /// Buys `product`.
+    /// Buys `product`; one the store did not price cannot be bought here (the error says so, nothing is asked).
     public func purchase(_ product: SubscriptionProduct) async {
         guard purchasingProductID == nil else { return }
+        guard product.isPurchasable else {
+            error = ScreenError(LiveBillingService.purchasesUnavailable)
+            return
+        }
         purchasingProductID = product.id
         defer { purchasingProductID = nil }
         error = nil

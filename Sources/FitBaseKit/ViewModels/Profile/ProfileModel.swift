@@ -17,9 +17,8 @@ public final class ProfileModel {
     public private(set) var error: ScreenError?
     /// The form's problems per field.
     public private(set) var fieldErrors: [String: String] = [:]
-    /// The last export: its file (to share) and the document.
+    /// The last export's file, to share (saved as it arrived, never held whole in memory).
     public private(set) var exportFileURL: URL?
-    public private(set) var exportedData: Data?
     public private(set) var isExporting = false
     /// Deleting the account needs the user to prove who they are again: ask for the password (or Apple / Google).
     public private(set) var needsReauthentication = false
@@ -66,8 +65,12 @@ public final class ProfileModel {
     /// The form's problems; empty when it may be saved.
     public func problems() -> [String: String] {
         var fields: [String: String] = [:]
-        let name = draft.displayName?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-        if name.isEmpty { fields["displayName"] = "Enter a name." } else if name.count > 100 { fields["displayName"] = "Use at most 100 characters." }
+        let name = DisplayNameRule.trimmed(draft.displayName ?? "")
+        if name.isEmpty {
+            fields["displayName"] = "Enter a name."
+        } else if DisplayNameRule.isTooLong(name) {
+            fields["displayName"] = "Use at most \(DisplayNameRule.maximumCharacters) characters."
+        }
         if !Profile.cycleLengthRange.contains(draft.averageCycleLength) { fields["averageCycleLength"] = "Between 21 and 45 days." }
         if !Profile.periodLengthRange.contains(draft.averagePeriodLength) { fields["averagePeriodLength"] = "Between 2 and 10 days." }
         return fields
@@ -137,20 +140,12 @@ public final class ProfileModel {
         }
     }
 
-    /// Exports the user's data and saves it to a file to share.
+    /// Exports the user's data into a file to share, in the export directory.
     public func export() async {
         isExporting = true
         defer { isExporting = false }
         do throws(KitError) {
-            let export = try await profiles.exportData()
-            let url = exportDirectory.appendingPathComponent(export.suggestedFileName)
-            do {
-                try export.json.write(to: url, options: .atomic)
-            } catch {
-                throw KitError(.storage)
-            }
-            exportedData = export.json
-            exportFileURL = url
+            exportFileURL = try await profiles.exportData(into: exportDirectory).fileURL
             error = nil
         } catch {
             present(error)

@@ -63,6 +63,9 @@ public final class AppModel {
     public private(set) var showsGroupsTab = ConfigKey.socialBeta.defaultValue
 
     private let dependencies: FitBaseDependencies
+    /// When the root was made (at the app's launch): the start of the `app.launch` trace.
+    @ObservationIgnored private let created = ContinuousClock.now
+    @ObservationIgnored private var launchReported = false
     @ObservationIgnored private var observation: Task<Void, Never>?
     /// The account signed in at the last state followed, to tell a sign-out from a launch signed out.
     @ObservationIgnored private var signedInUser: UserID?
@@ -74,8 +77,11 @@ public final class AppModel {
         groups = GroupsModel(dependencies: dependencies)
     }
 
-    /// Reads the session and what waited from the last launch, and follows the session, routing at each change, until
-    /// ``stop()``.
+    /// Reads the session and what waited from the last launch, fetches the remote config, and follows the session,
+    /// routing at each change, until ``stop()``. The first start reports the launch's time (from this model's creation
+    /// to the first route) as the trace `app.launch`; then Apple is asked whether the session's Apple ID still signs in
+    /// (``AuthService/checkProviderCredentials()``) and, signed in, the device's HealthKit samples are uploaded when the
+    /// app has asked for access (``FitBaseDependencies/healthKit``).
     public func start() async {
         pending = dependencies.pendingNavigation.load()
         apply(await dependencies.remoteConfig.current())
@@ -89,6 +95,12 @@ public final class AppModel {
                 await self.reroute(for: state)
             }
         }
+        if !launchReported {
+            launchReported = true
+            dependencies.reports.trace("app.launch", milliseconds: ReportedTime.milliseconds(since: created))
+        }
+        await dependencies.auth.checkProviderCredentials()
+        await uploadHealthKitSamples()
     }
 
     /// Stops following the session.
@@ -98,12 +110,36 @@ public final class AppModel {
         auth.stop()
     }
 
-    /// The app came to the foreground (SwiftUI's `scenePhase` turned `.active`): the entitlement is revalidated, so a
-    /// purchase, renewal or refund made while the app was away shows at once.
+    /// The app came to the foreground (SwiftUI's `scenePhase` turned `.active`): the remote config is fetched; signed
+    /// in, the session's Apple ID is checked (revoked: signed out), the entitlement is revalidated (a purchase, renewal or refund made while the app was away shows at once),
+    /// the device syncs (every synced collection: ``PlanService/syncNow()`` runs the device's one sync) and, once the app
+    /// asked for HealthKit access, the new health samples are uploaded.
     public func becameActive() async {
         await refreshConfig()
         guard auth.isSignedIn else { return }
+        await dependencies.auth.checkProviderCredentials()
+        // A revoked Apple ID has just signed out.
+        guard await dependencies.auth.currentState().userID != nil else { return }
         await dependencies.billing.refreshEntitlement()
+        // Offline, the sync engine tries again when the network is back.
+        try? await dependencies.plans.syncNow()
+        await uploadHealthKitSamples()
+    }
+
+    /// The app went to the background (SwiftUI's `scenePhase` turned `.background`): queued analytics events and
+    /// reports are sent while the app may still run.
+    public func movedToBackground() async {
+        await dependencies.analytics.flush()
+        await dependencies.reports.flush()
+    }
+
+    /// Uploads the device's new HealthKit samples, signed in, when the app asked for access (HealthKit never says
+    /// whether reading was allowed: asked is what can be known).
+    private func uploadHealthKitSamples() async {
+        guard auth.isSignedIn, dependencies.health.uploadsHealthKit, let source = dependencies.healthKit,
+            await source.hasRequestedAuthorization()
+        else { return }
+        _ = await dependencies.health.uploadHealthKitSamples { _ in }
     }
 
     /// Fetches the remote config (with its `ETag`) and applies it.
@@ -169,11 +205,16 @@ public final class AppModel {
         dependencies.pendingNavigation.save(new)
     }
 
-    /// Handles a link the app was opened with; `false` when it is not a FitBase link.
+    /// Handles a link the app was opened with; `false` when it is not a FitBase link or cannot be read. A FitBase link
+    /// that cannot be read (no token, a mangled invite code, a path FitBase does not make) is reported as an
+    /// `invalidInput` error at `deepLink.<kind>` (``DeepLinkReading/reportLocation``): the link's kind only, never
+    /// its token, code, host or query.
     @discardableResult
     public func open(_ url: URL) async -> Bool {
-        guard let link = dependencies.deepLinks.parse(url) else {
+        let reading = dependencies.deepLinks.read(url)
+        guard case .link(let link) = reading else {
             dependencies.analytics.track(.deepLinkRejected)
+            if let location = reading.reportLocation { dependencies.reports.error(.invalidInput, at: location) }
             return false
         }
         dependencies.analytics.track(.deepLinkOpened(link.kind))

@@ -27,7 +27,9 @@ public final class WorkoutDetailModel {
     /// Set when the user asked for something their tier does not include: present the paywall with it.
     public private(set) var paywall: UpgradePrompt?
     public private(set) var session: Session = .idle
-    /// The completion form: rating and energy 1…5, notes.
+    /// The completion form, checked by Core's ``WorkoutLogRules`` (the server's): minutes, rating and energy, notes.
+    /// Minutes trained as the user corrected them; `nil` logs ``measuredMinutes``.
+    public var durationMinutes: Int?
     public var rating: Int?
     public var energyBefore: Int?
     public var energyAfter: Int?
@@ -145,31 +147,38 @@ public final class WorkoutDetailModel {
         paywall = nil
     }
 
-    /// The form's problems; empty when it may be saved.
+    /// The minutes since ``start()``, a started minute counting whole (the workout's length when it was not timed here).
+    public var measuredMinutes: Int {
+        if case .inProgress(let startedAt) = session { return Int((clock.now.timeIntervalSince(startedAt) / 60).rounded(.up)) }
+        return detail?.workout.durationMinutes ?? 0
+    }
+
+    /// The form's problems per field, as Core's ``WorkoutLogRules`` state them; empty when it may be saved.
     public func problems() -> [String: String] {
         var fields: [String: String] = [:]
-        for (name, value) in [("rating", rating), ("energyBefore", energyBefore), ("energyAfter", energyAfter)] {
-            if let value, !(1...5).contains(value) { fields[name] = "Choose 1 to 5." }
+        for problem in WorkoutLogRules.problems(completion(at: clock.now).draft, now: clock.now) where fields[problem.field] == nil {
+            fields[problem.field] = problem.message
         }
-        if notes.count > 1_000 { fields["notes"] = "Use at most 1,000 characters." }
         return fields
     }
 
-    /// Logs the completed workout: the minutes since ``start()`` (the workout's length when it was not timed here).
+    /// What the form logs, completed at `now`.
+    private func completion(at now: Date) -> WorkoutCompletion {
+        let trimmed = notes.trimmingCharacters(in: .whitespacesAndNewlines)
+        return WorkoutCompletion(
+            workoutID: workoutID, completedAt: now, durationMinutes: durationMinutes ?? measuredMinutes, rating: rating,
+            energyBefore: energyBefore, energyAfter: energyAfter, notes: trimmed.isEmpty ? nil : trimmed
+        )
+    }
+
+    /// Logs the completed workout: ``durationMinutes``, else ``measuredMinutes``.
     public func complete() async {
         fieldErrors = problems()
         guard fieldErrors.isEmpty else {
             error = .invalid(fieldErrors)
             return
         }
-        let now = clock.now
-        var minutes = detail?.workout.durationMinutes ?? 1
-        if case .inProgress(let startedAt) = session { minutes = Int((now.timeIntervalSince(startedAt) / 60).rounded()) }
-        let trimmed = notes.trimmingCharacters(in: .whitespacesAndNewlines)
-        let completion = WorkoutCompletion(
-            workoutID: workoutID, completedAt: now, durationMinutes: min(max(minutes, 1), 600), rating: rating, energyBefore: energyBefore,
-            energyAfter: energyAfter, notes: trimmed.isEmpty ? nil : trimmed
-        )
+        let completion = completion(at: clock.now)
         isSaving = true
         defer { isSaving = false }
         do throws(KitError) {

@@ -20,7 +20,7 @@ extension ProviderSignInOperations {
         let name = [body.fullName?.givenName, body.fullName?.familyName].compactMap { $0?.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }.joined(separator: " ")
         let outcome = try await accountsFeature.linker.signIn(
-            identity, displayName: name.isEmpty ? nil : String(name.prefix(100)),
+            identity, displayName: DisplayNameRule.truncated(name),
             deviceLabel: AuthSessionBuilder.deviceLabel(body.deviceName), now: now
         )
         if let code = body.authorizationCode, !code.isEmpty, let appleTokens {
@@ -38,7 +38,7 @@ extension ProviderSignInOperations {
         let now = clock.now
         let identity = try await verifier.verify(body.idToken, nonce: body.nonce.map { .equal(to: $0) } ?? .none, now: now)
         let outcome = try await accountsFeature.linker.signIn(
-            identity, displayName: identity.name.map { String($0.prefix(100)) },
+            identity, displayName: DisplayNameRule.truncated(identity.name),
             deviceLabel: AuthSessionBuilder.deviceLabel(body.deviceName), now: now
         )
         return .ok(.init(body: .json(try await session(outcome, now: now))))
