@@ -43,7 +43,7 @@ import Testing
             let app = try install.launch()
             let user = try await app.auth.signInWithApple()
             let email = await sheet.email
-            #expect(user.isNewUser && user.email == email && user.emailVerified)
+            #expect(user.isNewUser && user.email == email && user.emailVerified, "\(user), Apple's address \(String(describing: email))")
             #expect(user.displayName == String(repeating: "A", count: 99))
             let hashed = try #require(await sheet.hashedNonces.first)
             #expect(hashed.count == 64 && hashed == hashed.lowercased())
@@ -79,7 +79,7 @@ import Testing
             defer { install.remove() }
             let app = try install.launch()
             let user = try await app.auth.signInWithGoogle()
-            #expect(user.isNewUser && user.email == google.email && user.displayName == "Grace Hopper")
+            #expect(user.isNewUser && user.email == google.email && user.displayName == "Grace Hopper", "\(user)")
             #expect(await google.nonces.count == 1)
             // A Google session has no Apple ID to ask about: the check keeps it.
             await app.auth.checkProviderCredentials()

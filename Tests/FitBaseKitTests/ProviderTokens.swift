@@ -77,7 +77,7 @@ enum ProviderTokens {
 /// Apple's sheet as a device shows it, signing the token Apple would: its `nonce` claim is the hashed nonce the request
 /// carried. Scripted: authorize as `email`, or the user closes the sheet; the credential state is what the test sets.
 actor ScriptedAppleSheet: AppleSignInProvider {
-    var email = "apple-\(UUID().uuidString.prefix(8))@example.com"
+    var email = "apple-\(UUID().uuidString.prefix(8).lowercased())@example.com"
     var userIdentifier = "001234.\(UUID().uuidString.prefix(12))"
     var givenName: String?
     var familyName: String?
@@ -111,7 +111,7 @@ actor ScriptedAppleSheet: AppleSignInProvider {
 
 /// Google's SDK as an app fills in ``GoogleSignInProvider``: the ID token's `nonce` claim is the nonce it was given.
 actor ScriptedGoogleSignIn: GoogleSignInProvider {
-    let email = "google-\(UUID().uuidString.prefix(8))@gmail.com"
+    let email = "google-\(UUID().uuidString.prefix(8).lowercased())@gmail.com"
     private(set) var nonces: [String] = []
 
     func idToken(nonce: String) async throws(KitError) -> String {

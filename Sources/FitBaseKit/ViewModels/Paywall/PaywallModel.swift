@@ -65,13 +65,18 @@ public final class PaywallModel {
         await billing.requiresUpgrade(for: feature)
     }
 
-    /// Loads the offers and the entitlement and records the paywall shown.
+    /// Loads the offers and the entitlement (none signed out: the free tier) and records the paywall shown.
     public func appear() async {
         isLoading = true
         defer { isLoading = false }
         do throws(KitError) {
             offers = try await billing.offers()
-            entitlement = try await billing.entitlement(policy: .cacheFirst).value
+            do throws(KitError) {
+                entitlement = try await billing.entitlement(policy: .cacheFirst).value
+            } catch where error.kind == .notSignedIn {
+                // A paywall shown before sign-in: the products, and no entitlement (free) until someone signs in.
+                entitlement = nil
+            }
             error = nil
         } catch {
             present(error)
