@@ -51,7 +51,7 @@ extension StoreKitPurchaseProviderTests {
             serverURL: URL(string: "https://fitbase.test")!, tokenStore: InMemoryTokenStore(session), transport: server)
         let store = StoreKitPurchaseProvider()
         let billing = LiveBillingService(
-            client: client, entitlements: Entitlements(client: client), store: store, products: [],
+            client: client, entitlements: Entitlements(client: client), store: store,
             cache: ResponseCache(client: client, store: try LocalStore.inMemory(), clock: SystemKitClock()), ttl: .seconds(60),
             clock: SystemKitClock())
         var updates = await store.transactionUpdates().makeAsyncIterator()

@@ -30,15 +30,6 @@ public struct LiveBillingService: BillingService {
         self.clock = clock
     }
 
-    /// The app's own product list is ignored: the server's products file is the list.
-    @available(*, deprecated, message: "Drop products: the paywall sells the server's products (listBillingProducts).")
-    init(
-        client: FitBaseClient, entitlements: Entitlements, store: (any PurchaseProvider)?, products: [SubscriptionProduct],
-        cache: ResponseCache, ttl: Duration, clock: any KitClock
-    ) {
-        self.init(client: client, entitlements: entitlements, store: store, cache: cache, ttl: ttl, clock: clock)
-    }
-
     public func offers() async throws(KitError) -> [TierOffer] {
         let products = try await appStoreProducts(policy: .cacheFirst)
         let priced: [SubscriptionProduct]
