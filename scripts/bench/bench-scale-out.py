@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""FitBase scale-out on PostgreSQL: one `fitbase serve` instance, then two sharing one database, behind haproxy
-(see scripts/bench/bench-scale-out.sh, which checks the tools and finds or builds the binary).
+"""FitBase scale-out on PostgreSQL: one `fitbase serve` instance, then two (and more) sharing one database, behind
+haproxy (see scripts/bench/bench-scale-out.sh, which checks the tools and finds or builds the binary).
 
     FITBASE_BIN=… FITBASE_DATABASE_URL=postgres://… bench-scale-out.py [SECONDS] [CONNECTIONS] [BATCH]
 
@@ -31,6 +31,14 @@ the instances, haproxy, wrk, PostgreSQL's backends serving the run's database, t
 the machine (from /proc/stat). Exits 1 when wrk saw a non-2xx answer or a socket error, or a push was not applied.
 BENCH_KEEP=1 keeps the temp dir (instances' output, haproxy config, wrk scripts and output); BENCH_JSON=FILE writes
 the figures as JSON.
+
+BENCH_INSTANCES=1,2,3 chooses the configurations (default 1,2); each ratio is against the first. BENCH_CPU_QUOTA=Q
+(cores, e.g. 0.3) puts every instance in a cgroup of its own (cgroup v1, /sys/fs/cgroup/cpu/fitbase-bench-…, as root)
+whose cpu.cfs_quota_us lets it use at most Q cores, while PostgreSQL, haproxy and wrk stay outside any quota. On a
+machine whose cores one instance and PostgreSQL already fill, this is how scale-out is shown: pick Q so that the
+largest N times Q, plus what PostgreSQL, haproxy and wrk need, fits in the machine; then N instances can have N times
+the CPU, and a ratio short of N says something serializes across instances (a lock, a hot row, the database). The
+report gives each instance's CPU against its quota and how often the kernel throttled it (cpu.stat).
 """
 import base64
 import json
@@ -56,6 +64,10 @@ duration = int(sys.argv[1]) if len(sys.argv) > 1 else 10
 connections = int(sys.argv[2]) if len(sys.argv) > 2 else 32
 batch = int(sys.argv[3]) if len(sys.argv) > 3 else 100
 accounts = int(os.environ.get("BENCH_ACCOUNTS") or connections)
+counts = [int(n) for n in os.environ.get("BENCH_INSTANCES", "1,2").split(",")]
+quota = float(os.environ.get("BENCH_CPU_QUOTA") or 0)
+CGROUP_CPU = "/sys/fs/cgroup/cpu"
+cgroups = []
 THREADS = 2
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -122,6 +134,38 @@ def stop_all():
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+def confine(name, pid):
+    """Puts `pid` (all its threads) in a new cgroup v1 CPU group allowed `quota` cores; the group's directory."""
+    group = os.path.join(CGROUP_CPU, f"fitbase-bench-{os.getpid()}-{name}")
+    os.mkdir(group)
+    cgroups.append(group)
+    with open(os.path.join(group, "cpu.cfs_period_us")) as period_file:
+        period = int(period_file.read())
+    with open(os.path.join(group, "cpu.cfs_quota_us"), "w") as quota_file:
+        quota_file.write(str(int(quota * period)))
+    with open(os.path.join(group, "cgroup.procs"), "w") as procs:
+        procs.write(str(pid))
+    return group
+
+
+def throttling(group):
+    """(periods, throttled periods, seconds throttled) so far, from the group's cpu.stat."""
+    with open(os.path.join(group, "cpu.stat")) as stat:
+        values = dict(line.split() for line in stat)
+    return int(values["nr_periods"]), int(values["nr_throttled"]), int(values["throttled_time"]) / 1e9
+
+
+def remove_cgroups():
+    while cgroups:
+        group = cgroups.pop()
+        for _ in range(50):
+            try:
+                os.rmdir(group)
+                break
+            except OSError:
+                time.sleep(0.1)  # its processes are still exiting
 
 
 def cpu_seconds(pid):
@@ -283,8 +327,9 @@ end
     return paths
 
 
-def measure(label, url, script, watched, database_pids):
-    """One wrk run through the proxy; CPU seconds of every process of interest over it."""
+def measure(label, url, script, watched, database_pids, groups):
+    """One wrk run through the proxy; CPU seconds of every process of interest over it, and each quota's throttling."""
+    throttled_before = {name: throttling(group) for name, group in groups.items()}
     pg_before = postgres_cpu()
     own_before = {name: cpu_seconds(pid) for name, pid in watched.items()}
     busy_before, children_before = machine_busy_seconds(), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -310,7 +355,12 @@ def measure(label, url, script, watched, database_pids):
     socket_errors = re.search(r"Socket errors: (.*)", out)
     requests = re.search(r"(\d+) requests in", out)
     applied = re.search(r"applied mutations: (\d+)", out)
-    return {"rps": float(rate.group(1)), "p50": latency.get("50"), "p99": latency.get("99"),
+    throttled = {}
+    for name, group in groups.items():
+        after, before = throttling(group), throttled_before[name]
+        throttled[name] = {"periods": after[0] - before[0], "throttled": after[1] - before[1],
+                           "seconds": round(after[2] - before[2], 2)}
+    return {"throttled": throttled, "rps": float(rate.group(1)), "p50": latency.get("50"), "p99": latency.get("99"),
             "requests": int(requests.group(1)) if requests else 0, "applied": int(applied.group(1)) if applied else None,
             "non2xx": int(non_2xx.group(1)) if non_2xx else 0, "errors": socket_errors.group(1) if socket_errors else "",
             "seconds": round(elapsed, 2), "cpu": {name: round(s, 2) for name, s in cpu.items()}, "wrk": out}
@@ -326,12 +376,15 @@ def run_configuration(server, count, master_key):
                        FITBASE_PUBLIC_URL=proxy, FITBASE_RATE_LIMITS="off", FITBASE_LOG_LEVEL="warning",
                        FITBASE_BCRYPT_COST="4", FITBASE_TRUSTED_PROXIES="127.0.0.1")
             env.pop("FITBASE_MASTER_KEY_FILE", None)
-            watched, ports = {}, []
+            watched, ports, groups = {}, [], {}
             for k in range(1, count + 1):
                 port = free_port()
                 name = f"fitbase-{count}-{k}"
                 process = start(name, [FITBASE, "serve", "--port", str(port),
                                        "--data-dir", os.path.join(work, f"data-{count}-{k}")], env)
+                if quota:
+                    # Confined from its start on: a process's threads all follow it into the group.
+                    groups[f"fitbase #{k}"] = confine(name, process.pid)
                 wait_until_up(f"http://127.0.0.1:{port}/healthz", process, name)
                 watched[f"fitbase #{k}"] = process.pid
                 ports.append(port)
@@ -369,7 +422,7 @@ def run_configuration(server, count, master_key):
             for test in ("create", "mine", "push"):
                 time.sleep(1)
                 before = answered_per_instance(stats)
-                results[test] = measure(f"{test}-{count}", proxy + "/", scripts[test], watched, database_pids)
+                results[test] = measure(f"{test}-{count}", proxy + "/", scripts[test], watched, database_pids, groups)
                 time.sleep(1)
                 after = answered_per_instance(stats)
                 results[test]["perInstance"] = {name: {kind: after[name][kind] - before[name][kind] for kind in ANSWER_CLASSES
@@ -377,6 +430,7 @@ def run_configuration(server, count, master_key):
             return results
         finally:
             stop_all()
+            remove_cgroups()
 
 
 def flag(result):
@@ -390,48 +444,73 @@ def flag(result):
 def main():
     if not DATABASE_URL.startswith(("postgres://", "postgresql://")):
         raise SystemExit("FITBASE_DATABASE_URL=postgres://… is needed: the instances share a PostgreSQL database")
+    if quota and not os.access(CGROUP_CPU, os.W_OK):
+        raise SystemExit(f"BENCH_CPU_QUOTA needs a writable cgroup v1 CPU hierarchy at {CGROUP_CPU} (run as root)")
     server = benchpg.PostgresServer(DATABASE_URL)
     settings = server.query("SELECT string_agg(name || '=' || setting, ', ' ORDER BY name) FROM pg_settings "
                             "WHERE name IN ('fsync', 'synchronous_commit', 'max_connections', 'shared_buffers')")
     master_key = base64.b64encode(os.urandom(32)).decode()
-    results = {count: run_configuration(server, count, master_key) for count in (1, 2)}
+    results = {count: run_configuration(server, count, master_key) for count in counts}
+
+    def instances(count):
+        return f"{count} instance{'s' if count > 1 else ''}"
 
     load = os.getloadavg()
+    confined = (f"each instance confined to {quota:g} cores (cgroup v1 cpu.cfs_quota_us), PostgreSQL, haproxy and wrk "
+                "unconfined" if quota else "no CPU quotas")
     print(f"FitBase scale-out on PostgreSQL {server.version().split(' ')[0]} ({settings}), through haproxy, "
-          f"wrk -t{THREADS} -c{connections} -d{duration}s, {accounts} accounts, push batches of {batch}; "
+          f"wrk -t{THREADS} -c{connections} -d{duration}s, {accounts} accounts, push batches of {batch}; {confined}; "
           f"{os.cpu_count()} cores shared by wrk, haproxy, PostgreSQL and the instances; "
           f"load average after {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print()
-    print("| test | one instance req/s | p50 | p99 | two instances req/s | p50 | p99 | two/one |")
-    print("|---|---|---|---|---|---|---|---|")
+    first = counts[0]
+    header = "| test |" + "".join(f" {instances(n)} req/s | p50 | p99 |" + (f" {n}/{first} |" if n != first else "")
+                                  for n in counts)
+    print(header)
+    print("|" + "---|" * (header.count("|") - 1))
     for test, label in (("create", "create (POST /v1/history)"), ("mine", "own list (GET /v1/history?limit=20)"),
                         ("push", f"sync push ({batch} workoutLogs per request)")):
-        one, two = results[1][test], results[2][test]
-        print(f"| {label} | {one['rps']:.0f}{flag(one)} | {one['p50']} | {one['p99']} | "
-              f"{two['rps']:.0f}{flag(two)} | {two['p50']} | {two['p99']} | {two['rps'] / one['rps']:.2f} |")
-    one, two = results[1]["push"], results[2]["push"]
-    print(f"\nsync push, mutations applied per second: one instance {one['applied'] / one['seconds']:.0f}, "
-          f"two instances {two['applied'] / two['seconds']:.0f}")
+        base = results[first][test]
+        cells = ""
+        for n in counts:
+            result = results[n][test]
+            cells += f" {result['rps']:.0f}{flag(result)} | {result['p50']} | {result['p99']} |"
+            if n != first:
+                cells += f" {result['rps'] / base['rps']:.2f} |"
+        print(f"| {label} |{cells}")
+    print("\nsync push, mutations applied per second: " + ", ".join(
+        f"{instances(n)} {results[n]['push']['applied'] / results[n]['push']['seconds']:.0f}" for n in counts))
     print("\nanswers per instance (haproxy's counts by status class, from a run's start until a second after it: "
           "requests wrk leaves in flight are answered after it stops):")
-    for count in (1, 2):
+    for count in counts:
         for test, result in results[count].items():
             shares = ", ".join(f"{name} " + " ".join(f"{n} {kind}" for kind, n in classes.items())
                                for name, classes in sorted(result["perInstance"].items()))
-            print(f"  {count} instance{'s' if count > 1 else ''}, {test}: {shares}")
+            print(f"  {instances(count)}, {test}: {shares}")
     print("\nCPU seconds over each run (cores busy = seconds / run time; "
           f"{os.cpu_count()} cores make {os.cpu_count()} s per second):")
-    for count in (1, 2):
+    for count in counts:
         for test, result in results[count].items():
             spent = ", ".join(f"{name} {seconds:.1f}" for name, seconds in result["cpu"].items())
             total = sum(result["cpu"].values())
-            print(f"  {count} instance{'s' if count > 1 else ''}, {test} ({result['seconds']:.1f} s): {spent}; "
+            print(f"  {instances(count)}, {test} ({result['seconds']:.1f} s): {spent}; "
                   f"all {total:.1f} s = {total / result['seconds']:.2f} cores")
+    if quota:
+        print(f"\nquotas ({quota:g} cores each): each instance's CPU as a share of its quota over the run, and the "
+              "share of scheduler periods in which the kernel throttled it:")
+        for count in counts:
+            for test, result in results[count].items():
+                shares = ", ".join(
+                    f"{name} {result['cpu'][name] / (quota * result['seconds']):.0%} used, "
+                    f"{t['throttled'] / max(t['periods'], 1):.0%} throttled"
+                    for name, t in sorted(result["throttled"].items()))
+                print(f"  {instances(count)}, {test}: {shares}")
 
     if os.environ.get("BENCH_JSON"):
         with open(os.environ["BENCH_JSON"], "w") as out:
             json.dump({"duration": duration, "connections": connections, "accounts": accounts, "batch": batch,
-                       "postgres": settings, "results": {"one": results[1], "two": results[2]}}, out, indent=1)
+                       "quota": quota, "postgres": settings,
+                       "results": {str(count): results[count] for count in counts}}, out, indent=1)
     failed = [(count, test, result) for count, tests in results.items() for test, result in tests.items() if flag(result)]
     for count, test, result in failed:
         print(f"\n{count} instance(s), {test}: {flag(result).strip()}\n{result['wrk']}", file=sys.stderr)
@@ -443,6 +522,7 @@ if __name__ == "__main__":
         status = main()
     finally:
         stop_all()
+        remove_cgroups()
         if os.environ.get("BENCH_KEEP"):
             print(f"kept {work} (instances' output, haproxy config, wrk scripts and output)", file=sys.stderr)
         else:

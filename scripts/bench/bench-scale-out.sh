@@ -16,6 +16,10 @@
 # serialise it. scripts/bench/bench-scale-out.py's header says the rest. Uses FITBASE_BIN when set (nothing is
 # built), else builds the release fitbase. BENCH_KEEP=1 keeps the temp dir; BENCH_JSON=FILE writes the figures as
 # JSON. Exits 1 when wrk saw a non-2xx answer or a socket error, or a pushed mutation was not applied.
+# BENCH_INSTANCES=1,2,3 runs more configurations (default 1,2); BENCH_CPU_QUOTA=0.3 confines each instance to 0.3
+# cores in a cgroup of its own (cgroup v1, as root), PostgreSQL left outside: scale-out shown on a small machine.
+#
+#   sudo BENCH_INSTANCES=1,2,3 BENCH_CPU_QUOTA=0.3 FITBASE_DATABASE_URL=… scripts/bench/bench-scale-out.sh 10 32
 #
 #   FITBASE_BIN=/tmp/fitbase FITBASE_DATABASE_URL='postgres://fitbase@127.0.0.1:5433/postgres?tlsmode=disable' \
 #     scripts/bench/bench-scale-out.sh 5

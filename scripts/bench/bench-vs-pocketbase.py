@@ -39,6 +39,10 @@ and seeding) of each server and /healthz as a percentage of bare Hummingbird. Ex
 or a socket error in any run (the run's figures are flagged in the table). BENCH_JSON=FILE also writes every figure
 as JSON: {duration, connections, engine, idleRSS, results: {test: {fitbase: {rps, p50, p99, cpu, peak, non2xx,
 errors, wrk}, pocketbase: {…}}, bare-hello: {bare: {…}}}} (the results keep the reference script's shape).
+
+BENCH_ACCOUNTS=N (default 1, the reference script's one user) signs N users up on both servers; create and mine then
+take them in turn, request after request, in each wrk thread (on PocketBase each create names its token's user), so
+the requests in flight belong to different users, as an app's do. Sign-in keeps the first user.
 """
 import json
 import os
@@ -67,6 +71,7 @@ connections = int(sys.argv[2]) if len(sys.argv) > 2 else 32
 SIGNIN_CONNECTIONS = 4
 WORKOUTS = 1000
 EMAIL, PASSWORD = "alice@bench.example", "AlicePass123!"
+ACCOUNTS = int(os.environ.get("BENCH_ACCOUNTS") or 1)
 ADMIN_EMAIL, ADMIN_PASSWORD = "admin@example.com", "AdminPass123!"
 
 work = tempfile.mkdtemp(prefix="fitbase-vs-pb.")
@@ -185,8 +190,13 @@ def stop_all():
 
 # ---- the servers ----
 
+def emails():
+    """The benchmark users' addresses: EMAIL first (the one sign-in uses), then one more per extra account."""
+    return [EMAIL] + [f"user{k}@bench.example" for k in range(1, ACCOUNTS)]
+
+
 def start_fitbase(catalog_file, database_url):
-    """Seeds the catalog, serves it, signs up the benchmark user; returns (process, base URL, access token).
+    """Seeds the catalog, serves it, signs up the benchmark users; returns (process, base URL, access tokens).
     DATABASE_URL: the run's PostgreSQL database, or None for SQLite in the data dir."""
     data = os.path.join(work, "fitbase-data")
     env = dict(os.environ, FITBASE_BCRYPT_COST="10", FITBASE_DEMO_CATALOG="false", FITBASE_LOG_LEVEL="warning")
@@ -201,14 +211,16 @@ def start_fitbase(catalog_file, database_url):
     process = start("fitbase", [FITBASE, "serve", "--port", str(port), "--data-dir", data], env)
     url = f"http://127.0.0.1:{port}"
     wait_until_up(url + "/healthz")
-    expect("FitBase sign-up", call("POST", url + "/v1/auth/signup", {"email": EMAIL, "password": PASSWORD}), statuses=(202,))
-    signed_in = expect("FitBase sign-in", call("POST", url + "/v1/auth/signin", {"email": EMAIL, "password": PASSWORD}))
-    return process, url, signed_in["accessToken"]
+    tokens = []
+    for email in emails():
+        expect("FitBase sign-up", call("POST", url + "/v1/auth/signup", {"email": email, "password": PASSWORD}), statuses=(202,))
+        tokens.append(expect("FitBase sign-in", call("POST", url + "/v1/auth/signin", {"email": email, "password": PASSWORD}))["accessToken"])
+    return process, url, tokens
 
 
 def start_pocketbase(workouts):
-    """Creates the superuser, serves, sets up the collections and the catalog, signs the benchmark user up and in;
-    returns (process, base URL, auth token, user id)."""
+    """Creates the superuser, serves, sets up the collections and the catalog, signs the benchmark users up and in;
+    returns (process, base URL, [(auth token, user id)])."""
     data = os.path.join(work, "pb_data")
     subprocess.run([POCKETBASE, "superuser", "upsert", ADMIN_EMAIL, ADMIN_PASSWORD, "--dir", data], capture_output=True, check=True)
     port = free_port()
@@ -255,11 +267,14 @@ def start_pocketbase(workouts):
         record = {key: value for key, value in workout.items() if key != "id"}
         record["id"] = pocketbase_id(workout["id"])
         expect("PocketBase workout", call("POST", url + "/api/collections/workouts/records", record, su), statuses=(200,))
-    expect("PocketBase sign-up", call("POST", url + "/api/collections/users/records",
-                                      {"email": EMAIL, "password": PASSWORD, "passwordConfirm": PASSWORD}), statuses=(200,))
-    signed_in = expect("PocketBase sign-in", call("POST", url + "/api/collections/users/auth-with-password",
-                                                  {"identity": EMAIL, "password": PASSWORD}))
-    return process, url, signed_in["token"], signed_in["record"]["id"]
+    users = []
+    for email in emails():
+        expect("PocketBase sign-up", call("POST", url + "/api/collections/users/records",
+                                          {"email": email, "password": PASSWORD, "passwordConfirm": PASSWORD}), statuses=(200,))
+        signed_in = expect("PocketBase sign-in", call("POST", url + "/api/collections/users/auth-with-password",
+                                                      {"identity": email, "password": PASSWORD}))
+        users.append((signed_in["token"], signed_in["record"]["id"]))
+    return process, url, users
 
 
 def start_bare_hello():
@@ -286,6 +301,21 @@ def lua_script(name, headers, body_expression):
         script.write('wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n' + header_lines +
                      "local n = 0\nrequest = function()\n  n = n + 1\n"
                      f"  local body = {body_expression}\n  return wrk.format(nil, nil, nil, body)\nend\n")
+    return path
+
+
+def rotating_script(name, authorizations, body_expression=None, users=None):
+    """A wrk script whose requests take AUTHORIZATIONS (Authorization header values) in turn; with BODY_EXPRESSION a
+    POST of that JSON (Lua, may use `n` and `user`, the turn's entry of USERS), else a GET of the URL."""
+    path = os.path.join(work, name + ".lua")
+    listed = lambda values: "{" + ",".join(f'"{value}"' for value in values) + "}"
+    method, body = ("POST", body_expression) if body_expression else ("GET", "nil")
+    with open(path, "w") as script:
+        script.write(f"local authorizations = {listed(authorizations)}\nlocal users = {listed(users or [])}\n"
+                     "local n = 0\nrequest = function()\n  n = n + 1\n  local k = n % #authorizations + 1\n"
+                     "  local user = users[k]\n"
+                     '  local headers = {["Authorization"] = authorizations[k], ["Content-Type"] = "application/json"}\n'
+                     f'  return wrk.format("{method}", nil, headers, {body})\nend\n')
     return path
 
 
@@ -334,9 +364,11 @@ def main(database_url, engine):
     with open(catalog_file, "w") as out:
         json.dump({"workouts": workouts, "programs": []}, out)
 
-    fitbase, F, fitbase_token = start_fitbase(catalog_file, database_url)
+    fitbase, F, fitbase_tokens = start_fitbase(catalog_file, database_url)
+    fitbase_token = fitbase_tokens[0]
     idle = {"FitBase": rss_mb(fitbase.pid)}
-    pocketbase, P, pocketbase_token, pocketbase_user = start_pocketbase(workouts)
+    pocketbase, P, pocketbase_users = start_pocketbase(workouts)
+    pocketbase_token, pocketbase_user = pocketbase_users[0]
     idle["PocketBase"] = rss_mb(pocketbase.pid)
     bare = B = None
     if BARE_HELLO:
@@ -364,6 +396,16 @@ def main(database_url, engine):
                                    f"string.format('{{\"user\":\"{pocketbase_user}\",\"workout\":\"{logged_pb}\",\"completedAt\":\"%s\",\"duration\":%d,\"rating\":%d}}', {completed('%Y-%m-%d %H:%M:%SZ')}, {rating})")
     fitbase_mine = header_script("fitbase-mine", {"Authorization": "Bearer " + fitbase_token})
     pocketbase_mine = header_script("pocketbase-mine", {"Authorization": pocketbase_token})
+    if ACCOUNTS > 1:
+        fitbase_create = rotating_script(
+            "fitbase-create", ["Bearer " + token for token in fitbase_tokens],
+            f"string.format('{{\"workoutId\":\"{logged}\",\"completedAt\":\"%s\",\"duration\":%d,\"rating\":%d}}', {completed('%Y-%m-%dT%H:%M:%SZ')}, {rating})")
+        pocketbase_create = rotating_script(
+            "pocketbase-create", [token for token, _ in pocketbase_users],
+            f"string.format('{{\"user\":\"%s\",\"workout\":\"{logged_pb}\",\"completedAt\":\"%s\",\"duration\":%d,\"rating\":%d}}', user, {completed('%Y-%m-%d %H:%M:%SZ')}, {rating})",
+            users=[user for _, user in pocketbase_users])
+        fitbase_mine = rotating_script("fitbase-mine", ["Bearer " + token for token in fitbase_tokens])
+        pocketbase_mine = rotating_script("pocketbase-mine", [token for token, _ in pocketbase_users])
     fitbase_signin = lua_script("fitbase-signin", {}, f"'{{\"email\":\"{EMAIL}\",\"password\":\"{PASSWORD}\"}}'")
     pocketbase_signin = lua_script("pocketbase-signin", {}, f"'{{\"identity\":\"{EMAIL}\",\"password\":\"{PASSWORD}\"}}'")
     shown = workouts[123]["id"]
@@ -379,7 +421,8 @@ def main(database_url, engine):
     ]
 
     load = os.getloadavg()
-    print(f"FitBase on {engine} vs PocketBase, {WORKOUTS} workouts each, wrk -t2 -c{connections} -d{duration}s (signin "
+    print(f"FitBase on {engine} vs PocketBase, {WORKOUTS} workouts each, {ACCOUNTS} account{'s' if ACCOUNTS > 1 else ''} "
+          f"(create, mine), wrk -t2 -c{connections} -d{duration}s (signin "
           f"-c{SIGNIN_CONNECTIONS}), request logs off, bcrypt cost 10; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print()
     print(f"| test | FitBase ({engine.split(' ')[0]}) req/s | p50 | p99 | CPU | peak RSS MB | PocketBase req/s | p50 | p99 | CPU | peak RSS MB | FitBase/PocketBase |")
@@ -407,7 +450,7 @@ def main(database_url, engine):
 
     if os.environ.get("BENCH_JSON"):
         with open(os.environ["BENCH_JSON"], "w") as out:
-            json.dump({"duration": duration, "connections": connections, "engine": engine, "idleRSS": idle,
+            json.dump({"duration": duration, "connections": connections, "accounts": ACCOUNTS, "engine": engine, "idleRSS": idle,
                        "results": results}, out, indent=1)
     failed = [(name, server, result) for name, pair in results.items() for server, result in pair.items()
               if result["non2xx"] or result["errors"]]
