@@ -70,8 +70,9 @@ struct RealtimeEvent: Sendable, Equatable {
     }
 }
 
-/// Appends and reads events. Appends on PostgreSQL take a transaction-level advisory lock, so events commit in id
-/// order and a subscriber reading "after id N" can never miss one that commits late with a smaller id.
+/// Appends and reads events. Events on PostgreSQL get their ids under a transaction-level advisory lock held to the
+/// commit, so events commit in id order and a subscriber reading "after id N" can never miss one that commits late
+/// with a smaller id; the lock is taken at commit (``PublishEventsAtCommit``).
 enum EventLog {
     /// How long events are kept for replay (`Last-Event-ID`).
     static let retention: TimeInterval = 48 * 3600
@@ -90,22 +91,53 @@ enum EventLog {
     /// SQLite this instance's (an after-commit hook); on PostgreSQL every instance's, this one included, by `NOTIFY`,
     /// delivered at commit to each instance's ``EventListenerService`` (one notification per transaction, however many
     /// events it wrote).
-    /// `now` is the event's creation time (the retention purge reads it). Returns the event's id.
-    @discardableResult
-    static func append(topic: EventTopic, type: String, data: some Encodable, now: Date, on db: any SQLDatabase) async throws -> Int64 {
-        let isPostgres = db.dialect.name == "postgresql"
+    ///
+    /// On PostgreSQL the event waits in `events_pending` (unlogged, seen by its own transaction only) and is given its
+    /// id at commit, by a deferred trigger that takes the deployment's event lock, moves the transaction's pending
+    /// events into `events` in the order they were appended and notifies (``PublishEventsAtCommit``): events still
+    /// commit in id order, and the lock every event-writing transaction waits for is held for the commit alone,
+    /// never across a round trip to an instance (a busy or CPU-throttled one made every writer of the deployment wait).
+    /// `now` is the event's creation time (the retention purge reads it).
+    static func append(topic: EventTopic, type: String, data: some Encodable, now: Date, on db: any SQLDatabase) async throws {
         let text = try Self.json(data)
-        // PostgreSQL: the lock, the row and the notification in one round trip, so the lock every event-writing
-        // transaction of the deployment waits for is held for this statement and the commit only. The notification
-        // is heard by this instance's listener too: waking its streams here as well would make each read twice.
-        let statement = isPostgres ? lockInsertAndNotify(lockKey, topic.name, type, text, now) : insertEvent(topic.name, type, text, now)
-        guard let row = try await statement.first(on: db) else { throw EventLogError.noEventID }
+        if db.dialect.name == "postgresql" {
+            try await insertPending(topic.name, type, text, now).run(on: db)
+            return
+        }
+        try await insertSQLite(topic: topic, type: type, text: text, now: now, on: db)
+    }
+
+    /// ``append(topic:type:data:now:on:)`` for an event whose id its caller needs now (a membership's, where a member's
+    /// replay of the group starts): on PostgreSQL the event lock is taken at once and held to the commit, the
+    /// transaction's pending events are given their ids first, so the order of its events stays the order of its calls.
+    @discardableResult
+    static func appendNow(topic: EventTopic, type: String, data: some Encodable, now: Date, on db: any SQLDatabase) async throws -> Int64 {
+        let text = try Self.json(data)
+        guard db.dialect.name == "postgresql" else { return try await insertSQLite(topic: topic, type: type, text: text, now: now, on: db) }
+        try await publishPending().run(on: db)
+        // The lock (held already), the row and the notification in one round trip. The notification is heard by this
+        // instance's listener too: waking its streams here as well would make each read twice.
+        guard let row = try await lockInsertAndNotify(lockKey, topic.name, type, text, now).first(on: db) else { throw EventLogError.noEventID }
+        return try row.decode(column: "id", as: Int64.self)
+    }
+
+    /// SQLite: the row, and this instance's streams woken once the transaction commits.
+    @discardableResult
+    private static func insertSQLite(topic: EventTopic, type: String, text: String, now: Date, on db: any SQLDatabase) async throws -> Int64 {
+        guard let row = try await insertEvent(topic.name, type, text, now).first(on: db) else { throw EventLogError.noEventID }
         let id = try row.decode(column: "id", as: Int64.self)
-        if !isPostgres, let hooks = TransactionHooks.current, let hub = hooks.eventHub {
+        if let hooks = TransactionHooks.current, let hub = hooks.eventHub {
             hooks.afterCommit(key: "events") { hub.publish() }
         }
         return id
     }
+
+    private static let insertPending = StoredStatement(
+        postgresOnly: #"INSERT INTO "events_pending" ("topic", "type", "data", "created_at") VALUES ($1, $2, $3, $4)"#
+    )
+
+    /// Gives the transaction's pending events their ids now (``PublishEventsAtCommit``), under the event lock.
+    private static let publishPending = StoredStatement(postgresOnly: #"SELECT "fitbase_publish_pending_events"()"#)
 
     /// `data` as the event's JSON. An object of one plain string (a sync nudge's cursor: one with every write) is
     /// written here, as the encoder would write it; anything else by the encoder.
@@ -117,7 +149,8 @@ enum EventLog {
     }
 
     /// `pg_advisory_xact_lock`, the insert and `pg_notify` (PostgreSQL folds a transaction's identical notifications
-    /// into one): the insert reads from the lock, so it runs once the lock is held.
+    /// into one): the insert reads from the lock, so it runs once the lock is held. What ``PublishEventsAtCommit``'s
+    /// trigger does at commit, for an event whose id is wanted before.
     private static let lockInsertAndNotify = StoredStatement(
         postgresOnly: #"WITH "lock" AS (SELECT pg_advisory_xact_lock($1)), "#
             + #""event" AS (INSERT INTO "events" ("topic", "type", "data", "created_at") SELECT $2, $3, $4, $5 FROM "lock" RETURNING "id") "#
@@ -172,7 +205,7 @@ enum EventLog {
     /// Returns the change's event id: a member's replay of the group's events starts after it.
     @discardableResult
     static func membershipChanged(of user: UserID, to group: GroupID?, now: Date, on db: any SQLDatabase) async throws -> Int64 {
-        try await append(topic: .user(user), type: membership, data: MembershipChange(groupId: group?.description), now: now, on: db)
+        try await appendNow(topic: .user(user), type: membership, data: MembershipChange(groupId: group?.description), now: now, on: db)
     }
 
     /// Records that sessions ended (signed out, revoked, reused, or the account deleted): written in the transaction
@@ -196,7 +229,8 @@ enum EventLog {
         try await database.transaction { db in try await db.delete(from: "events").where("created_at", .lessThan, cutoff).run() }
     }
 
-    private static let lockKey: Int64 = 0x6669_7465_7665_6e74  // "fitevent"
+    /// The deployment's event lock (`pg_advisory_xact_lock`): "fitevent".
+    static let lockKey: Int64 = 0x6669_7465_7665_6e74
 }
 
 /// The log did not say which id it gave an event (a replay bound on it would then let a member see the group's past).

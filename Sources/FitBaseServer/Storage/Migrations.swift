@@ -71,6 +71,8 @@ enum FitBaseMigrations {
         // Reports bounded, flags public by choice (issue 53).
         CreateAppReportNames(),
         AddRemoteConfigPublic(),
+        // PostgreSQL at PocketBase's pace per request (issue 55).
+        PublishEventsAtCommit(),
     ]
 }
 
