@@ -259,6 +259,7 @@ end
 local mine, turn, n = {{}}, 0, 0
 function init(args)
   for i = id, #tokens, {THREADS} do mine[#mine + 1] = tokens[i] end
+  if #mine == 0 then mine = tokens end  -- fewer accounts than threads: share them
   math.randomseed(os.time() * 1000 + id)
 end
 local function next_token()
