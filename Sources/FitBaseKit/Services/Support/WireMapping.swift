@@ -6,14 +6,11 @@ import Foundation
 /// The contract's types turned into the app layer's values. Its enums are Core's own (the generator's type overrides):
 /// a value Core does not know fails to decode, visibly, instead of being skipped or guessed.
 extension CatalogWorkout {
+    /// The contract's `Workout` as Core's record, through Core's own reading of that JSON (``ContractJSON``, checked
+    /// by `CoreRecordContractTests`); `nil` when it is not one.
     init?(wire workout: Components.Schemas.Workout) {
-        guard let id = WorkoutID(workout.id) else { return nil }
-        self.init(
-            id: id, title: workout.title, description: workout.description, type: workout._type, durationMinutes: workout.durationMinutes,
-            intensity: workout.intensity, phases: workout.phases, equipment: workout.equipment, thumbnailURL: workout.thumbnailURL,
-            videoURL: workout.videoURL ?? "", instructorName: workout.instructorName, tags: workout.tags, isFeatured: workout.isFeatured,
-            isPremium: workout.isPremium, targetAreas: workout.targetAreas, benefits: workout.benefits
-        )
+        guard let record = try? ContractJSON.record(CatalogWorkout.self, from: workout) else { return nil }
+        self = record
     }
 }
 
