@@ -104,6 +104,14 @@ class ConsoleTest:
     def text(self):
         return self.browser.find_element(By.TAG_NAME, "body").text
 
+    def submit(self, button, landing):
+        """Clicks a form's button and waits for the answer's page: the old page must go first, since the URL may
+        already hold `landing` from the form's previous save."""
+        old_body = self.browser.find_element(By.TAG_NAME, "body")
+        button.click()
+        self.wait.until(expected_conditions.staleness_of(old_body))
+        self.wait.until(expected_conditions.url_contains(landing))
+
     def sign_in(self, email, password):
         self.open("/console/signin")
         self.browser.find_element(By.ID, "email").send_keys(email)
@@ -174,8 +182,7 @@ class ConsoleTest:
         self.browser.find_element(By.ID, "videoURL").send_keys("https://example.com/video.mp4")
         self.browser.find_element(By.ID, "instructorName").send_keys("Ana Ruiz")
         self.shot("workout-form")
-        self.browser.find_element(By.CSS_SELECTOR, "form.wide button[type=submit]").click()
-        self.wait.until(expected_conditions.url_contains("/console/catalog?saved="))
+        self.submit(self.browser.find_element(By.CSS_SELECTOR, "form.wide button[type=submit]"), "/console/catalog?saved=")
         self.check(title in self.text(), "the new workout is listed in the catalog")
         self.shot("catalog")
         self.fits_narrow_window("catalog")
@@ -266,14 +273,12 @@ class ConsoleTest:
             element = self.browser.find_element(By.ID, field)
             element.clear()
             element.send_keys(value)
-        self.browser.find_element(By.XPATH, "//button[normalize-space()='Save flag']").click()
-        self.wait.until(expected_conditions.url_contains("/console/config?saved="))
+        self.submit(self.browser.find_element(By.XPATH, "//button[normalize-space()='Save flag']"), "/console/config?saved=")
         self.check("social_beta" in self.text() and "10 %" in self.text(), "a flag saved on the Config page is listed at 10 %")
         rollout = self.browser.find_element(By.ID, "rollout-social_beta")
         rollout.clear()
         rollout.send_keys("20")
-        self.browser.find_element(By.CSS_SELECTOR, 'form[action="/console/config/flags/social_beta/rollout"] button').click()
-        self.wait.until(expected_conditions.url_contains("/console/config?saved="))
+        self.submit(self.browser.find_element(By.CSS_SELECTOR, 'form[action="/console/config/flags/social_beta/rollout"] button'), "/console/config?saved=")
         self.check(self.browser.find_element(By.ID, "rollout-social_beta").get_attribute("value") == "20" and "20 %" in self.text(), "the rollout moves to 20 %")
         status, anonymous = api(self.url + "/v1/config")
         self.check(status == 200 and "social_beta" not in anonymous.get("values", {}), "an anonymous caller does not see a flag not marked public")
@@ -285,8 +290,7 @@ class ConsoleTest:
         public = self.browser.find_element(By.ID, "isPublic")
         if not public.is_selected():
             public.click()
-        self.browser.find_element(By.XPATH, "//button[normalize-space()='Save flag']").click()
-        self.wait.until(expected_conditions.url_contains("/console/config?saved="))
+        self.submit(self.browser.find_element(By.XPATH, "//button[normalize-space()='Save flag']"), "/console/config?saved=")
         status, anonymous = api(self.url + "/v1/config")
         self.check(status == 200 and anonymous.get("values", {}).get("social_beta") is False, "an anonymous caller gets a public flag's default")
         self.shot("config")
