@@ -68,6 +68,26 @@ enum AuditChain {
         return Data(json.utf8)
     }
 
+    /// The canonical JSON of `entry` in three parts around its two chain-dependent values, the previous hash and the
+    /// position: `canonicalJSON = before ‖ prevHash ‖ between ‖ decimal(seq) ‖ after` for any previous hash (64 hex
+    /// characters) and position. PostgreSQL chains an entry in the statement that claims its position
+    /// (``AuditLog``), from these bytes, without the instance knowing the head first. Cut out of ``canonicalJSON(of:clientRequestID:)``
+    /// itself, so the two cannot disagree; the keys are found by `,"key":`, which no escaped value contains (every quote
+    /// inside a value is escaped).
+    static func canonicalJSONParts(of entry: AuditEntry) -> (before: Data, between: Data, after: Data) {
+        var template = entry
+        template.prevHash = genesis
+        template.seq = 0
+        let json = Array(canonicalJSON(of: template))
+        let prevKey = Array(#","prevHash":""#.utf8)
+        let seqKey = Array(#","seq":"#.utf8)
+        guard let prev = json.firstRange(of: prevKey), let seq = json[prev.upperBound...].firstRange(of: seqKey) else {
+            preconditionFailure("canonical JSON names prevHash before seq")
+        }
+        let hashEnd = prev.upperBound + genesis.utf8.count
+        return (Data(json[..<prev.upperBound]), Data(json[hashEnd..<seq.upperBound]), Data(json[(seq.upperBound + 1)...]))
+    }
+
     static func microseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
     }

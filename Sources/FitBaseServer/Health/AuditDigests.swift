@@ -80,7 +80,9 @@ enum AuditDigests {
             }
             if heads.isEmpty { return signed }
             try await database.transaction { db in
-                for head in heads {
+                // In the order every transaction that moves several heads takes them (``AuditLog/inHeadOrder(_:)``): a
+                // batch of audited reads and this pass, taking the same two heads in opposite orders, deadlocked.
+                for head in heads.sorted(by: { $0.subject.uppercasedString < $1.subject.uppercasedString }) {
                     // The head's row first: two instances signing at once take turns on it, so each links to the last.
                     let moved = try await db.update("audit_heads").set("digested_seq", to: head.seq)
                         .where("subject_id", .equal, head.subject).where("digested_seq", .lessThan, head.seq).returning("subject_id").all()

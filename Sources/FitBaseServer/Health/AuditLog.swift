@@ -25,25 +25,56 @@ struct AuditLog: Sendable {
     /// change's time).
     @discardableResult
     static func append(_ event: AuditEvent, now: Date, on db: any SQLDatabase, engine: DatabaseEngine) async throws -> AuditEntry {
+        var entry = AuditEntry(
+            seq: 1, at: event.at ?? now, actorID: event.actor?.rawValue, subjectID: event.subject.rawValue, action: event.action.rawValue,
+            resource: event.resource.rawValue, count: event.count, requestID: event.requestID, clientRequestID: event.clientRequestID,
+            outcome: event.outcome.rawValue, prevHash: AuditChain.genesis, hash: ""
+        )
+        if engine == .postgres {
+            // One statement: the head moves and chains the entry from its own last hash, and the entry goes in.
+            let json = AuditChain.canonicalJSONParts(of: entry)
+            let chained = try await appendChained(
+                entry.subjectID, json.before, json.between, json.after, entry.at, entry.actorID, entry.action, entry.resource, entry.count,
+                entry.requestID, entry.clientRequestID, entry.outcome
+            ).first(on: db)
+            guard let chained else { throw AuditAppendFailed() }
+            entry.seq = try chained.decode(column: "seq", as: Int64.self)
+            entry.prevHash = try chained.decode(column: "prev_hash", as: String.self)
+            entry.hash = try chained.decode(column: "hash", as: String.self)
+            return entry
+        }
         // The chain's next position and last hash, claimed by moving its head: the row stays locked until commit.
         let head = try await claimHead(event.subject.rawValue, 1, 1).first(on: db)
-        var entry = AuditEntry(
-            seq: try head?.decode(column: "seq", as: Int64.self) ?? 1, at: event.at ?? now, actorID: event.actor?.rawValue,
-            subjectID: event.subject.rawValue, action: event.action.rawValue, resource: event.resource.rawValue, count: event.count,
-            requestID: event.requestID, clientRequestID: event.clientRequestID, outcome: event.outcome.rawValue,
-            prevHash: try head?.decode(column: "hash", as: String.self) ?? AuditChain.genesis, hash: ""
-        )
+        entry.seq = try head?.decode(column: "seq", as: Int64.self) ?? 1
+        entry.prevHash = try head?.decode(column: "hash", as: String.self) ?? AuditChain.genesis
         entry.hash = AuditChain.hash(of: entry)
-        if engine == .postgres {
-            try await insertEntryAndSetHeadHash(
-                entry.subjectID, entry.seq, entry.at, entry.actorID, entry.action, entry.resource, entry.count, entry.requestID, entry.clientRequestID,
-                entry.outcome, entry.prevHash, entry.hash
-            ).run(on: db)
-        } else {
-            try await insert(entry, on: db)  // the head's hash follows (``MoveAuditHeadsWithTheirEntries``)
-        }
+        try await insert(entry, on: db)  // the head's hash follows (``MoveAuditHeadsWithTheirEntries``)
         return entry
     }
+
+    /// PostgreSQL: appends one entry in one round trip. The head's row moves one position on and takes the new hash,
+    /// computed by PostgreSQL from the head's last hash and the entry's canonical JSON cut around that hash and the
+    /// position (``AuditChain/canonicalJSONParts(of:)``: binds 2–4); `prev_hash` keeps the hash it followed, which the
+    /// entry's row and `RETURNING` take. A chain's first entry makes its head at position 1 after the genesis hash.
+    /// Binds: subject, the three parts, then the entry's other columns in table order.
+    private static let appendChained = StoredStatement(
+        postgresOnly: #"WITH "head" AS (INSERT INTO "audit_heads" ("subject_id", "seq", "hash", "prev_hash", "digested_seq") VALUES ($1::uuid, 1, "#
+            + chainedHash(previous: "'\(AuditChain.genesis)'", seq: "'1'") + #", '\#(AuditChain.genesis)', 0) "#
+            + #"ON CONFLICT ("subject_id") DO UPDATE SET "seq" = "audit_heads"."seq" + 1, "prev_hash" = "audit_heads"."hash", "hash" = "#
+            + chainedHash(previous: #""audit_heads"."hash""#, seq: #"("audit_heads"."seq" + 1)::text"#) + #" RETURNING "seq", "prev_hash", "hash") "#
+            + #"INSERT INTO "audit_entries" ("subject_id", "seq", "at", "actor_id", "action", "resource", "count", "request_id", "client_request_id", "#
+            + #""outcome", "prev_hash", "hash") SELECT $1, "seq", $5::timestamptz, $6::uuid, $7::text, $8::text, "#
+            + #"$9::integer, $10::text, $11::text, $12::text, "prev_hash", "hash" FROM "head" "#
+            + #"RETURNING "seq", "prev_hash", "hash""#
+    )
+
+    /// `hex(SHA-256(previous ‖ before ‖ previous ‖ between ‖ seq ‖ after))` in SQL: ``AuditChain``'s rule over the parts.
+    private static func chainedHash(previous: String, seq: String) -> String {
+        "encode(sha256(convert_to(\(previous), 'UTF8') || $2::bytea || convert_to(\(previous), 'UTF8') || $3::bytea || convert_to(\(seq), 'UTF8') || $4::bytea), 'hex')"
+    }
+
+    /// The append statement answered no row (it always answers one).
+    struct AuditAppendFailed: Error {}
 
     /// Appends `event` with the commit of the caller's transaction. On SQLite it is appended once every transaction
     /// of the transaction's commit group has run (``TransactionHooks/audit(_:)``): a group's entries go in one run per
@@ -60,13 +91,6 @@ struct AuditLog: Sendable {
         event.at = now
         hooks.audit(event)
     }
-
-    /// ``insertEntry`` and ``setHeadHash`` in one round trip (PostgreSQL).
-    private static let insertEntryAndSetHeadHash = StoredStatement(
-        postgresOnly: #"WITH "entry" AS (INSERT INTO "audit_entries" ("subject_id", "seq", "at", "actor_id", "action", "resource", "count", "#
-            + #""request_id", "client_request_id", "outcome", "prev_hash", "hash") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)) "#
-            + #"UPDATE "audit_heads" SET "hash" = $12 WHERE "subject_id" = $1"#
-    )
 
     private static let setHeadHash = StoredStatement(#"UPDATE "audit_heads" SET "hash" = ? WHERE "subject_id" = ?"#)
 
@@ -162,6 +186,11 @@ struct AuditLog: Sendable {
         try await queue.append(event) { events in
             let engine = database.engine
             let now = clock.now
+            // PostgreSQL: one entry is one statement, atomic by itself: no BEGIN and COMMIT round trips around it.
+            if engine == .postgres, events.count == 1 {
+                _ = try await database.withConnection { db in try await Self.append(events[0], now: now, on: db, engine: engine) }
+                return
+            }
             try await database.transaction { db in try await Self.append(all: events, now: now, on: db, engine: engine) }
         }
     }

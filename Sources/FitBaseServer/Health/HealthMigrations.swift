@@ -217,3 +217,16 @@ struct MoveAuditHeadsWithTheirEntries: Migration {
         ).run()
     }
 }
+
+/// PostgreSQL: a chain's head keeps the hash its last entry followed (`prev_hash`), so one statement can move the head,
+/// chain the new entry from the head's own hash and insert the entry with both hashes (``AuditLog``): an append in one
+/// round trip instead of two, with no read of the head by the instance first. Heads written before keep `NULL` until
+/// their next append; nothing reads the column but that statement's `RETURNING`.
+struct AddAuditHeadPreviousHash: Migration {
+    let name = "2026-12-07.audit.head-previous-hash"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        guard engine == .postgres else { return }
+        try await database.alter(table: "audit_heads").column("prev_hash", type: .text).run()
+    }
+}

@@ -73,6 +73,7 @@ enum FitBaseMigrations {
         AddRemoteConfigPublic(),
         // PostgreSQL at PocketBase's pace per request (issue 55).
         PublishEventsAtCommit(),
+        AddAuditHeadPreviousHash(),
     ]
 }
 
