@@ -173,6 +173,7 @@ func buildRouter(
     maxBodyBytes: Int, bodyLimitExceptions: [BodyLimitMiddleware.Exception] = [], routes: RouteTable, tracer: (any Tracer)? = nil
 ) -> Router<FitBaseRequestContext> {
     let router = Router(context: FitBaseRequestContext.self, options: .autoGenerateHeadEndpoints)
+    router.add(middleware: EventLoopAffinityMiddleware())
     router.add(middleware: RequestIDMiddleware())
     // Traced, when traces are on, with the request's id and the status its problem (if any) was answered with.
     if let tracer { router.add(middleware: RequestTracingMiddleware(tracer: tracer)) }

@@ -76,14 +76,14 @@ struct AuditLog: Sendable {
     /// The append statement answered no row (it always answers one).
     struct AuditAppendFailed: Error {}
 
-    /// Appends `event` with the commit of the caller's transaction. On SQLite it is appended once every transaction
-    /// of the transaction's commit group has run (``TransactionHooks/audit(_:)``): a group's entries go in one run per
-    /// chain, two statements for a dozen logged workouts instead of two each, on the one writer every write waits
-    /// for. The entry keeps `now` as its time and the request's ids; it is appended only if the transaction's own work
-    /// was kept (a member rolled back to its savepoint leaves nothing). On PostgreSQL, or outside a transaction, it is
-    /// appended at once.
+    /// Appends `event` with the commit of the caller's transaction: once every transaction of the transaction's
+    /// commit group has run (``TransactionHooks/audit(_:)``; SQLite's ``GroupCommit``, PostgreSQL's
+    /// ``KeyedCommitGroups``), so a group's entries go in one run per chain, two or three statements for a dozen
+    /// logged workouts instead of one or two each. The entry keeps `now` as its time and the request's ids; it is
+    /// appended only if the transaction's own work was kept (a member rolled back to its savepoint leaves nothing).
+    /// Outside a transaction it is appended at once.
     static func appendAtCommit(_ event: AuditEvent, now: Date, on db: any SQLDatabase, engine: DatabaseEngine) async throws {
-        guard engine == .sqlite, let hooks = TransactionHooks.current else {
+        guard let hooks = TransactionHooks.current else {
             try await append(event, now: now, on: db, engine: engine)
             return
         }

@@ -15,13 +15,15 @@ package final class Database: Sendable {
     /// Where the data lives (password-free when printed).
     package let location: DatabaseLocation
     private let pool: any SQLConnectionPool
-    private let logger: Logger
+    let logger: Logger
     /// SQLite only: queues write transactions in-process (see ``WriteGate``).
     private let writeGate: WriteGate?
     /// SQLite only: the write connection's pool and the commit groups of its transactions (``GroupCommit``).
     private let sqlite: (pool: SQLiteConnectionPool, groups: GroupCommit)?
     /// SQLite's commit groups (for tests).
     var commitGroups: GroupCommit? { sqlite?.groups }
+    /// PostgreSQL only: the commit groups of one user's transactions (``KeyedCommitGroups``).
+    let keyedGroups: KeyedCommitGroups?
     /// SQLite: how many callers wait for the write gate now (for tests).
     var writersWaiting: Int { writeGate?.waiting ?? 0 }
     /// SQLite only: copies the write-ahead log back in the background (see ``SQLiteCheckpointer``).
@@ -46,6 +48,7 @@ package final class Database: Sendable {
         self.logger = logger
         self.writeGate = writeGate
         self.sqlite = (pool as? SQLiteConnectionPool).map { ($0, GroupCommit()) }
+        self.keyedGroups = sqlite == nil ? KeyedCommitGroups() : nil
         self.checkpointer = checkpointer
         self.generations = CacheGenerations.forDatabase(at: location)
     }
@@ -100,7 +103,8 @@ package final class Database: Sendable {
                     on: eventLoopGroup
                 ),
                 logger: logger,
-                makeSQL: { PostgresDirectSQL($0) }
+                makeSQL: { PostgresDirectSQL($0) },
+                loops: Array(eventLoopGroup.makeIterator())
             )
         }
         let database = Database(location: location, pool: pool, writeGate: writeGate, checkpointer: checkpointer, logger: logger)
@@ -146,15 +150,25 @@ package final class Database: Sendable {
     package func transaction<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
-        transactions.add(1, ordering: .relaxed)
-        defer { transactions.subtract(1, ordering: .relaxed) }
+        countTransaction(1)
+        defer { countTransaction(-1) }
         guard let writeGate, let sqlite else { return try await runTransaction(body) }
         return try await groupedTransaction(gate: writeGate, pool: sqlite.pool, groups: sqlite.groups, body)
     }
 
+    /// Counts a transaction begun (1) or ended (-1) (``poolUse``).
+    func countTransaction(_ change: Int) {
+        transactions.add(change, ordering: .relaxed)
+    }
+
+    /// Runs `body` on the connection a PostgreSQL transaction runs on.
+    func withWriteConnection<Result: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> Result) async throws -> Result {
+        try await pool.withWriteConnection(body)
+    }
+
     /// The hooks of a new transaction (or commit group) on this database.
     func newTransactionHooks() -> TransactionHooks {
-        TransactionHooks(generations: generations, eventHub: eventHub, pushWake: pushWake)
+        TransactionHooks(engine: engine, generations: generations, eventHub: eventHub, pushWake: pushWake)
     }
 
     /// ``transaction(_:)`` on PostgreSQL.
@@ -252,23 +266,27 @@ protocol SQLConnectionPool: Sendable {
 
 /// PostgreSQL's pool: AsyncKit's, one per event loop.
 ///
-/// AsyncKit runs `body` in a task of its own, which would lose the request's task-local ``RequestScope`` (who is
-/// calling, the request id): it is carried over, so code on the connection (the audit log) still sees it.
+/// `body` runs in the caller's task (its task-locals, such as ``RequestScope``, seen by code on the connection), on a
+/// connection leased from the pool of the caller's own event loop when it runs on one.
 private struct PooledSQLConnections<Source: ConnectionPoolSource>: SQLConnectionPool {
     let pool: EventLoopGroupConnectionPool<Source>
     let logger: Logger
     let makeSQL: @Sendable (Source.Connection) -> any SQLDatabase
+    let loops: [any EventLoop]
 
     func withConnection<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
-        let makeSQL = self.makeSQL
-        let scope = RequestScope.current
-        return try await pool.withConnection(logger: logger) { connection in
-            connection.eventLoop.makeFutureWithTask {
-                try await RequestScope.$current.withValue(scope) { try await body(makeSQL(connection)) }
-            }
-        }.get()
+        let connection = try await pool.requestConnection(logger: logger, on: ownLoop()).get()
+        defer { pool.releaseConnection(connection, logger: logger) }
+        return try await body(makeSQL(connection))
+    }
+
+    /// The event loop the caller runs on when it is one of the pool's (a request's task runs on its connection's loop:
+    /// ``EventLoopTaskExecutor``), so the connection is taken from that loop's pool and its answers need no hop.
+    private func ownLoop() -> (any EventLoop)? {
+        guard let current = MultiThreadedEventLoopGroup.currentEventLoop else { return nil }
+        return loops.contains { $0 === current } ? current : nil
     }
 
     func withWriteConnection<Result: Sendable>(

@@ -100,7 +100,7 @@ struct QueuedTransaction: Sendable {
 
 /// What one member of a commit group did: its body's result or error, and the error that broke the group's
 /// transaction (its savepoint could not be taken, released or rolled back to).
-private final class MemberOutcome<Result: Sendable>: Sendable {
+final class MemberOutcome<Result: Sendable>: Sendable {
     typealias Outcome = (result: Swift.Result<Result, any Error>, broken: (any Error)?)
     private let outcome = Mutex<Outcome?>(nil)
 
@@ -114,7 +114,7 @@ private final class MemberOutcome<Result: Sendable>: Sendable {
 }
 
 /// A member run by the holder of the gate left no outcome (cannot happen: it is recorded before its waiter is told).
-private struct MemberRunWithoutOutcome: Error {}
+struct MemberRunWithoutOutcome: Error {}
 
 extension Database {
     /// ``transaction(_:)`` on SQLite: a member of a commit group (``GroupCommit``).

@@ -6,7 +6,8 @@ import Synchronization
 /// nudge per user for a push of 500 changes, and its audit entries; and work that must wait until the commit is
 /// durable (waking the outbox worker). ``Database/transaction(_:)`` installs one per transaction.
 ///
-/// On SQLite a transaction shares its commit with its group (``GroupCommit``): what it asks to run before the commit
+/// On SQLite a transaction shares its commit with its group (``GroupCommit``), on PostgreSQL with one user's
+/// concurrent transactions (``KeyedCommitGroups``): what it asks to run before the commit
 /// runs once every member of the group has run, with what the other members asked for (``adopt(into:)``), so a
 /// dozen logged workouts of one user make one nudge and one run of audit entries. What it asks to run after the
 /// commit stays its own.
@@ -22,7 +23,11 @@ final class TransactionHooks: Sendable {
     /// This instance's push worker, woken once the transaction has committed pushes.
     let pushWake: WakeSignal?
 
-    init(generations: CacheGenerations?, eventHub: EventHub? = nil, pushWake: WakeSignal? = nil) {
+    /// The engine of the database the transaction runs on.
+    let engine: DatabaseEngine
+
+    init(engine: DatabaseEngine, generations: CacheGenerations?, eventHub: EventHub? = nil, pushWake: WakeSignal? = nil) {
+        self.engine = engine
         self.generations = generations
         self.eventHub = eventHub
         self.pushWake = pushWake
@@ -54,7 +59,7 @@ final class TransactionHooks: Sendable {
         audits.withLock { $0.append(event) }
     }
 
-    /// Hands what this transaction asked to run before the commit to `group`, the hooks of the commit it shares (SQLite),
+    /// Hands what this transaction asked to run before the commit to `group`, the hooks of the commit it shares,
     /// once its work is kept; after-commit work stays here, run by the transaction's own task.
     func adopt(into group: TransactionHooks) {
         let (before, events) = (hooks.withLock { $0 }, audits.withLock { $0 })
@@ -86,13 +91,14 @@ final class TransactionHooks: Sendable {
         try await appendAudits(on: db)
     }
 
-    /// Appends the entries kept for the commit (on SQLite only: ``AuditLog/appendAtCommit(_:now:on:engine:)``).
+    /// Appends the entries kept for the commit (``AuditLog/appendAtCommit(_:now:on:engine:)``): a chain's entries of
+    /// a whole commit group in one run.
     private func appendAudits(on db: any SQLDatabase) async throws {
         let events = audits.withLock { events in
             defer { events = [] }
             return events
         }
-        if !events.isEmpty { try await AuditLog.append(all: events, now: .storageNow, on: db, engine: .sqlite) }
+        if !events.isEmpty { try await AuditLog.append(all: events, now: .storageNow, on: db, engine: engine) }
     }
 
     func runAfterCommit() {

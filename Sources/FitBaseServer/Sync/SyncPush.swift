@@ -55,7 +55,7 @@ struct SyncPusher: Sendable {
         _ prepared: [PendingMutation], user: UserID, now: Date, batching: Bool
     ) async throws -> [Components.Schemas.SyncMutationResult] {
         let collections = self.collections
-        return try await database.transaction { connection in
+        return try await database.transaction(groupedBy: user.rawValue) { connection in
             let db: any SQLDatabase = batching ? BatchingDatabase(connection) : connection
             // Holding the user's sequence row for the whole push orders concurrent pushes of one user (PostgreSQL),
             // so a mutation id's stored result is always seen by a later push.

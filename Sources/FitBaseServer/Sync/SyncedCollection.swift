@@ -61,7 +61,7 @@ extension SyncedCollection {
 
     /// A REST delete: the collection's delete path, in a transaction of its own; whether the user had the record.
     func delete(_ id: String, of user: UserID, now: Date, in database: Database) async throws -> Bool {
-        try await database.transaction { db in try await delete(id, .rest(user, now), on: db) != nil }
+        try await database.transaction(groupedBy: user.rawValue) { db in try await delete(id, .rest(user, now), on: db) != nil }
     }
 
     /// Records as the feed shows them, by id: each in its REST representation.
@@ -176,7 +176,7 @@ extension AuditedCollection {
         _ action: AuditAction, by user: UserID, now: Date, _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
         let engine = database.engine
-        return try await database.transaction { db in
+        return try await database.transaction(groupedBy: user.rawValue) { db in
             let result = try await body(db)
             try await AuditLog.appendAtCommit(AuditEvent(actor: user, subject: user, action: action, resource: Self.resource, count: 1), now: now, on: db, engine: engine)
             return result
@@ -186,7 +186,7 @@ extension AuditedCollection {
     /// A REST delete with its effects and its audit entry; whether the user had the record.
     func auditedDelete(_ id: String, of user: UserID, now: Date) async throws -> Bool {
         let engine = database.engine
-        return try await database.transaction { db in
+        return try await database.transaction(groupedBy: user.rawValue) { db in
             guard try await delete(id, .rest(user, now), on: db) != nil else { return false }
             try await AuditLog.appendAtCommit(AuditEvent(actor: user, subject: user, action: .delete, resource: Self.resource, count: 1), now: now, on: db, engine: engine)
             return true

@@ -1,0 +1,181 @@
+import FitBaseCore
+import FitBaseTestSupport
+import Foundation
+import SQLKit
+import Synchronization
+import Testing
+
+@testable import FitBaseServer
+
+/// PostgreSQL write transactions of one user that arrive together share a transaction and its commit
+/// (``KeyedCommitGroups``), and each still behaves as a transaction of its own: a failing one leaves nothing, the
+/// others everything, each returns only once its commit is made, after-commit work runs for the committed ones only;
+/// other users' transactions never wait for the group, and a grouped transaction inside a member is not queued behind
+/// its own group.
+@Suite(.enabled(if: TestEngines.all.contains(.postgres), "needs FITBASE_TEST_POSTGRES_URL"))
+struct KeyedGroupCommitTests {
+    struct Refused: Error {}
+
+    final class Seen: Sendable {
+        let numbers = Mutex<Set<Int>>([])
+    }
+
+    /// True for the first caller only.
+    final class FirstBody: Sendable {
+        private let pending = Atomic(true)
+        func take() -> Bool { pending.exchange(false, ordering: .relaxed) }
+    }
+
+    @Test func transactionsOfOneUserShareCommitsAndEachKeepsItsOwnOutcome() async throws {
+        try await TestDatabase.with(.postgres) { testDatabase in
+            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            try await database.transaction { db in try await db.raw("CREATE TABLE keyed_rows (n INTEGER NOT NULL)").run() }
+            let groups = try #require(database.keyedGroups)
+            let key = UUID()
+            let afterCommit = Seen()
+            let count = 200
+            // The first body waits for a queue to form behind it, so grouping does not depend on scheduling luck.
+            let first = FirstBody()
+            let outcomes = try await withThrowingTaskGroup(of: (Int, Bool).self) { tasks in
+                for n in 0..<count {
+                    tasks.addTask {
+                        do {
+                            try await database.transaction(groupedBy: key) { db in
+                                if first.take() {
+                                    while groups.waiting(for: key) < 30 { await Task.yield() }
+                                }
+                                try await db.raw("INSERT INTO keyed_rows (n) VALUES (\(bind: n))").run()
+                                TransactionHooks.current?.afterCommit(key: "seen") { afterCommit.numbers.withLock { _ = $0.insert(n) } }
+                                if n % 7 == 3 { throw Refused() }  // after writing: its row must go with it
+                            }
+                            // Returned: the commit is made, so another connection reads the row.
+                            let visible = try await database.withConnection { db in
+                                try await db.raw("SELECT COUNT(*) AS c FROM keyed_rows WHERE n = \(bind: n)").first()?.decode(column: "c", as: Int.self)
+                            }
+                            #expect(visible == 1, "row \(n) not committed when its transaction returned")
+                            return (n, true)
+                        } catch is Refused {
+                            return (n, false)
+                        }
+                    }
+                }
+                var outcomes: [Int: Bool] = [:]
+                for try await (n, committed) in tasks { outcomes[n] = committed }
+                return outcomes
+            }
+            let stored = try await database.withConnection { db in
+                try await db.raw("SELECT n FROM keyed_rows ORDER BY n").all().map { try $0.decode(column: "n", as: Int.self) }
+            }
+            let expected = (0..<count).filter { $0 % 7 != 3 }
+            #expect(stored == expected)
+            #expect(outcomes.filter(\.value).keys.sorted() == expected)
+            #expect(afterCommit.numbers.withLock { $0 } == Set(expected))
+            #expect(groups.groupsEnded > 0 && groups.groupsEnded < count, "\(groups.groupsEnded) commits for \(count) transactions")
+            #expect(groups.waiting(for: key) == 0)
+            try await database.shutdown()
+        }
+    }
+
+    /// A user's feed positions and audit entries written by the members of groups: one unbroken chain with an entry per
+    /// kept member (its own request id), none for a member rolled back; positions without gaps; the last nudge names
+    /// the last position.
+    @Test func feedPositionsAuditEntriesAndNudgesOfGroupedWritesAreThoseOfTheKeptMembers() async throws {
+        try await TestDatabase.with(.postgres, migrated: true) { testDatabase in
+            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let groups = try #require(database.keyedGroups)
+            let user = UserID()
+            let start = Date.storageNow
+            try await database.transaction { db in
+                try await db.insert(into: "users").columns("id", "email", "role", "created_at", "updated_at")
+                    .values(SQLBind(user.rawValue), SQLBind("grouped@example.com"), SQLBind("user"), SQLBind(start), SQLBind(start)).run()
+            }
+            let count = 120
+            let first = FirstBody()
+            let kept = try await withThrowingTaskGroup(of: Int?.self) { tasks in
+                for n in 0..<count {
+                    tasks.addTask {
+                        do {
+                            try await RequestScope.$current.withValue(RequestScope(caller: nil, authenticationFailure: nil, requestID: "request-\(n)")) {
+                                try await database.transaction(groupedBy: user.rawValue) { db in
+                                    if first.take() {
+                                        while groups.waiting(for: user.rawValue) < 30 { await Task.yield() }
+                                    }
+                                    try await SyncFeed.record(.plans, id: UUID().lowercasedString, of: user, deleted: false, updatedAt: start, changedAt: start, currentVersion: 0, on: db)
+                                    try await AuditLog.appendAtCommit(
+                                        AuditEvent(actor: user, subject: user, action: .write, resource: .workoutLogs, count: 1),
+                                        now: start.addingTimeInterval(Double(n)), on: db, engine: .postgres
+                                    )
+                                    #expect(RequestScope.current.requestID == "request-\(n)")
+                                    if n % 5 == 2 { throw Refused() }  // after writing: nothing of it may be kept
+                                }
+                            }
+                            return n
+                        } catch is Refused {
+                            return nil
+                        }
+                    }
+                }
+                var kept: [Int] = []
+                for try await n in tasks { if let n { kept.append(n) } }
+                return kept.sorted()
+            }
+            #expect(kept == (0..<count).filter { $0 % 5 != 2 })
+            #expect(groups.groupsEnded < count, "\(groups.groupsEnded) commits for \(count) transactions")
+
+            let audit = AuditLog(database: database, clock: .system)
+            let entries = try await audit.entries(about: user, offset: 0, limit: 500)
+            #expect(entries.count == kept.count)
+            #expect(Set(entries.compactMap(\.requestID)) == Set(kept.map { "request-\($0)" }))
+            #expect(try await audit.verify().firstBreak == nil)
+
+            let (sequences, nudges, last) = try await database.withConnection { db in
+                (
+                    try await db.raw("SELECT seq FROM sync_changes WHERE user_id = \(bind: user.rawValue) ORDER BY seq").all().map { try $0.decode(column: "seq", as: Int.self) },
+                    try await db.select().column("data").from("events").where("topic", .equal, EventTopic.user(user).name).where("type", .equal, "sync")
+                        .orderBy("id").all().map { try $0.decode(column: "data", as: String.self) },
+                    try await SyncFeed.position(of: user, on: db).last
+                )
+            }
+            #expect(sequences == Array(1...kept.count))
+            #expect(last == kept.count)
+            #expect(!nudges.isEmpty && nudges.count <= groups.groupsEnded)
+            #expect(nudges.last == #"{"cursor":"\#(SyncWire.cursor(sequence: last))"}"#)
+            try await database.shutdown()
+        }
+    }
+
+    /// While one user's group is held open, another user's transaction commits; a grouped transaction for the same user
+    /// inside a member runs as a plain one instead of waiting for the group it is part of.
+    @Test func otherUsersNeverWaitAndANestedTransactionOfTheSameUserIsNotQueuedBehindItsGroup() async throws {
+        try await TestDatabase.with(.postgres) { testDatabase in
+            let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            try await database.transaction { db in try await db.raw("CREATE TABLE keyed_users (k TEXT NOT NULL)").run() }
+            let (held, other) = (UUID(), UUID())
+            let (released, release) = AsyncStream.makeStream(of: Void.self)
+            let (reached, reach) = AsyncStream.makeStream(of: Void.self)
+            let holding = Task {
+                try await database.transaction(groupedBy: held) { db in
+                    try await db.raw("INSERT INTO keyed_users (k) VALUES ('held')").run()
+                    // Nested, same user: would wait for this very group were it queued.
+                    try await database.transaction(groupedBy: held) { db in try await db.raw("INSERT INTO keyed_users (k) VALUES ('nested')").run() }
+                    reach.yield()
+                    for await _ in released { break }
+                }
+            }
+            for await _ in reached { break }
+            try await database.transaction(groupedBy: other) { db in try await db.raw("INSERT INTO keyed_users (k) VALUES ('other')").run() }
+            let before = try await database.withConnection { db in
+                try await db.raw("SELECT k FROM keyed_users ORDER BY k").all().map { try $0.decode(column: "k", as: String.self) }
+            }
+            #expect(before == ["nested", "other"])
+            release.yield()
+            release.finish()
+            try await holding.value
+            let after = try await database.withConnection { db in
+                try await db.raw("SELECT k FROM keyed_users ORDER BY k").all().map { try $0.decode(column: "k", as: String.self) }
+            }
+            #expect(after == ["held", "nested", "other"])
+            try await database.shutdown()
+        }
+    }
+}
