@@ -52,7 +52,7 @@ func buildApplication(
     let routes = RouteTable()
     let router = buildRouter(
         maxBodyBytes: configuration.maxBodyBytes, bodyLimitExceptions: MediaFeature.bodyLimits(configuration.media) + ConsoleFeature.bodyLimits,
-        routes: routes, tracer: tracing?.tracer)
+        routes: routes, tracer: tracing?.tracer, onEventLoops: foundation.database.engine == .postgres)
     let operations: ServerOperations
     let features: [any ServerFeature]
     var ahead: AheadRoutes?
@@ -167,13 +167,15 @@ func composeFeatures(
     )
 }
 
-/// A router with the middleware every route shares, outermost first: request id, request log, errors as problems,
-/// body limit. Routes added to it afterwards get all four.
+/// A router with the middleware every route shares, outermost first: on PostgreSQL (`onEventLoops`) the request's
+/// task moved to its connection's event loop (``EventLoopAffinityMiddleware``), request id, request log, errors as
+/// problems, body limit. Routes added to it afterwards get them all.
 func buildRouter(
-    maxBodyBytes: Int, bodyLimitExceptions: [BodyLimitMiddleware.Exception] = [], routes: RouteTable, tracer: (any Tracer)? = nil
+    maxBodyBytes: Int, bodyLimitExceptions: [BodyLimitMiddleware.Exception] = [], routes: RouteTable, tracer: (any Tracer)? = nil,
+    onEventLoops: Bool = false
 ) -> Router<FitBaseRequestContext> {
     let router = Router(context: FitBaseRequestContext.self, options: .autoGenerateHeadEndpoints)
-    router.add(middleware: EventLoopAffinityMiddleware())
+    if onEventLoops { router.add(middleware: EventLoopAffinityMiddleware()) }
     router.add(middleware: RequestIDMiddleware())
     // Traced, when traces are on, with the request's id and the status its problem (if any) was answered with.
     if let tracer { router.add(middleware: RequestTracingMiddleware(tracer: tracer)) }
