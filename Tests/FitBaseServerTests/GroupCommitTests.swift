@@ -27,52 +27,66 @@ import Testing
     @Test func transactionsArrivingTogetherShareCommitsAndEachKeepsItsOwnOutcome() async throws {
         try await TestDatabase.with(.sqlite) { testDatabase in
             let database = try await Database.open(testDatabase.location, checkpointsInBackground: false, logger: TestDatabase.logger)
-            try await database.transaction { db in try await db.raw("CREATE TABLE group_commit_rows (n INTEGER NOT NULL)").run() }
             let groups = try #require(database.commitGroups)
             let endedBefore = groups.groupsEnded
-            let afterCommit = Seen()
-            let count = 300
-            // The first body to run waits for a queue to form behind it, so grouping does not depend on scheduling luck.
-            let first = FirstBody()
-            let outcomes = try await withThrowingTaskGroup(of: (Int, Bool).self) { tasks in
-                for n in 0..<count {
-                    tasks.addTask {
-                        do {
-                            try await database.transaction { db in
-                                if first.take() {
-                                    while database.writersWaiting < 50 { await Task.yield() }
-                                }
-                                try await db.raw("INSERT INTO group_commit_rows (n) VALUES (\(bind: n))").run()
-                                TransactionHooks.current?.afterCommit(key: "seen") { afterCommit.numbers.withLock { _ = $0.insert(n) } }
-                                if n % 7 == 3 { throw Refused() }  // after writing: its row must go with it
-                            }
-                            // Returned: the commit is made, so another connection reads the row.
-                            let visible = try await database.withConnection { db in
-                                try await db.raw("SELECT COUNT(*) AS c FROM group_commit_rows WHERE n = \(bind: n)").first()?.decode(column: "c", as: Int.self)
-                            }
-                            #expect(visible == 1, "row \(n) not committed when its transaction returned")
-                            return (n, true)
-                        } catch is Refused {
-                            return (n, false)
-                        }
-                    }
-                }
-                var outcomes: [Int: Bool] = [:]
-                for try await (n, committed) in tasks { outcomes[n] = committed }
-                return outcomes
-            }
-            let stored = try await database.withConnection { db in
-                try await db.raw("SELECT n FROM group_commit_rows ORDER BY n").all().map { try $0.decode(column: "n", as: Int.self) }
-            }
-            let expected = (0..<count).filter { $0 % 7 != 3 }
-            #expect(stored == expected)
-            #expect(outcomes.filter(\.value).keys.sorted() == expected)
-            #expect(afterCommit.numbers.withLock { $0 } == Set(expected))
-            // Fewer commits than transactions: they were grouped.
-            let ended = groups.groupsEnded - endedBefore
-            #expect(ended > 0 && ended < count, "\(ended) commits for \(count) transactions")
+            try await Self.expectEachKeepsItsOwnOutcome(
+                on: database, count: 300, queue: 50, transaction: { body in try await database.transaction(body) },
+                waiting: { database.writersWaiting }, groupsEnded: { groups.groupsEnded - endedBefore }
+            )
             try await database.shutdown()
         }
+    }
+
+    /// `count` transactions started together through `transaction`, the first body waiting until `waiting()` says
+    /// `queue` more wait behind it (so grouping does not depend on scheduling luck): each writes its row and asks for
+    /// after-commit work, and every seventh throws after writing. Expects the kept rows alone stored, each visible
+    /// once its transaction returned, after-commit work for the kept ones only, and fewer commits (`groupsEnded()`)
+    /// than transactions.
+    static func expectEachKeepsItsOwnOutcome(
+        on database: Database, count: Int, queue: Int,
+        transaction: @escaping @Sendable (@escaping @Sendable (any SQLDatabase) async throws -> Void) async throws -> Void,
+        waiting: @escaping @Sendable () -> Int, groupsEnded: () -> Int
+    ) async throws {
+        try await database.transaction { db in try await db.raw("CREATE TABLE group_commit_rows (n INTEGER NOT NULL)").run() }
+        let afterCommit = Seen()
+        let first = FirstBody()
+        let outcomes = try await withThrowingTaskGroup(of: (Int, Bool).self) { tasks in
+            for n in 0..<count {
+                tasks.addTask {
+                    do {
+                        try await transaction { db in
+                            if first.take() {
+                                while waiting() < queue { await Task.yield() }
+                            }
+                            try await db.raw("INSERT INTO group_commit_rows (n) VALUES (\(bind: n))").run()
+                            TransactionHooks.current?.afterCommit(key: "seen") { afterCommit.numbers.withLock { _ = $0.insert(n) } }
+                            if n % 7 == 3 { throw Refused() }  // after writing: its row must go with it
+                        }
+                        // Returned: the commit is made, so another connection reads the row.
+                        let visible = try await database.withConnection { db in
+                            try await db.raw("SELECT COUNT(*) AS c FROM group_commit_rows WHERE n = \(bind: n)").first()?.decode(column: "c", as: Int.self)
+                        }
+                        #expect(visible == 1, "row \(n) not committed when its transaction returned")
+                        return (n, true)
+                    } catch is Refused {
+                        return (n, false)
+                    }
+                }
+            }
+            var outcomes: [Int: Bool] = [:]
+            for try await (n, committed) in tasks { outcomes[n] = committed }
+            return outcomes
+        }
+        let stored = try await database.withConnection { db in
+            try await db.raw("SELECT n FROM group_commit_rows ORDER BY n").all().map { try $0.decode(column: "n", as: Int.self) }
+        }
+        let expected = (0..<count).filter { $0 % 7 != 3 }
+        #expect(stored == expected)
+        #expect(outcomes.filter(\.value).keys.sorted() == expected)
+        #expect(afterCommit.numbers.withLock { $0 } == Set(expected))
+        // Fewer commits than transactions: they were grouped.
+        let ended = groupsEnded()
+        #expect(ended > 0 && ended < count, "\(ended) commits for \(count) transactions")
     }
 
     /// What members ask to run before the commit runs once for their group, after the last of them, and only for the

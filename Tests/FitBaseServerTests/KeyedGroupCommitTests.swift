@@ -14,63 +14,18 @@ import Testing
 /// its own group.
 @Suite(.enabled(if: TestEngines.all.contains(.postgres), "needs FITBASE_TEST_POSTGRES_URL"))
 struct KeyedGroupCommitTests {
-    struct Refused: Error {}
-
-    final class Seen: Sendable {
-        let numbers = Mutex<Set<Int>>([])
-    }
-
-    /// True for the first caller only.
-    final class FirstBody: Sendable {
-        private let pending = Atomic(true)
-        func take() -> Bool { pending.exchange(false, ordering: .relaxed) }
-    }
+    typealias Refused = GroupCommitTests.Refused
+    typealias FirstBody = GroupCommitTests.FirstBody
 
     @Test func transactionsOfOneUserShareCommitsAndEachKeepsItsOwnOutcome() async throws {
         try await TestDatabase.with(.postgres) { testDatabase in
             let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
-            try await database.transaction { db in try await db.raw("CREATE TABLE keyed_rows (n INTEGER NOT NULL)").run() }
             let groups = try #require(database.keyedGroups)
             let key = UUID()
-            let afterCommit = Seen()
-            let count = 200
-            // The first body waits for a queue to form behind it, so grouping does not depend on scheduling luck.
-            let first = FirstBody()
-            let outcomes = try await withThrowingTaskGroup(of: (Int, Bool).self) { tasks in
-                for n in 0..<count {
-                    tasks.addTask {
-                        do {
-                            try await database.transaction(groupedBy: key) { db in
-                                if first.take() {
-                                    while groups.waiting(for: key) < 30 { await Task.yield() }
-                                }
-                                try await db.raw("INSERT INTO keyed_rows (n) VALUES (\(bind: n))").run()
-                                TransactionHooks.current?.afterCommit(key: "seen") { afterCommit.numbers.withLock { _ = $0.insert(n) } }
-                                if n % 7 == 3 { throw Refused() }  // after writing: its row must go with it
-                            }
-                            // Returned: the commit is made, so another connection reads the row.
-                            let visible = try await database.withConnection { db in
-                                try await db.raw("SELECT COUNT(*) AS c FROM keyed_rows WHERE n = \(bind: n)").first()?.decode(column: "c", as: Int.self)
-                            }
-                            #expect(visible == 1, "row \(n) not committed when its transaction returned")
-                            return (n, true)
-                        } catch is Refused {
-                            return (n, false)
-                        }
-                    }
-                }
-                var outcomes: [Int: Bool] = [:]
-                for try await (n, committed) in tasks { outcomes[n] = committed }
-                return outcomes
-            }
-            let stored = try await database.withConnection { db in
-                try await db.raw("SELECT n FROM keyed_rows ORDER BY n").all().map { try $0.decode(column: "n", as: Int.self) }
-            }
-            let expected = (0..<count).filter { $0 % 7 != 3 }
-            #expect(stored == expected)
-            #expect(outcomes.filter(\.value).keys.sorted() == expected)
-            #expect(afterCommit.numbers.withLock { $0 } == Set(expected))
-            #expect(groups.groupsEnded > 0 && groups.groupsEnded < count, "\(groups.groupsEnded) commits for \(count) transactions")
+            try await GroupCommitTests.expectEachKeepsItsOwnOutcome(
+                on: database, count: 200, queue: 30, transaction: { body in try await database.transaction(groupedBy: key, body) },
+                waiting: { groups.waiting(for: key) }, groupsEnded: { groups.groupsEnded }
+            )
             #expect(groups.waiting(for: key) == 0)
             try await database.shutdown()
         }
