@@ -98,69 +98,90 @@ import Testing
             try await MigrationRunner.forServer(database: database, logger: TestDatabase.logger).run()
             let groups = try #require(database.commitGroups)
             let endedBefore = groups.groupsEnded
-            let user = UserID()
-            let count = 120
-            let first = FirstBody()
-            let start = Date.storageNow
-            try await database.transaction { db in
-                try await db.insert(into: "users").columns("id", "email", "role", "created_at", "updated_at")
-                    .values(SQLBind(user.rawValue), SQLBind("grouped@example.com"), SQLBind("user"), SQLBind(start), SQLBind(start)).run()
-            }
-            let kept = try await withThrowingTaskGroup(of: Int?.self) { tasks in
-                for n in 0..<count {
-                    tasks.addTask {
-                        do {
-                            try await RequestScope.$current.withValue(RequestScope(caller: nil, authenticationFailure: nil, requestID: "request-\(n)")) {
-                                try await database.transaction { db in
-                                    if first.take() {
-                                        while database.writersWaiting < 40 { await Task.yield() }
-                                    }
-                                    try await SyncFeed.record(.plans, id: UUID().lowercasedString, of: user, deleted: false, updatedAt: start, changedAt: start, currentVersion: 0, on: db)
-                                    try await AuditLog.appendAtCommit(
-                                        AuditEvent(actor: user, subject: user, action: .write, resource: .workoutLogs, count: 1),
-                                        now: start.addingTimeInterval(Double(n)), on: db, engine: .sqlite
-                                    )
-                                    if n % 5 == 2 { throw Refused() }  // after asking: nothing of it may be written
-                                }
-                            }
-                            return n
-                        } catch is Refused {
-                            return nil
-                        }
-                    }
-                }
-                var kept: [Int] = []
-                for try await n in tasks { if let n { kept.append(n) } }
-                return kept.sorted()
-            }
-            #expect(kept == (0..<count).filter { $0 % 5 != 2 })
-            let groupsEnded = groups.groupsEnded - endedBefore
-            #expect(groupsEnded < count, "\(groupsEnded) commits for \(count) transactions")
-
-            let audit = AuditLog(database: database, clock: .system)
-            let entries = try await audit.entries(about: user, offset: 0, limit: 500)
-            #expect(entries.count == kept.count)
-            #expect(Set(entries.compactMap(\.requestID)) == Set(kept.map { "request-\($0)" }))
-            // Each entry keeps the time of its own change.
-            for entry in entries {
-                let n = try #require(entry.requestID.flatMap { Int($0.dropFirst("request-".count)) })
-                #expect(abs(entry.at.timeIntervalSince(start.addingTimeInterval(Double(n)))) < 0.001)
-            }
-            #expect(try await audit.verify().firstBreak == nil)
-
-            // Nudges: fewer than the writes, and the last one names the user's last position.
-            let (nudges, last) = try await database.withConnection { db in
-                (
-                    try await db.select().column("data").from("events").where("topic", .equal, EventTopic.user(user).name).where("type", .equal, "sync")
-                        .orderBy("id").all().map { try $0.decode(column: "data", as: String.self) },
-                    try await SyncFeed.position(of: user, on: db).last
-                )
-            }
-            #expect(!nudges.isEmpty && nudges.count <= groupsEnded)
-            #expect(nudges.last == #"{"cursor":"\#(SyncWire.cursor(sequence: last))"}"#)
-            #expect(last == kept.count)
+            try await Self.expectKeptMembersAuditedAndNudged(
+                on: database, queue: 40, transaction: { _, body in try await database.transaction(body) },
+                waiting: { _ in database.writersWaiting }, groupsEnded: { groups.groupsEnded - endedBefore }
+            )
             try await database.shutdown()
         }
+    }
+
+    /// 120 transactions of one new user started together through `transaction` (given the user), the first body
+    /// waiting until `waiting(user)` says `queue` more wait behind it: each, in a request scope of its own, takes a feed
+    /// position and asks for an audit entry at its own time, and every fifth throws after that. Expects one audit
+    /// entry per kept member (its time and request id, one unbroken chain) and none for the others, feed positions
+    /// without gaps, and fewer nudges than commits (`groupsEnded()`, itself fewer than the transactions), the last
+    /// naming the last position.
+    static func expectKeptMembersAuditedAndNudged(
+        on database: Database, queue: Int,
+        transaction: @escaping @Sendable (UserID, @escaping @Sendable (any SQLDatabase) async throws -> Void) async throws -> Void,
+        waiting: @escaping @Sendable (UserID) -> Int, groupsEnded: () -> Int
+    ) async throws {
+        let engine = database.engine
+        let user = UserID()
+        let count = 120
+        let first = FirstBody()
+        let start = Date.storageNow
+        try await database.transaction { db in
+            try await db.insert(into: "users").columns("id", "email", "role", "created_at", "updated_at")
+                .values(SQLBind(user.rawValue), SQLBind("grouped@example.com"), SQLBind("user"), SQLBind(start), SQLBind(start)).run()
+        }
+        let kept = try await withThrowingTaskGroup(of: Int?.self) { tasks in
+            for n in 0..<count {
+                tasks.addTask {
+                    do {
+                        try await RequestScope.$current.withValue(RequestScope(caller: nil, authenticationFailure: nil, requestID: "request-\(n)")) {
+                            try await transaction(user) { db in
+                                if first.take() {
+                                    while waiting(user) < queue { await Task.yield() }
+                                }
+                                try await SyncFeed.record(.plans, id: UUID().lowercasedString, of: user, deleted: false, updatedAt: start, changedAt: start, currentVersion: 0, on: db)
+                                try await AuditLog.appendAtCommit(
+                                    AuditEvent(actor: user, subject: user, action: .write, resource: .workoutLogs, count: 1),
+                                    now: start.addingTimeInterval(Double(n)), on: db, engine: engine
+                                )
+                                #expect(RequestScope.current.requestID == "request-\(n)")
+                                if n % 5 == 2 { throw Refused() }  // after asking: nothing of it may be written
+                            }
+                        }
+                        return n
+                    } catch is Refused {
+                        return nil
+                    }
+                }
+            }
+            var kept: [Int] = []
+            for try await n in tasks { if let n { kept.append(n) } }
+            return kept.sorted()
+        }
+        #expect(kept == (0..<count).filter { $0 % 5 != 2 })
+        let ended = groupsEnded()
+        #expect(ended < count, "\(ended) commits for \(count) transactions")
+
+        let audit = AuditLog(database: database, clock: .system)
+        let entries = try await audit.entries(about: user, offset: 0, limit: 500)
+        #expect(entries.count == kept.count)
+        #expect(Set(entries.compactMap(\.requestID)) == Set(kept.map { "request-\($0)" }))
+        // Each entry keeps the time of its own change.
+        for entry in entries {
+            let n = try #require(entry.requestID.flatMap { Int($0.dropFirst("request-".count)) })
+            #expect(abs(entry.at.timeIntervalSince(start.addingTimeInterval(Double(n)))) < 0.001)
+        }
+        #expect(try await audit.verify().firstBreak == nil)
+
+        // Positions without gaps; nudges fewer than the commits, the last naming the user's last position.
+        let (sequences, nudges, last) = try await database.withConnection { db in
+            (
+                try await db.raw("SELECT seq FROM sync_changes WHERE user_id = \(bind: user.rawValue) ORDER BY seq").all().map { try $0.decode(column: "seq", as: Int.self) },
+                try await db.select().column("data").from("events").where("topic", .equal, EventTopic.user(user).name).where("type", .equal, "sync")
+                    .orderBy("id").all().map { try $0.decode(column: "data", as: String.self) },
+                try await SyncFeed.position(of: user, on: db).last
+            )
+        }
+        #expect(sequences == Array(1...kept.count))
+        #expect(last == kept.count)
+        #expect(!nudges.isEmpty && nudges.count <= ended)
+        #expect(nudges.last == #"{"cursor":"\#(SyncWire.cursor(sequence: last))"}"#)
     }
 
     /// Transactions queued behind a running one are run by the holder of the write gate, in its group: each body still

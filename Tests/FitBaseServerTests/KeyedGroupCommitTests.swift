@@ -2,7 +2,6 @@ import FitBaseCore
 import FitBaseTestSupport
 import Foundation
 import SQLKit
-import Synchronization
 import Testing
 
 @testable import FitBaseServer
@@ -14,9 +13,6 @@ import Testing
 /// its own group.
 @Suite(.enabled(if: TestEngines.all.contains(.postgres), "needs FITBASE_TEST_POSTGRES_URL"))
 struct KeyedGroupCommitTests {
-    typealias Refused = GroupCommitTests.Refused
-    typealias FirstBody = GroupCommitTests.FirstBody
-
     @Test func transactionsOfOneUserShareCommitsAndEachKeepsItsOwnOutcome() async throws {
         try await TestDatabase.with(.postgres) { testDatabase in
             let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
@@ -38,63 +34,10 @@ struct KeyedGroupCommitTests {
         try await TestDatabase.with(.postgres, migrated: true) { testDatabase in
             let database = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
             let groups = try #require(database.keyedGroups)
-            let user = UserID()
-            let start = Date.storageNow
-            try await database.transaction { db in
-                try await db.insert(into: "users").columns("id", "email", "role", "created_at", "updated_at")
-                    .values(SQLBind(user.rawValue), SQLBind("grouped@example.com"), SQLBind("user"), SQLBind(start), SQLBind(start)).run()
-            }
-            let count = 120
-            let first = FirstBody()
-            let kept = try await withThrowingTaskGroup(of: Int?.self) { tasks in
-                for n in 0..<count {
-                    tasks.addTask {
-                        do {
-                            try await RequestScope.$current.withValue(RequestScope(caller: nil, authenticationFailure: nil, requestID: "request-\(n)")) {
-                                try await database.transaction(groupedBy: user.rawValue) { db in
-                                    if first.take() {
-                                        while groups.waiting(for: user.rawValue) < 30 { await Task.yield() }
-                                    }
-                                    try await SyncFeed.record(.plans, id: UUID().lowercasedString, of: user, deleted: false, updatedAt: start, changedAt: start, currentVersion: 0, on: db)
-                                    try await AuditLog.appendAtCommit(
-                                        AuditEvent(actor: user, subject: user, action: .write, resource: .workoutLogs, count: 1),
-                                        now: start.addingTimeInterval(Double(n)), on: db, engine: .postgres
-                                    )
-                                    #expect(RequestScope.current.requestID == "request-\(n)")
-                                    if n % 5 == 2 { throw Refused() }  // after writing: nothing of it may be kept
-                                }
-                            }
-                            return n
-                        } catch is Refused {
-                            return nil
-                        }
-                    }
-                }
-                var kept: [Int] = []
-                for try await n in tasks { if let n { kept.append(n) } }
-                return kept.sorted()
-            }
-            #expect(kept == (0..<count).filter { $0 % 5 != 2 })
-            #expect(groups.groupsEnded < count, "\(groups.groupsEnded) commits for \(count) transactions")
-
-            let audit = AuditLog(database: database, clock: .system)
-            let entries = try await audit.entries(about: user, offset: 0, limit: 500)
-            #expect(entries.count == kept.count)
-            #expect(Set(entries.compactMap(\.requestID)) == Set(kept.map { "request-\($0)" }))
-            #expect(try await audit.verify().firstBreak == nil)
-
-            let (sequences, nudges, last) = try await database.withConnection { db in
-                (
-                    try await db.raw("SELECT seq FROM sync_changes WHERE user_id = \(bind: user.rawValue) ORDER BY seq").all().map { try $0.decode(column: "seq", as: Int.self) },
-                    try await db.select().column("data").from("events").where("topic", .equal, EventTopic.user(user).name).where("type", .equal, "sync")
-                        .orderBy("id").all().map { try $0.decode(column: "data", as: String.self) },
-                    try await SyncFeed.position(of: user, on: db).last
-                )
-            }
-            #expect(sequences == Array(1...kept.count))
-            #expect(last == kept.count)
-            #expect(!nudges.isEmpty && nudges.count <= groups.groupsEnded)
-            #expect(nudges.last == #"{"cursor":"\#(SyncWire.cursor(sequence: last))"}"#)
+            try await GroupCommitTests.expectKeptMembersAuditedAndNudged(
+                on: database, queue: 30, transaction: { user, body in try await database.transaction(groupedBy: user.rawValue, body) },
+                waiting: { user in groups.waiting(for: user.rawValue) }, groupsEnded: { groups.groupsEnded }
+            )
             try await database.shutdown()
         }
     }

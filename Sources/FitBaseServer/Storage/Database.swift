@@ -15,7 +15,7 @@ package final class Database: Sendable {
     /// Where the data lives (password-free when printed).
     package let location: DatabaseLocation
     private let pool: any SQLConnectionPool
-    let logger: Logger
+    private let logger: Logger
     /// SQLite only: queues write transactions in-process (see ``WriteGate``).
     private let writeGate: WriteGate?
     /// SQLite only: the write connection's pool and the commit groups of its transactions (``GroupCommit``).
@@ -156,6 +156,15 @@ package final class Database: Sendable {
         return try await groupedTransaction(gate: writeGate, pool: sqlite.pool, groups: sqlite.groups, body)
     }
 
+    /// Rolls back the transaction open on `connection` (PostgreSQL), logging a rollback that fails.
+    func rollBack(on connection: any SQLDatabase) async {
+        do {
+            try await connection.raw("ROLLBACK").run()
+        } catch {
+            logger.warning("rollback failed", metadata: ["error": "\(String(reflecting: error))"])
+        }
+    }
+
     /// Counts a transaction begun (1) or ended (-1) (``poolUse``).
     func countTransaction(_ change: Int) {
         transactions.add(change, ordering: .relaxed)
@@ -175,7 +184,6 @@ package final class Database: Sendable {
     private func runTransaction<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
-        let logger = self.logger
         let hooks = newTransactionHooks()
         let result = try await pool.withWriteConnection { connection in
             try await connection.raw("BEGIN").run()
@@ -189,11 +197,7 @@ package final class Database: Sendable {
                 try await connection.raw("COMMIT").run()
                 return result
             } catch {
-                do {
-                    try await connection.raw("ROLLBACK").run()
-                } catch let rollbackError {
-                    logger.warning("rollback failed", metadata: ["error": "\(String(reflecting: rollbackError))"])
-                }
+                await self.rollBack(on: connection)
                 throw error
             }
         }

@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import SQLKit
 import Synchronization
 
@@ -136,11 +135,7 @@ extension Database {
                         try await connection.raw("COMMIT").run()
                         return value
                     } catch {
-                        do {
-                            try await connection.raw("ROLLBACK").run()
-                        } catch let rollbackError {
-                            self.logger.warning("rollback failed", metadata: ["error": "\(String(reflecting: rollbackError))"])
-                        }
+                        await self.rollBack(on: connection)
                         throw error
                     }
                 }
