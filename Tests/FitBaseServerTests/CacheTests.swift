@@ -8,7 +8,8 @@ import Testing
 @testable import FitBaseServer
 
 /// What an instance keeps in memory is never served after a write that changed it has committed: the very next
-/// request sees the write, on the instance that made it and, on PostgreSQL, on any other.
+/// request sees the write, on the instance that made it and, on PostgreSQL, on any other (sessions and roles) or once
+/// its notification has arrived there (the catalog, remote config).
 @Suite struct CacheTests {
     private static let postgres = ProcessInfo.processInfo.environment["FITBASE_TEST_POSTGRES_URL"] != nil
 
@@ -59,14 +60,14 @@ import Testing
             let database = app.database
             try await UserStore(database: database).setRole(.admin, for: userID, now: .storageNow)
             // PostgreSQL: at once. SQLite: within the second the instance trusts what it read.
-            if engine == .sqlite { try await Task.sleep(for: CacheGenerations.sqliteRecheck + .milliseconds(50)) }
+            if engine == .sqlite { try await Task.sleep(for: CacheGenerations.recheck + .milliseconds(50)) }
             #expect(try await client.json(.delete, adminOnly, token: account.accessToken).status == .notFound)
         }
     }
 
     @Test(.enabled(if: postgres, "needs FITBASE_TEST_POSTGRES_URL"))
     func aSessionEndedOnOneInstanceFailsOnTheOthersVeryNextRequest() async throws {
-        try await Self.withTwoInstances { a, b, _ in
+        try await Self.withTwoInstances { a, b, _, _ in
             let account = try await a.signUp()
             for _ in 0..<3 { #expect(try await b.json(.get, "/v1/me", token: account.accessToken).status == .ok) }
             #expect(try await a.json(.post, "/v1/auth/signout", token: account.accessToken).status == .noContent)
@@ -126,38 +127,87 @@ import Testing
             let database = app.database
             let seeded = CatalogTests.fixture[1]
             try await CatalogImporter.importCatalog(([seeded], []), into: database, now: .storageNow)
-            if engine == .sqlite { try await Task.sleep(for: CacheGenerations.sqliteRecheck + .milliseconds(50)) }
+            if engine == .sqlite { try await Task.sleep(for: CacheGenerations.recheck + .milliseconds(50)) }
             #expect(try await Self.title(client, seeded.id.description) == seeded.title)
         }
     }
 
+    /// Another instance's catalog edit reaches this one by notification: within milliseconds, and never later than the
+    /// generation's recheck.
     @Test(.enabled(if: postgres, "needs FITBASE_TEST_POSTGRES_URL"))
-    func aCatalogEditOnOneInstanceIsSeenByTheOthersVeryNextRead() async throws {
-        try await Self.withTwoInstances { a, b, testDatabase in
+    func aCatalogEditOnOneInstanceIsSeenByTheOthersNextReadsOnceNotified() async throws {
+        try await Self.withTwoInstances { a, b, testDatabase, appB in
+            try await Self.untilListening(appB)
             let admin = try await Self.admin(a, testDatabase)
+            #expect(try await Self.listed(b) == [])  // B holds the (empty) catalog and trusts its generation
             let created = try await a.json(.post, "/v1/admin/workouts", body: Self.workoutBody, token: admin.accessToken)
             let id = try #require(try json(created)["id"] as? String)
-            #expect(try await Self.title(b, id) == "Cache Check")
+            try await Self.expectSoon { try await Self.title(b, id) == "Cache Check" }
             var renamed = Self.workoutBody
             renamed["title"] = "Cache Checked"
             #expect(try await a.json(.put, "/v1/admin/workouts/\(id)", body: renamed, token: admin.accessToken).status == .ok)
-            #expect(try await Self.title(b, id) == "Cache Checked")
-            #expect(try await Self.listed(b) == ["Cache Checked"])
+            try await Self.expectSoon { try await Self.title(b, id) == "Cache Checked" }
+            try await Self.expectSoon { try await Self.listed(b) == ["Cache Checked"] }
             #expect(try await a.json(.delete, "/v1/admin/workouts/\(id)", token: admin.accessToken).status == .noContent)
-            #expect(try await Self.title(b, id) == nil)
+            try await Self.expectSoon { try await Self.title(b, id) == nil }
+        }
+    }
+
+    /// Without its listener an instance trusts no generation of another's data: it reads the row before every read,
+    /// so another instance's edit is seen by its very next read.
+    @Test(.enabled(if: postgres, "needs FITBASE_TEST_POSTGRES_URL"))
+    func withoutAListenerEveryReadAsksForTheGeneration() async throws {
+        try await TestDatabase.with(.postgres, migrated: true) { testDatabase in
+            let a = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            let b = try await Database.open(testDatabase.location, logger: TestDatabase.logger)
+            do {
+                #expect(!b.generations.isListening)
+                let before = try await b.generations.current(.catalog, on: b)
+                #expect(b.generations.trusted(.catalog) == nil)
+                try await a.transaction { db in try await CacheGenerations.bump(.catalog, on: db) }
+                #expect(try await b.generations.current(.catalog, on: b) == before + 1)
+            } catch {
+                try await a.shutdown()
+                try await b.shutdown()
+                throw error
+            }
+            try await a.shutdown()
+            try await b.shutdown()
+        }
+    }
+
+    /// `condition` holds within the generation's recheck (polled; notifications usually make it hold at once).
+    static func expectSoon(_ condition: () async throws -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let deadline = ContinuousClock.now + CacheGenerations.recheck + .milliseconds(200)
+        while try await !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("not seen within the recheck", sourceLocation: sourceLocation)
+                return
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// Waits (up to 10 s) for `app`'s cache generation listener to hear bumps (PostgreSQL; at once on SQLite).
+    static func untilListening(_ app: TestApp) async throws {
+        guard app.database.engine == .postgres else { return }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !app.database.generations.isListening {
+            try #require(ContinuousClock.now < deadline, "the cache generation listener never started")
+            try await Task.sleep(for: .milliseconds(10))
         }
     }
 
     /// Two instances, A and B, on one fresh PostgreSQL database with the same master key.
     static func withTwoInstances(
-        _ test: @escaping @Sendable (any TestClientProtocol, any TestClientProtocol, TestDatabase) async throws -> Void
+        _ test: @escaping @Sendable (any TestClientProtocol, any TestClientProtocol, TestDatabase, TestApp) async throws -> Void
     ) async throws {
         try await TestDatabase.with(.postgres, migrated: true) { testDatabase in
             let masterKey = SharedKeysTests.randomMasterKey()
             try await SharedKeysTests.withDataDirectories(1) { directories in
                 try await withApp(on: testDatabase, options: .instance(testDatabase.dataDirectory, masterKey: masterKey)) { a, _ async throws in
-                    try await withApp(on: testDatabase, options: .instance(directories[0], masterKey: masterKey)) { b, _ async throws in
-                        try await test(a, b, testDatabase)
+                    try await withApp(on: testDatabase, options: .instance(directories[0], masterKey: masterKey)) { b, appB async throws in
+                        try await test(a, b, testDatabase, appB)
                     }
                 }
             }

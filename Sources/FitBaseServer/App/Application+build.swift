@@ -52,7 +52,8 @@ func buildApplication(
     let routes = RouteTable()
     let router = buildRouter(
         maxBodyBytes: configuration.maxBodyBytes, bodyLimitExceptions: MediaFeature.bodyLimits(configuration.media) + ConsoleFeature.bodyLimits,
-        routes: routes, tracer: tracing?.tracer, onEventLoops: foundation.database.engine == .postgres)
+        routes: routes, tracer: tracing?.tracer
+    )
     let operations: ServerOperations
     let features: [any ServerFeature]
     var ahead: AheadRoutes?
@@ -75,7 +76,7 @@ func buildApplication(
         )
         features = try await routedFeatures(foundation, operations: operations)
         for feature in features { feature.addRoutes(to: router) }
-        // Media links to the data directory and the catalog on SQLite answered on the event loop, ahead of the router
+        // Media links to the data directory and the catalog answered on the event loop, ahead of the router
         // (not when the direct routes are off for a comparison, nor when requests are traced: that is the router's
         // middleware).
         if directRoutes, tracing == nil {
@@ -87,7 +88,7 @@ func buildApplication(
                 fields: operations.aheadAnswerFields(limiter: limiter, logger: logger, serverName: serverName),
                 media: media,
                 catalog: operations.catalogAheadRoute(
-                    engine: foundation.database.engine, workoutMetrics: recorder("/v1/workouts/{workoutId}"), pageMetrics: recorder("/v1/workouts"),
+                    workoutMetrics: recorder("/v1/workouts/{workoutId}"), pageMetrics: recorder("/v1/workouts"),
                     counts: counts
                 )
             )
@@ -167,15 +168,12 @@ func composeFeatures(
     )
 }
 
-/// A router with the middleware every route shares, outermost first: on PostgreSQL (`onEventLoops`) the request's
-/// task moved to its connection's event loop (``EventLoopAffinityMiddleware``), request id, request log, errors as
-/// problems, body limit. Routes added to it afterwards get them all.
+/// A router with the middleware every route shares, outermost first: request id, request log, errors as problems,
+/// body limit. Routes added to it afterwards get them all.
 func buildRouter(
-    maxBodyBytes: Int, bodyLimitExceptions: [BodyLimitMiddleware.Exception] = [], routes: RouteTable, tracer: (any Tracer)? = nil,
-    onEventLoops: Bool = false
+    maxBodyBytes: Int, bodyLimitExceptions: [BodyLimitMiddleware.Exception] = [], routes: RouteTable, tracer: (any Tracer)? = nil
 ) -> Router<FitBaseRequestContext> {
     let router = Router(context: FitBaseRequestContext.self, options: .autoGenerateHeadEndpoints)
-    if onEventLoops { router.add(middleware: EventLoopAffinityMiddleware()) }
     router.add(middleware: RequestIDMiddleware())
     // Traced, when traces are on, with the request's id and the status its problem (if any) was answered with.
     if let tracer { router.add(middleware: RequestTracingMiddleware(tracer: tracer)) }

@@ -118,7 +118,7 @@ struct ServerFoundation: Sendable {
     /// The shared services, first in the application's list: the pools close last, after everything using them.
     var services: [any Service] {
         [
-            DatabaseService(database: database), DatabaseService(database: keystore), HTTPClientService(client: httpClient), hasher,
+            DatabaseService(database: database), DatabaseService(database: keystore), CacheGenerationListener(database: database), HTTPClientService(client: httpClient), hasher,
             OutboxWorker(
                 database: database, outbox: outbox, mailer: mailer, sender: configuration.accounts.sender, appleTokens: appleTokenClient,
                 logger: logger, media: MediaFeature.storage(for: configuration, httpClient: httpClient), clock: clock

@@ -6,7 +6,7 @@ import Synchronization
 
 /// `GET /v1/workouts/{workoutId}` and `GET /v1/workouts` answered on the connection's event loop, ahead of the router
 /// (``AheadChannelHandler``), for a caller without an account when the answer is in memory
-/// (``CatalogResponses/answerAtHand(path:)``): on SQLite, whose catalog generation an instance may trust for a second,
+/// (``CatalogResponses/answerAtHand(path:)``): while the instance may trust its catalog generation (``CacheGenerations``),
 /// the catalog browsing every app does on launch costs no task and no trip through the router. Everything else — a
 /// signed-in caller, a premium workout, a listing the direct route would not answer, a generation to read again, an
 /// answer too large to tag, a caller over the limit — is the router's, unchanged.
@@ -70,12 +70,10 @@ struct CatalogAheadRoute: AheadRoute {
 }
 
 extension ServerOperations {
-    /// The catalog answered ahead of the router, on SQLite (on PostgreSQL every read asks for the generation, which
-    /// another instance may have moved on).
-    func catalogAheadRoute(engine: DatabaseEngine, workoutMetrics: ServerMetrics.RouteRecorder?, pageMetrics: ServerMetrics.RouteRecorder?, counts: ServerMetrics)
-        -> CatalogAheadRoute?
+    /// The catalog answered ahead of the router.
+    func catalogAheadRoute(workoutMetrics: ServerMetrics.RouteRecorder?, pageMetrics: ServerMetrics.RouteRecorder?, counts: ServerMetrics)
+        -> CatalogAheadRoute
     {
-        guard engine == .sqlite else { return nil }
-        return CatalogAheadRoute(responses: catalogFeature.responses, workoutMetrics: workoutMetrics, pageMetrics: pageMetrics, counts: counts)
+        CatalogAheadRoute(responses: catalogFeature.responses, workoutMetrics: workoutMetrics, pageMetrics: pageMetrics, counts: counts)
     }
 }

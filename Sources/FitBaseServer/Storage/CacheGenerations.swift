@@ -1,5 +1,9 @@
 import Foundation
+import Logging
+import PostgresKit
+import PostgresNIO
 import SQLKit
+import ServiceLifecycle
 import Synchronization
 
 /// A kind of data instances keep in memory, whose every change bumps its generation.
@@ -10,6 +14,15 @@ package enum CachedData: String, Sendable, CaseIterable {
     case sessions
     /// Remote config flags and their overrides (``RemoteConfigStore``).
     case remoteConfig = "remote-config"
+
+    /// Whether a change must be seen by every instance's very next request (read per request on PostgreSQL), or may
+    /// reach other instances by notification, within milliseconds.
+    ///
+    /// Sessions are exact: a session ended or a role taken away on one instance is refused by the next request on any
+    /// other. The catalog and remote config are content an operator edits: the instance that made the edit sees it at
+    /// once, the others when its notification arrives, as a content delivery network would serve it. Asking for their
+    /// generation before every read would cost each catalog page a round trip (on a 2-core host, half its pace).
+    var exactAcrossInstances: Bool { self == .sessions }
 }
 
 /// The generations of cached data: how an instance knows, cheaply, that what it holds in memory is still what the
@@ -21,11 +34,15 @@ package enum CachedData: String, Sendable, CaseIterable {
 /// keeps the data under that generation; a generation never goes back, so data kept under an old one is never served
 /// as new.
 ///
-/// * PostgreSQL (several instances): ``current(_:)`` reads the row — one small query instead of the data's, and
-///   exact across instances: a write committed on one instance is seen by the next read on any other. Callers of one
-///   moment share a read that started after they arrived (``sharedRead(_:on:)``).
+/// * PostgreSQL (several instances), data exact across instances (``CachedData/exactAcrossInstances``): ``current(_:)``
+///   reads the row — one small query instead of the data's: a write committed on one instance is seen by the next read
+///   on any other. Callers of one moment share a read that started after they arrived (``sharedRead(_:on:)``).
+/// * PostgreSQL, other data: a bump also notifies every instance (`NOTIFY` on ``channel``, delivered at commit), whose
+///   listener (``listen(configuration:logger:)``) forgets that generation. While its listener is connected an instance
+///   trusts a generation it read after the listener started, for at most ``recheck``; without one it reads the row
+///   each time, as for exact data.
 /// * SQLite (one serving process): changes made through this process — through any pool it opened on the file — are
-///   seen at once; the row is read again at most every ``sqliteRecheck`` so that a change made by another process (the
+///   seen at once; the row is read again at most every ``recheck`` so that a change made by another process (the
 ///   `fitbase` CLI granting a role or importing a catalog) is seen within that time.
 package final class CacheGenerations: Sendable {
     private struct Known {
@@ -33,11 +50,13 @@ package final class CacheGenerations: Sendable {
         var checkedAt: ContinuousClock.Instant
     }
 
-    /// How long a SQLite instance trusts a generation it read without reading it again.
-    static let sqliteRecheck: Duration = .seconds(1)
+    /// How long an instance trusts a generation it read without reading it again (SQLite; PostgreSQL's notified data).
+    static let recheck: Duration = .seconds(1)
 
     private let engine: DatabaseEngine
     private let known = Mutex<(generations: [CachedData: Known], forgottenAt: [CachedData: ContinuousClock.Instant])>(([:], [:]))
+    /// PostgreSQL: since when this instance's listener has been hearing bumps (`nil` while it is not connected).
+    private let listeningSince = Mutex<ContinuousClock.Instant?>(nil)
 
     init(engine: DatabaseEngine) {
         self.engine = engine
@@ -62,25 +81,38 @@ package final class CacheGenerations: Sendable {
     /// The generation of `data` now, from memory when this instance may trust it, else from the database.
     package func current(_ data: CachedData, on database: Database) async throws -> Int64 {
         if let trusted = trusted(data) { return trusted }
-        if engine == .postgres { return try await sharedRead(data, on: database) }
         let checkedAt = ContinuousClock.now
-        let generation = try await database.withConnection { db in try await Self.read(data, on: db) }
-        known.withLock { known in
-            // A read that began before a commit forgot the generation may have read the old one: it answers this
-            // caller (whose request overlapped the write) but is not kept.
-            if let forgotten = known.forgottenAt[data], forgotten >= checkedAt { return }
-            if let existing = known.generations[data], existing.checkedAt > checkedAt { return }
-            known.generations[data] = Known(generation: generation, checkedAt: checkedAt)
+        if engine == .postgres {
+            let generation = try await sharedRead(data, on: database)
+            if !data.exactAcrossInstances, let since = listeningSince.withLock({ $0 }), since <= checkedAt { keep(generation, of: data, readAt: checkedAt) }
+            return generation
         }
+        let generation = try await database.withConnection { db in try await Self.read(data, on: db) }
+        keep(generation, of: data, readAt: checkedAt)
         return generation
     }
 
-    /// SQLite: the generation of `data` this instance may trust now without reading it (``current(_:on:)`` would answer
-    /// it from memory); `nil` on PostgreSQL, or when it must be read.
+    /// Keeps `generation`, read by a read that began no earlier than `readAt`, as what this instance knows of `data`.
+    private func keep(_ generation: Int64, of data: CachedData, readAt: ContinuousClock.Instant) {
+        known.withLock { known in
+            // A read that began before a commit forgot the generation may have read the old one: it answers this
+            // caller (whose request overlapped the write) but is not kept.
+            if let forgotten = known.forgottenAt[data], forgotten >= readAt { return }
+            if let existing = known.generations[data], existing.checkedAt > readAt { return }
+            known.generations[data] = Known(generation: generation, checkedAt: readAt)
+        }
+    }
+
+    /// The generation of `data` this instance may trust now without reading it (``current(_:on:)`` would answer it
+    /// from memory); `nil` when it must be read.
     func trusted(_ data: CachedData) -> Int64? {
-        guard engine == .sqlite, let known = known.withLock({ $0.generations[data] }), ContinuousClock.now - known.checkedAt < Self.sqliteRecheck
-        else { return nil }
-        return known.generation
+        guard let known = known.withLock({ $0.generations[data] }), ContinuousClock.now - known.checkedAt < Self.recheck else { return nil }
+        switch engine {
+        case .sqlite: return known.generation
+        case .postgres:
+            // Kept only while listening; a listener that stopped since has made the instance forget it.
+            return data.exactAcrossInstances ? nil : known.generation
+        }
     }
 
     /// PostgreSQL: reads of a generation, one at a time, each shared by every caller that arrived before it started.
@@ -121,17 +153,27 @@ package final class CacheGenerations: Sendable {
     private let reads = Mutex<(reads: [CachedData: SharedRead], started: Int)>(([:], 0))
 
     /// Moves `data`'s generation on, in the caller's transaction; this instance forgets what it knew once the
-    /// transaction commits.
+    /// transaction commits, and on PostgreSQL every instance's listener hears of it then.
     package static func bump(_ data: CachedData, on db: any SQLDatabase) async throws {
-        try await db.update("cache_generations").set(SQLIdentifier("generation"), to: SQLRaw("generation + 1"))
-            .where("name", .equal, data.rawValue).run()
         guard let hooks = TransactionHooks.current else {
             assertionFailure("CacheGenerations.bump outside a transaction")
             return
         }
+        switch hooks.engine {
+        case .sqlite: try await bumpRow(data.rawValue).run(on: db)
+        case .postgres: try await bumpAndNotify(data.rawValue, data.rawValue).run(on: db)
+        }
         let generations = hooks.generations
         hooks.afterCommit(key: "cache-generation.\(data.rawValue)") { generations?.forget(data) }
     }
+
+    private static let bumpRow = StoredStatement(#"UPDATE "cache_generations" SET "generation" = "generation" + 1 WHERE "name" = ?"#)
+    private static let bumpAndNotify = StoredStatement(
+        #"UPDATE "cache_generations" SET "generation" = "generation" + 1 WHERE "name" = ? RETURNING pg_notify('\#(channel)', ?)"#
+    )
+
+    /// The channel bumps are announced on (PostgreSQL); a notification's payload names the ``CachedData``.
+    static let channel = "fitbase_cache_generations"
 
     /// Forgets what this instance knew of `data`'s generation: the next ``current(_:on:)`` reads the row.
     func forget(_ data: CachedData) {
@@ -141,9 +183,68 @@ package final class CacheGenerations: Sendable {
         }
     }
 
+    /// PostgreSQL: whether this instance's listener hears bumps now (notified data is then trusted between reads).
+    var isListening: Bool { listeningSince.withLock { $0 != nil } }
+
+    /// Forgets every generation; from `since` on (a listener's start), or from now on nothing (`nil`: no listener), this
+    /// instance may keep what it reads of notified data.
+    private func listening(since: ContinuousClock.Instant?) {
+        listeningSince.withLock { $0 = since }
+        for data in CachedData.allCases { forget(data) }
+    }
+
+    /// PostgreSQL: hears every instance's bumps on a connection of its own, until cancelled, and forgets each bumped
+    /// generation; opened again when it drops (with backoff, from 0.1 up to 5 seconds). Trust in notified data begins
+    /// once the `LISTEN` has taken effect and ends when the connection is lost.
+    func listen(configuration: PostgresConnection.Configuration, logger: Logger) async {
+        var backoff: Duration = .milliseconds(100)
+        var attempt = 0
+        while !Task.isCancelled {
+            attempt += 1
+            do {
+                let connection = try await PostgresConnection.connect(configuration: configuration, id: attempt, logger: logger)
+                defer { listening(since: nil) }
+                do {
+                    try await connection.listen(on: Self.channel) { notifications in
+                        backoff = .milliseconds(100)
+                        listening(since: .now)
+                        for try await notification in notifications {
+                            if let data = CachedData(rawValue: notification.payload) { forget(data) } else { listening(since: .now) }
+                        }
+                    }
+                } catch {
+                    try? await connection.close()
+                    throw error
+                }
+                try? await connection.close()
+            } catch {
+                guard !Task.isCancelled else { return }
+                logger.warning("cache generation listener lost its connection; reconnecting", metadata: ["error": "\(String(reflecting: error))", "retryIn": "\(backoff)"])
+            }
+            guard (try? await Task.sleep(for: backoff)) != nil else { return }
+            backoff = min(backoff * 2, .seconds(5))
+        }
+    }
+
     private static func read(_ data: CachedData, on db: any SQLDatabase) async throws -> Int64 {
         try await selectGeneration(data.rawValue).first(on: db)?.decode(column: "generation", as: Int64.self) ?? 0
     }
 
     private static let selectGeneration = StoredStatement(#"SELECT "generation" FROM "cache_generations" WHERE "name" = ?"#)
+}
+
+/// Runs a PostgreSQL database's cache generation listener (``CacheGenerations/listen(configuration:logger:)``) until
+/// graceful shutdown; on SQLite there is nothing to listen to.
+struct CacheGenerationListener: Service {
+    let database: Database
+
+    func run() async throws {
+        guard case .postgres(let url) = database.location else {
+            try? await gracefulShutdown()  // a service that returns would stop the application
+            return
+        }
+        let configuration = try SQLPostgresConfiguration(url: url).coreConfiguration
+        let (generations, logger) = (database.generations, database.logger)
+        await cancelWhenGracefulShutdown { await generations.listen(configuration: configuration, logger: logger) }
+    }
 }

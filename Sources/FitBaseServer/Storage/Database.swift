@@ -15,7 +15,7 @@ package final class Database: Sendable {
     /// Where the data lives (password-free when printed).
     package let location: DatabaseLocation
     private let pool: any SQLConnectionPool
-    private let logger: Logger
+    let logger: Logger
     /// SQLite only: queues write transactions in-process (see ``WriteGate``).
     private let writeGate: WriteGate?
     /// SQLite only: the write connection's pool and the commit groups of its transactions (``GroupCommit``).
@@ -270,27 +270,38 @@ protocol SQLConnectionPool: Sendable {
 
 /// PostgreSQL's pool: AsyncKit's, one per event loop.
 ///
-/// `body` runs in the caller's task (its task-locals, such as ``RequestScope``, seen by code on the connection), on a
-/// connection leased from the pool of the caller's own event loop when it runs on one.
+/// `body` runs in the caller's task (its task-locals, such as ``RequestScope``, seen by code on the connection), on
+/// its connection's event loop (``EventLoopTaskExecutor``): each statement is written and its answer read without
+/// leaving that thread, where a task on Swift's global executor would cross threads twice per statement. The
+/// connection is leased from the pool of the caller's own loop when it runs on one (a body that opens another).
 private struct PooledSQLConnections<Source: ConnectionPoolSource>: SQLConnectionPool {
     let pool: EventLoopGroupConnectionPool<Source>
     let logger: Logger
     let makeSQL: @Sendable (Source.Connection) -> any SQLDatabase
-    let loops: [any EventLoop]
+    /// The pool's loops, each with the executor that runs a task's jobs on it.
+    let loops: [(loop: any EventLoop, executor: EventLoopTaskExecutor)]
+
+    init(pool: EventLoopGroupConnectionPool<Source>, logger: Logger, makeSQL: @escaping @Sendable (Source.Connection) -> any SQLDatabase, loops: [any EventLoop]) {
+        self.pool = pool
+        self.logger = logger
+        self.makeSQL = makeSQL
+        self.loops = loops.map { ($0, EventLoopTaskExecutor($0)) }
+    }
 
     func withConnection<Result: Sendable>(
         _ body: @escaping @Sendable (any SQLDatabase) async throws -> Result
     ) async throws -> Result {
         let connection = try await pool.requestConnection(logger: logger, on: ownLoop()).get()
         defer { pool.releaseConnection(connection, logger: logger) }
-        return try await body(makeSQL(connection))
+        let loop = connection.eventLoop
+        guard let executor = loops.first(where: { $0.loop === loop })?.executor else { return try await body(makeSQL(connection)) }
+        return try await withTaskExecutorPreference(executor) { try await body(makeSQL(connection)) }
     }
 
-    /// The event loop the caller runs on when it is one of the pool's (a request's task runs on its connection's loop:
-    /// ``EventLoopTaskExecutor``), so the connection is taken from that loop's pool and its answers need no hop.
+    /// The event loop the caller runs on when it is one of the pool's.
     private func ownLoop() -> (any EventLoop)? {
         guard let current = MultiThreadedEventLoopGroup.currentEventLoop else { return nil }
-        return loops.contains { $0 === current } ? current : nil
+        return loops.first { $0.loop === current }?.loop
     }
 
     func withWriteConnection<Result: Sendable>(
