@@ -6,7 +6,7 @@
 #   openssl rand -base64 32 > fitbase-master-key   # once; keep it in a secret store, apart from the volume
 #   docker run -p 8080:8080 -v fitbase-data:/data -e FITBASE_MAIL=log -e FITBASE_MASTER_KEY="$(cat fitbase-master-key)" fitbase
 #
-# Settings are FITBASE_* environment variables (README "Configuration"); give every instance the same
+# Settings are FITBASE_* environment variables (docs/configuration.md); give every instance the same
 # FITBASE_MASTER_KEY. The container listens on 0.0.0.0, so without one it refuses to start rather than write a key
 # file into /data beside the data it protects; -e FITBASE_ALLOW_GENERATED_MASTER_KEY=true allows that for a trial.
 

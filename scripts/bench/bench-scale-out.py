@@ -5,7 +5,7 @@ haproxy (see scripts/bench/bench-scale-out.sh, which checks the tools and finds 
     FITBASE_BIN=… FITBASE_DATABASE_URL=postgres://… bench-scale-out.py [SECONDS] [CONNECTIONS] [BATCH]
 
 Each configuration runs on its own fresh database (bench_scale_out_<pid>_<random>, created through psql on the URL's
-server and dropped after), with the same setup, as README's "Running several instances" asks of a deployment: one
+server and dropped after), with the same setup, as docs/deploying.md asks of a deployment: one
 FITBASE_MASTER_KEY (generated for the run) and one FITBASE_PUBLIC_URL (the proxy's: it is the tokens' issuer) for
 every instance, the proxy in FITBASE_TRUSTED_PROXIES (haproxy adds X-Forwarded-For), a data directory each, request
 logs off, FITBASE_RATE_LIMITS=off, the demo catalog, bcrypt cost 4 (only sign-ups hash passwords here). The instances

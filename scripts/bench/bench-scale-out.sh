@@ -11,7 +11,7 @@
 #
 # Each configuration gets a fresh database on FITBASE_DATABASE_URL's server, created for it and dropped after (psql
 # must be installed; the URL's user must be allowed to create databases). The instances share one generated
-# FITBASE_MASTER_KEY and the proxy's URL as FITBASE_PUBLIC_URL, as README's "Running several instances" asks; rate
+# FITBASE_MASTER_KEY and the proxy's URL as FITBASE_PUBLIC_URL, as docs/deploying.md asks; rate
 # limits are off. CONNECTIONS accounts (BENCH_ACCOUNTS overrides) spread the load, so one user's row lock does not
 # serialise it. scripts/bench/bench-scale-out.py's header says the rest. Uses FITBASE_BIN when set (nothing is
 # built), else builds the release fitbase. BENCH_KEEP=1 keeps the temp dir; BENCH_JSON=FILE writes the figures as

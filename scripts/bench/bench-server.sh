@@ -5,7 +5,7 @@ if [ "${BENCH_NEEDS_WRK:-1}" = 1 ]; then command -v wrk >/dev/null || { echo "wr
 
 # FITBASE_BENCH_BIN: a release `fitbase` built elsewhere (another scratch path); otherwise it is built here.
 if [ -z "${FITBASE_BENCH_BIN:-}" ]; then swift build -c release --product fitbase >/dev/null; fi
-# The benchmarks drive one account far past any app's pace: the request rate limits (README, Rate limits) would answer
+# The benchmarks drive one account far past any app's pace: the request rate limits (docs/configuration.md) would answer
 # most of it with 429. They measure the server, so they run with the limits off unless told otherwise.
 export FITBASE_RATE_LIMITS="${FITBASE_RATE_LIMITS:-off}"
 bin="${FITBASE_BENCH_BIN:-$(swift build -c release --show-bin-path)/fitbase}"

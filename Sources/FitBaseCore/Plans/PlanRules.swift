@@ -70,7 +70,8 @@ public struct PlanDraft: Sendable, Equatable {
 public enum PlanRules {
     /// The most weeks a plan may have (a year).
     public static let maximumWeeks = 52
-    /// Plans every tier may keep; keeping more is the `customPlans` feature (README: a *second* plan needs it).
+    /// Plans every tier may keep; keeping more is the `customPlans` feature (docs/billing.md: a *second* plan
+    /// needs it).
     public static let plansWithoutCustomPlans = 1
 
     /// Whether one more plan, for someone who keeps `count`, needs the `customPlans` feature.

@@ -8,8 +8,8 @@ import SQLKit
 /// A backup is an online, consistent copy: `VACUUM INTO` writes a snapshot of the database as one read transaction
 /// sees it, while the server goes on serving (readers and the writer are not held; WAL mode keeps the snapshot's pages
 /// until it ends), and the health data key store is copied the same way. Both go into one tar archive with a manifest
-/// (README "Backups" documents the format). A restore refuses a data directory that is not empty, checks every file
-/// against the manifest's SHA-256 and SQLite's `integrity_check`, and only then puts them in place.
+/// (docs/console-and-ops.md, "Backups", documents the format). A restore refuses a data directory that is not empty,
+/// checks every file against the manifest's SHA-256 and SQLite's `integrity_check`, and only then puts them in place.
 ///
 /// The master key is never in a backup: restored data opens only with the master key it was sealed under.
 public enum DatabaseBackup {
