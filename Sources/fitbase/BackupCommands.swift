@@ -9,7 +9,7 @@ struct Backup: AsyncParsableCommand {
         abstract: "Copy the SQLite database and the health data key store into one file, while the server runs.",
         discussion: """
             The copy is consistent (SQLite's VACUUM INTO: one snapshot, taken while the server goes on serving) and \
-            packed with the key store in a tar archive whose manifest records each file's SHA-256 (README "Backups"). \
+            packed with the key store in a tar archive whose manifest records each file's SHA-256 (docs/console-and-ops.md, "Backups"). \
             Restoring the key store undoes the crypto-shredding of accounts deleted after the backup: --without-keys \
             backs up the data alone. The master key is never included. On PostgreSQL this prints the pg_dump recipe.
             """
