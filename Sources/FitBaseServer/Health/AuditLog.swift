@@ -142,9 +142,30 @@ struct AuditLog: Sendable {
         return entries
     }
 
-    /// Appends `events` (any subjects) inside the caller's transaction: the chains' heads taken in one order
-    /// (``inHeadOrder(_:)``), each chain's run in one go (``append(run:now:on:engine:)``).
+    /// Appends `events` (any subjects) inside the caller's transaction, or as one atomic statement on PostgreSQL: the
+    /// chains' heads taken in one order (``inHeadOrder(_:)``). PostgreSQL: every entry in one statement, chained there
+    /// one after another (``AddAuditAppendFunction``: a batch of reads of many users is one round trip, not one per
+    /// chain). SQLite: each chain's run in one go (``append(run:now:on:engine:)``).
     static func append(all events: [AuditEvent], now: Date, on db: any SQLDatabase, engine: DatabaseEngine) async throws {
+        if engine == .postgres {
+            guard !events.isEmpty else { return }
+            let ordered = inHeadOrder(events)
+            let entries = ordered.map { event in
+                AuditEntry(
+                    seq: 1, at: event.at ?? now, actorID: event.actor?.rawValue, subjectID: event.subject.rawValue, action: event.action.rawValue,
+                    resource: event.resource.rawValue, count: event.count, requestID: event.requestID, clientRequestID: event.clientRequestID,
+                    outcome: event.outcome.rawValue, prevHash: AuditChain.genesis, hash: ""
+                )
+            }
+            let parts = entries.map(AuditChain.canonicalJSONParts(of:))
+            try await appendAll(
+                try PostgresArray(entries.map(\.subjectID)), try PostgresArray(parts.map(\.before)), try PostgresArray(parts.map(\.between)),
+                try PostgresArray(parts.map(\.after)), try PostgresArray(entries.map(\.at)), try PostgresArray(entries.map(\.actorID)),
+                try PostgresArray(entries.map(\.action)), try PostgresArray(entries.map(\.resource)), try PostgresArray(entries.map { Int64($0.count) }),
+                try PostgresArray(entries.map(\.requestID)), try PostgresArray(entries.map(\.clientRequestID)), try PostgresArray(entries.map(\.outcome))
+            ).run(on: db)
+            return
+        }
         var run: [AuditEvent] = []
         for event in inHeadOrder(events) {
             if let first = run.first, first.subject != event.subject {
@@ -155,6 +176,12 @@ struct AuditLog: Sendable {
         }
         try await append(run: run, now: now, on: db, engine: engine)
     }
+
+    /// PostgreSQL: ``AddAuditAppendFunction``'s function over the entries' columns, each bound as one array.
+    private static let appendAll = StoredStatement(
+        postgresOnly: #"SELECT "fitbase_audit_append"($1::uuid[], $2::bytea[], $3::bytea[], $4::bytea[], $5::timestamptz[], $6::uuid[], "#
+            + #"$7::text[], $8::text[], $9::bigint[], $10::text[], $11::text[], $12::text[])"#
+    )
 
     private static let insertEntries = StoredRowsStatement(
         head: #"INSERT INTO "audit_entries" ("subject_id", "seq", "at", "actor_id", "action", "resource", "count", "request_id", "#
@@ -186,9 +213,9 @@ struct AuditLog: Sendable {
         try await queue.append(event) { events in
             let engine = database.engine
             let now = clock.now
-            // PostgreSQL: one entry is one statement, atomic by itself: no BEGIN and COMMIT round trips around it.
-            if engine == .postgres, events.count == 1 {
-                _ = try await database.withConnection { db in try await Self.append(events[0], now: now, on: db, engine: engine) }
+            // PostgreSQL: the batch is one statement, atomic by itself: no BEGIN and COMMIT round trips around it.
+            if engine == .postgres {
+                try await database.withConnection { db in try await Self.append(all: events, now: now, on: db, engine: engine) }
                 return
             }
             try await database.transaction { db in try await Self.append(all: events, now: now, on: db, engine: engine) }

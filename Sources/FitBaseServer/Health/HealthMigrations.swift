@@ -230,3 +230,45 @@ struct AddAuditHeadPreviousHash: Migration {
         try await database.alter(table: "audit_heads").column("prev_hash", type: .text).run()
     }
 }
+
+/// PostgreSQL: `fitbase_audit_append(…)` appends a batch of entries of any chains in one statement, each chained from
+/// its head exactly as ``AuditLog``'s one-entry statement chains it (the head moves one position on and takes the hash
+/// of its own last hash and the entry's canonical JSON parts; the entry keeps both hashes), in the order given (the
+/// callers' head order). One round trip for the reads of many users that one audit commit carries, where a statement
+/// per chain made the instance's audit writer the limit of every audited read. Arguments: one array per column.
+struct AddAuditAppendFunction: Migration {
+    let name = "2026-12-07.audit.append-function"
+
+    func prepare(on database: any SQLDatabase, engine: DatabaseEngine) async throws {
+        guard engine == .postgres else { return }
+        let genesis = "'\(AuditChain.genesis)'"
+        func hash(previous: String, seq: String) -> String {
+            "encode(sha256(convert_to(\(previous), 'UTF8') || befores[i] || convert_to(\(previous), 'UTF8') || betweens[i] || convert_to(\(seq), 'UTF8') || afters[i]), 'hex')"
+        }
+        try await database.raw(
+            """
+            CREATE OR REPLACE FUNCTION "fitbase_audit_append"(
+                subjects uuid[], befores bytea[], betweens bytea[], afters bytea[], ats timestamptz[], actors uuid[], actions text[],
+                resources text[], counts bigint[], request_ids text[], client_request_ids text[], outcomes text[]
+            ) RETURNS void LANGUAGE plpgsql AS $fn$
+            DECLARE
+                i integer;
+                head record;
+            BEGIN
+                FOR i IN 1 .. coalesce(array_length(subjects, 1), 0) LOOP
+                    INSERT INTO "audit_heads" AS h ("subject_id", "seq", "hash", "prev_hash", "digested_seq")
+                    VALUES (subjects[i], 1, \(unsafeRaw: hash(previous: genesis, seq: "'1'")), \(unsafeRaw: genesis), 0)
+                    ON CONFLICT ("subject_id") DO UPDATE SET "seq" = h."seq" + 1, "prev_hash" = h."hash",
+                        "hash" = \(unsafeRaw: hash(previous: #"h."hash""#, seq: #"(h."seq" + 1)::text"#))
+                    RETURNING h."seq", h."prev_hash", h."hash" INTO head;
+                    INSERT INTO "audit_entries" ("subject_id", "seq", "at", "actor_id", "action", "resource", "count", "request_id",
+                        "client_request_id", "outcome", "prev_hash", "hash")
+                    VALUES (subjects[i], head."seq", ats[i], actors[i], actions[i], resources[i], counts[i], request_ids[i],
+                        client_request_ids[i], outcomes[i], head."prev_hash", head."hash");
+                END LOOP;
+            END
+            $fn$
+            """
+        ).run()
+    }
+}

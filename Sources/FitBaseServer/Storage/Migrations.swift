@@ -74,6 +74,8 @@ enum FitBaseMigrations {
         // PostgreSQL at PocketBase's pace per request (issue 55).
         PublishEventsAtCommit(),
         AddAuditHeadPreviousHash(),
+        AddAuditAppendFunction(),
+        PublishEachPendingEventByPosition(),
     ]
 }
 
