@@ -85,8 +85,19 @@ let package = Package(
             ],
             resources: [.copy("openapi.yaml")],
             swiftSettings: swiftSettings,
-            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+            plugins: ["FitBaseAPIGenerator"]
         ),
+        /// swift-openapi-generator's build plugin for FitBaseAPI, its files written with plain imports instead of
+        /// `public import`s most files do not use (a warning each before Swift 6.4; `fitbase-api-generator` says why).
+        .plugin(
+            name: "FitBaseAPIGenerator",
+            capability: .buildTool(),
+            dependencies: [
+                "fitbase-api-generator",
+                .product(name: "swift-openapi-generator", package: "swift-openapi-generator"),
+            ]
+        ),
+        .executableTarget(name: "fitbase-api-generator", swiftSettings: swiftSettings),
 
         // MARK: Server
 
@@ -369,6 +380,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Yams", package: "Yams"),
             ],
+            // Read from the source tree by the tests that use them (`#filePath`), not bundled.
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -414,7 +427,9 @@ let package = Package(
 /// adapters then compile against them, and `AppleAdapterTests` runs their logic. The shims are never targets of this
 /// graph (dependencies test `canImport(Network)` too): only our own targets see them, and only those the test needs.
 if let shims = Context.environment["FITBASE_APPLE_SHIMS"] {
-    let kept: Set<String> = ["FitBaseCore", "FitBaseAPI", "FitBaseClient", "FitBaseKit"]
+    let kept: Set<String> = [
+        "FitBaseCore", "FitBaseAPI", "FitBaseClient", "FitBaseKit", "FitBaseAPIGenerator", "fitbase-api-generator",
+    ]
     package.targets.removeAll { !kept.contains($0.name) }
     package.products = [.library(name: "FitBaseKit", targets: ["FitBaseKit"])]
     package.targets.append(.testTarget(
@@ -429,7 +444,8 @@ if let shims = Context.environment["FITBASE_APPLE_SHIMS"] {
         // Swift Testing's cross-import overlay for UIKit (`_Testing_UIKit`) exists only in Apple's SDK.
         swiftSettings: swiftSettings + [.unsafeFlags(["-Xfrontend", "-disable-cross-import-overlays"])]
     ))
-    for target in package.targets where target.name != "FitBaseCore" && target.name != "FitBaseAPI" {
+    let unshimmed: Set<String> = ["FitBaseCore", "FitBaseAPI", "FitBaseAPIGenerator", "fitbase-api-generator"]
+    for target in package.targets where !unshimmed.contains(target.name) {
         // Each shim autolinks its static library (`-module-link-name AppleShim<Module>`) from this directory.
         target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-I", shims])]
         target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-L", shims])]

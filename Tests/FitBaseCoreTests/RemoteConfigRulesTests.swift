@@ -80,8 +80,10 @@ import Testing
     }
 
     @Test func conditionsOnTierVersionPlatformAndLocale() throws {
+        // Its own line: inside the call, `#require` would check the `VersionRange??` its optional argument makes.
+        let versions = try #require(VersionRange(">=1.4 <2"))
         let conditions = ConfigConditions(
-            tiers: [.pro, .premium], appVersions: try #require(VersionRange(">=1.4 <2")), platforms: [.ios, .ipados], locales: ["de", "pt-BR"])
+            tiers: [.pro, .premium], appVersions: versions, platforms: [.ios, .ipados], locales: ["de", "pt-BR"])
         let flag = Self.beta(10_000, conditions: conditions)
         let user = UserID()
         let admitted = ConfigContext(user: user, tier: .pro, appVersion: SemanticVersion("1.4.2"), platform: .ios, locale: "de_AT")

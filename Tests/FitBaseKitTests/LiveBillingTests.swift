@@ -20,7 +20,7 @@ import Testing
             let billing = tablet.dependencies.billing
             #expect(await billing.requiresUpgrade(for: .premiumContent) == .premium)
             await #expect(throws: KitError.offline) { try await billing.entitlement(policy: .cacheOnly) }
-            try await tablet.dependencies.auth.signIn(email: try #require(user.email), password: LiveDevice.password)
+            _ = try await tablet.dependencies.auth.signIn(email: try #require(user.email), password: LiveDevice.password)
             #expect(await billing.requiresUpgrade(for: .premiumContent) == nil)
             #expect(await billing.requiresUpgrade(for: .advancedProgression) == nil)
             let cached = try await billing.entitlement(policy: .cacheOnly)
@@ -56,7 +56,7 @@ import Testing
             let user = try await phone.signUp()
             let tablet = try LiveDevice(server: server)
             defer { tablet.remove() }
-            try await tablet.dependencies.auth.signIn(email: try #require(user.email), password: LiveDevice.password)
+            _ = try await tablet.dependencies.auth.signIn(email: try #require(user.email), password: LiveDevice.password)
             var updates = await phone.dependencies.billing.entitlementUpdates().makeAsyncIterator()
             #expect(await updates.next()?.entitlement.tier == .free)
             // The phone's event stream is open (the server registers a stream before it answers).
@@ -156,7 +156,7 @@ import Testing
             #expect(await device.store.unfinished == [renewal])
             #expect(device.network.count("submitAppStoreTransaction") == 0)
 
-            try await device.dependencies.auth.signIn(email: try #require(user.email), password: LiveDevice.password)
+            _ = try await device.dependencies.auth.signIn(email: try #require(user.email), password: LiveDevice.password)
             #expect(await device.store.finished == [renewal.id])
             #expect(await device.store.unfinished.isEmpty)
             #expect(await device.dependencies.billing.requiresUpgrade(for: .premiumContent) == nil)

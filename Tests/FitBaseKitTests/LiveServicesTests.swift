@@ -67,7 +67,7 @@ import Testing
         try await LiveDevice.withServer { server, _ in
             let device = try LiveDevice(server: server)
             defer { device.remove() }
-            let user = try await device.signUp()
+            _ = try await device.signUp()
             await device.dependencies.auth.signOut()
             let profileEmail = "kit-missing@example.com"
             let wrong = await #expect(throws: KitError.self) { try await device.dependencies.auth.signIn(email: profileEmail, password: "wrong password here") }

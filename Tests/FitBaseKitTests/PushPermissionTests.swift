@@ -120,7 +120,7 @@ actor ScriptedNotificationPermission: NotificationPermissionProvider {
         #expect(try await FakePushService(auth: auth).requestPermissionAndRegister() == false)
 
         let failing = FakePushService(auth: auth, notificationPermission: granted)
-        await failing.knobs.fail(.requestPermissionAndRegister)
+        failing.knobs.fail(.requestPermissionAndRegister)
         await #expect(throws: KitError.offline) { try await failing.requestPermissionAndRegister() }
         let unasked = FakePushService(auth: auth, notificationPermission: ScriptedNotificationPermission(answer: nil))
         do {

@@ -211,7 +211,7 @@ import Testing
                 #expect(try await sink.document(named: "20261120T090000.000001Z-00000000000000aa.json") == Data("first".utf8))
                 switch setting {
                 case .directory(let path):
-                    FileManager.default.createFile(atPath: path + "/notes.txt", contents: Data())
+                    #expect(FileManager.default.createFile(atPath: path + "/notes.txt", contents: Data()))
                     defer { try? FileManager.default.removeItem(atPath: path) }
                     #expect(try await sink.names() == ["20261120T085959.999999Z-00000000000000bb.json", "20261120T090000.000001Z-00000000000000aa.json"])
                 case .s3(let location, _, let credentials):

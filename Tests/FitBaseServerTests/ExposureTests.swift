@@ -20,7 +20,7 @@ import Darwin
         do {
             _ = try ServerConfiguration.resolve(environment: ["FITBASE_HOST": "0.0.0.0"])
             Issue.record("a server on 0.0.0.0 without SMTP started")
-        } catch let error as ConfigurationError {
+        } catch {
             #expect(error.description.contains("FITBASE_SMTP_URL") && error.description.contains("FITBASE_MAIL=log"))
         }
         #expect(try ServerConfiguration.resolve(environment: ["FITBASE_HOST": "0.0.0.0", "FITBASE_MAIL": "log"]).accounts.logsMail)

@@ -22,7 +22,7 @@ public enum StartUpMemory {
         defer { fclose(maps) }
         var line = [CChar](repeating: 0, count: 4096)
         while fgets(&line, Int32(line.count), maps) != nil {
-            let text = String(cString: line)
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             // "start-end perms offset dev inode path": code is "r-xp" and backed by a file (an absolute path).
             let fields = text.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count >= 6, fields[1] == "r-xp", fields[5].hasPrefix("/") else { continue }

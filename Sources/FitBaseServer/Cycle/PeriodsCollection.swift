@@ -58,7 +58,7 @@ struct PeriodsCollection: AuditedCollection {
     }
 
     func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: Components.Schemas.SyncRecordData] {
-        try wire(try await store.periods(ids.compactMap(PeriodID.init), of: user, on: db), id: \.id.description, CycleWire.wire)
+        try await wire(store.periods(ids.compactMap(PeriodID.init), of: user, on: db), id: \.id.description, CycleWire.wire)
     }
 
     // MARK: Rules

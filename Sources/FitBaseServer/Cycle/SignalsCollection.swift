@@ -53,7 +53,7 @@ struct SignalsCollection: AuditedCollection {
     }
 
     func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: Components.Schemas.SyncRecordData] {
-        try wire(try await store.signals(ids.compactMap(FertilitySignalID.init), of: user, on: db), id: \.id.description, CycleWire.wire)
+        try await wire(store.signals(ids.compactMap(FertilitySignalID.init), of: user, on: db), id: \.id.description, CycleWire.wire)
     }
 
     // MARK: Rules

@@ -36,7 +36,7 @@ struct ConditionalGetMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
         guard response.status == .ok, let length = response.body.contentLength, length <= Self.maximumTaggedBytes else { return response }
-        var collector = BodyCollector(capacity: length)
+        let collector = BodyCollector(capacity: length)
         try await response.body.write(collector.writer)
         let body = collector.buffer.value
         let tag = Self.entityTag(body.readableBytesView)

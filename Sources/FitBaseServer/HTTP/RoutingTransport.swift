@@ -87,7 +87,7 @@ struct DirectRoute: Sendable {
     /// anything it does not fully understand (left to the generated handler, as is a body not labelled JSON or a
     /// caller that takes no JSON); `answer` runs the operation, whose output is encoded with the generated server's
     /// settings.
-    static func jsonBody<Input: Sendable, Output: Encodable>(
+    static func jsonBody<Input: Sendable, Output: Encodable & Sendable>(
         _ method: HTTPRequest.Method, _ path: String, read: @escaping @Sendable (JSONValue?) -> Input?,
         answer: @escaping @Sendable (Input) async throws -> Output
     ) -> DirectRoute {

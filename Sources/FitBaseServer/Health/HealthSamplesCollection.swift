@@ -87,7 +87,7 @@ struct HealthSamplesCollection: SyncedCollection {
 
     func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: Components.Schemas.SyncRecordData] {
         let rows = try await HealthSampleStore.samples(ids.compactMap(HealthSampleID.init), of: user, on: db)
-        return try wire(try await health.open(rows, of: user), id: \.id.description, HealthWire.wire)
+        return try await wire(health.open(rows, of: user), id: \.id.description, HealthWire.wire)
     }
 
     func pushed(_ count: Int, of user: UserID, now: Date, on db: any SQLDatabase) async throws {

@@ -65,7 +65,7 @@ struct WorkoutLogsCollection: AuditedCollection {
     }
 
     func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: Components.Schemas.SyncRecordData] {
-        try wire(try await store.logs(ids.compactMap(WorkoutLogID.init), of: user, on: db), id: \.id.description, HistoryWire.wire)
+        try await wire(store.logs(ids.compactMap(WorkoutLogID.init), of: user, on: db), id: \.id.description, HistoryWire.wire)
     }
 
     // MARK: Rules

@@ -59,7 +59,7 @@ struct PlansCollection: SyncedCollection {
     }
 
     func records(_ ids: [String], of user: UserID, on db: any SQLDatabase) async throws -> [String: Components.Schemas.SyncRecordData] {
-        try wire(try await PlanStore.plans(ids.compactMap(PlanID.init), of: user, on: db), id: \.plan.id.description, PlanWire.wire)
+        try await wire(PlanStore.plans(ids.compactMap(PlanID.init), of: user, on: db), id: \.plan.id.description, PlanWire.wire)
     }
 
     /// How many plans `caller` may keep, with the problem for one more; `nil` when their tier keeps any number.

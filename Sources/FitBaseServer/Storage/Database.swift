@@ -274,7 +274,7 @@ protocol SQLConnectionPool: Sendable {
 /// its connection's event loop (``EventLoopTaskExecutor``): each statement is written and its answer read without
 /// leaving that thread, where a task on Swift's global executor would cross threads twice per statement. The
 /// connection is leased from the pool of the caller's own loop when it runs on one (a body that opens another).
-private struct PooledSQLConnections<Source: ConnectionPoolSource>: SQLConnectionPool {
+private struct PooledSQLConnections<Source: ConnectionPoolSource>: SQLConnectionPool where Source.Connection: Sendable {
     let pool: EventLoopGroupConnectionPool<Source>
     let logger: Logger
     let makeSQL: @Sendable (Source.Connection) -> any SQLDatabase

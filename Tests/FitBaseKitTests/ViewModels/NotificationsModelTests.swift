@@ -49,7 +49,7 @@ import Testing
     @Test func theBadgeCapsAt99() async {
         let fixture = Fixture(.empty)
         fixture.fakes.notifications.knobs.implement(.unreadCount)
-        for index in 0..<120 {
+        for _ in 0..<120 {
             await fixture.fakes.notifications.deliver(
                 FeedNotification(id: NotificationID(), kind: .newMember, group: nil, message: "m", isRead: false, createdAt: fixture.clock.now))
         }
