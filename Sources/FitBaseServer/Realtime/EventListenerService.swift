@@ -34,29 +34,10 @@ struct EventListenerService: Service {
     }
 
     private static func listen(configuration: PostgresConnection.Configuration, hub: EventHub, logger: Logger) async {
-        var backoff: Duration = .milliseconds(100)
-        var attempt = 0
-        while !Task.isCancelled {
-            attempt += 1
-            do {
-                let connection = try await PostgresConnection.connect(configuration: configuration, id: attempt, logger: logger)
-                do {
-                    try await connection.listen(on: EventLog.channel) { notifications in
-                        backoff = .milliseconds(100)
-                        hub.publish()  // what committed while nobody here listened
-                        for try await _ in notifications { hub.publish() }
-                    }
-                } catch {
-                    try? await connection.close()
-                    throw error
-                }
-                try? await connection.close()
-            } catch {
-                guard !Task.isCancelled else { return }
-                logger.warning("event listener lost its connection; reconnecting", metadata: ["error": "\(String(reflecting: error))", "retryIn": "\(backoff)"])
-            }
-            guard (try? await Task.sleep(for: backoff)) != nil else { return }
-            backoff = min(backoff * 2, .seconds(5))
-        }
+        await PostgresChannelListener.listen(
+            on: EventLog.channel, configuration: configuration, name: "event listener", logger: logger,
+            started: { hub.publish() },  // what committed while nobody here listened
+            heard: { _ in hub.publish() }
+        )
     }
 }

@@ -193,37 +193,18 @@ package final class CacheGenerations: Sendable {
         for data in CachedData.allCases { forget(data) }
     }
 
-    /// PostgreSQL: hears every instance's bumps on a connection of its own, until cancelled, and forgets each bumped
-    /// generation; opened again when it drops (with backoff, from 0.1 up to 5 seconds). Trust in notified data begins
+    /// PostgreSQL: hears every instance's bumps on a connection of its own (``PostgresChannelListener``), until
+    /// cancelled, and forgets each bumped generation. Trust in notified data begins
     /// once the `LISTEN` has taken effect and ends when the connection is lost.
     func listen(configuration: PostgresConnection.Configuration, logger: Logger) async {
-        var backoff: Duration = .milliseconds(100)
-        var attempt = 0
-        while !Task.isCancelled {
-            attempt += 1
-            do {
-                let connection = try await PostgresConnection.connect(configuration: configuration, id: attempt, logger: logger)
-                defer { listening(since: nil) }
-                do {
-                    try await connection.listen(on: Self.channel) { notifications in
-                        backoff = .milliseconds(100)
-                        listening(since: .now)
-                        for try await notification in notifications {
-                            if let data = CachedData(rawValue: notification.payload) { forget(data) } else { listening(since: .now) }
-                        }
-                    }
-                } catch {
-                    try? await connection.close()
-                    throw error
-                }
-                try? await connection.close()
-            } catch {
-                guard !Task.isCancelled else { return }
-                logger.warning("cache generation listener lost its connection; reconnecting", metadata: ["error": "\(String(reflecting: error))", "retryIn": "\(backoff)"])
-            }
-            guard (try? await Task.sleep(for: backoff)) != nil else { return }
-            backoff = min(backoff * 2, .seconds(5))
-        }
+        await PostgresChannelListener.listen(
+            on: Self.channel, configuration: configuration, name: "cache generation listener", logger: logger,
+            started: { self.listening(since: .now) },
+            heard: { notification in
+                if let data = CachedData(rawValue: notification.payload) { self.forget(data) } else { self.listening(since: .now) }
+            },
+            stopped: { self.listening(since: nil) }
+        )
     }
 
     private static func read(_ data: CachedData, on db: any SQLDatabase) async throws -> Int64 {
