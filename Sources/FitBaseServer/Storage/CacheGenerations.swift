@@ -156,6 +156,7 @@ package final class CacheGenerations: Sendable {
     /// transaction commits, and on PostgreSQL every instance's listener hears of it then.
     package static func bump(_ data: CachedData, on db: any SQLDatabase) async throws {
         guard let hooks = TransactionHooks.current else {
+            try await bumpRow(data.rawValue).run(on: db)
             assertionFailure("CacheGenerations.bump outside a transaction")
             return
         }
